@@ -1,0 +1,3 @@
+export { buildApp, isStoreUnavailable } from './app.js'
+export { loadSettings, type Settings } from './settings.js'
+export { profiles, namespacesOf, type Profile } from './profiles.js'

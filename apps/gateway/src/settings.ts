@@ -1,0 +1,67 @@
+/**
+ * The gateway's settings, read from the environment and validated at start
+ * so a bad value fails before the first request.
+ */
+import { resolve } from 'node:path'
+import envSchema from 'env-schema'
+import { Type, type Static } from '@sinclair/typebox'
+import { storeSettingsFromEnv } from '@cms/store'
+
+const Env = Type.Object({
+  PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  CMS_DEPLOYMENT: Type.Union([Type.Literal('A'), Type.Literal('B')], { default: 'A' }),
+  CMS_NAMESPACES: Type.String({ default: '' }),
+  CMS_CONTENT_DIR: Type.String({ default: '' }),
+  CMS_BASE_URL: Type.String({ default: '' }),
+  CMS_CORS_ORIGINS: Type.String({ default: '*' }),
+  CMS_BODY_LIMIT: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1024 }),
+  CMS_REMOTE_NAMESPACES: Type.String({ default: '' }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' })
+})
+
+export interface Settings {
+  port: number
+  host: string
+  deployment: 'A' | 'B'
+  namespaces: string[]
+  databaseUrl: string | undefined
+  dataDir: string
+  contentDir: string
+  baseUrl: string | undefined
+  corsOrigins: string[] | '*'
+  bodyLimit: number
+  remote: Record<string, string>
+  logLevel: string
+}
+
+const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '')
+
+export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
+  const raw = envSchema<Static<typeof Env>>({ schema: Env, data: env, dotenv: false })
+  const store = storeSettingsFromEnv(env)
+  const remote: Record<string, string> = {}
+  for (const pair of list(raw.CMS_REMOTE_NAMESPACES)) {
+    const eq = pair.indexOf('=')
+    if (eq <= 0 || !/^https?:\/\//.test(pair.slice(eq + 1))) {
+      throw new Error(`CMS_REMOTE_NAMESPACES: expected namespace=http(s)://host:port, got "${pair}"`)
+    }
+    remote[pair.slice(0, eq)] = pair.slice(eq + 1)
+  }
+  const base = raw.CMS_BASE_URL.replace(/\/+$/, '')
+  if (base !== '' && !/^https?:\/\/[^/]+/.test(base)) throw new Error('CMS_BASE_URL must be an absolute http(s) URL')
+  return {
+    port: raw.PORT,
+    host: raw.HOST,
+    deployment: raw.CMS_DEPLOYMENT,
+    namespaces: list(raw.CMS_NAMESPACES),
+    databaseUrl: store.databaseUrl,
+    dataDir: store.dataDir,
+    contentDir: raw.CMS_CONTENT_DIR === '' ? resolve(store.dataDir, 'content') : resolve(env.INIT_CWD ?? process.cwd(), raw.CMS_CONTENT_DIR),
+    baseUrl: base === '' ? undefined : base,
+    corsOrigins: raw.CMS_CORS_ORIGINS.trim() === '*' ? '*' : list(raw.CMS_CORS_ORIGINS),
+    bodyLimit: raw.CMS_BODY_LIMIT,
+    remote,
+    logLevel: raw.LOG_LEVEL
+  }
+}

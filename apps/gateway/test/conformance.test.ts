@@ -1,0 +1,100 @@
+/**
+ * The index of each profile against routes.json, the reference as data.
+ * Every route a profile serves must match its manifest entry method by
+ * method and argument by argument; a namespace is either not started (root
+ * route only) or complete; routes outside the manifest are allowed only in
+ * namespaces the reference does not show in full.
+ */
+import t, { type Test } from 'tap'
+import { getJson, manifest, testApp, type ManifestRoute } from './helpers.js'
+
+const COMPARED = ['type', 'enum', 'default', 'minimum', 'maximum', 'pattern', 'items', 'format', 'maxItems', 'maxLength', 'uniqueItems', 'properties', 'additionalProperties', 'oneOf'] as const
+const SKIPPED = new Set(['note', 'notes', 'section', 'type_as_written', 'enum_unknown', 'path_variable'])
+
+/** Compares the keys the manifest states; nested schemas recursively. */
+function compareSchema (t: Test, where: string, expected: any, actual: any): void {
+  if (typeof expected !== 'object' || expected === null) {
+    t.same(actual, expected, where)
+    return
+  }
+  if (Array.isArray(expected)) {
+    t.same(actual, expected, where)
+    return
+  }
+  if (typeof actual !== 'object' || actual === null) {
+    t.fail(`${where}: expected an object, got ${JSON.stringify(actual)}`)
+    return
+  }
+  for (const [key, value] of Object.entries(expected)) {
+    if (SKIPPED.has(key)) continue
+    compareSchema(t, `${where}.${key}`, value, actual[key])
+  }
+}
+
+function argsFor (route: ManifestRoute, index: number, deployment: string): Record<string, any> {
+  return index === 0 && route.deployment_variants?.[deployment] !== undefined
+    ? route.deployment_variants[deployment]!
+    : route.endpoints[index]!.args
+}
+
+for (const deployment of ['A', 'B'] as const) {
+  t.test(`deployment ${deployment}: the index conforms to routes.json`, async (t) => {
+    const app = await testApp({ CMS_DEPLOYMENT: deployment })
+    t.teardown(() => app.close())
+    const { body } = await getJson(app, '/index.php?rest_route=/')
+    const live: Record<string, any> = body.routes
+    const info = manifest.deployments[deployment]!
+    const expected = manifest.routes.filter((r) => r.deployments.includes(deployment))
+    const byKey = new Map(expected.map((r) => [r.route, r]))
+    let compared = 0
+
+    for (const [key, entry] of Object.entries(live)) {
+      const m = byKey.get(key)
+      if (m === undefined) {
+        const open = info.not_shown_namespaces.includes(entry.namespace) || entry.namespace in info.partially_shown_namespaces
+        t.ok(open, `${key}: served but not in routes.json, in a namespace the reference shows in full`)
+        continue
+      }
+      compared++
+      t.equal(entry.namespace, m.namespace, `${key} namespace`)
+      t.same([...entry.methods].sort(), [...m.methods].sort(), `${key} methods`)
+      m.endpoints.forEach((mEndpoint, i) => {
+        for (const method of mEndpoint.methods) {
+          const ep = entry.endpoints.find((e: any) => e.methods.includes(method))
+          if (ep === undefined) {
+            t.fail(`${key} ${method}: no endpoint`)
+            continue
+          }
+          t.equal(ep.allow_batch?.v1 === true, mEndpoint.allow_batch, `${key} ${method} allow_batch`)
+          const mArgs = argsFor(m, i, deployment)
+          const liveArgs = Array.isArray(ep.args) ? {} : ep.args
+          if (mEndpoint.args_complete !== false) {
+            t.same(Object.keys(liveArgs).sort(), Object.keys(mArgs).sort(), `${key} ${method} argument names`)
+          }
+          for (const [name, mArg] of Object.entries(mArgs)) {
+            const arg = liveArgs[name]
+            if (arg === undefined) {
+              t.fail(`${key} ${method}: argument ${name} missing`)
+              continue
+            }
+            t.equal(arg.required, mArg.required === true, `${key} ${method} ${name}.required`)
+            for (const k of COMPARED) {
+              if (k in mArg) compareSchema(t, `${key} ${method} ${name}.${k}`, mArg[k], arg[k])
+            }
+          }
+        }
+      })
+    }
+
+    // A namespace is either not started (root only) or complete.
+    for (const ns of info.namespaces) {
+      const served = Object.values(live).filter((e: any) => e.namespace === ns).length
+      if (served <= 1) continue
+      for (const m of expected.filter((r) => r.namespace === ns)) {
+        t.ok(live[m.route], `${ns} is started, so ${m.route} must be served`)
+      }
+    }
+    for (const m of expected.filter((r) => r.namespace === '')) t.ok(live[m.route], `${m.route} served`)
+    t.ok(compared >= info.namespaces.length, `compared ${compared} routes`)
+  })
+}

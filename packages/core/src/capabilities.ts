@@ -1,0 +1,160 @@
+/**
+ * Roles, capabilities and the meta capabilities the core maps onto them.
+ * Every permission check of every namespace asks `can`; nothing checks a
+ * role by name.
+ */
+import type { Principal } from '@cms/rest'
+
+export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const
+export type Role = typeof ROLES[number]
+
+const PAGE_CAPS = [
+  'edit_pages', 'edit_others_pages', 'edit_published_pages', 'edit_private_pages', 'publish_pages',
+  'read_private_pages', 'delete_pages', 'delete_others_pages', 'delete_published_pages', 'delete_private_pages'
+]
+
+const SUBSCRIBER = ['read']
+const CONTRIBUTOR = [...SUBSCRIBER, 'edit_posts', 'delete_posts']
+const AUTHOR = [...CONTRIBUTOR, 'upload_files', 'edit_published_posts', 'publish_posts', 'delete_published_posts']
+const EDITOR = [
+  ...AUTHOR, 'unfiltered_html', 'moderate_comments', 'manage_categories', 'manage_links',
+  'edit_others_posts', 'edit_private_posts', 'read_private_posts', 'delete_others_posts',
+  'delete_private_posts', ...PAGE_CAPS
+]
+const ADMINISTRATOR = [
+  ...EDITOR, 'activate_plugins', 'create_users', 'delete_plugins', 'delete_themes', 'delete_users',
+  'edit_dashboard', 'edit_files', 'edit_plugins', 'edit_theme_options', 'edit_themes', 'edit_users',
+  'export', 'import', 'install_plugins', 'install_themes', 'list_users', 'manage_options',
+  'promote_users', 'remove_users', 'switch_themes', 'unfiltered_upload', 'update_core',
+  'update_plugins', 'update_themes'
+]
+
+/** The core capability set of each role. */
+export const roleCapabilities: Readonly<Record<Role, ReadonlySet<string>>> = {
+  subscriber: new Set(SUBSCRIBER),
+  contributor: new Set(CONTRIBUTOR),
+  author: new Set(AUTHOR),
+  editor: new Set(EDITOR),
+  administrator: new Set(ADMINISTRATOR)
+}
+
+export function isRole (value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value)
+}
+
+/** What a meta capability about a post needs to know of it. */
+export interface PostLike {
+  type: string
+  author: number
+  status: string
+  /** Set when the post is the site's front page or posts page. */
+  isSpecialPage?: boolean
+}
+
+export interface UserLike {
+  id: number
+}
+
+/** Capability names of a post type: `edit_posts` or `edit_pages` and so on. */
+export function typeCaps (type: string): Record<'edit' | 'edit_others' | 'edit_published' | 'edit_private' | 'publish' | 'read_private' | 'delete' | 'delete_others' | 'delete_published' | 'delete_private', string> {
+  const plural = type === 'page' ? 'pages' : 'posts'
+  return {
+    edit: `edit_${plural}`,
+    edit_others: `edit_others_${plural}`,
+    edit_published: `edit_published_${plural}`,
+    edit_private: `edit_private_${plural}`,
+    publish: `publish_${plural}`,
+    read_private: `read_private_${plural}`,
+    delete: `delete_${plural}`,
+    delete_others: `delete_others_${plural}`,
+    delete_published: `delete_published_${plural}`,
+    delete_private: `delete_private_${plural}`
+  }
+}
+
+const PUBLISHED = new Set(['publish', 'future'])
+
+/**
+ * Maps a meta capability to the primitive capabilities it needs for this
+ * user, as the core's map_meta_cap does. `['do_not_allow']` denies.
+ */
+export function mapMetaCap (cap: string, userId: number, object?: unknown): string[] {
+  switch (cap) {
+    case 'edit_post':
+    case 'delete_post':
+    case 'read_post':
+    case 'publish_post': {
+      const post = object as PostLike | undefined
+      if (post === undefined) return ['do_not_allow']
+      if (post.type === 'revision') return cap === 'read_post' ? ['read'] : ['do_not_allow']
+      const caps = typeCaps(post.type)
+      const own = userId !== 0 && post.author === userId
+      if (cap === 'publish_post') return [caps.publish]
+      if (cap === 'read_post') {
+        if (post.status === 'publish' || post.status === 'inherit') return ['read']
+        if (post.status === 'private') return own ? ['read'] : [caps.read_private]
+        if (post.status === 'trash') return mapMetaCap('edit_post', userId, post)
+        return own ? ['read'] : mapMetaCap('edit_post', userId, post)
+      }
+      const verb = cap === 'edit_post' ? 'edit' : 'delete'
+      const need: string[] = []
+      if (cap === 'delete_post' && post.isSpecialPage === true) return ['manage_options']
+      if (own) {
+        need.push(PUBLISHED.has(post.status) ? caps[`${verb}_published`] : caps[verb])
+        if (verb === 'edit' && PUBLISHED.has(post.status)) need.push(caps.edit)
+      } else {
+        need.push(caps[`${verb}_others`])
+        if (PUBLISHED.has(post.status)) need.push(caps[`${verb}_published`])
+        if (post.status === 'private') need.push(caps[`${verb}_private`])
+      }
+      return need
+    }
+    case 'edit_user':
+    case 'delete_user':
+    case 'promote_user': {
+      const target = object as UserLike | undefined
+      if (cap === 'edit_user' && target !== undefined && target.id === userId && userId !== 0) return ['read']
+      return [cap === 'edit_user' ? 'edit_users' : cap === 'delete_user' ? 'delete_users' : 'promote_users']
+    }
+    case 'list_users':
+      return ['list_users']
+    case 'assign_term':
+    case 'assign_categories':
+    case 'assign_post_tags':
+      return ['edit_posts']
+    case 'manage_categories':
+    case 'edit_term':
+    case 'delete_term':
+    case 'edit_categories':
+    case 'delete_categories':
+      return ['manage_categories']
+    case 'manage_post_tags':
+    case 'edit_post_tags':
+    case 'delete_post_tags':
+      return ['manage_categories']
+    default:
+      return [cap]
+  }
+}
+
+/** A signed-in user (or the anonymous caller) as the kernel sees it. */
+export class Caller implements Principal {
+  readonly caps: ReadonlySet<string>
+  constructor (readonly id: number, readonly login: string, readonly roles: readonly Role[], readonly appPasswordUuid?: string) {
+    const caps = new Set<string>()
+    for (const role of roles) for (const c of roleCapabilities[role]) caps.add(c)
+    this.caps = caps
+  }
+
+  can (capability: string, object?: unknown): boolean {
+    return can(this, capability, object)
+  }
+}
+
+export const anonymousCaller = new Caller(0, '', [])
+
+/** The one capability check: primitive or meta capability, optionally about an object. */
+export function can (user: { id: number, caps: ReadonlySet<string> }, capability: string, object?: unknown): boolean {
+  const needed = mapMetaCap(capability, user.id, object)
+  return needed.every((c) => c !== 'do_not_allow' && user.caps.has(c))
+}

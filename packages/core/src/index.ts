@@ -1,0 +1,8 @@
+export type { Services } from './services.js'
+export { siteRoutes, authorizationUrl, cachedSiteOptions } from './site.js'
+export * from './capabilities.js'
+export { cmsV2Namespace } from './cms-v2.js'
+export { authenticator } from './users/index.js'
+export { startContentJobs } from './content/index.js'
+export { batchRoutes } from './batch/index.js'
+export { oembedNamespace } from './oembed/index.js'

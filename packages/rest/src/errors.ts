@@ -1,0 +1,90 @@
+/**
+ * Every error the kernel raises is declared here once: its code, HTTP status
+ * and message. Namespace packages declare their own catalogues with
+ * `declareErrors` and throw by name.
+ */
+
+export interface ErrorData {
+  status: number
+  [key: string]: unknown
+}
+
+export interface ErrorBody {
+  code: string
+  message: string
+  data: ErrorData | null
+  additional_errors?: Array<{ code: string; message: string; data: unknown }>
+  additional_data?: unknown[]
+}
+
+/** The one error type of the service; rendered as `{code, message, data}`. */
+export class RestError extends Error {
+  readonly code: string
+  readonly status: number
+  readonly data: ErrorData
+
+  constructor (code: string, message: string, status: number, extra?: Record<string, unknown>) {
+    super(message)
+    this.name = 'RestError'
+    this.code = code
+    this.status = status
+    this.data = { status, ...extra }
+  }
+
+  /** The same error with another status (401 versus 403, for instance). */
+  withStatus (status: number): RestError {
+    const { status: _old, ...extra } = this.data
+    return new RestError(this.code, this.message, status, extra)
+  }
+
+  toBody (): ErrorBody {
+    return { code: this.code, message: this.message, data: this.data }
+  }
+}
+
+interface ErrorSpec {
+  status: number
+  message: string
+}
+
+type Catalogue = Record<string, ErrorSpec>
+
+/** A throwable factory per declared code: `errors.rest_no_route()`. */
+export type ErrorFactories<C extends Catalogue> = {
+  [K in keyof C]: (extra?: Record<string, unknown>, message?: string) => RestError
+}
+
+export function declareErrors<C extends Catalogue> (catalogue: C): ErrorFactories<C> {
+  const out = {} as ErrorFactories<C>
+  for (const code of Object.keys(catalogue) as Array<keyof C & string>) {
+    const spec = catalogue[code]!
+    out[code] = (extra, message) => new RestError(code, message ?? spec.message, spec.status, extra)
+  }
+  return out
+}
+
+/** 401 for anonymous callers, 403 for signed-in ones (as the core does). */
+export function authStatus (signedIn: boolean): number {
+  return signedIn ? 403 : 401
+}
+
+export const kernelErrors = declareErrors({
+  rest_no_route: { status: 404, message: 'No route was found matching the URL and request method.' },
+  rest_invalid_json: { status: 400, message: 'Invalid JSON body passed.' },
+  rest_invalid_body: { status: 400, message: 'The request body could not be read.' },
+  rest_request_too_large: { status: 413, message: 'The request body is larger than the allowed limit.' },
+  rest_unsupported_media_type: { status: 415, message: 'The request body has an unsupported content type.' },
+  rest_invalid_param: { status: 400, message: 'Invalid parameter(s).' },
+  rest_missing_callback_param: { status: 400, message: 'Missing parameter(s).' },
+  rest_invalid_namespace: { status: 404, message: 'The specified namespace could not be found.' },
+  rest_forbidden: { status: 401, message: 'Sorry, you are not allowed to do that.' },
+  rest_forbidden_context: { status: 401, message: 'Sorry, you are not allowed to edit posts in this post type.' },
+  rest_callback_invalid: { status: 400, message: 'Invalid JSONP callback function.' },
+  rest_path_invalid_type: { status: 400, message: 'The REST route parameter must be a string.' },
+  rest_precondition_failed: { status: 412, message: 'The resource has changed since the given precondition.' },
+  rest_invalid_path: { status: 400, message: 'The path is not allowed.' },
+  rest_upstream_unconfigured: { status: 503, message: 'This route needs an outside service that is not configured.' },
+  rest_upstream_error: { status: 502, message: 'The outside service failed to answer.' },
+  rest_service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
+  rest_internal_error: { status: 500, message: 'An internal error occurred.' }
+})

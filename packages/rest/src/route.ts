@@ -1,0 +1,138 @@
+/**
+ * A route is declared once. The declaration carries its namespace, path
+ * pattern, endpoints with their TypeBox arguments, batch support, permission
+ * check and handler; the kernel derives the Fastify route, validation, the
+ * discovery entry, batch eligibility and the OpenAPI operation from it.
+ */
+import { OptionalKind, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import type { RestError } from './errors.js'
+import type { JsonSchema } from './validate.js'
+import type { Dispatch } from './dispatch.js'
+
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+export type Method = typeof METHODS[number]
+
+/** Whoever makes the request. The kernel only asks it questions. */
+export interface Principal {
+  /** 0 for an anonymous caller. */
+  readonly id: number
+  can (capability: string, object?: unknown): boolean
+}
+
+export const anonymous: Principal = Object.freeze({ id: 0, can: () => false })
+
+export interface RestRequest<P = Record<string, unknown>> {
+  readonly method: Method
+  /** The route pattern as it appears in the index, e.g. `/cms/v2/posts/(?P<id>[\d]+)`. */
+  readonly route: string
+  /** The request path relative to the API root, e.g. `/cms/v2/posts/12`. */
+  readonly path: string
+  /** Validated, coerced and defaulted parameters (path variables included). */
+  readonly params: P
+  /** The query parameters as sent (before validation), in their order; used for links. */
+  readonly query: Record<string, unknown>
+  readonly headers: Record<string, string | string[] | undefined>
+  readonly user: Principal
+  /** `{scheme}://{host}` of the site, without a trailing slash. */
+  readonly baseUrl: string
+  readonly ip: string
+  /** Sends a sub-request through the same pipeline, as the same caller. */
+  readonly dispatch: Dispatch
+  /** What this server serves: its namespaces and routes. */
+  readonly registry: Registry
+}
+
+export interface Registry {
+  readonly namespaces: readonly string[]
+  /** The discovery `routes` object for every route (or one namespace), cached per base URL. */
+  index (baseUrl: string, namespace?: string): Record<string, unknown>
+  /** The declaration and endpoint serving a method and path, for batch pre-validation. */
+  match (method: string, path: string): { route: RouteDecl, endpoint: EndpointDecl<any>, vars: Record<string, string> } | null
+}
+
+export type Params<A extends TProperties> = Static<TObject<A>> & Record<string, unknown>
+
+export type Permission<P> = (req: RestRequest<P>) => boolean | RestError | Promise<boolean | RestError>
+
+export interface EndpointDecl<A extends TProperties = TProperties> {
+  methods: readonly Method[]
+  /**
+   * Arguments as TypeBox schemas. An argument wrapped in `Type.Optional` may be
+   * absent; one with a `default` is always present after validation; any other
+   * argument is required.
+   */
+  args?: A
+  /** Overrides the route's `allowBatch` for this endpoint. */
+  allowBatch?: boolean
+  // Method syntax keeps endpoints of different argument types assignable to one list.
+  permission (req: RestRequest<Params<A>>): ReturnType<Permission<Params<A>>>
+  handler (req: RestRequest<Params<A>>): unknown
+  summary?: string
+}
+
+export interface RouteDecl {
+  namespace: string
+  /** The path with `{name}` variables, e.g. `/cms/v2/posts/{id}`. */
+  path: string
+  /** The character class of each path variable, e.g. `{ id: '[\\d]+' }`. */
+  vars?: Record<string, string>
+  endpoints: Array<EndpointDecl<any>>
+  /** Shown as `allow_batch: {v1: true}` on every endpoint (unless one overrides it). */
+  allowBatch?: boolean
+  /** The item schema: its `context` lists filter responses; OPTIONS shows it. */
+  schema?: JsonSchema
+}
+
+/** Identity helpers that keep the argument types attached to the handler. */
+export function endpoint<A extends TProperties> (decl: EndpointDecl<A>): EndpointDecl<A> {
+  return decl
+}
+
+export function route (decl: RouteDecl): RouteDecl {
+  for (const name of variablesOf(decl.path)) {
+    if (decl.vars?.[name] === undefined) {
+      throw new Error(`route ${decl.path}: variable {${name}} has no character class`)
+    }
+  }
+  return decl
+}
+
+export function variablesOf (path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+}
+
+/** `/cms/v2/posts/{id}` -> `/cms/v2/posts/(?P<id>[\d]+)`, the index key. */
+export function patternOf (decl: Pick<RouteDecl, 'path' | 'vars'>): string {
+  return decl.path.replace(/\{(\w+)\}/g, (_, name: string) => `(?P<${name}>${decl.vars![name]})`)
+}
+
+/** The Fastify (find-my-way) path under the given prefix, with regex parameters. */
+export function fastifyPathOf (decl: Pick<RouteDecl, 'path' | 'vars'>, prefix: string): string {
+  const path = decl.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    // find-my-way needs ':' and '(' escaped nowhere here, but parentheses inside the
+    // class are not used by any declared route.
+    return `:${name}(^${decl.vars![name]}$)`
+  })
+  return prefix + (path === '/' ? '/' : path)
+}
+
+export interface ArgInfo {
+  name: string
+  schema: JsonSchema
+  required: boolean
+}
+
+/** The arguments of an endpoint in declaration order, with WordPress' `required` flag. */
+export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
+  const args = (decl.args ?? {}) as Record<string, TSchema>
+  return Object.entries(args).map(([name, schema]) => ({
+    name,
+    schema: schema as JsonSchema,
+    required: !(OptionalKind in schema) && !('default' in schema)
+  }))
+}
+
+export interface NamespaceDecl {
+  name: string
+  routes: RouteDecl[]
+}

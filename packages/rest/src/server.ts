@@ -1,0 +1,550 @@
+/**
+ * The kernel as a Fastify plugin: it turns route declarations into Fastify
+ * routes and runs the request semantics around every handler (addressing,
+ * authentication, parameters, permission, context, `_fields`, `_embed`,
+ * `_envelope`, ETag, CORS, errors).
+ */
+import { createHash, randomUUID } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import fp from 'fastify-plugin'
+import { Type } from '@sinclair/typebox'
+import { kernelErrors, RestError } from './errors.js'
+import { anonymous, argsOf, fastifyPathOf, patternOf, METHODS, type Method, type NamespaceDecl, type Principal, type Registry, type RestRequest, type RouteDecl } from './route.js'
+import { isPlainObject, mergeParams, parseQuery } from './params.js'
+import { validateArgs } from './validate.js'
+import { filterByContext } from './context.js'
+import { filterFields, parseFields } from './fields.js'
+import { compactLinks, restUrl, type Links } from './links.js'
+import { embedLinks, parseEmbed } from './embed.js'
+import { routeEntry, routesIndex } from './discovery.js'
+import { ownHeaders, remoteDispatcher, splitPath, type Dispatch, type DispatchRequest } from './dispatch.js'
+import { asResponse, type HeaderValue } from './response.js'
+import { checkPreconditions } from './conditional.js'
+import { exposeOpenApi, registerOpenApi, type OpenApiOptions } from './openapi.js'
+
+export const API_PREFIX = '/cms-json'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal
+    baseUrl: string
+    /** The caller's own Authorization header, kept to forward to remote namespaces. */
+    callerAuthorization: string | undefined
+    methodOverridden: boolean
+  }
+}
+
+export interface KernelOptions {
+  /** Namespaces served here, in registration order. */
+  namespaces: NamespaceDecl[]
+  /** Routes outside any namespace (`/`, `/batch/v1`), registered first. */
+  routes?: RouteDecl[]
+  /** Resolves the caller; throws a RestError for bad credentials. */
+  authenticate?: (request: FastifyRequest) => Promise<Principal>
+  /** A fixed public base URL; otherwise derived from each request. */
+  baseUrl?: string
+  /** Origins allowed for CORS; `*` echoes any origin. */
+  corsOrigins?: string[] | '*'
+  /** Namespaces served by another service: namespace -> that service's base URL. */
+  remote?: Record<string, string>
+  /** Turns store outages into 503 instead of 500. */
+  isUnavailable?: (error: unknown) => boolean
+  /** Serve an OpenAPI 3.1 document at `/openapi.json` and a reference page at `/docs`. */
+  openapi?: OpenApiOptions
+}
+
+/** Server options the kernel needs at construction time (routing happens before plugins run). */
+export function kernelServerOptions (opts: { bodyLimit?: number } = {}): FastifyServerOptions {
+  return {
+    bodyLimit: opts.bodyLimit ?? 8 * 1024 * 1024,
+    rewriteUrl: rewriteRestUrl,
+    routerOptions: {
+      caseSensitive: false,
+      ignoreTrailingSlash: true,
+      ignoreDuplicateSlashes: false,
+      maxParamLength: 500,
+      querystringParser: parseQuery
+    }
+  } as FastifyServerOptions
+}
+
+const INVALID_ROUTE = `${API_PREFIX}/__rest_route_not_a_string`
+
+/** `?rest_route=/ns/route&x=1` -> `/cms-json/ns/route?x=1`; also applies `_method`. */
+export function rewriteRestUrl (this: unknown, req: IncomingMessage): string {
+  const url = req.url ?? '/'
+  const { pathname, search } = splitPath(url)
+  let out = url
+  if (search !== '' && (pathname === '/' || pathname === '/index.php') && /(^|&)rest_route(=|%5B|\[)/i.test(search)) {
+    const kept: string[] = []
+    let route: string | null = null
+    for (const part of search.split('&')) {
+      const eq = part.indexOf('=')
+      const key = safeDecode(eq === -1 ? part : part.slice(0, eq))
+      if (key === 'rest_route') route = safeDecode(eq === -1 ? '' : part.slice(eq + 1))
+      else if (key.startsWith('rest_route[')) route = '\0'
+      else if (part !== '') kept.push(part)
+    }
+    if (route === '\0') {
+      out = INVALID_ROUTE
+    } else if (route !== null && route !== '') {
+      route = route.replace(/\/+$/, '')
+      if (!route.startsWith('/')) route = `/${route}`
+      const encoded = route.replace(/[?#%\s]/g, (c) => encodeURIComponent(c))
+      out = API_PREFIX + encoded + (kept.length > 0 ? `?${kept.join('&')}` : '')
+    }
+  }
+  const override = /(?:^|[?&])_method=([A-Za-z]+)/.exec(splitPath(out).search === '' ? '' : `?${splitPath(out).search}`)
+  const header = req.headers['x-http-method-override']
+  if (override !== null) {
+    req.method = override[1]!.toUpperCase()
+  } else if (typeof header === 'string' && header !== '') {
+    req.method = header.toUpperCase()
+    ;(req as IncomingMessage & { cmsOverridden?: boolean }).cmsOverridden = true
+  }
+  return out
+}
+
+function safeDecode (s: string): string {
+  try { return decodeURIComponent(s.replace(/\+/g, ' ')) } catch { return s }
+}
+
+/** Internal dispatches carry a one-time token instead of credentials. */
+const internalCalls = new Map<string, { principal: Principal, baseUrl: string, authorization?: string }>()
+
+function isRestPath (url: string): boolean {
+  const lower = url.toLowerCase()
+  return lower === API_PREFIX || lower.startsWith(`${API_PREFIX}/`) || lower.startsWith(`${API_PREFIX}?`)
+}
+
+async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void> {
+  const authenticate = opts.authenticate ?? (async () => anonymous)
+  const cors = opts.corsOrigins ?? '*'
+  const allRoutes: RouteDecl[] = [...(opts.routes ?? [])]
+  const namespaceNames = opts.namespaces.map((ns) => ns.name)
+  const routesByNamespace = new Map<string, RouteDecl[]>()
+
+  for (const ns of opts.namespaces) {
+    const root: RouteDecl = namespaceRoot(ns.name, () => routesByNamespace.get(ns.name) ?? [], routesByNamespace)
+    const list = [root, ...ns.routes]
+    routesByNamespace.set(ns.name, list)
+    allRoutes.push(...list)
+  }
+
+  app.decorateRequest('principal', null as unknown as Principal)
+  app.decorateRequest('baseUrl', '')
+  app.decorateRequest('callerAuthorization', undefined)
+  app.decorateRequest('methodOverridden', false)
+  app.decorate('restRoutes', allRoutes)
+  app.decorate('restNamespaces', namespaceNames)
+
+  installBodyParsers(app)
+
+  app.addHook('onRequest', async (request) => {
+    request.methodOverridden = (request.raw as IncomingMessage & { cmsOverridden?: boolean }).cmsOverridden === true
+    const internal = request.headers['x-cms-internal']
+    if (typeof internal === 'string' && internalCalls.has(internal)) {
+      const call = internalCalls.get(internal)!
+      request.principal = call.principal
+      request.baseUrl = call.baseUrl
+      request.callerAuthorization = call.authorization
+      return
+    }
+    request.baseUrl = opts.baseUrl ?? `${request.protocol}://${request.host}`
+    request.principal = anonymous
+    if (request.url === INVALID_ROUTE) throw kernelErrors.rest_path_invalid_type()
+    if (!isRestPath(request.url)) return
+    request.callerAuthorization = request.headers.authorization
+    request.principal = await authenticate(request)
+  })
+
+  const dispatchFor = (request: FastifyRequest): Dispatch => localDispatcher(app, request)
+
+  const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace)
+  app.decorate('restRegistry', registry)
+
+  if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi)
+  for (const decl of allRoutes) registerRoute(app, decl, opts, registry, dispatchFor)
+  if (opts.openapi !== undefined) await exposeOpenApi(app)
+
+  app.setNotFoundHandler(async (request, reply) => {
+    if (request.method === 'OPTIONS') return await send(request, reply, 200, {}, [])
+    const error = kernelErrors.rest_no_route()
+    return await send(request, reply, error.status, {}, error.toBody())
+  })
+
+  app.setErrorHandler(async (err: unknown, request, reply) => {
+    const error = toRestError(err, opts)
+    if (error.status >= 500) request.log.error({ err }, 'request failed')
+    return await send(request, reply, error.status, {}, error.toBody())
+  })
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    addCommonHeaders(request, reply, cors)
+    return payload
+  })
+}
+
+export const restKernel = fp(kernel, { name: 'cms-rest-kernel', fastify: '5.x' })
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    restRoutes: RouteDecl[]
+    restNamespaces: string[]
+    restRegistry: Registry
+  }
+}
+
+function buildRegistry (routes: RouteDecl[], namespaces: string[], byNamespace: Map<string, RouteDecl[]>): Registry {
+  // The index depends only on the base URL of the request: built once per base URL.
+  const cache = new Map<string, Record<string, unknown>>()
+  const compiled = routes.map((decl) => ({
+    decl,
+    regex: new RegExp(`^${patternOf(decl).replace(/\(\?P</g, '(?<')}$`, 'i')
+  }))
+  return {
+    namespaces,
+    index (baseUrl, namespace) {
+      const key = `${baseUrl}\0${namespace ?? ''}`
+      let cached = cache.get(key)
+      if (cached === undefined) {
+        cached = routesIndex(namespace === undefined ? routes : byNamespace.get(namespace) ?? [], { baseUrl })
+        if (cache.size > 64) cache.clear()
+        cache.set(key, cached)
+      }
+      return cached
+    },
+    match (method, path) {
+      const wanted = method.toUpperCase()
+      const normal = path === '/' ? '/' : path.replace(/\/+$/, '')
+      for (const { decl, regex } of compiled) {
+        const m = regex.exec(normal)
+        if (m === null) continue
+        const endpoint = decl.endpoints.find((ep) => ep.methods.includes(wanted as Method))
+        if (endpoint !== undefined) return { route: decl, endpoint, vars: { ...m.groups } }
+      }
+      return null
+    }
+  }
+}
+
+function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: Map<string, RouteDecl[]>): RouteDecl {
+  return {
+    namespace: name,
+    path: `/${name}`,
+    endpoints: [{
+      methods: ['GET'],
+      args: {
+        namespace: Type.Unsafe<string>({ default: name }),
+        context: Type.Unsafe<string>({ default: 'view' })
+      },
+      permission: () => true,
+      handler: (req: RestRequest) => {
+        const wanted = String(req.params.namespace)
+        if (!all.has(wanted)) throw kernelErrors.rest_invalid_namespace()
+        const routes = wanted === name ? routesOf() : all.get(wanted)!
+        return {
+          namespace: wanted,
+          routes: routesIndex(routes, { baseUrl: req.baseUrl, help: req.params.context === 'help' }),
+          _links: { up: [{ href: restUrl(req.baseUrl, '/') }] }
+        }
+      }
+    }]
+  }
+}
+
+function registerRoute (
+  app: FastifyInstance,
+  decl: RouteDecl,
+  opts: KernelOptions,
+  registry: Registry,
+  dispatchFor: (request: FastifyRequest) => Dispatch
+): void {
+  const url = fastifyPathOf(decl, API_PREFIX)
+  const pattern = patternOf(decl)
+  const remoteBase = opts.remote?.[decl.namespace]
+  const remote = remoteBase === undefined ? undefined : remoteDispatcher(remoteBase)
+
+  for (const ep of decl.endpoints) {
+    const args = argsOf(ep)
+    // For OpenAPI: required means what the core's index says, not TypeBox's default.
+    const argSchema = {
+      type: 'object',
+      properties: Object.fromEntries(args.map((a) => [a.name, a.schema])),
+      required: args.filter((a) => a.required).map((a) => a.name)
+    }
+    for (const method of ep.methods) {
+      app.route({
+        method,
+        url,
+        // Validation is the kernel's own (the core's rules and messages), not Ajv's;
+        // the schema is still given to Fastify so the OpenAPI document shows it.
+        schema: {
+          tags: [decl.namespace === '' ? 'site' : decl.namespace],
+          summary: ep.summary,
+          ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : { body: argSchema })
+        },
+        validatorCompiler: () => () => true,
+        exposeHeadRoute: method === 'GET',
+        handler: async (request, reply) => {
+          const isHead = request.method === 'HEAD'
+          const query = (request.query ?? {}) as Record<string, unknown>
+          if (remote !== undefined) {
+            const res = await remote({
+              method: request.method,
+              path: request.url.slice(API_PREFIX.length),
+              body: request.body,
+              headers: request.callerAuthorization === undefined ? {} : { authorization: request.callerAuthorization }
+            })
+            return await send(request, reply, res.status, res.headers, res.body)
+          }
+          const raw = mergeParams(query, request.body, request.params as Record<string, string>)
+          const params = validateArgs(args, raw)
+          const restReq: RestRequest = {
+            method: method as Method,
+            route: pattern,
+            path: request.url.slice(API_PREFIX.length).split('?')[0] || '/',
+            params,
+            query,
+            headers: request.headers,
+            user: request.principal,
+            baseUrl: request.baseUrl,
+            ip: request.ip,
+            dispatch: dispatchFor(request),
+            registry
+          }
+          const allowed = await ep.permission(restReq)
+          if (allowed !== true) {
+            throw allowed instanceof RestError
+              ? allowed
+              : kernelErrors.rest_forbidden(undefined).withStatus(request.principal.id === 0 ? 401 : 403)
+          }
+          if (method !== 'GET' && decl.path.includes('{')) await checkPreconditions(request, restReq)
+          const result = asResponse(await ep.handler(restReq))
+          const allow = await allowHeader(decl, restReq)
+          const headers: Record<string, HeaderValue> = { ...result.headers }
+          if (allow !== '') headers.Allow = allow
+          let body = isHead ? null : result.body
+          if (!isHead && body !== null && body !== undefined) {
+            body = await shapeBody(body, decl, restReq, query)
+          }
+          return await send(request, reply, result.status, headers, body)
+        }
+      })
+    }
+  }
+
+  app.route({
+    method: 'OPTIONS',
+    url,
+    schema: { hide: true } as Record<string, unknown>,
+    handler: async (request, reply) => {
+      const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, request.params as Record<string, string>)
+      const restReq: RestRequest = {
+        method: 'GET',
+        route: pattern,
+        path: request.url.slice(API_PREFIX.length).split('?')[0] || '/',
+        params: raw,
+        query: raw,
+        headers: request.headers,
+        user: request.principal,
+        baseUrl: request.baseUrl,
+        ip: request.ip,
+        dispatch: dispatchFor(request),
+        registry
+      }
+      const entry = routeEntry(decl, { baseUrl: request.baseUrl, help: true })
+      const allow = await allowHeader(decl, restReq)
+      return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)
+    }
+  })
+}
+
+/** The methods of the route this caller may use, as the core's Allow header lists them. */
+async function allowHeader (decl: RouteDecl, req: RestRequest): Promise<string> {
+  const allowed: string[] = []
+  for (const ep of decl.endpoints) {
+    let ok = false
+    try {
+      ok = (await ep.permission({ ...req, method: ep.methods[0]! })) === true
+    } catch {
+      ok = false
+    }
+    if (ok) allowed.push(...ep.methods)
+  }
+  return allowed.join(', ')
+}
+
+/** context, links, `_fields` and `_embed`, in the core's order. */
+async function shapeBody (body: unknown, decl: RouteDecl, req: RestRequest, query: Record<string, unknown>): Promise<unknown> {
+  const context = typeof req.params.context === 'string' ? req.params.context : undefined
+  if (decl.schema !== undefined && context !== undefined) body = filterByContext(body, decl.schema, context)
+  const fields = query._fields === undefined ? undefined : parseFields(query._fields)
+  const embed = parseEmbed(query._embed)
+  const shapeOne = async (item: unknown): Promise<unknown> => {
+    if (!isPlainObject(item)) return item
+    let out: Record<string, unknown> = item
+    const links = out._links as Links | undefined
+    if (fields !== undefined) {
+      const keepLinks = fields.some((f) => f === '_links' || f === '_embedded')
+      out = filterFields(out, fields.includes('_embedded') ? [...fields, '_links'] : fields) as Record<string, unknown>
+      if (!keepLinks) delete out._links
+    }
+    if (out._links !== undefined && links !== undefined) {
+      if (embed !== undefined) {
+        const embedded = await embedLinks(links, embed, req)
+        if (embedded !== undefined) {
+          out._links = compactLinks(links)
+          out._embedded = embedded
+          if (fields !== undefined && !fields.includes('_links') && !fields.some((f) => f.startsWith('_links.'))) delete out._links
+          return out
+        }
+      }
+      out._links = compactLinks(links)
+    }
+    return out
+  }
+  return Array.isArray(body) ? await Promise.all(body.map(shapeOne)) : await shapeOne(body)
+}
+
+const JSONP_NAME = /^[\w.]+$/
+
+/** Writes a response: envelope, JSONP and pretty printing, ETag and 304. */
+async function send (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  headers: Record<string, HeaderValue>,
+  body: unknown
+): Promise<FastifyReply> {
+  const query = (request.query ?? {}) as Record<string, unknown>
+  if (query._envelope !== undefined) {
+    const own = ownHeaders(headers)
+    body = { body, status, headers: Object.keys(own).length === 0 ? [] : own }
+    status = 200
+    headers = {}
+  }
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value)
+  reply.code(status)
+  if (status === 204 || body === null || body === undefined) {
+    if (request.method === 'HEAD' || status === 204) return reply.send()
+  }
+  const pretty = query._pretty !== undefined
+  let payload = body === undefined ? 'null' : pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body)
+  const jsonp = query._jsonp
+  if (typeof jsonp === 'string' && jsonp !== '') {
+    reply.type('application/javascript; charset=UTF-8')
+    if (!JSONP_NAME.test(jsonp)) {
+      reply.code(400)
+      return reply.send(JSON.stringify({ code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }))
+    }
+    return reply.send(`/**/${jsonp}(${payload})`)
+  }
+  reply.type('application/json; charset=UTF-8')
+  if ((request.method === 'GET' || request.method === 'HEAD') && status === 200) {
+    let etag = reply.getHeader('etag') as string | undefined
+    if (etag === undefined) {
+      etag = `W/"${createHash('sha1').update(payload).digest('base64url')}"`
+      reply.header('ETag', etag)
+    }
+    const inm = request.headers['if-none-match']
+    if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+      reply.code(304)
+      payload = ''
+      return reply.send()
+    }
+  }
+  return reply.send(request.method === 'HEAD' ? undefined : payload)
+}
+
+function addCommonHeaders (request: FastifyRequest, reply: FastifyReply, cors: string[] | '*'): void {
+  if (!isRestPath(request.url) && request.url !== INVALID_ROUTE) return
+  reply.header('X-Robots-Tag', 'noindex')
+  reply.header('X-Content-Type-Options', 'nosniff')
+  if (!reply.hasHeader('link')) reply.header('Link', `<${restUrl(request.baseUrl, '/')}>; rel="https://api.cms.invalid/"`)
+  reply.header('Access-Control-Expose-Headers', 'X-CMS-Total, X-CMS-TotalPages, Link')
+  reply.header('Access-Control-Allow-Headers', 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type')
+  const origin = request.headers.origin
+  if (typeof origin === 'string' && origin !== '' && (cors === '*' || cors.includes(origin))) {
+    reply.header('Access-Control-Allow-Origin', origin)
+    reply.header('Access-Control-Allow-Methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE')
+    reply.header('Access-Control-Allow-Credentials', 'true')
+    reply.header('Vary', 'Origin')
+  } else if (request.principal === anonymous && request.method === 'GET') {
+    reply.header('Vary', 'Origin')
+  }
+  const signedIn = request.principal !== null && request.principal.id !== 0
+  if (signedIn || (request.methodOverridden && reply.statusCode >= 400)) {
+    reply.header('Expires', 'Wed, 11 Jan 1984 05:00:00 GMT')
+    reply.header('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private')
+  }
+}
+
+function installBodyParsers (app: FastifyInstance): void {
+  app.removeAllContentTypeParsers()
+  const parseJson = (_req: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void): void => {
+    if (body.trim() === '') return done(null, undefined)
+    try {
+      done(null, JSON.parse(body))
+    } catch {
+      done(kernelErrors.rest_invalid_json({ json_error_code: 4, json_error_message: 'Syntax error' }))
+    }
+  }
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson)
+  app.addContentTypeParser(/^application\/[\w.+-]*\+json/, { parseAs: 'string' }, parseJson)
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, parseQuery(body as string))
+  })
+  // Other bodies are read (so the connection stays usable) and ignored, as the core does.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => { done(null, undefined) })
+}
+
+function toRestError (err: unknown, opts: KernelOptions): RestError {
+  if (err instanceof RestError) return err
+  const e = err as { code?: string, statusCode?: number, message?: string }
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return kernelErrors.rest_request_too_large()
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || e.statusCode === 415) return kernelErrors.rest_unsupported_media_type()
+  if (opts.isUnavailable?.(err) === true) return kernelErrors.rest_service_unavailable()
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return kernelErrors.rest_invalid_body(undefined).withStatus(e.statusCode)
+  }
+  return kernelErrors.rest_internal_error()
+}
+
+/** In-process dispatch through the full pipeline, as the same caller. */
+export function localDispatcher (app: FastifyInstance, from: FastifyRequest): Dispatch {
+  return async (req: DispatchRequest) => {
+    const token = randomUUID()
+    internalCalls.set(token, { principal: from.principal, baseUrl: from.baseUrl, authorization: from.callerAuthorization })
+    try {
+      const { pathname, search } = splitPath(req.path)
+      const params = new URLSearchParams(search)
+      for (const [k, v] of Object.entries(req.query ?? {})) params.set(k, String(v))
+      const qs = params.toString()
+      const headers: Record<string, string | string[]> = { ...req.headers, 'x-cms-internal': token }
+      delete headers.authorization
+      let payload: string | undefined
+      if (req.body !== undefined && req.body !== null) {
+        payload = JSON.stringify(req.body)
+        headers['content-type'] = 'application/json'
+      }
+      const encodedPath = pathname.replace(/[?#%\s]/g, (c) => encodeURIComponent(c))
+      const res = await app.inject({
+        method: req.method.toUpperCase() as 'GET',
+        url: `${API_PREFIX}${encodedPath}${qs === '' ? '' : `?${qs}`}`,
+        headers,
+        payload
+      })
+      let body: unknown = null
+      if (res.body !== '') {
+        try { body = JSON.parse(res.body) } catch { body = res.body }
+      }
+      return { status: res.statusCode, headers: ownHeaders(res.headers as Record<string, unknown>), body }
+    } finally {
+      internalCalls.delete(token)
+    }
+  }
+}
+
+export { METHODS }

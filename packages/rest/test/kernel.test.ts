@@ -1,0 +1,419 @@
+/**
+ * Request semantics of the kernel, through HTTP, on a small namespace
+ * declared here: addressing, methods, parameters, response shaping.
+ */
+import t from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import {
+  ContextArg, endpoint, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
+  restKernel, rel, route, restUrl, type Principal
+} from '../src/index.js'
+
+const BASE = 'http://kernel.test'
+
+const itemSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer', context: ['view', 'edit', 'embed'] },
+    title: {
+      type: 'object',
+      context: ['view', 'edit', 'embed'],
+      properties: {
+        raw: { type: 'string', context: ['edit'] },
+        rendered: { type: 'string', context: ['view', 'edit', 'embed'] }
+      }
+    },
+    secret: { type: 'string', context: ['edit'] },
+    author: { type: 'integer', context: ['view', 'edit', 'embed'] }
+  }
+}
+
+const editor: Principal = { id: 7, can: (cap) => cap === 'edit' }
+
+function thing (id: number): Record<string, unknown> {
+  return {
+    id,
+    title: { raw: `raw ${id}`, rendered: `<b>${id}</b>` },
+    secret: 's3cret',
+    author: 7,
+    _links: {
+      self: [{ href: restUrl(BASE, `/test/v1/things/${id}`) }],
+      author: [{ embeddable: true, href: restUrl(BASE, '/test/v1/people/7') }],
+      [rel('term')]: [{ embeddable: true, href: restUrl(BASE, '/test/v1/people/7') }]
+    }
+  }
+}
+
+let peopleCalls = 0
+
+const routes = [
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/things',
+    allowBatch: true,
+    schema: itemSchema,
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: {
+          context: ContextArg(),
+          page: Type.Integer({ default: 1, minimum: 1 }),
+          per_page: Type.Integer({ default: 2, minimum: 1, maximum: 100 }),
+          include: Type.Optional(IntList()),
+          order: Enum(['asc', 'desc'], { default: 'desc' })
+        },
+        permission: (req) => req.params.context !== 'edit' || req.user.can('edit') || new RestError('rest_forbidden_context', 'Sorry, you are not allowed to edit.', req.user.id === 0 ? 401 : 403),
+        handler: (req) => {
+          const all = (req.params.include ?? [1, 2, 3, 4, 5]).map(thing)
+          const page = req.params.page
+          const perPage = req.params.per_page
+          return new RestResponse(all.slice((page - 1) * perPage, page * perPage), 200,
+            paginationHeaders({ total: all.length, perPage, page }, req.baseUrl, '/test/v1/things', req.query))
+        }
+      }),
+      endpoint({
+        methods: ['POST'],
+        args: { title: Type.String({ minLength: 1 }), count: Type.Optional(Type.Integer({ maximum: 10 })) },
+        permission: (req) => req.user.can('edit'),
+        handler: (req) => new RestResponse({ title: req.params.title, count: req.params.count ?? null }, 201, { Location: restUrl(req.baseUrl, '/test/v1/things/9') })
+      })
+    ]
+  }),
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/things/{id}',
+    vars: { id: '[\\d]+' },
+    schema: itemSchema,
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: { context: ContextArg(), id: Type.Optional(Type.Integer()) },
+        permission: () => true,
+        handler: (req) => thing(Number(req.params.id))
+      }),
+      endpoint({
+        methods: ['DELETE'],
+        args: { force: Type.Boolean({ default: false }) },
+        permission: (req) => req.user.can('edit'),
+        handler: (req) => ({ deleted: true, force: req.params.force })
+      })
+    ]
+  }),
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/people/{id}',
+    vars: { id: '[\\d]+' },
+    endpoints: [endpoint({
+      methods: ['GET'],
+      args: { context: ContextArg() },
+      permission: () => true,
+      handler: (req) => {
+        peopleCalls++
+        return { id: Number(req.path.split('/').pop()), name: 'Ada', context: req.params.context }
+      }
+    })]
+  }),
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/echo',
+    endpoints: [endpoint({
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      args: {},
+      permission: () => true,
+      handler: (req) => ({ method: req.method, params: req.params })
+    })]
+  }),
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/echo/{slug}',
+    vars: { slug: '[\\w-]+' },
+    endpoints: [endpoint({
+      methods: ['GET', 'POST'],
+      args: { slug: Type.String({ pattern: '^[a-z-]+$' }) },
+      permission: () => true,
+      handler: (req) => ({ slug: req.params.slug })
+    })]
+  })
+]
+
+async function build (opts: { corsOrigins?: string[] | '*', bodyLimit?: number } = {}): Promise<FastifyInstance> {
+  const app = Fastify({ ...kernelServerOptions({ bodyLimit: opts.bodyLimit }), logger: false })
+  await app.register(restKernel, {
+    namespaces: [{ name: 'test/v1', routes }],
+    baseUrl: BASE,
+    corsOrigins: opts.corsOrigins,
+    authenticate: async (request) => {
+      const auth = request.headers.authorization
+      if (auth === undefined) return { id: 0, can: () => false }
+      if (auth === 'Bearer editor') return editor
+      throw new RestError('incorrect_password', 'The provided password is an invalid application password.', 401)
+    }
+  })
+  await app.ready()
+  return app
+}
+
+async function call (app: FastifyInstance, method: string, url: string, opts: { headers?: Record<string, string>, payload?: string } = {}) {
+  const res = await app.inject({ method: method as 'GET', url, headers: opts.headers, payload: opts.payload })
+  let body: any = res.body
+  try { body = res.body === '' ? null : JSON.parse(res.body) } catch {}
+  return { status: res.statusCode, headers: res.headers, body, raw: res.body }
+}
+
+t.test('addressing', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+
+  const a = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/3')
+  const b = await call(app, 'GET', '/cms-json/test/v1/things/3')
+  t.equal(a.status, 200)
+  t.same(a.body, b.body, '?rest_route= and /cms-json/ answer identically')
+  t.equal(a.headers.etag, b.headers.etag)
+
+  t.equal((await call(app, 'GET', '/index.php?rest_route=%2Ftest%2Fv1%2Fthings%2F3')).body.id, 3, 'encoded rest_route')
+  t.equal((await call(app, 'GET', '/?rest_route=/test/v1/things/3/')).body.id, 3, 'trailing slash, bare /?rest_route=')
+  t.equal((await call(app, 'GET', '/index.php?rest_route=/TEST/V1/THINGS/3')).body.id, 3, 'case-insensitive match')
+
+  const missing = await call(app, 'GET', '/index.php?rest_route=/test/v1/nothing')
+  t.equal(missing.status, 404)
+  t.same(missing.body, { code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } })
+
+  const wrongMethod = await call(app, 'PATCH', '/index.php?rest_route=/test/v1/things')
+  t.equal(wrongMethod.status, 404, 'a known route with another method is rest_no_route')
+  t.equal(wrongMethod.body.code, 'rest_no_route')
+
+  t.equal((await call(app, 'GET', '/index.php?rest_route=/test/v1/things/abc')).status, 404, 'variables keep their character class')
+  t.equal((await call(app, 'GET', '/index.php?rest_route=//test/v1/things')).status, 404, 'double slash')
+
+  const notString = await call(app, 'GET', '/index.php?rest_route[]=x', { headers: { accept: 'application/json' } })
+  t.equal(notString.status, 400)
+  t.equal(notString.body.code, 'rest_path_invalid_type')
+})
+
+t.test('methods: _method, override header, HEAD, OPTIONS', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+
+  t.equal((await call(app, 'GET', '/index.php?rest_route=/test/v1/echo&_method=put')).body.method, 'PUT')
+  const del = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/3&_method=DELETE')
+  t.equal(del.status, 401, 'anonymous delete through _method')
+  t.equal(del.body.code, 'rest_forbidden')
+
+  const header = await call(app, 'POST', '/index.php?rest_route=/test/v1/things/3', { headers: { 'x-http-method-override': 'DELETE' } })
+  t.equal(header.status, 401)
+  t.equal(header.headers['cache-control'], 'no-cache, must-revalidate, max-age=0, no-store, private', 'overridden 4xx is not cached')
+
+  const head = await call(app, 'HEAD', '/index.php?rest_route=/test/v1/things')
+  t.equal(head.status, 200)
+  t.equal(head.raw, '', 'HEAD has no body')
+  t.equal(head.headers['x-cms-total'], '5', 'HEAD keeps the headers of GET')
+
+  const options = await call(app, 'OPTIONS', '/index.php?rest_route=/test/v1/things')
+  t.equal(options.status, 200)
+  t.equal(options.headers.allow, 'GET', 'Allow lists what this caller may do')
+  t.same(options.body.methods, ['GET', 'POST'])
+  t.equal(options.body.namespace, 'test/v1')
+  t.ok(options.body.schema, 'OPTIONS shows the item schema')
+  t.same(options.body.endpoints[1].args.title, { type: 'string', minLength: 1, required: true })
+
+  const asEditor = await call(app, 'OPTIONS', '/index.php?rest_route=/test/v1/things', { headers: { authorization: 'Bearer editor' } })
+  t.equal(asEditor.headers.allow, 'GET, POST')
+
+  const unknown = await call(app, 'OPTIONS', '/index.php?rest_route=/nope')
+  t.equal(unknown.status, 200)
+  t.same(unknown.body, [])
+})
+
+t.test('parameters: sources, precedence, coercion, validation', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+
+  const brackets = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&include[]=4&include[]=2')
+  t.same(brackets.body.map((x: any) => x.id), [4, 2], 'PHP bracket arrays')
+  const comma = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&include=5,1')
+  t.same(comma.body.map((x: any) => x.id), [5, 1], 'comma lists')
+
+  const bad = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&per_page=500&order=up')
+  t.equal(bad.status, 400)
+  t.equal(bad.body.code, 'rest_invalid_param')
+  t.equal(bad.body.message, 'Invalid parameter(s): per_page, order')
+  t.same(bad.body.data.params, {
+    per_page: 'per_page must be between 1 (inclusive) and 100 (inclusive)',
+    order: 'order is not one of asc and desc.'
+  })
+  t.equal(bad.body.data.details.order.code, 'rest_not_in_enum')
+
+  const missing = await call(app, 'POST', '/index.php?rest_route=/test/v1/things', { headers: { authorization: 'Bearer editor', 'content-type': 'application/json' }, payload: '{}' })
+  t.equal(missing.status, 400)
+  t.same(missing.body, { code: 'rest_missing_callback_param', message: 'Missing parameter(s): title', data: { status: 400, params: ['title'] } })
+
+  const created = await call(app, 'POST', '/index.php?rest_route=/test/v1/things&title=fromquery', {
+    headers: { authorization: 'Bearer editor', 'content-type': 'application/json' },
+    payload: JSON.stringify({ title: 'fromjson', count: '3' })
+  })
+  t.equal(created.status, 201)
+  t.same(created.body, { title: 'fromjson', count: 3 }, 'JSON body beats the query; integers coerced')
+  t.equal(created.headers.location, `${BASE}/index.php?rest_route=/test/v1/things/9`)
+
+  const form = await call(app, 'POST', '/index.php?rest_route=/test/v1/things', {
+    headers: { authorization: 'Bearer editor', 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'title=formed&count=2'
+  })
+  t.same(form.body, { title: 'formed', count: 2 }, 'form bodies')
+
+  const pathWins = await call(app, 'GET', '/index.php?rest_route=/test/v1/echo/abc&slug=zzz')
+  t.same(pathWins.body, { slug: 'abc' }, 'path variables win over the query')
+  const patternFail = await call(app, 'GET', '/index.php?rest_route=/test/v1/echo/ABC')
+  t.equal(patternFail.body.data.params.slug, 'slug does not match pattern ^[a-z-]+$.')
+
+  const json = await call(app, 'POST', '/index.php?rest_route=/test/v1/echo', { headers: { 'content-type': 'application/json' }, payload: '{"a":' })
+  t.equal(json.status, 400)
+  t.same(json.body, { code: 'rest_invalid_json', message: 'Invalid JSON body passed.', data: { status: 400, json_error_code: 4, json_error_message: 'Syntax error' } })
+
+  const deep = await call(app, 'GET', `/index.php?rest_route=/test/v1/things&include${'[a]'.repeat(40)}=1`)
+  t.equal(deep.status, 400, 'bracket abuse is a clean 400')
+
+  const unknownParams = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/2&whatever=1')
+  t.equal(unknownParams.status, 200, 'unknown parameters are ignored')
+})
+
+t.test('body size limit', async (t) => {
+  const app = await build({ bodyLimit: 2048 })
+  t.teardown(() => app.close())
+  const big = await call(app, 'POST', '/index.php?rest_route=/test/v1/echo', {
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ x: 'y'.repeat(5000) })
+  })
+  t.equal(big.status, 413)
+  t.equal(big.body.code, 'rest_request_too_large')
+  t.equal(big.body.data.status, 413)
+})
+
+t.test('authentication errors answer 401 even on public routes', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const res = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1', { headers: { authorization: 'Bearer wrong' } })
+  t.equal(res.status, 401)
+  t.equal(res.body.code, 'incorrect_password')
+  const unknown = await call(app, 'GET', '/index.php?rest_route=/nope', { headers: { authorization: 'Bearer wrong' } })
+  t.equal(unknown.status, 401)
+})
+
+t.test('responses: context, _fields, _envelope, _embed, _pretty, _jsonp', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+
+  const view = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1')
+  t.same(view.body.title, { rendered: '<b>1</b>' }, 'view hides raw')
+  t.notOk('secret' in view.body)
+  t.same(Object.keys(view.body._links), ['self', 'author', 'cms:term', 'curies'], 'links compacted with a curie')
+  t.same(view.body._links.curies, [{ name: 'cms', href: 'https://api.cms.invalid/{rel}', templated: true }])
+
+  const editAnon = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&context=edit')
+  t.equal(editAnon.status, 401)
+  t.equal(editAnon.body.code, 'rest_forbidden_context')
+  const edit = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&context=edit', { headers: { authorization: 'Bearer editor' } })
+  t.equal(edit.body[0].title.raw, 'raw 1')
+  t.equal(edit.body[0].secret, 's3cret')
+
+  const embed = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&context=embed')
+  t.same(Object.keys(embed.body).filter((k) => k !== '_links'), ['id', 'title', 'author'])
+
+  const fields = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_fields=title.rendered,id')
+  t.same(fields.body, { id: 1, title: { rendered: '<b>1</b>' } }, '_fields with dot paths, the data key order')
+  const whole = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_fields=title,title.rendered,author')
+  t.same(whole.body, { title: { rendered: '<b>1</b>' }, author: 7 }, 'a parent listed whole wins; the rest of the list still applies')
+  const list = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&_fields=id')
+  t.same(list.body.map((x: any) => Object.keys(x)), [['id'], ['id']], '_fields applies to every item')
+
+  const env = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&_envelope&_fields=id')
+  t.equal(env.status, 200)
+  t.equal(env.body.status, 200)
+  t.equal(env.body.headers['X-CMS-Total'], 5, 'totals are numbers in the envelope')
+  t.equal(env.body.headers['X-CMS-TotalPages'], 3)
+  t.equal(env.body.headers.Allow, 'GET')
+  t.equal(env.headers['x-cms-total'], undefined, 'inner headers are not sent as HTTP headers')
+  const envError = await call(app, 'GET', '/index.php?rest_route=/nope&_envelope=1')
+  t.equal(envError.status, 200)
+  t.same(envError.body, { body: { code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, status: 404, headers: [] })
+
+  peopleCalls = 0
+  const embedded = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_embed')
+  t.same(embedded.body._embedded.author, [{ id: 7, name: 'Ada', context: 'embed' }], 'embedded in embed context')
+  t.same(embedded.body._embedded['cms:term'], [{ id: 7, name: 'Ada', context: 'embed' }])
+  t.equal(peopleCalls, 1, 'the same href is fetched once per response')
+  t.notOk(embedded.body._links.self[0].embeddable)
+  const onlyAuthor = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_embed=author')
+  t.same(Object.keys(onlyAuthor.body._embedded), ['author'])
+  const fieldsEmbed = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_embed&_fields=id')
+  t.same(fieldsEmbed.body, { id: 1 }, '_fields=id&_embed: no _links, no _embedded')
+
+  const pretty = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_pretty&_fields=id')
+  t.equal(pretty.raw, '{\n    "id": 1\n}')
+
+  const jsonp = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_jsonp=cb.x&_fields=id')
+  t.equal(jsonp.raw, '/**/cb.x({"id":1})')
+  t.match(jsonp.headers['content-type'], 'application/javascript')
+  const badJsonp = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_jsonp=alert(1)')
+  t.equal(badJsonp.status, 400)
+  t.same(badJsonp.body, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' })
+})
+
+t.test('pagination headers and links', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const res = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&page=2&_fields=id')
+  t.equal(res.headers['x-cms-total'], '5')
+  t.equal(res.headers['x-cms-totalpages'], '3')
+  t.equal(res.headers.link,
+    `<${BASE}/index.php?rest_route=%2Ftest%2Fv1%2Fthings&page=1&_fields=id>; rel="prev", ` +
+    `<${BASE}/index.php?rest_route=%2Ftest%2Fv1%2Fthings&page=3&_fields=id>; rel="next"`)
+  const first = await call(app, 'GET', '/index.php?rest_route=/test/v1/things')
+  t.equal(first.headers.link, `<${BASE}/index.php?rest_route=%2Ftest%2Fv1%2Fthings&page=2>; rel="next"`, 'page appended last')
+})
+
+t.test('ETag and 304', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const first = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1')
+  t.match(first.headers.etag, /^W\/".+"$/)
+  const again = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1', { headers: { 'if-none-match': first.headers.etag as string } })
+  t.equal(again.status, 304)
+  t.equal(again.raw, '')
+  const other = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/2', { headers: { 'if-none-match': first.headers.etag as string } })
+  t.equal(other.status, 200)
+  const stale = await call(app, 'DELETE', '/index.php?rest_route=/test/v1/things/1', { headers: { authorization: 'Bearer editor', 'if-match': '"nope"' } })
+  t.equal(stale.status, 412)
+  t.equal(stale.body.code, 'rest_precondition_failed')
+})
+
+t.test('CORS', async (t) => {
+  const open = await build()
+  t.teardown(() => open.close())
+  const res = await call(open, 'GET', '/index.php?rest_route=/test/v1/things/1', { headers: { origin: 'https://app.example' } })
+  t.equal(res.headers['access-control-allow-origin'], 'https://app.example')
+  t.equal(res.headers['access-control-allow-credentials'], 'true')
+  t.equal(res.headers['access-control-expose-headers'], 'X-CMS-Total, X-CMS-TotalPages, Link')
+
+  const closed = await build({ corsOrigins: ['https://ok.example'] })
+  t.teardown(() => closed.close())
+  const refused = await call(closed, 'GET', '/index.php?rest_route=/test/v1/things/1', { headers: { origin: 'https://evil.example' } })
+  t.equal(refused.headers['access-control-allow-origin'], undefined)
+  const allowed = await call(closed, 'GET', '/index.php?rest_route=/test/v1/things/1', { headers: { origin: 'https://ok.example' } })
+  t.equal(allowed.headers['access-control-allow-origin'], 'https://ok.example')
+})
+
+t.test('discovery entries from the declarations', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const ns = await call(app, 'GET', '/index.php?rest_route=/test/v1')
+  const things = ns.body.routes['/test/v1/things']
+  t.same(Object.keys(things), ['namespace', 'methods', 'endpoints', '_links'])
+  t.same(things.endpoints[0].allow_batch, { v1: true })
+  t.same(things.endpoints[0].args.per_page, { default: 2, type: 'integer', minimum: 1, maximum: 100, required: false })
+  t.same(things.endpoints[0].args.include, { type: 'array', items: { type: 'integer' }, required: false })
+  const item = ns.body.routes['/test/v1/things/(?P<id>[\\d]+)']
+  t.notOk('_links' in item, 'routes with variables have no self link')
+  t.same(ns.body.routes['/test/v1/echo'].endpoints[0].args, [], 'no args is an empty array')
+})
