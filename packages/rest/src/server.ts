@@ -141,6 +141,20 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
 
   installBodyParsers(app)
 
+  // Before any route: a route takes the handlers in force when it is declared.
+  app.setNotFoundHandler(async (request, reply) => {
+    if (request.method === 'OPTIONS') return await send(request, reply, 200, {}, [])
+    const error = kernelErrors.rest_no_route()
+    return await send(request, reply, error.status, {}, error.toBody())
+  })
+
+  app.setErrorHandler(async (err: unknown, request, reply) => {
+    const error = toRestError(err, opts)
+    if (error.status >= 500) request.log.error({ err }, 'request failed')
+    return await send(request, reply, error.status, {}, error.toBody())
+  })
+
+
   app.addHook('onRequest', async (request) => {
     request.methodOverridden = (request.raw as IncomingMessage & { cmsOverridden?: boolean }).cmsOverridden === true
     const internal = request.headers['x-cms-internal']
@@ -167,18 +181,6 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi)
   for (const decl of allRoutes) registerRoute(app, decl, opts, registry, dispatchFor)
   if (opts.openapi !== undefined) await exposeOpenApi(app)
-
-  app.setNotFoundHandler(async (request, reply) => {
-    if (request.method === 'OPTIONS') return await send(request, reply, 200, {}, [])
-    const error = kernelErrors.rest_no_route()
-    return await send(request, reply, error.status, {}, error.toBody())
-  })
-
-  app.setErrorHandler(async (err: unknown, request, reply) => {
-    const error = toRestError(err, opts)
-    if (error.status >= 500) request.log.error({ err }, 'request failed')
-    return await send(request, reply, error.status, {}, error.toBody())
-  })
 
   app.addHook('onSend', async (request, reply, payload) => {
     addCommonHeaders(request, reply, cors)

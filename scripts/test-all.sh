@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Runs every test suite: each package on the embedded database (PGlite), then
+# the database suites again on a throwaway PostgreSQL 15 when its binaries are
+# installed (always in CI). Ends with one line "N passed, M failed".
+#
+#   npx -y pnpm@10.34.8 install --frozen-lockfile && npx -y pnpm@10.34.8 test
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+LOG_DIR="${TMPDIR:-/tmp}/cms-test-logs"
+rm -rf "$LOG_DIR"; mkdir -p "$LOG_DIR"
+
+PACKAGES=(packages/rest packages/store packages/core apps/cli apps/gateway)
+DB_PACKAGES=(packages/store packages/core apps/cli apps/gateway)
+passed=0
+failed=0
+
+# Adds the assertion counts of one tap run to the totals.
+count() {
+  local log="$1" status="$2" summary p f
+  summary="$(grep -E '^# \{ total: [0-9]+' "$log" | tail -1)"
+  p="$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary")"
+  f="$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary")"
+  p="${p:-0}"; f="${f:-0}"
+  # A run that crashed or counted nothing is a failure, whatever it printed.
+  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  if [ -z "$summary" ]; then f=$((f > 0 ? f : 1)); fi
+  passed=$((passed + p)); failed=$((failed + f))
+  echo "  -> $p passed, $f failed"
+}
+
+suite() {
+  local dir="$1" label="$2"; shift 2
+  local log="$LOG_DIR/$(echo "$dir-$label" | tr '/' '_').log"
+  echo "== $dir ($label)"
+  if [ ! -d "$ROOT/$dir/test" ] || [ -z "$(ls "$ROOT/$dir/test"/*.test.ts 2>/dev/null)" ]; then
+    echo "  (no tests)"; return
+  fi
+  (cd "$ROOT/$dir" && env "$@" npx tap --reporter=tap) >"$log" 2>&1
+  local status=$?
+  grep -E '^\s*not ok' "$log" | head -40
+  count "$log" "$status"
+}
+
+typecheck() {
+  echo "== typecheck"
+  local dir
+  for dir in "${PACKAGES[@]}"; do
+    if (cd "$ROOT/$dir" && npx tsc -p tsconfig.json) >"$LOG_DIR/tsc.log" 2>&1; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1)); echo "  $dir:"; grep -v '^npm warn' "$LOG_DIR/tsc.log" | head -20
+    fi
+  done
+}
+
+typecheck
+for dir in "${PACKAGES[@]}"; do suite "$dir" pglite CMS_TEST_DATABASE_URL=; done
+
+if command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if url="$(scripts/pg-test-server.sh start)"; then
+    trap 'scripts/pg-test-server.sh stop >/dev/null 2>&1 || true' EXIT
+    echo "PostgreSQL test server: $url"
+    for dir in "${DB_PACKAGES[@]}"; do suite "$dir" postgres CMS_TEST_DATABASE_URL="$url"; done
+    scripts/pg-test-server.sh stop >/dev/null 2>&1 || true
+    trap - EXIT
+  else
+    echo "PostgreSQL test server failed to start"; failed=$((failed + 1))
+  fi
+elif [ "${CI:-}" = "true" ]; then
+  echo "PostgreSQL server binaries are missing in CI"; failed=$((failed + 1))
+else
+  echo "(PostgreSQL binaries not found: database suites ran on PGlite only)"
+fi
+
+echo "logs: $LOG_DIR"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
