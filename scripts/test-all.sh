@@ -11,6 +11,7 @@ LOG_DIR="${TMPDIR:-/tmp}/cms-test-logs"
 rm -rf "$LOG_DIR"; mkdir -p "$LOG_DIR"
 
 PACKAGES=(packages/rest packages/store packages/core apps/cli apps/gateway)
+TYPECHECKED=("${PACKAGES[@]}" bench)
 DB_PACKAGES=(packages/store packages/core apps/cli apps/gateway)
 passed=0
 failed=0
@@ -45,7 +46,7 @@ suite() {
 typecheck() {
   echo "== typecheck"
   local dir
-  for dir in "${PACKAGES[@]}"; do
+  for dir in "${TYPECHECKED[@]}"; do
     if (cd "$ROOT/$dir" && npx tsc -p tsconfig.json) >"$LOG_DIR/tsc.log" 2>&1; then
       passed=$((passed + 1))
     else
@@ -62,6 +63,7 @@ if command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/de
     trap 'scripts/pg-test-server.sh stop >/dev/null 2>&1 || true' EXIT
     echo "PostgreSQL test server: $url"
     for dir in "${DB_PACKAGES[@]}"; do suite "$dir" postgres CMS_TEST_DATABASE_URL="$url"; done
+    suite bench postgres CMS_TEST_DATABASE_URL="$url"
     scripts/pg-test-server.sh stop >/dev/null 2>&1 || true
     trap - EXIT
   else

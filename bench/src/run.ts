@@ -1,0 +1,141 @@
+/**
+ * The benchmark: the gateway on a real PostgreSQL, each read scenario paired
+ * in the same run with a bare Fastify process serving the identical bytes.
+ *
+ *   pnpm bench                      # full run: 1,000 and 1,000,000 posts
+ *   pnpm bench --smoke              # a few seconds on tiny data (run by the test suite)
+ *   pnpm bench --sizes 1000 --duration 5
+ *   pnpm bench --database-url postgres://...   # use a running server instead of starting one
+ *
+ * Prints a table and writes the same figures to bench/results/<timestamp>.json.
+ */
+import { parseArgs } from 'node:util'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { startDatabase, type Database } from './database.js'
+import { seedPosts, createAdmin } from './seed.js'
+import { startGateway, startTwin, type Captured, type Service } from './services.js'
+import { measure, type Measurement } from './load.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+const { values: opts } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    sizes: { type: 'string', default: '1000,1000000' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '20' },
+    'database-url': { type: 'string' },
+    out: { type: 'string' }
+  }
+})
+
+const smoke = opts.smoke === true
+const duration = smoke ? 1 : Number(opts.duration)
+const connections = smoke ? 2 : Number(opts.connections)
+const sizes = smoke ? [50] : opts.sizes!.split(',').map(Number)
+
+interface Row {
+  scenario: string
+  size: number
+  service: Measurement
+  bare?: Measurement
+  ratio?: number
+}
+
+async function main (): Promise<void> {
+  const rows: Row[] = []
+  let peakRss = 0
+  const db: Database = await startDatabase(opts['database-url'])
+  let gateway: Service | undefined
+  let twin: Service | undefined
+  try {
+    for (const size of sizes) {
+      await db.reset()
+      const admin = await createAdmin(db.url)
+      gateway = await startGateway(db.url)
+      await seedPosts(db.url, size, admin.id)
+      const base = gateway.url
+      const auth = `Basic ${Buffer.from(`${admin.login}:${admin.password}`).toString('base64')}`
+
+      const reads: Array<{ scenario: string, path: string }> = [
+        { scenario: 'posts list (per_page=10)', path: '/index.php?rest_route=/cms/v2/posts&per_page=10' },
+        { scenario: 'single post', path: `/index.php?rest_route=/cms/v2/posts/${Math.max(1, Math.floor(size / 2))}` },
+        { scenario: 'index GET /', path: '/index.php?rest_route=/' },
+        { scenario: 'search', path: '/index.php?rest_route=/cms/v2/posts&search=needle' }
+      ]
+      // Capture what the service answers, then serve the same bytes from a bare Fastify process.
+      const captured: Record<string, Captured> = {}
+      for (const r of reads) {
+        const res = await fetch(base + r.path)
+        const headers: Record<string, string> = {}
+        res.headers.forEach((v, k) => { if (!['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(k)) headers[k] = v })
+        captured[r.path] = { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()).toString('base64') }
+        if (res.status !== 200) throw new Error(`${r.scenario}: the service answered ${res.status}`)
+      }
+      twin = await startTwin(captured)
+
+      for (const r of reads) {
+        if (size !== sizes[0] && r.scenario !== 'posts list (per_page=10)' && r.scenario !== 'search') continue
+        const service = await measure({ url: base + r.path, duration, connections, onSample: () => { peakRss = Math.max(peakRss, gateway!.rss()) } })
+        const bare = await measure({ url: twin.url + r.path, duration, connections })
+        rows.push({ scenario: r.scenario, size, service, bare, ratio: service.requestsPerSec / bare.requestsPerSec })
+      }
+      if (size === sizes[0]) {
+        const create = await measure({
+          url: `${base}/index.php?rest_route=/cms/v2/posts`,
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ title: 'Bench post', content: 'Created by the benchmark.', status: 'publish' }),
+          duration,
+          connections,
+          onSample: () => { peakRss = Math.max(peakRss, gateway!.rss()) }
+        })
+        rows.push({ scenario: 'authenticated create', size, service: create })
+        const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'POST', path: '/cms/v2/posts', body: { title: `Batch ${i}`, status: 'publish' } }))
+        const batch = await measure({
+          url: `${base}/index.php?rest_route=/batch/v1`,
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ requests }),
+          duration,
+          connections: Math.max(1, Math.floor(connections / 4)),
+          onSample: () => { peakRss = Math.max(peakRss, gateway!.rss()) }
+        })
+        rows.push({ scenario: 'batch of 25 creates', size, service: batch, ratio: batch.p50 / Math.max(create.p50, 0.001) })
+      }
+      await twin.stop()
+      twin = undefined
+      await gateway.stop()
+      gateway = undefined
+    }
+  } finally {
+    await twin?.stop()
+    await gateway?.stop()
+    await db.stop()
+  }
+
+  print(rows, peakRss)
+  const dir = join(ROOT, 'bench', 'results')
+  mkdirSync(dir, { recursive: true })
+  const file = opts.out ?? join(dir, `${smoke ? 'smoke-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), smoke, duration, connections, sizes, peakRssMb: peakRss / 1048576, rows }, null, 2))
+  console.log(`results: ${file}`)
+}
+
+function print (rows: Row[], peakRss: number): void {
+  const fmt = (n: number | undefined, digits = 1): string => n === undefined ? '' : n.toFixed(digits)
+  const lines = [
+    '| scenario | posts | req/s | p50 ms | p99 ms | errors | bare req/s | service/bare |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|'
+  ]
+  for (const r of rows) {
+    const ratio = r.scenario === 'batch of 25 creates' ? `${fmt(r.ratio, 2)}x one create (p50)` : fmt(r.ratio, 2)
+    lines.push(`| ${r.scenario} | ${r.size} | ${fmt(r.service.requestsPerSec, 0)} | ${fmt(r.service.p50)} | ${fmt(r.service.p99)} | ${r.service.errors} | ${fmt(r.bare?.requestsPerSec, 0)} | ${ratio} |`)
+  }
+  lines.push('', `gateway peak resident memory: ${(peakRss / 1048576).toFixed(0)} MB`)
+  console.log(lines.join('\n'))
+}
+
+await main()

@@ -1,0 +1,90 @@
+/**
+ * The processes under test: the gateway (started directly with node so its
+ * pid is the server's, for memory readings) and the bare Fastify twin.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+export interface Service {
+  url: string
+  /** Resident memory in bytes, 0 once stopped. */
+  rss (): number
+  stop (): Promise<void>
+}
+
+export interface Captured { status: number, headers: Record<string, string>, body: string }
+
+async function freePort (): Promise<number> {
+  return await new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+function rssOf (pid: number | undefined): number {
+  if (pid === undefined) return 0
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m === null ? 0 : Number(m[1]) * 1024
+  } catch {
+    return 0
+  }
+}
+
+async function waitReady (url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited early: ${log()}`)
+    try {
+      if ((await fetch(url)).ok) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`not ready: ${log()}`)
+}
+
+async function stopChild (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  await exited
+  clearTimeout(timer)
+}
+
+export async function startGateway (databaseUrl: string): Promise<Service> {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = spawn('node', ['--import', 'tsx', 'apps/gateway/src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', CMS_BASE_URL: url },
+    stdio: ['ignore', 'ignore', 'pipe']
+  })
+  let stderr = ''
+  child.stderr?.on('data', (d) => { stderr += String(d) })
+  await waitReady(`${url}/readyz`, child, () => stderr)
+  return { url, rss: () => rssOf(child.pid), stop: async () => { await stopChild(child) } }
+}
+
+export async function startTwin (responses: Record<string, Captured>): Promise<Service> {
+  const port = await freePort()
+  const file = join(mkdtempSync(join(tmpdir(), 'cms-twin-')), 'responses.json')
+  writeFileSync(file, JSON.stringify(responses))
+  const child = spawn('node', ['--import', 'tsx', fileURLToPath(new URL('./twin.ts', import.meta.url)), file, String(port)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe']
+  })
+  let stderr = ''
+  child.stderr?.on('data', (d) => { stderr += String(d) })
+  const url = `http://127.0.0.1:${port}`
+  await waitReady(`${url}/__ready`, child, () => stderr)
+  return { url, rss: () => rssOf(child.pid), stop: async () => { await stopChild(child) } }
+}

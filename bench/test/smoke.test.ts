@@ -1,0 +1,31 @@
+/**
+ * A few seconds of the benchmark on tiny data, so the command cannot rot.
+ * It needs PostgreSQL: the server of CMS_TEST_DATABASE_URL, or the binaries
+ * to start one.
+ */
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+t.test('pnpm bench --smoke runs every scenario without errors', async (t) => {
+  const out = join(mkdtempSync(join(tmpdir(), 'cms-bench-')), 'smoke.json')
+  const args = ['--import', 'tsx', 'bench/src/run.ts', '--smoke', '--out', out]
+  const db = process.env.CMS_TEST_DATABASE_URL
+  if (db !== undefined && db !== '') args.push('--database-url', db)
+  const { stdout } = await promisify(execFile)('node', args, { cwd: ROOT, timeout: 240_000, maxBuffer: 10 * 1024 * 1024 })
+  t.match(stdout, /\| scenario \| posts \| req\/s/, 'prints the table')
+  const result = JSON.parse(readFileSync(out, 'utf8')) as { rows: Array<{ scenario: string, service: { requests: number, errors: number }, ratio?: number }>, peakRssMb: number }
+  const scenarios = result.rows.map((r) => r.scenario)
+  t.same(scenarios.sort(), ['authenticated create', 'batch of 25 creates', 'index GET /', 'posts list (per_page=10)', 'search', 'single post'].sort())
+  for (const row of result.rows) {
+    t.ok(row.service.requests > 0, `${row.scenario}: requests were served`)
+    t.equal(row.service.errors, 0, `${row.scenario}: no errors`)
+  }
+  t.ok(result.peakRssMb > 0, 'memory was sampled')
+})
