@@ -1,7 +1,7 @@
 /**
  * `GET /`: the site description and the full route table of this deployment.
  */
-import { endpoint, restUrl, route, Untyped, type RouteDecl } from '@cms/rest'
+import { cachedResponse, endpoint, restUrl, route, Untyped, type RouteDecl } from '@cms/rest'
 import { getOptions, type Store } from '@cms/store'
 import type { Services } from './services.js'
 
@@ -37,7 +37,8 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       handler: async (req) => {
         const o = await options()
         const base = req.baseUrl
-        return {
+        // The same options object means the same description: the kernel reuses the bytes.
+        return cachedResponse({
           name: o.name,
           description: o.description,
           url: o.url === '' ? base : o.url,
@@ -56,7 +57,7 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
           site_icon: Number(o.site_icon),
           site_icon_url: '',
           _links: { help: [{ href: `${base}/docs` }] }
-        }
+        }, o)
       }
     })]
   })]

@@ -19,7 +19,7 @@ import { compactLinks, restUrl, type Links } from './links.js'
 import { embedLinks, parseEmbed } from './embed.js'
 import { routeEntry, routesIndex } from './discovery.js'
 import { ownHeaders, remoteDispatcher, splitPath, type Dispatch, type DispatchRequest } from './dispatch.js'
-import { asResponse, type HeaderValue } from './response.js'
+import { asResponse, cachedResponse, type HeaderValue } from './response.js'
 import { checkPreconditions } from './conditional.js'
 import { exposeOpenApi, registerOpenApi, type OpenApiOptions } from './openapi.js'
 
@@ -246,11 +246,13 @@ function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: Map<stri
         const wanted = String(req.params.namespace)
         if (!all.has(wanted)) throw kernelErrors.rest_invalid_namespace()
         const routes = wanted === name ? routesOf() : all.get(wanted)!
-        return {
+        return cachedResponse({
           namespace: wanted,
-          routes: routesIndex(routes, { baseUrl: req.baseUrl, help: req.params.context === 'help' }),
+          routes: req.params.context === 'help'
+            ? routesIndex(routes, { baseUrl: req.baseUrl, help: true })
+            : req.registry.index(req.baseUrl, wanted),
           _links: { up: [{ href: restUrl(req.baseUrl, '/') }] }
-        }
+        }, routes)
       }
     }]
   }
@@ -268,6 +270,7 @@ function registerRoute (
   const remoteBase = opts.remote?.[decl.namespace]
   const remote = remoteBase === undefined ? undefined : remoteDispatcher(remoteBase)
 
+  const rendered = new Map<string, { tag: object, response: Rendered }>()
   for (const ep of decl.endpoints) {
     const args = argsOf(ep)
     // For OpenAPI: required means what the core's index says, not TypeBox's default.
@@ -324,6 +327,12 @@ function registerRoute (
           }
           if (method !== 'GET' && decl.path.includes('{')) await checkPreconditions(request, restReq)
           const result = asResponse(await ep.handler(restReq))
+          // A handler that tags its body as unchanged gets the bytes it was last sent as.
+          const cacheKey = result.cacheTag === undefined ? undefined : `${request.method} ${request.url} ${request.baseUrl}`
+          if (cacheKey !== undefined) {
+            const hit = rendered.get(cacheKey)
+            if (hit !== undefined && hit.tag === result.cacheTag) return write(request, reply, hit.response)
+          }
           const allow = await allowHeader(decl, restReq)
           const headers: Record<string, HeaderValue> = { ...result.headers }
           if (allow !== '') headers.Allow = allow
@@ -331,7 +340,12 @@ function registerRoute (
           if (!isHead && body !== null && body !== undefined) {
             body = await shapeBody(body, decl, restReq, query)
           }
-          return await send(request, reply, result.status, headers, body)
+          const response = render(request, result.status, headers, body)
+          if (cacheKey !== undefined) {
+            if (rendered.size >= 256) rendered.clear()
+            rendered.set(cacheKey, { tag: result.cacheTag!, response })
+          }
+          return write(request, reply, response)
         }
       })
     }
@@ -386,7 +400,8 @@ async function shapeBody (body: unknown, decl: RouteDecl, req: RestRequest, quer
   const embed = parseEmbed(query._embed)
   const shapeOne = async (item: unknown): Promise<unknown> => {
     if (!isPlainObject(item)) return item
-    let out: Record<string, unknown> = item
+    // A copy: handlers may hand out cached objects.
+    let out: Record<string, unknown> = { ...item }
     const links = out._links as Links | undefined
     if (fields !== undefined) {
       const keepLinks = fields.some((f) => f === '_links' || f === '_embedded')
@@ -412,14 +427,22 @@ async function shapeBody (body: unknown, decl: RouteDecl, req: RestRequest, quer
 
 const JSONP_NAME = /^[\w.]+$/
 
-/** Writes a response: envelope, JSONP and pretty printing, ETag and 304. */
-async function send (
+/** A response ready for the wire; cacheable as it is. */
+interface Rendered {
+  status: number
+  headers: Record<string, HeaderValue>
+  contentType: string
+  payload: string | undefined
+  etag?: string
+}
+
+/** Envelope, JSONP and pretty printing, and the ETag of a GET. */
+function render (
   request: FastifyRequest,
-  reply: FastifyReply,
   status: number,
   headers: Record<string, HeaderValue>,
   body: unknown
-): Promise<FastifyReply> {
+): Rendered {
   const query = (request.query ?? {}) as Record<string, unknown>
   if (query._envelope !== undefined) {
     const own = ownHeaders(headers)
@@ -427,37 +450,49 @@ async function send (
     status = 200
     headers = {}
   }
-  for (const [name, value] of Object.entries(headers)) reply.header(name, value)
-  reply.code(status)
-  if (status === 204 || body === null || body === undefined) {
-    if (request.method === 'HEAD' || status === 204) return reply.send()
+  const json = 'application/json; charset=UTF-8'
+  if (status === 204 || ((body === null || body === undefined) && request.method === 'HEAD')) {
+    return { status, headers, contentType: json, payload: undefined }
   }
-  const pretty = query._pretty !== undefined
-  let payload = body === undefined ? 'null' : pretty ? JSON.stringify(body, null, 4) : JSON.stringify(body)
+  const payload = body === undefined ? 'null' : query._pretty !== undefined ? JSON.stringify(body, null, 4) : JSON.stringify(body)
   const jsonp = query._jsonp
   if (typeof jsonp === 'string' && jsonp !== '') {
-    reply.type('application/javascript; charset=UTF-8')
+    const contentType = 'application/javascript; charset=UTF-8'
     if (!JSONP_NAME.test(jsonp)) {
-      reply.code(400)
-      return reply.send(JSON.stringify({ code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }))
+      return { status: 400, headers: {}, contentType, payload: JSON.stringify({ code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }) }
     }
-    return reply.send(`/**/${jsonp}(${payload})`)
+    return { status, headers, contentType, payload: `/**/${jsonp}(${payload})` }
   }
-  reply.type('application/json; charset=UTF-8')
+  let etag: string | undefined
   if ((request.method === 'GET' || request.method === 'HEAD') && status === 200) {
-    let etag = reply.getHeader('etag') as string | undefined
-    if (etag === undefined) {
-      etag = `W/"${createHash('sha1').update(payload).digest('base64url')}"`
-      reply.header('ETag', etag)
-    }
+    const own = headers.ETag ?? headers.Etag ?? headers.etag
+    etag = own === undefined ? `W/"${createHash('sha1').update(payload).digest('base64url')}"` : String(own)
+  }
+  return { status, headers, contentType: json, payload, etag }
+}
+
+/** Writes a rendered response, answering 304 when the client's tag matches. */
+function write (request: FastifyRequest, reply: FastifyReply, r: Rendered): FastifyReply {
+  for (const [name, value] of Object.entries(r.headers)) reply.header(name, value)
+  reply.code(r.status).type(r.contentType)
+  if (r.etag !== undefined) {
+    reply.header('ETag', r.etag)
     const inm = request.headers['if-none-match']
-    if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
-      reply.code(304)
-      payload = ''
-      return reply.send()
+    if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === r.etag || t.trim() === '*')) {
+      return reply.code(304).send()
     }
   }
-  return reply.send(request.method === 'HEAD' ? undefined : payload)
+  return reply.send(request.method === 'HEAD' ? undefined : r.payload)
+}
+
+async function send (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  headers: Record<string, HeaderValue>,
+  body: unknown
+): Promise<FastifyReply> {
+  return write(request, reply, render(request, status, headers, body))
 }
 
 function addCommonHeaders (request: FastifyRequest, reply: FastifyReply, cors: string[] | '*'): void {

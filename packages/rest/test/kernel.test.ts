@@ -6,7 +6,7 @@ import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ContextArg, endpoint, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
+  cachedResponse, ContextArg, endpoint, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
   restKernel, rel, route, restUrl, type Principal
 } from '../src/index.js'
 
@@ -46,6 +46,8 @@ function thing (id: number): Record<string, unknown> {
 }
 
 let peopleCalls = 0
+let cachedValue = 1
+let cacheTag = {}
 
 const routes = [
   route({
@@ -112,6 +114,16 @@ const routes = [
         peopleCalls++
         return { id: Number(req.path.split('/').pop()), name: 'Ada', context: req.params.context }
       }
+    })]
+  }),
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/cached',
+    endpoints: [endpoint({
+      methods: ['GET'],
+      args: {},
+      permission: () => true,
+      handler: () => cachedResponse({ value: cachedValue }, cacheTag)
     })]
   }),
   route({
@@ -416,4 +428,17 @@ t.test('discovery entries from the declarations', async (t) => {
   const item = ns.body.routes['/test/v1/things/(?P<id>[\\d]+)']
   t.notOk('_links' in item, 'routes with variables have no self link')
   t.same(ns.body.routes['/test/v1/echo'].endpoints[0].args, [], 'no args is an empty array')
+})
+
+t.test('a tagged body is rendered once per tag', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  cachedValue = 1
+  cacheTag = {}
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 })
+  cachedValue = 2
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 }, 'same tag: the rendered bytes are reused')
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached&_fields=value')).body, { value: 2 }, 'another URL is rendered on its own')
+  cacheTag = {}
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 2 }, 'a new tag renders again')
 })
