@@ -3,7 +3,8 @@
  * same caller, in `embed` context) and placed under `_embedded`, parallel to
  * `_links`. Each href is fetched once per response.
  */
-import type { RestRequest } from './route.js'
+import { argsOf, type RestRequest } from './route.js'
+import { splitPath } from './dispatch.js'
 import { CURIE, LINK_REL_BASE, routeOfHref, type Links } from './links.js'
 
 /** `true` for every relation, a list of compact relation names, or undefined when not asked. */
@@ -39,7 +40,7 @@ export async function embedLinks (
       if (link.embeddable !== true) return []
       const path = routeOfHref(link.href, req.baseUrl)
       if (path === null) return []
-      const target = /[?&]context=/.test(path) ? path : `${path}${path.includes('?') ? '&' : '?'}context=embed`
+      const target = embedTarget(path, req)
       let pending = cache.get(target)
       if (pending === undefined) {
         pending = req.dispatch({ method: 'GET', path: target }).then((res) => res.body)
@@ -51,4 +52,17 @@ export async function embedLinks (
     out[compact] = entries
   }
   return Object.keys(out).length === 0 ? undefined : out
+}
+
+/** The href as an embedded GET: `context=embed`, and the largest page the target route allows. */
+function embedTarget (path: string, req: RestRequest): string {
+  const { pathname, search } = splitPath(path)
+  const params = new URLSearchParams(search)
+  if (!params.has('context')) params.set('context', 'embed')
+  if (!params.has('per_page')) {
+    const match = req.registry.match('GET', pathname)
+    const perPage = match === null ? undefined : argsOf(match.endpoint).find((a) => a.name === 'per_page')
+    if (typeof perPage?.schema.maximum === 'number') params.set('per_page', String(perPage.schema.maximum))
+  }
+  return `${pathname}?${params.toString()}`
 }

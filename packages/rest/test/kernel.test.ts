@@ -40,7 +40,8 @@ function thing (id: number): Record<string, unknown> {
     _links: {
       self: [{ href: restUrl(BASE, `/test/v1/things/${id}`) }],
       author: [{ embeddable: true, href: restUrl(BASE, '/test/v1/people/7') }],
-      [rel('term')]: [{ embeddable: true, href: restUrl(BASE, '/test/v1/people/7') }]
+      [rel('term')]: [{ embeddable: true, href: restUrl(BASE, '/test/v1/people/7') }],
+      replies: [{ embeddable: true, href: restUrl(BASE, '/test/v1/things') }]
     }
   }
 }
@@ -319,7 +320,7 @@ t.test('responses: context, _fields, _envelope, _embed, _pretty, _jsonp', async 
   const view = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1')
   t.same(view.body.title, { rendered: '<b>1</b>' }, 'view hides raw')
   t.notOk('secret' in view.body)
-  t.same(Object.keys(view.body._links), ['self', 'author', 'cms:term', 'curies'], 'links compacted with a curie')
+  t.same(Object.keys(view.body._links), ['self', 'author', 'cms:term', 'replies', 'curies'], 'links compacted with a curie')
   t.same(view.body._links.curies, [{ name: 'cms', href: 'https://api.cms.invalid/{rel}', templated: true }])
 
   const editAnon = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&context=edit')
@@ -355,6 +356,8 @@ t.test('responses: context, _fields, _envelope, _embed, _pretty, _jsonp', async 
   t.same(embedded.body._embedded.author, [{ id: 7, name: 'Ada', context: 'embed' }], 'embedded in embed context')
   t.same(embedded.body._embedded['cms:term'], [{ id: 7, name: 'Ada', context: 'embed' }])
   t.equal(peopleCalls, 1, 'the same href is fetched once per response')
+  t.equal(embedded.body._embedded.replies[0].length, 5, 'a collection is embedded with its largest page, not its default')
+  t.same(Object.keys(embedded.body._embedded.replies[0][0]).filter((k) => k !== '_links'), ['id', 'title', 'author'], 'in embed context')
   t.notOk(embedded.body._links.self[0].embeddable)
   const onlyAuthor = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_embed=author')
   t.same(Object.keys(onlyAuthor.body._embedded), ['author'])
