@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
 import { kernelErrors, RestError } from './errors.js'
-import { anonymous, argsOf, fastifyPathOf, patternOf, METHODS, type Method, type NamespaceDecl, type Principal, type Registry, type RestRequest, type RouteDecl } from './route.js'
+import { anonymous, argsOf, fastifyPathOf, patternOf, variablesOf, METHODS, type Method, type NamespaceDecl, type Principal, type Registry, type RestRequest, type RouteDecl } from './route.js'
 import { isPlainObject, mergeParams, parseQuery } from './params.js'
 import { validateArgs } from './validate.js'
 import { filterByContext } from './context.js'
@@ -273,11 +273,19 @@ function registerRoute (
   const rendered = new Map<string, { tag: object, response: Rendered }>()
   for (const ep of decl.endpoints) {
     const args = argsOf(ep)
-    // For OpenAPI: required means what the core's index says, not TypeBox's default.
+    // For OpenAPI: required means what the core's index says, not TypeBox's default;
+    // path variables are documented once, as path parameters.
+    const vars = variablesOf(decl.path)
+    const bodyArgs = args.filter((a) => !vars.includes(a.name))
     const argSchema = {
       type: 'object',
-      properties: Object.fromEntries(args.map((a) => [a.name, a.schema])),
-      required: args.filter((a) => a.required).map((a) => a.name)
+      properties: Object.fromEntries(bodyArgs.map((a) => [a.name, a.schema])),
+      required: bodyArgs.filter((a) => a.required).map((a) => a.name)
+    }
+    const paramsSchema = {
+      type: 'object',
+      properties: Object.fromEntries(vars.map((v) => [v, args.find((a) => a.name === v)?.schema ?? { type: 'string', pattern: `^${decl.vars![v]}$` }])),
+      required: vars
     }
     for (const method of ep.methods) {
       app.route({
@@ -288,6 +296,7 @@ function registerRoute (
         schema: {
           tags: [decl.namespace === '' ? 'site' : decl.namespace],
           summary: ep.summary,
+          ...(vars.length > 0 ? { params: paramsSchema } : {}),
           ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : { body: argSchema })
         },
         validatorCompiler: () => () => true,
