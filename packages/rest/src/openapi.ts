@@ -12,7 +12,7 @@ export interface OpenApiOptions {
   description?: string
 }
 
-export async function registerOpenApi (app: FastifyInstance, opts: OpenApiOptions): Promise<void> {
+export async function registerOpenApi (app: FastifyInstance, opts: OpenApiOptions, prefix: string): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -20,12 +20,33 @@ export async function registerOpenApi (app: FastifyInstance, opts: OpenApiOption
       components: { securitySchemes: { applicationPassword: { type: 'http', scheme: 'basic' } } },
       security: [{ applicationPassword: [] }, {}]
     },
-    // Paths are shown in the pretty form; `?rest_route=` addresses the same routes.
-    transform: ({ schema, url }) => ({ schema: schema as never, url: url.replace(/\(\^[^)]*\$\)/g, '').replace(/\(\^.*?\$\)/g, '') })
+    // Only REST routes, in the pretty form; `?rest_route=` addresses the same routes.
+    transform: ({ schema, url }) => ({
+      schema: (url.startsWith(`${prefix}/`) ? schema : { ...schema, hide: true }) as never,
+      url: withoutParamRegexes(url)
+    })
   })
 }
 
 export async function exposeOpenApi (app: FastifyInstance): Promise<void> {
   app.get('/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async () => app.swagger())
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+}
+
+/** `/a/:id(^[\\d]+$)/b` -> `/a/:id/b`; the classes may hold parentheses of their own. */
+export function withoutParamRegexes (url: string): string {
+  let out = ''
+  for (let i = 0; i < url.length; i++) {
+    if (url[i] === '(' && url[i + 1] === '^' && url[i - 1] !== '\\') {
+      let depth = 0
+      for (; i < url.length; i++) {
+        if (url[i] === '\\') { i++; continue }
+        if (url[i] === '(') depth++
+        else if (url[i] === ')' && --depth === 0) break
+      }
+      continue
+    }
+    out += url[i]
+  }
+  return out
 }

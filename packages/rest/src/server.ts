@@ -178,7 +178,7 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace)
   app.decorate('restRegistry', registry)
 
-  if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi)
+  if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi, API_PREFIX)
   for (const decl of allRoutes) registerRoute(app, decl, opts, registry, dispatchFor)
   if (opts.openapi !== undefined) await exposeOpenApi(app)
 
