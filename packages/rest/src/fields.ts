@@ -34,7 +34,8 @@ function buildTree (fields: string[]): FieldTree {
 }
 
 function pick (data: unknown, tree: FieldTree): unknown {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return data
+  if (Array.isArray(data)) return data.map((item) => pick(item, tree))
+  if (typeof data !== 'object' || data === null) return data
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(data)) {
     const sub = tree.get(key)
@@ -45,8 +46,7 @@ function pick (data: unknown, tree: FieldTree): unknown {
 }
 
 export function filterFields (data: unknown, fields: string[]): unknown {
-  const tree = buildTree(fields)
-  return Array.isArray(data) ? data.map((item) => pick(item, tree)) : pick(data, tree)
+  return pick(data, buildTree(fields))
 }
 
 /** Whether a top-level key is wanted by a `_fields` list (so its work can be skipped). */

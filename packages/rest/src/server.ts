@@ -407,27 +407,25 @@ async function shapeBody (body: unknown, decl: RouteDecl, req: RestRequest, quer
   if (decl.schema !== undefined && context !== undefined) body = filterByContext(body, decl.schema, context)
   const fields = query._fields === undefined ? undefined : parseFields(query._fields)
   const embed = parseEmbed(query._embed)
+  const mentions = (key: string): boolean => fields?.some((f) => f === key || f.startsWith(`${key}.`)) ?? true
+  // `_fields=_embedded.author.name` filters inside the embedded responses.
+  const embeddedFields = fields?.filter((f) => f.startsWith('_embedded.')).map((f) => f.slice('_embedded.'.length))
   const shapeOne = async (item: unknown): Promise<unknown> => {
     if (!isPlainObject(item)) return item
+    const links = item._links as Links | undefined
     // A copy: handlers may hand out cached objects.
-    let out: Record<string, unknown> = { ...item }
-    const links = out._links as Links | undefined
-    if (fields !== undefined) {
-      const keepLinks = fields.some((f) => f === '_links' || f === '_embedded')
-      out = filterFields(out, fields.includes('_embedded') ? [...fields, '_links'] : fields) as Record<string, unknown>
-      if (!keepLinks) delete out._links
-    }
-    if (out._links !== undefined && links !== undefined) {
-      if (embed !== undefined) {
-        const embedded = await embedLinks(links, embed, req)
-        if (embedded !== undefined) {
-          out._links = compactLinks(links)
-          out._embedded = embedded
-          if (fields !== undefined && !fields.includes('_links') && !fields.some((f) => f.startsWith('_links.'))) delete out._links
-          return out
-        }
+    const out = (fields === undefined ? { ...item } : filterFields(item, fields)) as Record<string, unknown>
+    delete out._links
+    if (links === undefined) return out
+    // As the core does: asking for `_embedded` brings the links along.
+    if (mentions('_links') || mentions('_embedded')) out._links = compactLinks(links)
+    if (embed !== undefined && mentions('_embedded')) {
+      const embedded = await embedLinks(links, embed, req)
+      if (embedded !== undefined) {
+        out._embedded = embeddedFields === undefined || embeddedFields.length === 0
+          ? embedded
+          : filterFields(embedded, embeddedFields)
       }
-      out._links = compactLinks(links)
     }
     return out
   }

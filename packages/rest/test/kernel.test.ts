@@ -363,6 +363,11 @@ t.test('responses: context, _fields, _envelope, _embed, _pretty, _jsonp', async 
   t.same(Object.keys(onlyAuthor.body._embedded), ['author'])
   const fieldsEmbed = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_embed&_fields=id')
   t.same(fieldsEmbed.body, { id: 1 }, '_fields=id&_embed: no _links, no _embedded')
+  const inside = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_embed&_fields=id,_embedded.author.name')
+  t.same(inside.body._embedded, { author: [{ name: 'Ada' }] }, '_fields reaches inside _embedded')
+  t.same(Object.keys(inside.body), ['id', '_links', '_embedded'], 'asking for _embedded brings _links along')
+  const withLinks = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_fields=id,_links')
+  t.same(Object.keys(withLinks.body), ['id', '_links'])
 
   const pretty = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_pretty&_fields=id')
   t.equal(pretty.raw, '{\n    "id": 1\n}')
