@@ -1,0 +1,252 @@
+/**
+ * The database handle: PostgreSQL through `pg` when a URL is given,
+ * otherwise embedded PGlite (on disk or in memory). Both are exposed as the
+ * common drizzle `PgDatabase` base type so callers write one code path.
+ */
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { is, sql } from 'drizzle-orm';
+import type { SQLWrapper } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { PgDatabase } from 'drizzle-orm/pg-core';
+import type { PgQueryResultHKT, PgTransactionConfig } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import type { PgliteDatabase } from 'drizzle-orm/pglite';
+import pg from 'pg';
+
+/** Database names are snake_case; JS keys without an explicit name are mapped. */
+export const casing = 'snake_case' as const;
+
+/** The drizzle database of either driver (also the base type of a transaction). */
+export type Db = PgDatabase<PgQueryResultHKT>;
+/** The transaction handle passed to `store.transaction(fn)`; same query API as `Db`. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Anything queries can run on: the store's `db` or a transaction. */
+export type Queryable = Db | Tx;
+
+export type StoreKind = 'pg' | 'pglite';
+
+export interface OpenStoreOptions {
+  /** PostgreSQL connection URL. When set, `pg` is used; otherwise PGlite. */
+  databaseUrl?: string;
+  /** Directory for the embedded database (`<dataDir>/pgdata`). Default `.data`. */
+  dataDir?: string;
+  /** Embedded PGlite in memory (nothing persisted). Ignored when databaseUrl is set. */
+  memory?: boolean;
+  /** Size of the `pg` connection pool. Default 10. */
+  poolSize?: number;
+  /** How long to wait for a pooled `pg` connection before failing (ms). Default 15000. */
+  connectionTimeoutMillis?: number;
+  /** Called with errors of idle pooled `pg` connections (default: printed to stderr). */
+  onPoolError?: (err: Error) => void;
+}
+
+export interface Store {
+  /** The drizzle database (query builder API shared by both drivers). */
+  readonly db: Db;
+  readonly kind: StoreKind;
+  /**
+   * Runs `fn` in a transaction (drizzle's `db.transaction`); rolled back when
+   * `fn` throws. Inside `fn` use only `tx`: on PGlite a query on `db` waits
+   * for the transaction to end (deadlock), on `pg` it runs outside it.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>, config?: PgTransactionConfig): Promise<T>;
+  /** `select 1`; false on failure or when no answer came within `timeoutMs` (default 2000). */
+  ping(timeoutMs?: number): Promise<boolean>;
+  /** Runs raw SQL (a drizzle `sql` template or a string) and returns the rows. */
+  execute<T extends Record<string, unknown> = Record<string, unknown>>(query: SQLWrapper | string): Promise<T[]>;
+  /** Closes the pool / the embedded database. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Raised when an on-disk PGlite directory is already open (in this or another process). */
+export class StoreLockedError extends Error {
+  readonly code = 'store_locked';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreLockedError';
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Driver internals, reachable by migrate() and testing helpers only.
+
+/** @internal */
+export type StoreDriver =
+  | { kind: 'pg'; pool: pg.Pool; db: NodePgDatabase }
+  | { kind: 'pglite'; client: PGlite; db: PgliteDatabase };
+
+/** @internal */
+export const driverKey: unique symbol = Symbol.for('@cms/store.driver');
+
+type StoreWithDriver = Store & { [driverKey]?: StoreDriver };
+
+/** @internal The driver behind a store (survives `{ ...store, close }` wrapping). */
+export function storeDriver(store: Store): StoreDriver {
+  const driver = (store as StoreWithDriver)[driverKey];
+  if (!driver) throw new TypeError('not a store returned by openStore()');
+  return driver;
+}
+
+/** `store.db` for a store, or the database/transaction itself. */
+export function dbOf(target: Store | Queryable): Db {
+  return is(target, PgDatabase) ? (target as Db) : (target as Store).db;
+}
+
+// ---------------------------------------------------------------------------
+
+export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
+  if (opts.databaseUrl) return openPg(opts.databaseUrl, opts);
+  return openPglite(opts);
+}
+
+function openPg(databaseUrl: string, opts: OpenStoreOptions): Store {
+  const poolSize = opts.poolSize ?? 10;
+  if (!Number.isInteger(poolSize) || poolSize < 1) {
+    throw new RangeError(`poolSize must be a positive integer, got ${String(opts.poolSize)}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 15_000,
+  });
+  // An idle client that loses its connection emits 'error' on the pool;
+  // unhandled, that would crash the process.
+  pool.on(
+    'error',
+    opts.onPoolError ?? ((err) => process.stderr.write(`@cms/store: idle connection error: ${err.message}\n`)),
+  );
+  const db = drizzlePg({ client: pool, casing });
+  let closed: Promise<void> | undefined;
+  return makeStore({ kind: 'pg', pool, db }, () => (closed ??= pool.end()));
+}
+
+/** Directories opened by this process (a second PGlite on one directory corrupts it). */
+const openDirs = new Set<string>();
+
+async function openPglite(opts: OpenStoreOptions): Promise<Store> {
+  if (opts.memory) {
+    const client = await PGlite.create();
+    const db = drizzlePglite({ client, casing });
+    let closed: Promise<void> | undefined;
+    return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close()));
+  }
+  const dataDir = resolve(opts.dataDir ?? '.data');
+  const pgdata = join(dataDir, 'pgdata');
+  mkdirSync(dataDir, { recursive: true });
+  const release = lockDir(pgdata);
+  let client: PGlite;
+  try {
+    client = await PGlite.create({ dataDir: pgdata });
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const db = drizzlePglite({ client, casing });
+  let closed: Promise<void> | undefined;
+  return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close().finally(release)));
+}
+
+function makeStore(driver: StoreDriver, close: () => Promise<void>): Store {
+  const db = driver.db as unknown as Db;
+  const store: StoreWithDriver = {
+    db,
+    kind: driver.kind,
+    transaction: (fn, config) => db.transaction(fn, config),
+    ping: (timeoutMs = 2000) => ping(db, timeoutMs),
+    execute: async <T extends Record<string, unknown>>(query: SQLWrapper | string) => {
+      const res = (await db.execute(query)) as unknown as { rows: T[] };
+      return res.rows;
+    },
+    close,
+    [driverKey]: driver,
+  };
+  return store;
+}
+
+async function ping(db: Db, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((res) => {
+    timer = setTimeout(() => res(false), timeoutMs);
+    timer.unref();
+  });
+  try {
+    const query = Promise.resolve()
+      .then(() => db.execute(sql`select 1`))
+      .then(
+        () => true,
+        () => false,
+      );
+    return await Promise.race([query, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A lock file beside the PGlite directory: PGlite has no locking of its own,
+ * and two instances on one directory (say the server and `pnpm cms`) would
+ * corrupt it. A lock left by a dead process is taken over.
+ */
+function lockDir(pgdata: string): () => void {
+  if (openDirs.has(pgdata)) {
+    throw new StoreLockedError(`the database in ${pgdata} is already open in this process`);
+  }
+  const lockPath = `${pgdata}.lock`;
+  const token = `${process.pid}`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      try {
+        writeSync(fd, token);
+      } finally {
+        closeSync(fd);
+      }
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
+      let holder = NaN;
+      try {
+        holder = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
+      } catch {
+        // unreadable: treat as stale
+      }
+      // Our own pid but not in openDirs means a previous run (e.g. pid 1 in a
+      // restarted container) left it behind.
+      if (Number.isInteger(holder) && holder !== process.pid && processAlive(holder)) {
+        throw new StoreLockedError(
+          `the database in ${pgdata} is in use by process ${holder}; stop it first, ` +
+            `or use a PostgreSQL server (DATABASE_URL) to share one database between processes`,
+        );
+      }
+      try {
+        unlinkSync(lockPath);
+      } catch {
+        // someone else removed it; retry once
+      }
+    }
+  }
+  openDirs.add(pgdata);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    openDirs.delete(pgdata);
+    try {
+      if (readFileSync(lockPath, 'utf8') === token) unlinkSync(lockPath);
+    } catch {
+      // already gone
+    }
+  };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

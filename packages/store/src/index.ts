@@ -1,0 +1,21 @@
+export { openStore, dbOf, StoreLockedError } from './db.js';
+export type { Db, Tx, Queryable, Store, StoreKind, OpenStoreOptions } from './db.js';
+export { migrate, migrationsFolder, MIGRATION_LOCK_KEY } from './migrate.js';
+export type { MigrateOptions } from './migrate.js';
+export {
+  getOption,
+  getOptions,
+  setOption,
+  resetOption,
+  validateOption,
+  registerOption,
+  optionSpec,
+  optionDefaults,
+  knownOptions,
+  isValidTimezone,
+  OptionError,
+} from './options.js';
+export type { OptionName, OptionValues, OptionValue, OptionType, OptionSpec, OptionErrorCode } from './options.js';
+export { storeSettingsFromEnv } from './settings.js';
+export type { StoreSettings } from './settings.js';
+export * as schema from './schema.js';

@@ -1,0 +1,26 @@
+/**
+ * Tables owned by @cms/store.
+ *
+ * Every package that owns tables keeps them in its own `src/schema.ts`;
+ * packages/store/drizzle.config.ts globs all of them, so one migrations
+ * folder (packages/store/migrations) covers the whole database.
+ *
+ * Conventions for schema files (so drizzle-kit can load them):
+ * - database names are snake_case (the store runs drizzle with
+ *   `casing: 'snake_case'`, so `authorId: integer()` becomes `author_id`;
+ *   naming columns explicitly is fine too);
+ * - import only from `drizzle-orm`, `drizzle-orm/pg-core`,
+ *   `@cms/store/columns` and other schema files, never from modules with
+ *   side effects;
+ * - for JSON use `jsonb` from `@cms/store/columns` (drizzle's own `jsonb`
+ *   turns a stored string such as "null" or "123" into null / 123 on read).
+ */
+import { boolean, pgTable, text } from 'drizzle-orm/pg-core';
+import { jsonb } from './columns.js';
+
+/** Site options (name -> JSON value), WordPress `wp_options` style. */
+export const options = pgTable('options', {
+  name: text('name').primaryKey(),
+  value: jsonb('value').notNull(),
+  autoload: boolean('autoload').notNull().default(true),
+});
