@@ -1,14 +1,24 @@
 // PostgreSQL only: processes that start at once migrate once (advisory lock).
-import { spawn } from 'node:child_process';
+// Without CMS_TEST_DATABASE_URL (the PGlite pass) the test starts its own
+// throwaway server, so it runs, and can fail, in every pass.
+import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { sql } from 'drizzle-orm';
 import { migrate, openStore } from '../src/index.js';
 import { createTestDatabase, testDatabaseUrl } from '../src/testing.js';
 
-const serverUrl = testDatabaseUrl();
+const script = fileURLToPath(new URL('../../../scripts/pg-test-server.sh', import.meta.url));
+const ownServerEnv = { ...process.env, PG_TEST_DIR: `${process.env.TMPDIR ?? '/tmp'}/cms-pg-concurrency` };
 
-t.test('concurrent migrate on PostgreSQL', { skip: serverUrl ? false : 'CMS_TEST_DATABASE_URL not set' }, async (t) => {
+t.test('concurrent migrate on PostgreSQL', async (t) => {
+  if (!testDatabaseUrl()) {
+    process.env.CMS_TEST_DATABASE_URL = execFileSync('bash', [script, 'start'], { env: ownServerEnv, encoding: 'utf8' }).trim();
+    t.teardown(() => {
+      delete process.env.CMS_TEST_DATABASE_URL;
+      execFileSync('bash', [script, 'stop'], { env: ownServerEnv });
+    });
+  }
   const database = await createTestDatabase();
   const url = new URL(database.url);
 
@@ -19,10 +29,10 @@ t.test('concurrent migrate on PostgreSQL', { skip: serverUrl ? false : 'CMS_TEST
     await database.drop();
   });
   // ...and two separate processes, all at once.
-  const script = fileURLToPath(new URL('./fixtures/migrate-once.ts', import.meta.url));
+  const fixture = fileURLToPath(new URL('./fixtures/migrate-once.ts', import.meta.url));
   const child = () =>
     new Promise<number>((resolve, reject) => {
-      const p = spawn(process.execPath, ['--import=tsx', script, url.toString()], { stdio: 'inherit' });
+      const p = spawn(process.execPath, ['--import=tsx', fixture, url.toString()], { stdio: 'inherit' });
       p.on('error', reject);
       p.on('exit', (code) => resolve(code ?? 1));
     });
