@@ -68,7 +68,15 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
   permission (req: RestRequest<Params<A>>): ReturnType<Permission<Params<A>>>
   handler (req: RestRequest<Params<A>>): unknown
   summary?: string
+  /**
+   * Another representation than JSON for some requests (oEmbed's `format=xml`):
+   * given the query, status and body (data or error), the bytes to send, or
+   * undefined for JSON.
+   */
+  serialize?: Serializer
 }
+
+export type Serializer = (query: Record<string, unknown>, status: number, body: unknown) => { contentType: string, payload: string } | undefined
 
 export interface RouteDecl {
   namespace: string

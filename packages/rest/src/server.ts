@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
 import { kernelErrors, RestError } from './errors.js'
-import { anonymous, argsOf, fastifyPathOf, patternOf, variablesOf, METHODS, type Method, type NamespaceDecl, type Principal, type Registry, type RestRequest, type RouteDecl } from './route.js'
+import { anonymous, argsOf, fastifyPathOf, patternOf, variablesOf, METHODS, type Method, type NamespaceDecl, type Principal, type Registry, type RestRequest, type RouteDecl, type Serializer } from './route.js'
 import { isPlainObject, mergeParams, parseQuery } from './params.js'
 import { validateArgs } from './validate.js'
 import { filterByContext } from './context.js'
@@ -288,6 +288,64 @@ function registerRoute (
       required: vars
     }
     for (const method of ep.methods) {
+      const handle = async (request: FastifyRequest, reply: FastifyReply, expose: (r: RestRequest) => void): Promise<FastifyReply> => {
+        const isHead = request.method === 'HEAD'
+        const query = (request.query ?? {}) as Record<string, unknown>
+        if (remote !== undefined) {
+          const res = await remote({
+            method: request.method,
+            path: request.url.slice(API_PREFIX.length),
+            body: request.body,
+            headers: request.callerAuthorization === undefined ? {} : { authorization: request.callerAuthorization }
+          })
+          return await send(request, reply, res.status, res.headers, res.body)
+        }
+        const raw = mergeParams(query, request.body, request.params as Record<string, string>)
+        const unvalidated: RestRequest = {
+          method: method as Method,
+          route: pattern,
+          path: request.url.slice(API_PREFIX.length).split('?')[0] || '/',
+          params: raw,
+          query,
+          headers: request.headers,
+          user: request.principal,
+          baseUrl: request.baseUrl,
+          ip: request.ip,
+          dispatch: dispatchFor(request),
+          registry
+        }
+        // The Allow header of a validation error is computed on the request as sent.
+        expose(unvalidated)
+        const restReq: RestRequest = { ...unvalidated, params: validateArgs(args, raw) }
+        expose(restReq)
+        const allowed = await ep.permission(restReq)
+        if (allowed !== true) {
+          throw allowed instanceof RestError
+            ? allowed
+            : kernelErrors.rest_forbidden(undefined).withStatus(request.principal.id === 0 ? 401 : 403)
+        }
+        if (method !== 'GET' && decl.path.includes('{')) await checkPreconditions(request, restReq)
+        const result = asResponse(await ep.handler(restReq))
+        // A handler that tags its body as unchanged gets the bytes it was last sent as.
+        const cacheKey = result.cacheTag === undefined ? undefined : `${request.method} ${request.url} ${request.baseUrl}`
+        if (cacheKey !== undefined) {
+          const hit = rendered.get(cacheKey)
+          if (hit !== undefined && hit.tag === result.cacheTag) return write(request, reply, hit.response)
+        }
+        const allow = await allowHeader(decl, restReq)
+        const headers: Record<string, HeaderValue> = { ...result.headers }
+        if (allow !== '') headers.Allow = allow
+        let body = isHead ? null : result.body
+        if (!isHead && body !== null && body !== undefined) {
+          body = await shapeBody(body, decl, restReq, query)
+        }
+        const response = render(request, result.status, headers, body, ep.serialize)
+        if (cacheKey !== undefined) {
+          if (rendered.size >= 256) rendered.clear()
+          rendered.set(cacheKey, { tag: result.cacheTag!, response })
+        }
+        return write(request, reply, response)
+      }
       app.route({
         method,
         url,
@@ -302,64 +360,20 @@ function registerRoute (
         validatorCompiler: () => () => true,
         exposeHeadRoute: method === 'GET',
         handler: async (request, reply) => {
-          const isHead = request.method === 'HEAD'
-          const query = (request.query ?? {}) as Record<string, unknown>
-          if (remote !== undefined) {
-            const res = await remote({
-              method: request.method,
-              path: request.url.slice(API_PREFIX.length),
-              body: request.body,
-              headers: request.callerAuthorization === undefined ? {} : { authorization: request.callerAuthorization }
-            })
-            return await send(request, reply, res.status, res.headers, res.body)
+          let restReq: RestRequest | undefined
+          try {
+            return await handle(request, reply, (r) => { restReq = r })
+          } catch (err) {
+            // Errors of a matched route carry its Allow header and its representation.
+            const error = toRestError(err, opts)
+            if (error.status >= 500) request.log.error({ err }, 'request failed')
+            const allow = restReq === undefined ? '' : await allowHeader(decl, restReq)
+            return write(request, reply, render(request, error.status, allow === '' ? {} : { Allow: allow }, error.toBody(), ep.serialize))
           }
-          const raw = mergeParams(query, request.body, request.params as Record<string, string>)
-          const params = validateArgs(args, raw)
-          const restReq: RestRequest = {
-            method: method as Method,
-            route: pattern,
-            path: request.url.slice(API_PREFIX.length).split('?')[0] || '/',
-            params,
-            query,
-            headers: request.headers,
-            user: request.principal,
-            baseUrl: request.baseUrl,
-            ip: request.ip,
-            dispatch: dispatchFor(request),
-            registry
-          }
-          const allowed = await ep.permission(restReq)
-          if (allowed !== true) {
-            throw allowed instanceof RestError
-              ? allowed
-              : kernelErrors.rest_forbidden(undefined).withStatus(request.principal.id === 0 ? 401 : 403)
-          }
-          if (method !== 'GET' && decl.path.includes('{')) await checkPreconditions(request, restReq)
-          const result = asResponse(await ep.handler(restReq))
-          // A handler that tags its body as unchanged gets the bytes it was last sent as.
-          const cacheKey = result.cacheTag === undefined ? undefined : `${request.method} ${request.url} ${request.baseUrl}`
-          if (cacheKey !== undefined) {
-            const hit = rendered.get(cacheKey)
-            if (hit !== undefined && hit.tag === result.cacheTag) return write(request, reply, hit.response)
-          }
-          const allow = await allowHeader(decl, restReq)
-          const headers: Record<string, HeaderValue> = { ...result.headers }
-          if (allow !== '') headers.Allow = allow
-          let body = isHead ? null : result.body
-          if (!isHead && body !== null && body !== undefined) {
-            body = await shapeBody(body, decl, restReq, query)
-          }
-          const response = render(request, result.status, headers, body)
-          if (cacheKey !== undefined) {
-            if (rendered.size >= 256) rendered.clear()
-            rendered.set(cacheKey, { tag: result.cacheTag!, response })
-          }
-          return write(request, reply, response)
         }
       })
     }
   }
-
   app.route({
     method: 'OPTIONS',
     url,
@@ -448,9 +462,14 @@ function render (
   request: FastifyRequest,
   status: number,
   headers: Record<string, HeaderValue>,
-  body: unknown
+  body: unknown,
+  serialize?: Serializer
 ): Rendered {
   const query = (request.query ?? {}) as Record<string, unknown>
+  const custom = query._envelope === undefined ? serialize?.(query, status, body) : undefined
+  if (custom !== undefined) {
+    return { status, headers, contentType: custom.contentType, payload: custom.payload, etag: etagOf(request, status, headers, custom.payload) }
+  }
   if (query._envelope !== undefined) {
     const own = ownHeaders(headers)
     body = { body, status, headers: Object.keys(own).length === 0 ? [] : own }
@@ -470,12 +489,14 @@ function render (
     }
     return { status, headers, contentType, payload: `/**/${jsonp}(${payload})` }
   }
-  let etag: string | undefined
-  if ((request.method === 'GET' || request.method === 'HEAD') && status === 200) {
-    const own = headers.ETag ?? headers.Etag ?? headers.etag
-    etag = own === undefined ? `W/"${createHash('sha1').update(payload).digest('base64url')}"` : String(own)
-  }
-  return { status, headers, contentType: json, payload, etag }
+  return { status, headers, contentType: json, payload, etag: etagOf(request, status, headers, payload) }
+}
+
+/** GET answers carry a tag: the handler's own (a version), else a hash of the bytes. */
+function etagOf (request: FastifyRequest, status: number, headers: Record<string, HeaderValue>, payload: string): string | undefined {
+  if ((request.method !== 'GET' && request.method !== 'HEAD') || status !== 200) return undefined
+  const own = headers.ETag ?? headers.Etag ?? headers.etag
+  return own === undefined ? `W/"${createHash('sha1').update(payload).digest('base64url')}"` : String(own)
 }
 
 /** Writes a rendered response, answering 304 when the client's tag matches. */

@@ -119,6 +119,19 @@ const routes = [
   }),
   route({
     namespace: 'test/v1',
+    path: '/test/v1/shout',
+    endpoints: [endpoint({
+      methods: ['GET'],
+      args: { word: Type.String({ minLength: 2 }), format: Enum(['json', 'text'], { default: 'json' }) },
+      serialize: (query, status, body) => query.format === 'text'
+        ? { contentType: 'text/plain; charset=UTF-8', payload: `${status} ${JSON.stringify(body)}` }
+        : undefined,
+      permission: () => true,
+      handler: (req) => ({ word: req.params.word.toUpperCase() })
+    })]
+  }),
+  route({
+    namespace: 'test/v1',
     path: '/test/v1/cached',
     endpoints: [endpoint({
       methods: ['GET'],
@@ -449,4 +462,24 @@ t.test('a tagged body is rendered once per tag', async (t) => {
   t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached&_fields=value')).body, { value: 2 }, 'another URL is rendered on its own')
   cacheTag = {}
   t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 2 }, 'a new tag renders again')
+})
+
+t.test('errors of a matched route carry its Allow header and its representation', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const denied = await call(app, 'DELETE', '/index.php?rest_route=/test/v1/things/1')
+  t.equal(denied.status, 401)
+  t.equal(denied.headers.allow, 'GET', 'the methods this caller may use')
+  const invalid = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&per_page=0')
+  t.equal(invalid.status, 400)
+  t.equal(invalid.headers.allow, 'GET')
+  const text = await call(app, 'GET', '/index.php?rest_route=/test/v1/shout&word=hi&format=text')
+  t.equal(text.raw, '200 {"word":"HI"}')
+  t.match(text.headers['content-type'], 'text/plain')
+  t.ok(text.headers.etag, 'other representations get a tag too')
+  const textError = await call(app, 'GET', '/index.php?rest_route=/test/v1/shout&word=h&format=text')
+  t.equal(textError.status, 400)
+  t.match(textError.raw, /^400 \{"code":"rest_invalid_param"/, 'errors use the representation as well')
+  const json = await call(app, 'GET', '/index.php?rest_route=/test/v1/shout&word=hi')
+  t.same(json.body, { word: 'HI' })
 })
