@@ -1,0 +1,91 @@
+/**
+ * `POST /batch/v1`: up to 25 write requests in one call. Every request is
+ * checked before any runs; then each runs in order through the whole
+ * pipeline as the caller (its own permission checks, in-process or on the
+ * service that serves its namespace), and the answers come back side by
+ * side with HTTP 207.
+ */
+import { endpoint, Enum, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RouteDecl } from '@cms/rest'
+import type { Services } from '../services.js'
+import { allowedMethods, prepare, type BatchItem } from './requests.js'
+
+export const MAX_BATCH_SIZE = 25
+
+const requestsArg = Raw<BatchItem[]>({
+  type: 'array',
+  maxItems: MAX_BATCH_SIZE,
+  items: {
+    type: 'object',
+    properties: {
+      method: { type: 'string', enum: ['POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST' },
+      path: { type: 'string', required: true },
+      body: { type: 'object', properties: {}, additionalProperties: true },
+      headers: {
+        type: 'object',
+        properties: {},
+        additionalProperties: { type: ['string', 'array'], items: { type: 'string' } }
+      }
+    }
+  }
+})
+
+interface Slot {
+  body: unknown
+  status: number
+  headers: Record<string, HeaderValue> | []
+}
+
+export function batchRoutes (_services: Services): RouteDecl[] {
+  return [route({
+    namespace: '',
+    path: '/batch/v1',
+    endpoints: [endpoint({
+      methods: ['POST'],
+      args: {
+        validation: Enum(['require-all-validate', 'normal'], { default: 'normal' }),
+        requests: requestsArg
+      },
+      summary: 'Run up to 25 write requests in one call',
+      // Anyone may send a batch; every request checks its own permissions.
+      permission: () => true,
+      handler: async (req) => {
+        const items = req.params.requests as BatchItem[]
+        const prepared = items.map((item) => prepare(item, req))
+
+        if (req.params.validation === 'require-all-validate' && prepared.some((p) => !p.ok)) {
+          const responses = prepared.map((p): Slot | null =>
+            p.ok ? null : { body: p.error.toBody(), status: p.error.status, headers: [] })
+          return new RestResponse({ failed: 'validation', responses }, 207)
+        }
+
+        const responses: Slot[] = []
+        for (const p of prepared) {
+          if (p.ok) {
+            responses.push(slotOf(await req.dispatch(p.dispatch)))
+            continue
+          }
+          const allow = p.route !== undefined && p.sub !== undefined ? await allowedMethods(p.route, p.sub) : ''
+          responses.push({ body: p.error.toBody(), status: p.error.status, headers: allow === '' ? [] : { Allow: allow } })
+        }
+        return new RestResponse({ responses }, 207)
+      }
+    })]
+  })]
+}
+
+const NUMERIC_HEADERS = new Set(['X-CMS-Total', 'X-CMS-TotalPages'])
+
+/**
+ * A sub-response as the batch shows it: its own headers only. The discovery
+ * `Link` and the `ETag` the server adds to every response are left out;
+ * totals are numbers, as the core's envelope shows them.
+ */
+function slotOf (res: DispatchResponse): Slot {
+  const headers: Record<string, HeaderValue> = {}
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (name === 'Etag' || name === 'ETag') continue
+    if (name === 'Link' && typeof value === 'string' && /rel="https:\/\/api\.cms\.invalid\/"$/.test(value)) continue
+    headers[name] = NUMERIC_HEADERS.has(name) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+  }
+  return { body: res.body, status: res.status, headers: Object.keys(headers).length === 0 ? [] : headers }
+}

@@ -1,0 +1,335 @@
+/**
+ * `GET /oembed/1.0/proxy` with remote URLs: a provider and the pages it
+ * describes are served by HTTP servers on loopback that the test starts
+ * (allow-listed with CMS_OUTBOUND_ALLOW, declared with CMS_OEMBED_PROVIDERS).
+ * Refused destinations are only named: the tests check that no socket was
+ * opened for them.
+ */
+import dc from 'node:diagnostics_channel'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { account, call, coreApp, type Account, type Harness } from './fixtures/batch-oembed-app.js'
+
+interface Upstream {
+  origin: string
+  port: number
+  connections: number
+  requests: URL[]
+  close (): Promise<void>
+}
+
+async function upstream (host: string, handler: (url: URL, req: IncomingMessage, res: ServerResponse) => void): Promise<Upstream> {
+  const server = createServer()
+  const state: Upstream = {
+    origin: '',
+    port: 0,
+    connections: 0,
+    requests: [],
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => { resolve() }))
+    }
+  }
+  server.on('connection', () => { state.connections++ })
+  server.on('request', (req, res) => {
+    const url = new URL(req.url ?? '/', state.origin)
+    state.requests.push(url)
+    handler(url, req, res)
+  })
+  await new Promise<void>((resolve) => server.listen(0, host, resolve))
+  state.port = (server.address() as AddressInfo).port
+  state.origin = `http://${host}:${state.port}`
+  return state
+}
+
+const json = (res: ServerResponse, status: number, body: unknown): void => {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(typeof body === 'string' ? body : JSON.stringify(body))
+}
+
+/** The provider and the pages: `/video/*` is in the provider list; `/article*` only offers discovery. */
+function site (url: URL, _req: IncomingMessage, res: ServerResponse): void {
+  const origin = url.origin
+  const p = url.pathname
+  if (p === '/oembed/json') {
+    const target = url.searchParams.get('url') ?? ''
+    if (target.endsWith('/video/missing')) return json(res, 404, { error: 'not found' })
+    if (target.endsWith('/video/broken')) return json(res, 500, { error: 'boom' })
+    if (target.endsWith('/video/garbage')) return json(res, 200, 'this is not json')
+    if (target.endsWith('/video/empty')) return json(res, 200, { version: '1.0', type: 'video' })
+    return json(res, 200, {
+      version: '1.0',
+      type: 'video',
+      provider_name: 'Loopback Video',
+      title: 'A video',
+      width: Number(url.searchParams.get('maxwidth')),
+      height: 270,
+      html: '<iframe src="https://player.invalid/embed/1" allowfullscreen></iframe>',
+      asked_format: url.searchParams.get('format'),
+      asked_maxheight: url.searchParams.get('maxheight')
+    })
+  }
+  if (p === '/article') {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+    res.end(`<!doctype html><html><head><title>Article</title>
+<link rel="stylesheet" href="/style.css">
+<link type="application/json+oembed" rel="alternate" href="${origin}/discovered?url=${encodeURIComponent(`${origin}/article`)}&amp;format=json" title="Article">
+</head><body>Hello</body></html>`)
+    return
+  }
+  if (p === '/article-xml') {
+    res.writeHead(200, { 'content-type': 'text/html' })
+    res.end(`<html><head><link rel='alternate' type='text/xml+oembed' href='/discovered.xml'></head></html>`)
+    return
+  }
+  if (p === '/plain') {
+    res.writeHead(200, { 'content-type': 'text/html' })
+    res.end('<html><head><title>No embed here</title></head></html>')
+    return
+  }
+  if (p === '/discovered') {
+    return json(res, 200, {
+      version: '1.0',
+      type: 'rich',
+      title: 'Discovered',
+      width: Number(url.searchParams.get('maxwidth')),
+      html: '<script>alert(1)</script><blockquote>quote</blockquote>' +
+        '<iframe src="https://frames.invalid/x?a=1&b=2" onload="evil()" width="500" height="300" title="A &quot;frame&quot;" style="display:none"></iframe>'
+    })
+  }
+  if (p === '/discovered.xml') {
+    res.writeHead(200, { 'content-type': 'text/xml' })
+    res.end('<?xml version="1.0"?>\n<oembed><version>1.0</version><type>link</type><title>Fish &amp; Chips</title></oembed>')
+    return
+  }
+  res.writeHead(404)
+  res.end()
+}
+
+async function socketsOpenedDuring (fn: () => Promise<unknown>): Promise<number> {
+  let count = 0
+  const onSocket = (): void => { count++ }
+  dc.subscribe('net.client.socket', onSocket)
+  dc.subscribe('undici:client:beforeConnect', onSocket)
+  try {
+    await fn()
+  } finally {
+    dc.unsubscribe('net.client.socket', onSocket)
+    dc.unsubscribe('undici:client:beforeConnect', onSocket)
+  }
+  return count
+}
+
+function providersFile (origin: string, extra: unknown[] = []): string {
+  const dir = mkdtempSync(join(tmpdir(), 'oembed-providers-'))
+  const file = join(dir, 'providers.json')
+  writeFileSync(file, JSON.stringify([
+    { provider_name: 'Loopback Video', endpoints: [{ schemes: [`${origin}/video/*`], url: `${origin}/oembed/{format}` }] },
+    ...extra
+  ]))
+  return file
+}
+
+/** An app built with the given outbound settings (read when oembed/1.0 is built). */
+async function appWith (env: { allow?: string, providers?: string }): Promise<Harness> {
+  const saved = { allow: process.env.CMS_OUTBOUND_ALLOW, providers: process.env.CMS_OEMBED_PROVIDERS }
+  if (env.allow === undefined) delete process.env.CMS_OUTBOUND_ALLOW
+  else process.env.CMS_OUTBOUND_ALLOW = env.allow
+  if (env.providers === undefined) delete process.env.CMS_OEMBED_PROVIDERS
+  else process.env.CMS_OEMBED_PROVIDERS = env.providers
+  try {
+    return await coreApp()
+  } finally {
+    if (saved.allow === undefined) delete process.env.CMS_OUTBOUND_ALLOW
+    else process.env.CMS_OUTBOUND_ALLOW = saved.allow
+    if (saved.providers === undefined) delete process.env.CMS_OEMBED_PROVIDERS
+    else process.env.CMS_OEMBED_PROVIDERS = saved.providers
+  }
+}
+
+const proxy = async (h: Harness, who: Account | undefined, query: Record<string, string>): ReturnType<typeof call> =>
+  await call(h.app, 'GET', '/oembed/1.0/proxy', { auth: who?.auth, query })
+
+t.test('the proxy needs edit_posts', async (t) => {
+  const h = await appWith({})
+  t.teardown(() => h.app.close())
+  const subscriber = await account(h.store, 'sub', ['subscriber'])
+  const anonymous = await proxy(h, undefined, { url: 'http://127.0.0.1/video/1' })
+  t.equal(anonymous.status, 401)
+  t.same(anonymous.body, {
+    code: 'rest_forbidden',
+    message: 'Sorry, you are not allowed to make proxied oEmbed requests.',
+    data: { status: 401 }
+  })
+  const signedIn = await proxy(h, subscriber, { url: 'http://127.0.0.1/video/1' })
+  t.equal(signedIn.status, 403)
+  t.equal(signedIn.body.code, 'rest_forbidden')
+  const missing = await proxy(h, undefined, {})
+  t.equal(missing.status, 400, 'parameters are validated before the permission check')
+  t.equal(missing.body.code, 'rest_missing_callback_param')
+})
+
+t.test('remote providers through the guarded client', async (t) => {
+  const server = await upstream('127.0.0.1', site)
+  const h = await appWith({ allow: '127.0.0.1', providers: providersFile(server.origin) })
+  t.teardown(async () => { await h.app.close(); await server.close() })
+  const author = await account(h.store, 'writer', ['author'])
+
+  await t.test('a provider from the list', async (t) => {
+    const url = `${server.origin}/video/1`
+    const res = await proxy(h, author, { url, maxwidth: '480', maxheight: '300' })
+    t.equal(res.status, 200)
+    t.match(res.body, {
+      version: '1.0',
+      type: 'video',
+      provider_name: 'Loopback Video',
+      title: 'A video',
+      width: 480,
+      asked_format: 'json',
+      asked_maxheight: '300'
+    })
+    t.equal(res.body.html, '<iframe src="https://player.invalid/embed/1" allowfullscreen></iframe>', 'a trusted provider\'s html is kept')
+    const asked = server.requests.at(-1)!
+    t.equal(asked.pathname, '/oembed/json', '{format} in the endpoint is filled in')
+    t.equal(asked.searchParams.get('url'), url)
+    t.equal(asked.searchParams.get('maxwidth'), '480')
+    t.notOk(server.requests.some((r) => r.pathname === '/video/1'), 'the page itself is not fetched')
+  })
+
+  await t.test('answers are cached for a day, keyed by every parameter', async (t) => {
+    const url = `${server.origin}/video/2`
+    const first = await proxy(h, author, { url })
+    t.equal(first.status, 200)
+    const fetched = server.requests.length
+    const again = await proxy(h, author, { url })
+    t.equal(again.status, 200)
+    t.same(again.body, first.body, 'the same answer')
+    t.equal(server.requests.length, fetched, 'served from the cache')
+    const rows = await h.store.execute<{ url: string, ttl: number }>(
+      `select url, extract(epoch from (expires - created))::int as ttl from oembed_cache where url = '${url}'`)
+    t.equal(rows.length, 1, 'one cached row')
+    t.equal(Number(rows[0]!.ttl), 86400, 'kept for a day')
+
+    const wider = await proxy(h, author, { url, maxwidth: '500' })
+    t.equal(wider.body.width, 500)
+    t.equal(server.requests.length, fetched + 1, 'another maxwidth is another entry')
+    await proxy(h, author, { url, discover: 'false' })
+    t.equal(server.requests.length, fetched + 2, 'another discover value too')
+
+    await h.store.execute(`update oembed_cache set expires = now() - interval '1 second' where url = '${url}'`)
+    await proxy(h, author, { url })
+    t.equal(server.requests.length, fetched + 3, 'an expired entry is fetched again')
+  })
+
+  await t.test('discovery follows the page\'s oEmbed link', async (t) => {
+    const url = `${server.origin}/article`
+    const res = await proxy(h, author, { url, maxwidth: '320' })
+    t.equal(res.status, 200)
+    t.equal(res.body.type, 'rich')
+    t.equal(res.body.title, 'Discovered')
+    t.equal(res.body.width, 320, 'maxwidth is passed to the discovered endpoint')
+    const m = /^<iframe class="cms-embedded-content" sandbox="allow-scripts" security="restricted" src="https:\/\/frames\.invalid\/x\?a=1&#038;b=2#\?secret=(\w{10})" data-secret="(\w{10})" width="500" height="300" title="A &quot;frame&quot;"><\/iframe>$/.exec(res.body.html)
+    t.ok(m, `an untrusted provider's html is reduced to a sandboxed iframe: ${res.body.html}`)
+    t.equal(m?.[1], m?.[2], 'the secret pairs src and data-secret')
+    t.notMatch(res.body.html, /<script|onload|style=|blockquote/)
+    const paths = server.requests.slice(-2).map((r) => r.pathname)
+    t.same(paths, ['/article', '/discovered'], 'the page, then its endpoint')
+
+    const xml = await proxy(h, author, { url: `${server.origin}/article-xml` })
+    t.equal(xml.status, 200, 'an XML-only provider')
+    t.match(xml.body, { type: 'link', title: 'Fish & Chips' })
+    t.equal(xml.body.html, `<a href="${server.origin}/article-xml">Fish &amp; Chips</a>`)
+  })
+
+  await t.test('without discovery, an unknown provider is not found', async (t) => {
+    const before = server.requests.length
+    const res = await proxy(h, author, { url: `${server.origin}/article`, discover: 'false' })
+    t.equal(res.status, 404)
+    t.same(res.body, { code: 'oembed_invalid_url', message: 'Not Found', data: { status: 404 } })
+    t.equal(server.requests.length, before, 'nothing was fetched')
+    const plain = await proxy(h, author, { url: `${server.origin}/plain` })
+    t.equal(plain.status, 404, 'a page without an oEmbed link')
+    t.equal(plain.body.code, 'oembed_invalid_url')
+  })
+
+  await t.test('upstream failures', async (t) => {
+    const missing = await proxy(h, author, { url: `${server.origin}/video/missing` })
+    t.equal(missing.status, 404, 'the provider does not know the URL')
+    t.equal(missing.body.code, 'oembed_invalid_url')
+    for (const [name, reason] of [['broken', /HTTP 500/], ['garbage', /not oEmbed data/], ['empty', /no usable embed/]] as const) {
+      const res = await proxy(h, author, { url: `${server.origin}/video/${name}` })
+      t.equal(res.status, 502, name)
+      t.equal(res.body.code, 'rest_upstream_error')
+      t.match(res.body.message, reason)
+    }
+    const rows = await h.store.execute<{ n: number }>(`select count(*)::int as n from oembed_cache where url like '%/video/%' and url not like '%/video/1' and url not like '%/video/2'`)
+    t.equal(Number(rows[0]!.n), 0, 'failures are not cached')
+    const gone = server.port
+    const closed = await upstream('127.0.0.1', site)
+    await closed.close()
+    const refused = await proxy(h, author, { url: `http://127.0.0.1:${closed.port}/article` })
+    t.equal(refused.status, 502, `nothing listening (port ${closed.port}, provider on ${gone})`)
+    t.equal(refused.body.code, 'rest_upstream_error')
+  })
+})
+
+t.test('the guard refuses non-public destinations without connecting', async (t) => {
+  const inside = await upstream('127.0.0.1', site)
+  const h = await appWith({
+    providers: providersFile(inside.origin, [
+      { provider_name: 'Private', endpoints: [{ schemes: ['http://private-provider.invalid/*'], url: 'http://10.0.0.1/oembed' }] }
+    ])
+  })
+  t.teardown(async () => { await h.app.close(); await inside.close() })
+  const editor = await account(h.store, 'editor', ['editor'])
+
+  const refused = [
+    `${inside.origin}/article`,
+    'http://10.0.0.1/page',
+    'http://169.254.169.254/latest/meta-data/',
+    `http://[::1]:${inside.port}/article`,
+    `http://localhost:${inside.port}/article`
+  ]
+  for (const url of refused) {
+    let res: Awaited<ReturnType<typeof proxy>> | undefined
+    const sockets = await socketsOpenedDuring(async () => { res = await proxy(h, editor, { url }) })
+    t.equal(res?.status, 400, url)
+    t.equal(res?.body.code, 'rest_url_not_allowed', url)
+    t.equal(sockets, 0, `${url}: no connection attempted`)
+  }
+  // The kernel sanitizes a `uri` argument as the core does: other schemes become '', which names nothing.
+  const file = await proxy(h, editor, { url: 'file:///etc/passwd' })
+  t.equal(file.status, 404)
+  t.equal(file.body.code, 'oembed_invalid_url')
+
+  let viaProvider: Awaited<ReturnType<typeof proxy>> | undefined
+  const sockets = await socketsOpenedDuring(async () => { viaProvider = await proxy(h, editor, { url: 'http://private-provider.invalid/x' }) })
+  t.equal(viaProvider?.status, 502, 'a provider endpoint on a private address is the upstream\'s fault')
+  t.equal(viaProvider?.body.code, 'rest_upstream_error')
+  t.equal(sockets, 0, 'and is not contacted either')
+  t.equal(inside.connections, 0, 'the loopback server saw no connection')
+})
+
+t.test('a redirect to loopback is refused', async (t) => {
+  const target = await upstream('127.0.0.1', site)
+  const front = await upstream('127.0.0.2', (url, _req, res) => {
+    res.writeHead(302, { location: url.pathname === '/named' ? `http://localhost:${target.port}/article` : `${target.origin}/article` })
+    res.end()
+  })
+  // Only the first server is allowed; the redirect targets are not.
+  const h = await appWith({ allow: '127.0.0.2' })
+  t.teardown(async () => { await h.app.close(); await target.close(); await front.close() })
+  const editor = await account(h.store, 'editor', ['editor'])
+  for (const path of ['/address', '/named']) {
+    const res = await proxy(h, editor, { url: `${front.origin}${path}` })
+    t.equal(res.status, 502, path)
+    t.equal(res.body.code, 'rest_upstream_error')
+    t.match(res.body.message, /non-public address/)
+  }
+  t.equal(front.requests.length, 2, 'the allowed server was asked')
+  t.equal(target.connections, 0, 'the redirect target was never contacted')
+})
