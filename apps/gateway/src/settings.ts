@@ -17,6 +17,9 @@ const Env = Type.Object({
   CMS_CORS_ORIGINS: Type.String({ default: '*' }),
   CMS_BODY_LIMIT: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1024 }),
   CMS_REMOTE_NAMESPACES: Type.String({ default: '' }),
+  // Read by the outbound client and oEmbed when their namespaces are built (and checked there).
+  CMS_OUTBOUND_ALLOW: Type.String({ default: '' }),
+  CMS_OEMBED_PROVIDERS: Type.String({ default: '' }),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' })
 })
 
