@@ -40,6 +40,26 @@ export interface RestRequest<P = Record<string, unknown>> {
   readonly dispatch: Dispatch
   /** What this server serves: its namespaces and routes. */
   readonly registry: Registry
+  /**
+   * Per-request memo shared by the permission check, the handler and the Allow
+   * header's checks of the other methods, so a record is loaded once.
+   */
+  readonly memo: <T>(key: string, load: () => Promise<T>) => Promise<T>
+}
+
+/** A fresh per-request memo. */
+export function requestMemo (): RestRequest['memo'] {
+  const cache = new Map<string, Promise<unknown>>()
+  return async <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    let pending = cache.get(key) as Promise<T> | undefined
+    if (pending === undefined) {
+      pending = load()
+      cache.set(key, pending)
+      // A failed load is not remembered: the next caller tries again.
+      pending.catch(() => cache.delete(key))
+    }
+    return await pending
+  }
 }
 
 export interface Registry {

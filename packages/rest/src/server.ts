@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
 import { kernelErrors, RestError } from './errors.js'
-import { anonymous, argsOf, fastifyPathOf, patternOf, variablesOf, METHODS, type Method, type NamespaceDecl, type Principal, type Registry, type RestRequest, type RouteDecl, type Serializer } from './route.js'
+import { anonymous, argsOf, fastifyPathOf, patternOf, requestMemo, variablesOf, METHODS, type Method, type NamespaceDecl, type Principal, type Registry, type RestRequest, type RouteDecl, type Serializer } from './route.js'
 import { isPlainObject, mergeParams, parseQuery } from './params.js'
 import { validateArgs } from './validate.js'
 import { filterByContext } from './context.js'
@@ -312,7 +312,8 @@ function registerRoute (
           baseUrl: request.baseUrl,
           ip: request.ip,
           dispatch: dispatchFor(request),
-          registry
+          registry,
+          memo: requestMemo()
         }
         // The Allow header of a validation error is computed on the request as sent.
         expose(unvalidated)
@@ -391,7 +392,8 @@ function registerRoute (
         baseUrl: request.baseUrl,
         ip: request.ip,
         dispatch: dispatchFor(request),
-        registry
+        registry,
+        memo: requestMemo()
       }
       const entry = routeEntry(decl, { baseUrl: request.baseUrl, help: true })
       const allow = await allowHeader(decl, restReq)

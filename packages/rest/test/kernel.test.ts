@@ -47,6 +47,8 @@ function thing (id: number): Record<string, unknown> {
 }
 
 let peopleCalls = 0
+let thingLoads = 0
+const loadThing = async (): Promise<number> => { thingLoads++; return 7 }
 let cachedValue = 1
 let cacheTag = {}
 
@@ -92,13 +94,13 @@ const routes = [
       endpoint({
         methods: ['GET'],
         args: { context: ContextArg(), id: Type.Optional(Type.Integer()) },
-        permission: () => true,
-        handler: (req) => thing(Number(req.params.id))
+        permission: async (req) => (await req.memo('thing', loadThing)) === 7,
+        handler: async (req) => { await req.memo('thing', loadThing); return thing(Number(req.params.id)) }
       }),
       endpoint({
         methods: ['DELETE'],
         args: { force: Type.Boolean({ default: false }) },
-        permission: (req) => req.user.can('edit'),
+        permission: async (req) => (await req.memo('thing', loadThing)) === 7 && req.user.can('edit'),
         handler: (req) => ({ deleted: true, force: req.params.force })
       })
     ]
@@ -482,4 +484,13 @@ t.test('errors of a matched route carry its Allow header and its representation'
   t.match(textError.raw, /^400 \{"code":"rest_invalid_param"/, 'errors use the representation as well')
   const json = await call(app, 'GET', '/index.php?rest_route=/test/v1/shout&word=hi')
   t.same(json.body, { word: 'HI' })
+})
+
+t.test('a record loaded by the permission check is loaded once per request', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  thingLoads = 0
+  const res = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1', { headers: { authorization: 'Bearer editor' } })
+  t.equal(res.headers.allow, 'GET, DELETE')
+  t.equal(thingLoads, 1, 'permission, handler and the Allow checks share one load')
 })
