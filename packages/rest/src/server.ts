@@ -48,8 +48,11 @@ export interface KernelOptions {
   corsOrigins?: string[] | '*'
   /** Namespaces served by another service: namespace -> that service's base URL. */
   remote?: Record<string, string>
-  /** Turns store outages into 503 instead of 500. */
-  isUnavailable?: (error: unknown) => boolean
+  /**
+   * Maps errors the kernel does not know (the store's) to REST errors: an
+   * outage to 503, a value the database refuses to 400. Undefined: 500.
+   */
+  classifyError?: (error: unknown) => RestError | undefined
   /** Serve an OpenAPI 3.1 document at `/openapi.json` and a reference page at `/docs`. */
   openapi?: OpenApiOptions
 }
@@ -58,6 +61,13 @@ export interface KernelOptions {
 export function kernelServerOptions (opts: { bodyLimit?: number } = {}): FastifyServerOptions {
   return {
     bodyLimit: opts.bodyLimit ?? 8 * 1024 * 1024,
+    // Errors raised before any route runs (an undecodable URL, an overlong
+    // path variable) get the same error shape as every other answer.
+    frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => {
+      const e = error as { code?: string }
+      const rest = e.code === 'FST_ERR_MAX_PARAM_LENGTH' ? kernelErrors.rest_uri_too_long() : kernelErrors.rest_invalid_url()
+      void reply.code(rest.status).type('application/json; charset=UTF-8').send(JSON.stringify(rest.toBody()))
+    },
     rewriteUrl: rewriteRestUrl,
     routerOptions: {
       caseSensitive: false,
@@ -70,6 +80,8 @@ export function kernelServerOptions (opts: { bodyLimit?: number } = {}): Fastify
 }
 
 const INVALID_ROUTE = `${API_PREFIX}/__rest_route_not_a_string`
+const NO_ROUTE = `${API_PREFIX}/__rest_no_route`
+const OVERRIDABLE = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
 
 /** `?rest_route=/ns/route&x=1` -> `/cms-json/ns/route?x=1`; also applies `_method`. */
 export function rewriteRestUrl (this: unknown, req: IncomingMessage): string {
@@ -95,13 +107,15 @@ export function rewriteRestUrl (this: unknown, req: IncomingMessage): string {
       out = API_PREFIX + encoded + (kept.length > 0 ? `?${kept.join('&')}` : '')
     }
   }
-  const override = /(?:^|[?&])_method=([A-Za-z]+)/.exec(splitPath(out).search === '' ? '' : `?${splitPath(out).search}`)
+  const override = /(?:^|[?&])_method=([^&]*)/.exec(splitPath(out).search === '' ? '' : `?${splitPath(out).search}`)
   const header = req.headers['x-http-method-override']
-  if (override !== null) {
-    req.method = override[1]!.toUpperCase()
-  } else if (typeof header === 'string' && header !== '') {
-    req.method = header.toUpperCase()
-    ;(req as IncomingMessage & { cmsOverridden?: boolean }).cmsOverridden = true
+  const wanted = override !== null ? safeDecode(override[1]!) : typeof header === 'string' && header !== '' ? header : undefined
+  if (wanted !== undefined) {
+    if (override === null) (req as IncomingMessage & { cmsOverridden?: boolean }).cmsOverridden = true
+    const method = wanted.toUpperCase()
+    // A method no route has cannot match: answered as an unknown route.
+    if (!(OVERRIDABLE as readonly string[]).includes(method)) return NO_ROUTE
+    req.method = method
   }
   return out
 }
@@ -487,7 +501,7 @@ function render (
   if (typeof jsonp === 'string' && jsonp !== '') {
     const contentType = 'application/javascript; charset=UTF-8'
     if (!JSONP_NAME.test(jsonp)) {
-      return { status: 400, headers: {}, contentType, payload: JSON.stringify({ code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' }) }
+      return { status: 400, headers: {}, contentType, payload: JSON.stringify(kernelErrors.rest_callback_invalid().toBody()) }
     }
     return { status, headers, contentType, payload: `/**/${jsonp}(${payload})` }
   }
@@ -541,7 +555,7 @@ function addCommonHeaders (request: FastifyRequest, reply: FastifyReply, cors: s
   } else if (request.principal === anonymous && request.method === 'GET') {
     reply.header('Vary', 'Origin')
   }
-  const signedIn = request.principal !== null && request.principal.id !== 0
+  const signedIn = (request.principal?.id ?? 0) !== 0
   if (signedIn || (request.methodOverridden && reply.statusCode >= 400)) {
     reply.header('Expires', 'Wed, 11 Jan 1984 05:00:00 GMT')
     reply.header('Cache-Control', 'no-cache, must-revalidate, max-age=0, no-store, private')
@@ -572,7 +586,8 @@ function toRestError (err: unknown, opts: KernelOptions): RestError {
   const e = err as { code?: string, statusCode?: number, message?: string }
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return kernelErrors.rest_request_too_large()
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || e.statusCode === 415) return kernelErrors.rest_unsupported_media_type()
-  if (opts.isUnavailable?.(err) === true) return kernelErrors.rest_service_unavailable()
+  const classified = opts.classifyError?.(err)
+  if (classified !== undefined) return classified
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return kernelErrors.rest_invalid_body(undefined).withStatus(e.statusCode)
   }

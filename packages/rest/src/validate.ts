@@ -733,6 +733,8 @@ function matchesPattern (pattern: unknown, value: string): boolean {
 
 function validateString (value: unknown, args: JsonSchema, param: string): ValidationIssue | null {
   if (typeof value !== 'string') return typeIssue(param, 'string')
+  // Text columns cannot hold NUL; refusing it here names the parameter.
+  if (value.includes('\u0000')) return issue('rest_invalid_characters', `${param} must not contain NUL characters.`)
   const len = [...value].length
   if (isset(args.minLength) && len < phpFloat(args.minLength)) {
     const n = phpFloat(args.minLength)

@@ -392,7 +392,7 @@ t.test('responses: context, _fields, _envelope, _embed, _pretty, _jsonp', async 
   t.match(jsonp.headers['content-type'], 'application/javascript')
   const badJsonp = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_jsonp=alert(1)')
   t.equal(badJsonp.status, 400)
-  t.same(badJsonp.body, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.' })
+  t.same(badJsonp.body, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.', data: { status: 400 } }, 'with data.status, as every error here (the core leaves it out)')
 })
 
 t.test('pagination headers and links', async (t) => {
@@ -493,4 +493,53 @@ t.test('a record loaded by the permission check is loaded once per request', asy
   const res = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1', { headers: { authorization: 'Bearer editor' } })
   t.equal(res.headers.allow, 'GET, DELETE')
   t.equal(thingLoads, 1, 'permission, handler and the Allow checks share one load')
+})
+
+t.test('malformed requests answered in the error shape before any route runs', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const bogus = await call(app, 'GET', '/index.php?rest_route=/test/v1/things&_method=BOGUS')
+  t.equal(bogus.status, 404, 'an unknown override method matches no route')
+  t.equal(bogus.body.code, 'rest_no_route')
+  const bogusHeader = await call(app, 'GET', '/cms-json/test/v1/things', { headers: { 'x-http-method-override': 'BOGUS' } })
+  t.equal(bogusHeader.body.code, 'rest_no_route')
+  const badUrl = await call(app, 'GET', '/cms-json/test/v1/echo/%zz')
+  t.equal(badUrl.status, 400)
+  t.same(badUrl.body, { code: 'rest_invalid_url', message: 'The request URL could not be decoded.', data: { status: 400 } })
+  const long = await call(app, 'GET', `/cms-json/test/v1/things/${'1'.repeat(600)}`)
+  t.equal(long.status, 414)
+  t.equal(long.body.data.status, 414)
+  const jsonp = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_jsonp=a%0D%0Ab')
+  t.same(jsonp.body, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.', data: { status: 400 } })
+  t.notOk(Object.values(jsonp.headers).some((v) => String(v).includes('\n')), 'nothing of the callback reaches a header')
+  const nul = await call(app, 'POST', '/index.php?rest_route=/test/v1/things', { headers: { authorization: 'Bearer editor', 'content-type': 'application/json' }, payload: JSON.stringify({ title: 'a\u0000b' }) })
+  t.equal(nul.status, 400)
+  t.equal(nul.body.data.details.title.code, 'rest_invalid_characters')
+})
+
+t.test('errors the kernel does not know are classified by the deployment, else 500 without details', async (t) => {
+  const app = Fastify({ ...kernelServerOptions(), logger: false })
+  await app.register(restKernel, {
+    namespaces: [{
+      name: 'fail/v1',
+      routes: [route({
+        namespace: 'fail/v1',
+        path: '/fail/v1/{kind}',
+        vars: { kind: '[a-z]+' },
+        endpoints: [endpoint({
+          methods: ['GET'],
+          args: {},
+          permission: () => true,
+          handler: (req) => { throw Object.assign(new Error('relation "secret_table" violates SELECT * FROM x'), { code: req.params.kind }) }
+        })]
+      })]
+    }],
+    classifyError: (error) => (error as { code?: string }).code === 'range' ? new RestError('rest_invalid_value', 'Out of range.', 400) : undefined
+  })
+  t.teardown(() => app.close())
+  const classified = await call(app, 'GET', '/cms-json/fail/v1/range')
+  t.same(classified.body, { code: 'rest_invalid_value', message: 'Out of range.', data: { status: 400 } })
+  const unknown = await call(app, 'GET', '/cms-json/fail/v1/other')
+  t.equal(unknown.status, 500)
+  t.same(unknown.body, { code: 'rest_internal_error', message: 'An internal error occurred.', data: { status: 500 } }, 'no SQL, no stack')
 })

@@ -112,12 +112,13 @@ function openPg(databaseUrl: string, opts: OpenStoreOptions): Store {
     max: poolSize,
     connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 15_000,
   });
-  // An idle client that loses its connection emits 'error' on the pool;
-  // unhandled, that would crash the process.
-  pool.on(
-    'error',
-    opts.onPoolError ?? ((err) => process.stderr.write(`@cms/store: idle connection error: ${err.message}\n`)),
-  );
+  // A client that loses its connection emits 'error' (an idle one on the pool,
+  // a checked-out one on itself); unhandled, that would crash the process.
+  // The query in flight fails on its own and is answered as an outage.
+  const onError =
+    opts.onPoolError ?? ((err: Error) => process.stderr.write(`@cms/store: connection error: ${err.message}\n`));
+  pool.on('error', onError);
+  pool.on('connect', (client) => client.on('error', onError));
   const db = drizzlePg({ client: pool, casing });
   let closed: Promise<void> | undefined;
   return makeStore({ kind: 'pg', pool, db }, () => (closed ??= pool.end()));
