@@ -137,8 +137,8 @@ export function patternOf (decl: Pick<RouteDecl, 'path' | 'vars'>): string {
 /** The Fastify (find-my-way) path under the given prefix, with regex parameters. */
 export function fastifyPathOf (decl: Pick<RouteDecl, 'path' | 'vars'>, prefix: string): string {
   const path = decl.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    // find-my-way needs ':' and '(' escaped nowhere here, but parentheses inside the
-    // class are not used by any declared route.
+    // find-my-way takes the class as a regex parameter; groups inside it
+    // (`(?:[\d]+|me)`) work as they are.
     return `:${name}(^${decl.vars![name]}$)`
   })
   return prefix + (path === '/' ? '/' : path)
