@@ -113,9 +113,19 @@ export function mapMetaCap (cap: string, userId: number, object?: unknown): stri
     case 'delete_user':
     case 'promote_user': {
       const target = object as UserLike | undefined
-      if (cap === 'edit_user' && target !== undefined && target.id === userId && userId !== 0) return ['read']
+      // Signed-in users edit themselves whatever their role (cms-core.md §12: even subscribers
+      // manage their own application passwords), as the core's empty capability list allows.
+      if (cap === 'edit_user' && target !== undefined && target.id === userId && userId !== 0) return []
       return [cap === 'edit_user' ? 'edit_users' : cap === 'delete_user' ? 'delete_users' : 'promote_users']
     }
+    // Application passwords of a user are managed by whoever may edit that user (cms-core.md §12).
+    case 'create_app_password':
+    case 'list_app_passwords':
+    case 'read_app_password':
+    case 'edit_app_password':
+    case 'delete_app_passwords':
+    case 'delete_app_password':
+      return mapMetaCap('edit_user', userId, object)
     case 'list_users':
       return ['list_users']
     case 'assign_term':

@@ -1,0 +1,77 @@
+/**
+ * What a command group is, and the context it runs in. A group is one file
+ * in src/commands/ and one line in the registry (src/registry.ts).
+ */
+import { openStore, storeSettingsFromEnv } from '@cms/store';
+import type { Store } from '@cms/store';
+
+export interface CliContext {
+  env: NodeJS.ProcessEnv;
+  /** Writes a line (or lines) to standard output. */
+  out(text: string): void;
+  /** Opens the store configured by the environment (DATABASE_URL / CMS_DATA_DIR). */
+  openStore(): Promise<Store>;
+}
+
+export interface CommandGroup {
+  /** The first word: `cms <name> ...`. */
+  name: string;
+  /** One line for the overall usage text. */
+  summary: string;
+  /** Full usage text of the group (shown by `cms <name> --help`). */
+  usage: string;
+  /** Runs with the arguments after the group name; returns the exit code (default 0). */
+  run(args: string[], ctx: CliContext): Promise<number | void>;
+}
+
+/** Bad command line: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    /** The group whose usage applies (for the hint). */
+    readonly group?: string,
+  ) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * Prepares arguments for util.parseArgs: a bare negative number
+ * (`cms site set gmt_offset -5`) is taken as a value, not as an option.
+ */
+export function argvForParse(args: string[]): string[] {
+  const dashdash = args.indexOf('--');
+  const negative = args.findIndex((a, i) => /^-\d+(\.\d+)?$/.test(a) && (dashdash === -1 || i < dashdash));
+  if (negative === -1) return args;
+  return [...args.slice(0, negative), '--', ...args.slice(negative).filter((a) => a !== '--')];
+}
+
+/** Runs a util.parseArgs call, turning its errors into a one-line UsageError. */
+export function parseOrUsage<T>(group: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    const message = (err as Error).message;
+    const unknown = /^Unknown option '([^']+)'/.exec(message);
+    throw new UsageError(unknown ? `unknown option "${unknown[1]}"` : message.split('\n')[0]!, group);
+  }
+}
+
+export function defaultContext(env: NodeJS.ProcessEnv = process.env): CliContext {
+  return {
+    env,
+    out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+    openStore: () => openStore(storeSettingsFromEnv(env)),
+  };
+}
+
+/** Opens the store, runs `fn`, closes the store. */
+export async function withStore<T>(ctx: CliContext, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await ctx.openStore();
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,8 @@
+/** The command groups of `cms`. To add one: a file in src/commands/, one line here. */
+import type { CommandGroup } from './command.js';
+import { migrateCommand } from './commands/migrate.js';
+import { siteCommand } from './commands/site.js';
+import { userCommand } from './commands/user.js';
+import { appPasswordCommand } from './commands/app-password.js';
+
+export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, userCommand, appPasswordCommand];

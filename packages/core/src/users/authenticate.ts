@@ -1,0 +1,90 @@
+/**
+ * Who is calling: HTTP Basic with a login (or e-mail address) and an
+ * application password, else the anonymous caller. Bad credentials are a
+ * 401 on every route, public ones included.
+ *
+ * One indexed query per request reads the user and all their password
+ * hashes. The presented password is hashed before the query and compared
+ * with every candidate (a dummy when the login is unknown), so a wrong
+ * password costs the same whether the login exists or not.
+ */
+import { randomBytes } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import { eq, or, sql } from 'drizzle-orm'
+import type { Principal } from '@cms/rest'
+import type { Store } from '@cms/store'
+import { anonymousCaller, Caller, isRole } from '../capabilities.js'
+import { applicationPasswords, users } from './schema.js'
+import { keyedHash, normalizeAppPassword, sameHash, siteKey } from './passwords.js'
+import { isEmail, recordApplicationPasswordUse } from './store.js'
+import { authErrors } from './errors.js'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+const DUMMY_HASH = randomBytes(32).toString('base64url')
+
+export interface BasicCredentials {
+  login: string
+  password: string
+}
+
+/** `Basic base64(login:password)` -> its parts; throws the 401 for anything malformed. */
+export function parseBasicAuthorization (header: string): BasicCredentials {
+  const match = /^(\S+)(?:\s+(.*))?$/.exec(header.trim())
+  if (match === null) throw authErrors.rest_invalid_authorization_header()
+  if (match[1]!.toLowerCase() !== 'basic') throw authErrors.rest_unsupported_authorization_scheme()
+  const token = (match[2] ?? '').trim()
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(token) || token.length % 4 === 1) throw authErrors.rest_invalid_authorization_header()
+  const decoded = Buffer.from(token, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon <= 0) throw authErrors.rest_invalid_authorization_header()
+  return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+/** Checks credentials against the store; resolves to the caller or throws the 401. */
+export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string): Promise<Caller> {
+  const presented = keyedHash(await siteKey(store), normalizeAppPassword(credentials.password))
+  const login = credentials.login.trim()
+  // No stored login holds a NUL character (and the database refuses to compare one).
+  if (login.includes('\u0000')) throw authErrors.invalid_username()
+  const rows = await store.db.select({
+    id: users.id,
+    login: users.login,
+    roles: users.roles,
+    uuid: applicationPasswords.uuid,
+    hash: applicationPasswords.hash,
+    lastUsed: applicationPasswords.lastUsed
+  }).from(users)
+    .leftJoin(applicationPasswords, eq(applicationPasswords.userId, users.id))
+    .where(or(sql`lower(${users.login}) = lower(${login})`, sql`lower(${users.email}) = lower(${login})`))
+
+  // A login that equals another user's e-mail address names the login's owner.
+  const byLogin = rows.find((r) => r.login.toLowerCase() === login.toLowerCase())
+  const userId = byLogin?.id ?? rows[0]?.id
+  const candidates = rows.filter((r) => r.id === userId)
+  // Every candidate is compared (no early exit); with none, a dummy keeps the cost.
+  if (candidates.length === 0) sameHash(presented, DUMMY_HASH)
+  let matched: typeof rows[number] | undefined
+  for (const row of candidates) {
+    if (row.hash !== null && sameHash(presented, row.hash) && matched === undefined) matched = row
+  }
+  if (userId === undefined) throw isEmail(login) ? authErrors.invalid_email() : authErrors.invalid_username()
+  if (matched === undefined || matched.uuid === null) throw authErrors.incorrect_password()
+
+  if (matched.lastUsed === null || Date.now() - matched.lastUsed.getTime() > DAY_MS) {
+    try {
+      await recordApplicationPasswordUse(store, matched.uuid, ip)
+    } catch {
+      // Bookkeeping only: a failed write does not refuse valid credentials.
+    }
+  }
+  return new Caller(matched.id, matched.login, matched.roles.filter(isRole), matched.uuid)
+}
+
+export function authenticator (services: { store: Store }): (request: FastifyRequest) => Promise<Principal> {
+  const { store } = services
+  return async (request) => {
+    const header = request.headers.authorization
+    if (header === undefined || header.trim() === '') return anonymousCaller
+    return await authenticateBasic(store, parseBasicAuthorization(header), request.ip)
+  }
+}

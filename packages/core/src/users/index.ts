@@ -1,0 +1,18 @@
+/**
+ * Users, application passwords and authentication: the cms/v2 users routes,
+ * the kernel's authenticator, and (separately registered by the gateway)
+ * the authorization and sign-in pages.
+ */
+import type { RouteDecl } from '@cms/rest'
+import type { Services } from '../services.js'
+import { userRoutesOf } from './users-routes.js'
+import { applicationPasswordRoutesOf } from './app-password-routes.js'
+
+export function userRoutes (services: Services): RouteDecl[] {
+  return [...userRoutesOf(services), ...applicationPasswordRoutesOf(services)]
+}
+
+export { authenticator, authenticateBasic, parseBasicAuthorization } from './authenticate.js'
+export { authorizePage, redirectUrlProblem, AUTHORIZE_PATH, LOGIN_PATH, type AuthorizePageOptions } from './authorize-page.js'
+export { setUserContentHandler, type UserContentHandler } from './authors.js'
+export { chunkPassword, normalizeAppPassword } from './passwords.js'

@@ -1,0 +1,56 @@
+/**
+ * Small helpers the users routes share: dates as the core prints them, the
+ * `rest_invalid_param` shape for a failed argument check, and a per-request
+ * memo so a permission check and its handler read a user once.
+ */
+import { RestError, type RestRequest } from '@cms/rest'
+import type { Store } from '@cms/store'
+import { Caller } from '../capabilities.js'
+import { findUserById, type UserRecord } from './store.js'
+
+/** `2026-01-31T09:30:00` (UTC, no offset). */
+export function utcDate (date: Date): string {
+  return date.toISOString().slice(0, 19)
+}
+
+/** A check of one argument failed: reported like the kernel's validation errors. */
+export function invalidParam (name: string, inner: unknown): RestError {
+  if (!(inner instanceof RestError)) throw inner
+  return new RestError('rest_invalid_param', `Invalid parameter(s): ${name}`, 400, {
+    params: { [name]: inner.message },
+    details: { [name]: { code: inner.code, message: inner.message, data: { status: 400 } } }
+  })
+}
+
+/** The caller's application-password uuid when it signed in with one. */
+export function appPasswordOf (req: RestRequest): string | undefined {
+  return req.user instanceof Caller ? req.user.appPasswordUuid : undefined
+}
+
+// Keyed by the params object, which the kernel shares between the permission
+// check, the Allow header computation and the handler of one request.
+const memo = new WeakMap<object, Map<number, Promise<UserRecord | undefined>>>()
+
+export function userOnce (store: Store, req: RestRequest, id: number): Promise<UserRecord | undefined> {
+  let users = memo.get(req.params)
+  if (users === undefined) {
+    users = new Map()
+    memo.set(req.params, users)
+  }
+  let user = users.get(id)
+  if (user === undefined) {
+    user = findUserById(store, id)
+    users.set(id, user)
+  }
+  return user
+}
+
+/** Mirrors the core setting `context=edit` on write responses (the kernel filters by this param). */
+export function forceEditContext (req: RestRequest): void {
+  (req.params as Record<string, unknown>).context = 'edit'
+}
+
+/** After a write, later checks of this request (the Allow header) read the user again. */
+export function forgetUser (req: RestRequest, id: number): void {
+  memo.get(req.params)?.delete(id)
+}

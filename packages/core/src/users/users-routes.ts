@@ -1,0 +1,422 @@
+/**
+ * `cms/v2/users`, `users/{id}` and `users/me`: their declarations, permission
+ * checks, how a user becomes a response, and the item schema.
+ */
+import { createHash } from 'node:crypto'
+import { Type } from '@sinclair/typebox'
+import {
+  ContextArg, created, endpoint, Enum, IntList, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
+  type JsonSchema, type RestError, type RestRequest, type RouteDecl
+} from '@cms/rest'
+import type { Services } from '../services.js'
+import { cachedSiteOptions } from '../site.js'
+import { isRole, roleCapabilities, ROLES, type Role } from '../capabilities.js'
+import { denied, userErrors } from './errors.js'
+import { AUTHOR_POST_TYPES, countPublishedPosts } from './authors.js'
+import {
+  checkAccountPassword, createUser, deleteUser, findUserById, getUserMetas, listUsers, PROFILE_FIELDS,
+  updateUser, type ProfileField, type UserChanges, type UserOrderBy, type UserRecord
+} from './store.js'
+import { forceEditContext, forgetUser, invalidParam, userOnce, utcDate } from './route-helpers.js'
+
+const NS = 'cms/v2'
+const CONTEXTS = ['embed', 'view', 'edit']
+const AVATAR_SIZES = [24, 48, 96] as const
+
+export const userSchema: JsonSchema = {
+  $schema: 'http://json-schema.org/draft-04/schema#',
+  title: 'user',
+  type: 'object',
+  properties: {
+    id: { description: 'Unique identifier for the user.', type: 'integer', context: CONTEXTS, readonly: true },
+    username: { description: 'Login name for the user.', type: 'string', context: ['edit'], required: true },
+    name: { description: 'Display name for the user.', type: 'string', context: CONTEXTS },
+    first_name: { description: 'First name for the user.', type: 'string', context: ['edit'] },
+    last_name: { description: 'Last name for the user.', type: 'string', context: ['edit'] },
+    email: { description: 'The email address for the user.', type: 'string', format: 'email', context: ['edit'], required: true },
+    url: { description: 'URL of the user.', type: 'string', format: 'uri', context: CONTEXTS },
+    description: { description: 'Description of the user.', type: 'string', context: CONTEXTS },
+    link: { description: 'Author URL of the user.', type: 'string', format: 'uri', context: CONTEXTS, readonly: true },
+    locale: { description: 'Locale for the user.', type: 'string', enum: ['', 'en_US'], context: ['edit'] },
+    nickname: { description: 'The nickname for the user.', type: 'string', context: ['edit'] },
+    slug: { description: 'An alphanumeric identifier for the user.', type: 'string', context: CONTEXTS },
+    registered_date: { description: 'Registration date for the user.', type: 'string', format: 'date-time', context: ['edit'], readonly: true },
+    roles: { description: 'Roles assigned to the user.', type: 'array', items: { type: 'string' }, context: ['edit'] },
+    password: { description: 'Password for the user (never included).', type: 'string', context: [], required: true },
+    capabilities: { description: 'All capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true },
+    extra_capabilities: { description: 'Any extra capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true },
+    avatar_urls: {
+      description: 'Avatar URLs for the user.',
+      type: 'object',
+      context: CONTEXTS,
+      readonly: true,
+      properties: Object.fromEntries(AVATAR_SIZES.map((size) => [String(size), {
+        description: `Avatar URL with image size of ${size} pixels.`, type: 'string', format: 'uri', context: CONTEXTS
+      }]))
+    }
+  }
+}
+
+const p = userSchema.properties as Record<string, JsonSchema>
+const d = (name: string): { description: string } => ({ description: p[name]!.description as string })
+
+/** The writable fields as arguments; `create` marks the required ones. */
+function writeArgs (create: boolean) {
+  const maybe = <T extends ReturnType<typeof Type.String>>(schema: T) => create ? schema : Type.Optional(schema)
+  return {
+    username: maybe(Type.String(d('username'))),
+    name: Type.Optional(Type.String(d('name'))),
+    first_name: Type.Optional(Type.String(d('first_name'))),
+    last_name: Type.Optional(Type.String(d('last_name'))),
+    email: maybe(Type.String({ ...d('email'), format: 'email' })),
+    url: Type.Optional(Type.String({ ...d('url'), format: 'uri' })),
+    description: Type.Optional(Type.String(d('description'))),
+    locale: Type.Optional(Enum(['', 'en_US'], d('locale'))),
+    nickname: Type.Optional(Type.String(d('nickname'))),
+    slug: Type.Optional(Type.String(d('slug'))),
+    roles: Type.Optional(StringList(d('roles'))),
+    password: maybe(Type.String(d('password')))
+  }
+}
+
+const idArg = { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the user.' })) }
+
+const deleteArgs = {
+  force: Type.Boolean({ default: false, description: 'Required to be true, as users do not support trashing.' }),
+  reassign: Raw<number | boolean>({ type: ['integer', 'boolean'], description: 'Reassign the deleted user\'s posts and links to this user ID.' })
+}
+
+const ORDERBY = ['id', 'include', 'name', 'registered_date', 'slug', 'include_slugs', 'email', 'url'] as const
+
+const collectionArgs = {
+  context: ContextArg(['view', 'embed', 'edit']),
+  page: Type.Integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
+  per_page: Type.Integer({ description: 'Maximum number of items to be returned in result set.', default: 10, minimum: 1, maximum: 100 }),
+  search: Type.Optional(Type.String({ description: 'Limit results to those matching a string.' })),
+  exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
+  include: IntList({ description: 'Limit result set to specific IDs.', default: [] }),
+  offset: Type.Optional(Type.Integer({ description: 'Offset the result set by a specific number of items.' })),
+  order: Enum(['asc', 'desc'], { default: 'asc', description: 'Order sort attribute ascending or descending.' }),
+  orderby: Enum(ORDERBY, { default: 'name', description: 'Sort collection by user attribute.' }),
+  slug: Type.Optional(StringList({ description: 'Limit result set to users with one or more specific slugs.' })),
+  roles: Type.Optional(StringList({ description: 'Limit result set to users matching at least one specific role provided. Accepts csv list or single role.' })),
+  capabilities: Type.Optional(StringList({ description: 'Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.' })),
+  who: Type.Optional(Enum(['authors'], { description: 'Limit result set to users who are considered authors.' })),
+  has_published_posts: Type.Optional(Raw<boolean | string[]>({
+    description: 'Limit result set to users who have published posts.',
+    type: ['boolean', 'array'],
+    items: { type: 'string', enum: [...AUTHOR_POST_TYPES] }
+  }))
+}
+
+function avatarUrls (email: string): Record<string, string> {
+  const hash = createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
+  return Object.fromEntries(AVATAR_SIZES.map((s) => [String(s), `https://secure.gravatar.com/avatar/${hash}?s=${s}&d=mm&r=g`]))
+}
+
+function allCapabilities (roles: readonly Role[]): Record<string, boolean> {
+  const out: Record<string, boolean> = {}
+  for (const role of roles) for (const cap of roleCapabilities[role]) out[cap] = true
+  for (const role of roles) out[role] = true
+  return out
+}
+
+export function userRoutesOf (services: Services): RouteDecl[] {
+  const { store } = services
+  const siteOptions = cachedSiteOptions(store)
+
+  /** A user as the API shows it; the kernel then keeps the fields of the request's context. */
+  async function present (req: RestRequest, user: UserRecord, opts: { edit: boolean, links?: boolean }): Promise<Record<string, unknown>> {
+    const home = (await siteOptions()).home
+    const profile = opts.edit ? await getUserMetas(store, user.id, PROFILE_FIELDS) : {}
+    const text = (key: ProfileField): string => typeof profile[key] === 'string' ? profile[key] : ''
+    const out: Record<string, unknown> = { id: user.id }
+    if (opts.edit) out.username = user.login
+    out.name = user.displayName
+    if (opts.edit) Object.assign(out, { first_name: text('first_name'), last_name: text('last_name'), email: user.email })
+    out.url = user.url
+    out.description = user.description
+    out.link = `${home === '' ? req.baseUrl : String(home)}/?author=${user.id}`
+    if (opts.edit) Object.assign(out, { locale: text('locale') === '' ? 'en_US' : text('locale'), nickname: text('nickname') })
+    out.slug = user.nicename
+    if (opts.edit) {
+      Object.assign(out, {
+        roles: [...user.roles],
+        registered_date: utcDate(user.registered),
+        capabilities: allCapabilities(user.roles),
+        extra_capabilities: Object.fromEntries(user.roles.map((r) => [r, true]))
+      })
+    }
+    out.avatar_urls = avatarUrls(user.email)
+    if (opts.links !== false) {
+      out._links = {
+        self: [{ href: restUrl(req.baseUrl, `/${NS}/users/${user.id}`) }],
+        collection: [{ href: restUrl(req.baseUrl, `/${NS}/users`) }]
+      }
+    }
+    return out
+  }
+
+  const wantsEdit = (req: RestRequest): boolean => req.params.context === 'edit'
+  const deny = (req: RestRequest, error: RestError): RestError => denied(error, req.user.id)
+
+  async function targetOf (req: RestRequest, id: number): Promise<UserRecord | RestError> {
+    const user = await userOnce(store, req, id)
+    return user ?? userErrors.rest_user_invalid_id()
+  }
+
+  /** The core's rule for changing roles: roles must exist, and nobody drops their own `edit_users`. */
+  function checkRoleUpdate (req: RestRequest, targetId: number | undefined, roles: readonly string[]): void {
+    for (const role of roles) {
+      if (!isRole(role)) throw userErrors.rest_user_invalid_role(undefined, `The role ${role} does not exist.`)
+      if (targetId === req.user.id && !roleCapabilities[role].has('edit_users')) {
+        throw deny(req, userErrors.rest_user_invalid_role(undefined, 'Sorry, you are not allowed to give users that role.').withStatus(401))
+      }
+    }
+  }
+
+  function changesFrom (req: RestRequest): UserChanges {
+    const q = req.params
+    const changes: UserChanges = {}
+    if (typeof q.email === 'string' && q.email !== '') changes.email = q.email
+    if (typeof q.name === 'string') changes.displayName = q.name
+    if (typeof q.slug === 'string') changes.nicename = q.slug
+    if (typeof q.url === 'string') changes.url = q.url
+    if (typeof q.description === 'string') changes.description = q.description
+    if (Array.isArray(q.roles) && q.roles.length > 0) changes.roles = q.roles as string[]
+    if (typeof q.password === 'string') {
+      try { changes.password = checkAccountPassword(q.password) } catch (e) { throw invalidParam('password', e) }
+    }
+    const profile: Partial<Record<ProfileField, string>> = {}
+    for (const key of PROFILE_FIELDS) if (typeof q[key] === 'string') profile[key] = q[key]
+    changes.profile = profile
+    return changes
+  }
+
+  // --- permissions ----------------------------------------------------------
+
+  async function canUpdate (req: RestRequest, id: number): Promise<true | RestError> {
+    const user = await targetOf(req, id)
+    if (!('login' in user)) return user
+    if (Array.isArray(req.params.roles) && req.params.roles.length > 0) {
+      if (!req.user.can('promote_user', { id: user.id })) return deny(req, userErrors.rest_cannot_edit_roles())
+      // Changing only the roles needs only promote_user.
+      const sent = Object.keys(req.params).filter((k) => !k.startsWith('_') && k !== 'rest_route').sort()
+      if (sent.length === 2 && sent[0] === 'id' && sent[1] === 'roles') return true
+    }
+    return req.user.can('edit_user', { id: user.id }) ? true : deny(req, userErrors.rest_cannot_edit())
+  }
+
+  async function canDelete (req: RestRequest, id: number): Promise<true | RestError> {
+    const user = await targetOf(req, id)
+    if (!('login' in user)) return user
+    return req.user.can('delete_user', { id: user.id }) ? true : deny(req, userErrors.rest_user_cannot_delete())
+  }
+
+  // --- handlers -------------------------------------------------------------
+
+  async function update (req: RestRequest, id: number): Promise<Record<string, unknown>> {
+    const user = await findUserById(store, id)
+    if (user === undefined) throw userErrors.rest_user_invalid_id()
+    const username = req.params.username
+    if (typeof username === 'string' && username !== '' && username !== user.login) throw userErrors.rest_user_invalid_argument()
+    const changes = changesFrom(req)
+    if (changes.roles !== undefined) checkRoleUpdate(req, id, changes.roles)
+    const updated = await updateUser(store, id, changes)
+    forgetUser(req, id)
+    forceEditContext(req)
+    return await present(req, updated, { edit: true })
+  }
+
+  async function remove (req: RestRequest, id: number): Promise<Record<string, unknown>> {
+    const user = await findUserById(store, id)
+    if (user === undefined) throw userErrors.rest_user_invalid_id()
+    if (req.params.force !== true) throw userErrors.rest_trash_not_supported()
+    const raw = req.params.reassign
+    // An id, or false / 0 for "delete their posts"; `true` names nobody.
+    if (raw === true) throw invalidParam('reassign', userErrors.rest_user_invalid_reassign())
+    const reassign = typeof raw === 'number' && raw > 0 ? raw : null
+    if (reassign !== null && (reassign === id || await findUserById(store, reassign) === undefined)) {
+      throw userErrors.rest_user_invalid_reassign()
+    }
+    const previous = await present(req, user, { edit: true, links: false })
+    await deleteUser(store, id, reassign)
+    forgetUser(req, id)
+    return { deleted: true, previous }
+  }
+
+  const signedIn = (req: RestRequest): RestError | number =>
+    req.user.id === 0 ? userErrors.rest_not_logged_in() : req.user.id
+
+  const collection = route({
+    namespace: NS,
+    path: `/${NS}/users`,
+    schema: userSchema,
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: collectionArgs,
+        summary: 'List users',
+        permission: (req) => {
+          const canList = req.user.can('list_users')
+          const q = req.params
+          if ((q.roles?.length ?? 0) > 0 && !canList) return deny(req, userErrors.rest_user_cannot_view(undefined, 'Sorry, you are not allowed to filter users by role.'))
+          if ((q.capabilities?.length ?? 0) > 0 && !canList) return deny(req, userErrors.rest_user_cannot_view(undefined, 'Sorry, you are not allowed to filter users by capability.'))
+          if (q.context === 'edit' && !canList) return deny(req, userErrors.rest_forbidden_context())
+          if ((q.orderby === 'email' || q.orderby === 'registered_date') && !canList) return deny(req, userErrors.rest_forbidden_orderby())
+          if (q.who === 'authors' && !req.user.can('edit_posts') && !req.user.can('edit_pages')) return deny(req, userErrors.rest_forbidden_who())
+          return true
+        },
+        handler: async (req) => {
+          const q = req.params
+          const canList = req.user.can('list_users')
+          const offset = Math.max(0, q.offset !== undefined && q.offset !== 0 ? q.offset : (q.page - 1) * q.per_page)
+          let publishedIn: readonly string[] | undefined
+          if (q.who !== 'authors' && !canList) publishedIn = AUTHOR_POST_TYPES
+          const hpp = q.has_published_posts
+          if (hpp === true) publishedIn = AUTHOR_POST_TYPES
+          else if (Array.isArray(hpp) && hpp.length > 0) publishedIn = hpp
+          const capabilityRoles = (q.capabilities?.length ?? 0) > 0
+            ? ROLES.filter((r) => q.capabilities!.some((c) => c === r || roleCapabilities[r].has(c)))
+            : undefined
+          const { users, total } = await listUsers(store, {
+            search: q.search,
+            searchScope: canList ? 'all' : 'public',
+            include: q.include,
+            exclude: q.exclude,
+            slugs: q.slug,
+            roles: q.roles,
+            capabilityRoles,
+            authorsOnly: q.who === 'authors',
+            publishedIn,
+            orderby: q.orderby as UserOrderBy,
+            order: q.order,
+            limit: q.per_page,
+            offset
+          })
+          const page = Math.ceil(offset / q.per_page + 1)
+          const body = await Promise.all(users.map(async (u) => await present(req, u, { edit: wantsEdit(req) })))
+          return new RestResponse(body, 200, paginationHeaders({ total, perPage: q.per_page, page }, req.baseUrl, `/${NS}/users`, req.query))
+        }
+      }),
+      endpoint({
+        methods: ['POST'],
+        args: writeArgs(true),
+        summary: 'Create a user',
+        permission: (req) => req.user.can('create_users') ? true : deny(req, userErrors.rest_cannot_create_user()),
+        handler: async (req) => {
+          const q = req.params
+          if (q.id !== undefined && q.id !== null && q.id !== '' && q.id !== 0 && q.id !== '0') throw userErrors.rest_user_exists()
+          const roles = Array.isArray(q.roles) ? q.roles : ['subscriber']
+          checkRoleUpdate(req, undefined, roles)
+          try { checkAccountPassword(q.password) } catch (e) { throw invalidParam('password', e) }
+          const changes = changesFrom(req)
+          let user: UserRecord
+          try {
+            user = await createUser(store, {
+              login: q.username,
+              email: q.email,
+              roles,
+              password: q.password,
+              displayName: changes.displayName,
+              nicename: changes.nicename,
+              url: changes.url,
+              description: changes.description,
+              profile: changes.profile
+            })
+          } catch (e) {
+            const code = (e as { code?: string }).code
+            if (code === 'rest_user_invalid_username') throw invalidParam('username', e)
+            throw e
+          }
+          forceEditContext(req)
+          return created(await present(req, user, { edit: true }), restUrl(req.baseUrl, `/${NS}/users/${user.id}`))
+        }
+      })
+    ]
+  })
+
+  const item = route({
+    namespace: NS,
+    path: `/${NS}/users/{id}`,
+    vars: { id: '[\\d]+' },
+    schema: userSchema,
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: { ...idArg, context: ContextArg(['view', 'embed', 'edit']) },
+        summary: 'Read a user',
+        permission: async (req) => {
+          const user = await targetOf(req, Number(req.params.id))
+          if (!('login' in user)) return user
+          if (user.id === req.user.id) return true
+          if (req.params.context === 'edit' && !req.user.can('list_users')) return deny(req, userErrors.rest_user_cannot_view())
+          if (req.user.can('list_users') || req.user.can('edit_user', { id: user.id })) return true
+          return await countPublishedPosts(store, user.id) > 0 ? true : deny(req, userErrors.rest_user_cannot_view())
+        },
+        handler: async (req) => {
+          const user = await targetOf(req, Number(req.params.id))
+          if (!('login' in user)) throw user
+          return await present(req, user, { edit: wantsEdit(req) })
+        }
+      }),
+      endpoint({
+        methods: ['POST', 'PUT', 'PATCH'],
+        args: { ...idArg, ...writeArgs(false) },
+        summary: 'Update a user',
+        permission: async (req) => await canUpdate(req, Number(req.params.id)),
+        handler: async (req) => await update(req, Number(req.params.id))
+      }),
+      endpoint({
+        methods: ['DELETE'],
+        args: { ...idArg, ...deleteArgs },
+        summary: 'Delete a user',
+        permission: async (req) => await canDelete(req, Number(req.params.id)),
+        handler: async (req) => await remove(req, Number(req.params.id))
+      })
+    ]
+  })
+
+  const me = route({
+    namespace: NS,
+    path: `/${NS}/users/me`,
+    schema: userSchema,
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: { context: ContextArg(['view', 'embed', 'edit']) },
+        summary: 'Read the current user',
+        permission: () => true,
+        handler: async (req) => {
+          const id = signedIn(req)
+          if (typeof id !== 'number') throw id
+          const user = await targetOf(req, id)
+          if (!('login' in user)) throw user
+          return await present(req, user, { edit: wantsEdit(req) })
+        }
+      }),
+      endpoint({
+        methods: ['POST', 'PUT', 'PATCH'],
+        args: writeArgs(false),
+        summary: 'Update the current user',
+        permission: async (req) => {
+          const id = signedIn(req)
+          return typeof id === 'number' ? await canUpdate(req, id) : id
+        },
+        handler: async (req) => await update(req, req.user.id)
+      }),
+      endpoint({
+        methods: ['DELETE'],
+        args: deleteArgs,
+        summary: 'Delete the current user',
+        permission: async (req) => {
+          const id = signedIn(req)
+          return typeof id === 'number' ? await canDelete(req, id) : id
+        },
+        handler: async (req) => await remove(req, req.user.id)
+      })
+    ]
+  })
+
+  return [collection, item, me]
+}

@@ -1,0 +1,163 @@
+/**
+ * Authentication with application passwords over HTTP Basic: who gets in,
+ * the 401 codes and messages for everything else (public routes included),
+ * timing that does not reveal whether a login exists, and what is stored
+ * and logged.
+ */
+import { createHash } from 'node:crypto'
+import t from 'tap'
+import { sql } from 'drizzle-orm'
+import { account, basic, call, usersApp } from './users-harness.js'
+
+const MESSAGES = {
+  invalid_username: '<strong>Error:</strong> Unknown username. Check again or try your email address.',
+  invalid_email: '<strong>Error:</strong> Unknown email address. Check again or try your username.',
+  incorrect_password: 'The provided password is an invalid application password.'
+}
+
+t.test('authentication', async (t) => {
+  const { app, store } = await usersApp()
+  t.teardown(() => app.close())
+  const editor = await account(store, 'Edith', ['editor'])
+
+  t.test('no Authorization header: anonymous', async (t) => {
+    const me = await call(app, 'GET', '/cms/v2/users/me')
+    t.equal(me.status, 401)
+    t.same(me.body, { code: 'rest_not_logged_in', message: 'You are not currently logged in.', data: { status: 401 } })
+    const index = await call(app, 'GET', '/')
+    t.equal(index.status, 200, 'public routes work anonymously')
+  })
+
+  t.test('valid credentials in every accepted spelling', async (t) => {
+    const chunked = editor.password.match(/.{4}/g)!.join(' ')
+    const spellings: Array<[string, string]> = [
+      ['login and raw password', basic('Edith', editor.password)],
+      ['login in another case', basic('edith', editor.password)],
+      ['e-mail address', basic('edith@example.com', editor.password)],
+      ['e-mail in upper case', basic('EDITH@EXAMPLE.COM', editor.password)],
+      ['chunked password (spaces ignored)', basic('Edith', chunked)],
+      ['other separators ignored', basic('Edith', editor.password.match(/.{4}/g)!.join('-'))],
+      ['scheme name in lower case', basic('Edith', editor.password).replace('Basic', 'basic')]
+    ]
+    for (const [what, auth] of spellings) {
+      const me = await call(app, 'GET', '/cms/v2/users/me', { auth })
+      t.equal(me.status, 200, what)
+      t.equal(me.body.id, editor.user.id, what)
+    }
+  })
+
+  t.test('failures are 401 with the exact code and message, on public routes too', async (t) => {
+    const cases: Array<[string, string, keyof typeof MESSAGES]> = [
+      ['unknown login', basic('nobody', editor.password), 'invalid_username'],
+      ['unknown e-mail', basic('nobody@example.com', editor.password), 'invalid_email'],
+      ['wrong password', basic('Edith', 'AAAAaaaaBBBBbbbbCCCCcccc'), 'incorrect_password'],
+      ['wrong password by e-mail', basic('edith@example.com', 'short'), 'incorrect_password'],
+      ['empty password', basic('Edith', ''), 'incorrect_password']
+    ]
+    for (const route of ['/', '/cms/v2/users', '/cms/v2/users/me']) {
+      for (const [what, auth, code] of cases) {
+        const res = await call(app, 'GET', route, { auth })
+        t.equal(res.status, 401, `${what} on ${route}`)
+        t.same(res.body, { code, message: MESSAGES[code], data: { status: 401 } }, `${what} on ${route}`)
+      }
+    }
+  })
+
+  t.test('the account password is not an application password', async (t) => {
+    const withAccount = await account(store, 'sam', ['subscriber'], { password: 'correct horse battery staple' })
+    const res = await call(app, 'GET', '/cms/v2/users/me', { auth: basic('sam', 'correct horse battery staple') })
+    t.equal(res.status, 401)
+    t.equal(res.body.code, 'incorrect_password')
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { auth: withAccount.auth })).status, 200)
+  })
+
+  t.test('malformed Authorization headers', async (t) => {
+    const b64 = (s: string): string => Buffer.from(s).toString('base64')
+    const malformed = ['Basic', 'Basic ', 'Basic !!!not-base64!!!', `Basic ${b64('no-colon-here')}`, `Basic ${b64(':password-without-login')}`, 'Basic a']
+    for (const header of malformed) {
+      const res = await call(app, 'GET', '/', { auth: header })
+      t.equal(res.status, 401, JSON.stringify(header))
+      t.equal(res.body.code, 'rest_invalid_authorization_header', JSON.stringify(header))
+      t.match(res.body.message, /malformed/)
+      t.equal(res.body.data.status, 401)
+    }
+    const bearer = await call(app, 'GET', '/', { auth: 'Bearer abc.def.ghi' })
+    t.equal(bearer.status, 401)
+    t.equal(bearer.body.code, 'rest_unsupported_authorization_scheme')
+  })
+
+  t.test('a wrong password takes as long whether the login exists or not', async (t) => {
+    const known = basic('Edith', 'WrongWrongWrongWrong1234')
+    const unknown = basic('nobody-at-all', 'WrongWrongWrongWrong1234')
+    const time = async (auth: string): Promise<number> => {
+      const start = process.hrtime.bigint()
+      const res = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me', headers: { authorization: auth } })
+      const ms = Number(process.hrtime.bigint() - start) / 1e6
+      if (res.statusCode !== 401) throw new Error(`expected 401, got ${res.statusCode}`)
+      return ms
+    }
+    for (let i = 0; i < 5; i++) { await time(known); await time(unknown) }
+    const a: number[] = []
+    const b: number[] = []
+    // Interleaved, so drift in the machine's load affects both series alike.
+    for (let i = 0; i < 21; i++) { a.push(await time(known)); b.push(await time(unknown)) }
+    const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+    const [ma, mb] = [median(a), median(b)]
+    const tolerance = 5 + 0.5 * Math.min(ma, mb)
+    t.ok(Math.abs(ma - mb) <= tolerance, `medians ${ma.toFixed(2)} ms (known login) and ${mb.toFixed(2)} ms (unknown) differ by at most ${tolerance.toFixed(2)} ms`)
+  })
+
+  t.test('only a keyed hash is stored; last use recorded at most once a day', async (t) => {
+    const user = await account(store, 'hashy', ['author'])
+    const [row] = await store.execute<{ hash: string, last_used: Date | null, last_ip: string | null }>(
+      sql`select hash, last_used, last_ip from application_passwords where uuid = ${user.uuid}`)
+    t.not(row!.hash, user.password)
+    t.notMatch(row!.hash, user.password)
+    t.not(row!.hash, createHash('sha256').update(user.password).digest('base64url'), 'not an unkeyed hash')
+    t.equal(row!.last_used, null, 'never used yet')
+
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { auth: user.auth })).status, 200)
+    const [first] = await store.execute<{ last_used: Date, last_ip: string }>(
+      sql`select last_used, last_ip from application_passwords where uuid = ${user.uuid}`)
+    t.ok(first!.last_used !== null, 'last_used set on first use')
+    t.equal(first!.last_ip, '127.0.0.1')
+
+    await store.execute(sql`update application_passwords set last_used = now() - interval '2 hours', last_ip = '10.0.0.9' where uuid = ${user.uuid}`)
+    await call(app, 'GET', '/cms/v2/users/me', { auth: user.auth })
+    const [same] = await store.execute<{ last_ip: string }>(sql`select last_ip from application_passwords where uuid = ${user.uuid}`)
+    t.equal(same!.last_ip, '10.0.0.9', 'not written again within a day')
+
+    await store.execute(sql`update application_passwords set last_used = now() - interval '25 hours' where uuid = ${user.uuid}`)
+    await call(app, 'GET', '/cms/v2/users/me', { auth: user.auth })
+    const [later] = await store.execute<{ last_ip: string, fresh: boolean }>(
+      sql`select last_ip, last_used > now() - interval '1 minute' as fresh from application_passwords where uuid = ${user.uuid}`)
+    t.equal(later!.last_ip, '127.0.0.1', 'written again after a day')
+    t.equal(later!.fresh, true)
+  })
+})
+
+t.test('passwords and Authorization headers never reach a log', async (t) => {
+  const lines: string[] = []
+  const { app, store } = await usersApp({ logLines: lines })
+  t.teardown(() => app.close())
+  const user = await account(store, 'logged', ['administrator'], { password: 'account-secret-123' })
+  const wrong = basic('logged', 'ZZZZzzzzYYYYyyyyXXXXxxxx')
+  await call(app, 'GET', '/cms/v2/users/me', { auth: user.auth })
+  await call(app, 'GET', '/cms/v2/users/me', { auth: wrong })
+  await call(app, 'GET', '/cms/v2/users/me', { auth: basic('ghost', user.password) })
+  const created = await call(app, 'POST', '/cms/v2/users/me/application-passwords', { auth: user.auth, body: { name: 'logged app' } })
+  t.equal(created.status, 201)
+  const page = await app.inject({ method: 'GET', url: '/cms-admin/login' })
+  const nonce = /cms_signin_nonce=([^;]+)/.exec(String(page.headers['set-cookie']))![1]!
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!
+  await app.inject({
+    method: 'POST',
+    url: '/cms-admin/login',
+    headers: { cookie: `cms_signin_nonce=${nonce}`, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ csrf, log: 'logged', pwd: 'account-secret-123' }).toString()
+  })
+  t.ok(lines.length > 0, 'the requests were logged')
+  const log = lines.join('\n')
+  const secrets = [user.password, user.auth.slice(6), wrong.slice(6), created.body.password.replace(/ /g, ''), created.body.password, 'account-secret-123']
+  for (const secret of secrets) t.notOk(log.includes(secret), 'a secret is absent from the log')
+})
