@@ -3,9 +3,9 @@
  * namespaces of the profile, plus health endpoints.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
-import { kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl } from '@cms/rest'
+import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, batchRoutes, siteRoutes, startContentJobs, type Services } from '@cms/core'
+import { authenticator, authorizePage, batchRoutes, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
 import { namespacesOf, profiles } from './profiles.js'
 import { buildNamespace } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -20,12 +20,30 @@ export interface BuildOptions {
 }
 
 /** Errors that mean the database cannot be reached right now. */
-export function isStoreUnavailable (error: unknown): boolean {
-  const e = error as { code?: string, message?: string } | null
-  if (e === null || typeof e !== 'object') return false
+/** Store errors as REST errors: an outage is 503, a value the database refuses is 400. */
+export function storeErrorToRest (error: unknown): RestError | undefined {
+  if (isStoreUnavailable(error)) return kernelErrors.rest_service_unavailable()
+  // SQLSTATE class 22: data exceptions (a number out of range, an invalid character...).
+  if (sqlStateOf(error)?.startsWith('22') === true) return kernelErrors.rest_invalid_value()
+  return undefined
+}
+
+function sqlStateOf (error: unknown, depth = 0): string | undefined {
+  const e = error as { code?: unknown, cause?: unknown } | null
+  if (e === null || typeof e !== 'object' || depth > 5) return undefined
+  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code
+  return sqlStateOf(e.cause, depth + 1)
+}
+
+export function isStoreUnavailable (error: unknown, depth = 0): boolean {
+  const e = error as { code?: string, message?: string, cause?: unknown, errors?: unknown[] } | null
+  if (e === null || typeof e !== 'object' || depth > 5) return false
   const codes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']
   if (e.code !== undefined && codes.includes(e.code)) return true
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '')
+  if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable/i.test(e.message ?? '')) return true
+  // drizzle wraps driver errors (`Failed query: ...`) with the driver's error as the cause;
+  // a refused connection to a host with several addresses is an AggregateError.
+  return isStoreUnavailable(e.cause, depth + 1) || (Array.isArray(e.errors) && e.errors.some((x) => isStoreUnavailable(x, depth + 1)))
 }
 
 export async function buildApp (settings: Settings, opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -55,8 +73,20 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     baseUrl: settings.baseUrl,
     corsOrigins: settings.corsOrigins,
     remote: settings.remote,
-    isUnavailable: isStoreUnavailable,
+    classifyError: storeErrorToRest,
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
+  })
+
+  // The admin pages (sign-in and application authorization), outside the REST prefix.
+  await app.register(authorizePage, { services })
+  app.addHook('onListen', async () => {
+    try {
+      if (!(await hasAnyUser(store))) {
+        app.log.warn('No user exists yet. Create the first administrator with: pnpm cms user create <login> --email <address> --role administrator [--password <password>]')
+      }
+    } catch (err) {
+      app.log.warn({ err }, 'could not check for users')
+    }
   })
 
   if (opts.jobs !== false) {

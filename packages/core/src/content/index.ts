@@ -1,0 +1,35 @@
+/**
+ * Posts, pages, their revisions and autosaves, categories and tags: the
+ * content routes of cms/v2, and the scheduled-publishing job.
+ */
+import type { RouteDecl } from '@cms/rest'
+import type { Services } from '../services.js'
+import { setUserContentHandler } from '../users/authors.js'
+import { autosaveRoutes } from './autosaves.js'
+import { PAGE_TYPE, POST_TYPE } from './post-types.js'
+import { postRoutes } from './posts.js'
+import { revisionRoutes } from './revisions.js'
+import { startScheduler, type JobOptions } from './scheduler.js'
+import { termRoutes } from './terms.js'
+import { userContentHandler } from './user-content.js'
+
+export function contentRoutes (services: Services): RouteDecl[] {
+  setUserContentHandler(userContentHandler)
+  return [
+    ...postRoutes(services, POST_TYPE),
+    ...revisionRoutes(services, POST_TYPE),
+    ...autosaveRoutes(services, POST_TYPE),
+    ...postRoutes(services, PAGE_TYPE),
+    ...revisionRoutes(services, PAGE_TYPE),
+    ...autosaveRoutes(services, PAGE_TYPE),
+    ...termRoutes(services)
+  ]
+}
+
+/** Background jobs of the content module (scheduled publishing); returns a stop function. */
+export function startContentJobs (services: Services, opts: JobOptions = {}): () => Promise<void> {
+  return startScheduler(services.store, opts)
+}
+
+export { publishDuePosts } from './scheduler.js'
+export { allowTemplates } from './post-types.js'

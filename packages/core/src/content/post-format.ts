@@ -1,0 +1,202 @@
+/**
+ * How a stored post becomes a response: every field in the core's order
+ * (the route schema's contexts then remove what the context hides), the
+ * class list, and the links.
+ */
+import { rel, restUrl, type Link, type Links, type Principal, type RestRequest } from '@cms/rest'
+import type { Store } from '@cms/store'
+import { formatGmt, formatLocal } from './dates.js'
+import { metaResponse } from './meta.js'
+import { getMeta, getPostTerms, revisionStats, uniquePostSlug, type PostRow, type PostTerms, type RevisionStats } from './post-store.js'
+import { permalink, type PostType, type SiteSettings } from './post-types.js'
+import { hasBlocks, renderContent, renderExcerpt, renderTitle } from './render.js'
+import { htmlClass, sanitizeSlug } from './slugs.js'
+
+export interface PostExtras {
+  meta: Record<string, unknown>
+  terms: PostTerms
+  revisions: RevisionStats
+}
+
+/** Meta, terms and revision counts of many posts in three queries. */
+export async function loadExtras (db: Store, rows: PostRow[]): Promise<Map<number, PostExtras>> {
+  const ids = rows.map((r) => r.id)
+  const [meta, terms, revisions] = await Promise.all([getMeta(db, ids), getPostTerms(db, ids), revisionStats(db, ids)])
+  return new Map(ids.map((id) => [id, { meta: meta.get(id)!, terms: terms.get(id)!, revisions: revisions.get(id)! }]))
+}
+
+/** What a post-like capability check needs, front page and posts page included. */
+export function capObject (post: PostRow, settings?: SiteSettings): { type: string, author: number, status: string, isSpecialPage: boolean } {
+  const special = settings !== undefined && post.type === 'page' && (post.id === settings.pageOnFront || post.id === settings.pageForPosts)
+  return { type: post.type, author: post.author, status: post.status, isSpecialPage: special }
+}
+
+/** Whether the caller may read the post (published posts are public). */
+export function canRead (user: Principal, post: PostRow): boolean {
+  if (post.status === 'publish') return true
+  return user.can('read_post', capObject(post))
+}
+
+export function canEdit (user: Principal, post: PostRow): boolean {
+  return user.can('edit_post', capObject(post))
+}
+
+/** The post's effective date: its own, or its last save while floating. */
+export function effectiveDate (post: PostRow): Date {
+  return post.dateGmt ?? post.modifiedGmt
+}
+
+export interface FormatOptions {
+  req: RestRequest
+  spec: PostType
+  settings: SiteSettings
+  context: string
+  excerptLength?: number
+  store: Store
+}
+
+/** Whether protected content is shown: edit rights in edit context, or the right password. */
+export function unlocked (post: PostRow, opts: Pick<FormatOptions, 'req' | 'context'>): boolean {
+  if (post.password === '') return true
+  if (opts.context === 'edit' && canEdit(opts.req.user, post)) return true
+  const given = opts.req.params.password
+  return typeof given === 'string' && given !== '' && given === post.password
+}
+
+export function postRoute (spec: PostType, id?: number): string {
+  return id === undefined ? `/cms/v2/${spec.restBase}` : `/cms/v2/${spec.restBase}/${id}`
+}
+
+/** A REST URL with query arguments, its `rest_route` percent-encoded as the core writes it. */
+export function restUrlWithQuery (baseUrl: string, route: string, query: Record<string, string | number>): string {
+  let url = `${baseUrl}/index.php?rest_route=${encodeURIComponent(route)}`
+  for (const [k, v] of Object.entries(query)) url += `&${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`
+  return url
+}
+
+function classList (post: PostRow, extras: PostExtras, spec: PostType, isUnlocked: boolean): string[] {
+  const classes = [`post-${post.id}`, post.type, `type-${post.type}`, `status-${post.status}`]
+  if (spec.hasTerms) classes.push(`format-${post.format === '' ? 'standard' : htmlClass(post.format)}`)
+  if (post.password !== '') classes.push(isUnlocked ? 'post-password-protected' : 'post-password-required')
+  if (post.featuredMedia !== 0 && isUnlocked) classes.push('has-post-thumbnail')
+  classes.push('hentry')
+  if (spec.hasTerms) {
+    for (const term of extras.terms.category) classes.push(`category-${termClass(term.slug, term.id)}`)
+    for (const term of extras.terms.post_tag) classes.push(`tag-${termClass(term.slug, term.id)}`)
+    if (post.format !== 'standard' && post.format !== '') classes.push(`post_format-post-format-${htmlClass(post.format)}`)
+  }
+  return classes
+}
+
+function termClass (slug: string, id: number): string {
+  const cls = htmlClass(slug)
+  return /^\d+$/.test(cls) || cls.replace(/^-+|-+$/g, '') === '' ? String(id) : cls
+}
+
+/** Methods the caller may use on the post's own URL. */
+export function allowedMethods (user: Principal, post: PostRow, settings: SiteSettings): string[] {
+  const methods = ['GET']
+  if (canEdit(user, post)) methods.push('POST', 'PUT', 'PATCH')
+  if (user.can('delete_post', capObject(post, settings))) methods.push('DELETE')
+  return methods
+}
+
+export function postLinks (post: PostRow, extras: PostExtras, opts: FormatOptions): Links {
+  const { req, spec, settings } = opts
+  const base = req.baseUrl
+  const self = restUrl(base, postRoute(spec, post.id))
+  const links: Links = {
+    self: [{ href: self, targetHints: { allow: allowedMethods(req.user, post, settings) } }],
+    collection: [{ href: restUrl(base, postRoute(spec)) }],
+    about: [{ href: restUrl(base, `/cms/v2/types/${spec.type}`) }]
+  }
+  if (post.author !== 0) links.author = [{ embeddable: true, href: restUrl(base, `/cms/v2/users/${post.author}`) }]
+  const { count, latestId } = extras.revisions
+  links['version-history'] = [{ count, href: restUrl(base, `${postRoute(spec, post.id)}/revisions`) }]
+  if (count > 0) links['predecessor-version'] = [{ id: latestId, href: restUrl(base, `${postRoute(spec, post.id)}/revisions/${latestId}`) }]
+  if (spec.hierarchical && post.parent !== 0) links.up = [{ embeddable: true, href: restUrl(base, `/cms/v2/${spec.restBase}/${post.parent}`) }]
+  if (post.featuredMedia !== 0) links[rel('featuredmedia')] = [{ embeddable: true, href: restUrl(base, `/cms/v2/media/${post.featuredMedia}`) }]
+  if (spec.hasTerms) {
+    links[rel('term')] = [
+      { taxonomy: 'category', embeddable: true, href: restUrlWithQuery(base, '/cms/v2/categories', { post: post.id }) },
+      { taxonomy: 'post_tag', embeddable: true, href: restUrlWithQuery(base, '/cms/v2/tags', { post: post.id }) }
+    ]
+  }
+  if (opts.context === 'edit') {
+    const action = (name: string): void => { links[rel(`action-${name}`)] = [{ href: self } as Link] }
+    const user = req.user
+    const plural = spec.restBase
+    if (user.can(`publish_${plural}`)) action('publish')
+    if (user.can('unfiltered_html')) action('unfiltered-html')
+    if (spec.hasTerms && user.can(`edit_others_${plural}`) && user.can(`publish_${plural}`)) action('sticky')
+    if (user.can(`edit_others_${plural}`)) action('assign-author')
+    if (spec.hasTerms) {
+      if (user.can('manage_categories')) action('create-categories')
+      if (user.can('assign_categories')) action('assign-categories')
+      if (user.can('assign_post_tags')) action('create-tags')
+      if (user.can('assign_post_tags')) action('assign-tags')
+    }
+  }
+  return links
+}
+
+/** The post in the core's key order; the route schema filters it by context. */
+export async function formatPost (post: PostRow, extras: PostExtras, opts: FormatOptions): Promise<Record<string, unknown>> {
+  const { spec, settings, context } = opts
+  const tz = settings.timeZone
+  const date = effectiveDate(post)
+  const open = unlocked(post, opts)
+  const link = permalink(settings.home, post.type, post.id)
+  const out: Record<string, unknown> = {
+    id: post.id,
+    date: formatLocal(date, tz),
+    date_gmt: formatGmt(date),
+    guid: { rendered: post.guid, raw: post.guid },
+    modified: formatLocal(post.modifiedGmt, tz),
+    modified_gmt: formatGmt(post.modifiedGmt),
+    password: post.password,
+    slug: post.slug,
+    status: post.status,
+    type: post.type,
+    link,
+    title: { raw: post.title, rendered: renderTitle(post.title) }
+  }
+  if (context !== 'embed') {
+    out.content = {
+      raw: post.content,
+      rendered: open ? renderContent(post.content) : '',
+      protected: post.password !== '',
+      block_version: hasBlocks(post.content) ? 1 : 0
+    }
+  }
+  out.excerpt = {
+    raw: post.excerpt,
+    rendered: open ? renderExcerpt(post.excerpt, post.content, opts.excerptLength) : '',
+    protected: post.password !== ''
+  }
+  out.author = post.author
+  out.featured_media = post.featuredMedia
+  if (spec.hierarchical) {
+    out.parent = post.parent
+    out.menu_order = post.menuOrder
+  }
+  out.comment_status = post.commentStatus
+  out.ping_status = post.pingStatus
+  if (spec.hasTerms) out.sticky = post.sticky
+  out.template = post.template
+  if (spec.hasTerms) out.format = post.format
+  out.meta = metaResponse(extras.meta)
+  if (spec.hasTerms) {
+    out.categories = extras.terms.category.map((t) => t.id)
+    out.tags = extras.terms.post_tag.map((t) => t.id)
+  }
+  if (context === 'edit') {
+    out.permalink_template = link
+    out.generated_slug = await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : sanitizeSlug(post.title, String(post.id)), {
+      id: post.id, type: post.type, parent: post.parent, hierarchical: spec.hierarchical
+    })
+  }
+  out.class_list = classList(post, extras, spec, open)
+  out._links = postLinks(post, extras, opts)
+  return out
+}

@@ -1,0 +1,179 @@
+/**
+ * The list query of posts, pages and revisions: every filter of the
+ * collection parameters, the orderings, and the total before paging.
+ */
+import { and, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { dbOf, type Queryable, type Store } from '@cms/store'
+import { posts } from './schema.js'
+import type { PostRow } from './post-store.js'
+
+export interface TaxClause {
+  termIds: number[]
+  operator: 'IN' | 'AND' | 'NOT IN'
+}
+
+export interface ListQuery {
+  type: string
+  parentOf?: number
+  statuses: string[]
+  search?: string
+  searchColumns: string[]
+  exact: boolean
+  /** Anonymous searches skip password-protected posts. */
+  hideProtected: boolean
+  after?: Date
+  before?: Date
+  modifiedAfter?: Date
+  modifiedBefore?: Date
+  author: number[]
+  authorExclude: number[]
+  include: number[]
+  exclude: number[]
+  slugs?: string[]
+  menuOrder?: number
+  parent: number[]
+  parentExclude: number[]
+  /** true: only sticky posts; false: no sticky posts. */
+  sticky?: boolean
+  formats?: string[]
+  tax: TaxClause[]
+  taxRelation: 'AND' | 'OR'
+  orderby: string
+  order: 'asc' | 'desc'
+  /** Undefined: every row. */
+  perPage?: number
+  page: number
+  offset?: number
+}
+
+const STOPWORDS = new Set(['about', 'an', 'are', 'as', 'at', 'be', 'by', 'com', 'for', 'from', 'how', 'in', 'is', 'it', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'was', 'what', 'when', 'where', 'who', 'will', 'with', 'www'])
+
+/** Search words: quoted phrases kept, split on spaces, commas and `+`; stopwords and single letters dropped. */
+export function searchTerms (search: string): string[] {
+  const matches = search.match(/".*?("|$)|((?<=[\t ",+])|^)[^\t ",+]+/g) ?? []
+  const terms: string[] = []
+  for (let term of matches) {
+    term = /^".+"$/.test(term) ? term.replace(/^["']+|["']+$/g, '') : term.replace(/^["' ]+|["' ]+$/g, '')
+    if (term === '' || (term.length === 1 && /^[a-z-]$/i.test(term))) continue
+    if (STOPWORDS.has(term.toLowerCase())) continue
+    terms.push(term)
+  }
+  return terms.length === 0 || terms.length > 9 ? [search] : terms
+}
+
+const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+const COLUMNS: Record<string, SQL> = {
+  post_title: sql`${posts.title}`,
+  post_excerpt: sql`${posts.excerpt}`,
+  post_content: sql`${posts.content}`
+}
+
+function searchCondition (q: ListQuery): SQL | undefined {
+  if (q.search === undefined || q.search === '') return undefined
+  const columns = (q.searchColumns.length === 0 ? ['post_title', 'post_excerpt', 'post_content'] : q.searchColumns).map((c) => COLUMNS[c]!)
+  const parts: SQL[] = []
+  for (let term of searchTerms(q.search)) {
+    const exclude = term.startsWith('-') && term.length > 1
+    if (exclude) term = term.slice(1)
+    const pattern = q.exact ? escapeLike(term) : `%${escapeLike(term)}%`
+    const each = columns.map((c) => exclude ? sql`${c} not ilike ${pattern}` : sql`${c} ilike ${pattern}`)
+    parts.push(exclude ? and(...each)! : or(...each)!)
+  }
+  if (q.hideProtected) parts.push(sql`${posts.password} = ''`)
+  return and(...parts)
+}
+
+const effectiveDate = sql`coalesce(${posts.dateGmt}, ${posts.modifiedGmt})`
+
+function taxCondition (c: TaxClause): SQL {
+  const list = sql.join(c.termIds.map((id) => sql`${id}`), sql`, `)
+  if (c.operator === 'IN') return sql`${posts.id} in (select post_id from term_relationships where term_id in (${list}))`
+  if (c.operator === 'NOT IN') return sql`${posts.id} not in (select post_id from term_relationships where term_id in (${list}))`
+  // AND: every listed term must be there.
+  return and(...c.termIds.map((id) => sql`exists (select 1 from term_relationships tr where tr.post_id = ${posts.id} and tr.term_id = ${id})`))!
+}
+
+export function whereOf (q: ListQuery): SQL {
+  const c: Array<SQL | undefined> = [sql`${posts.type} = ${q.type}`]
+  if (q.parentOf !== undefined) c.push(sql`${posts.parent} = ${q.parentOf}`)
+  if (q.statuses.length > 0) c.push(inArray(posts.status, q.statuses))
+  c.push(searchCondition(q))
+  if (q.after !== undefined) c.push(sql`${effectiveDate} > ${q.after}`)
+  if (q.before !== undefined) c.push(sql`${effectiveDate} < ${q.before}`)
+  if (q.modifiedAfter !== undefined) c.push(sql`${posts.modifiedGmt} > ${q.modifiedAfter}`)
+  if (q.modifiedBefore !== undefined) c.push(sql`${posts.modifiedGmt} < ${q.modifiedBefore}`)
+  if (q.author.length > 0) c.push(inArray(posts.author, q.author))
+  if (q.authorExclude.length > 0) c.push(notInArray(posts.author, q.authorExclude))
+  if (q.include.length > 0) c.push(inArray(posts.id, q.include))
+  if (q.exclude.length > 0) c.push(notInArray(posts.id, q.exclude))
+  if (q.slugs !== undefined && q.slugs.length > 0) c.push(inArray(posts.slug, q.slugs))
+  if (q.menuOrder !== undefined) c.push(sql`${posts.menuOrder} = ${q.menuOrder}`)
+  if (q.parent.length > 0) c.push(inArray(posts.parent, q.parent))
+  if (q.parentExclude.length > 0) c.push(notInArray(posts.parent, q.parentExclude))
+  if (q.sticky !== undefined) c.push(sql`${posts.sticky} = ${q.sticky}`)
+  if (q.formats !== undefined && q.formats.length > 0) c.push(inArray(posts.format, q.formats))
+  if (q.tax.length > 0) {
+    const clauses = q.tax.map(taxCondition)
+    c.push(q.taxRelation === 'OR' ? or(...clauses) : and(...clauses))
+  }
+  return and(...c.filter((x): x is SQL => x !== undefined))!
+}
+
+const intArray = (ids: number[]): SQL => sql.raw(`ARRAY[${ids.map((n) => String(Math.trunc(n))).join(',')}]::int[]`)
+
+function orderOf (q: ListQuery): SQL[] {
+  const dir = q.order === 'asc' ? sql`asc` : sql`desc`
+  const by = (expr: SQL): SQL[] => [sql`${expr} ${dir}`, sql`${posts.id} ${dir}`]
+  switch (q.orderby) {
+    case 'author': return by(sql`${posts.author}`)
+    case 'id': return [sql`${posts.id} ${dir}`]
+    case 'modified': return by(sql`${posts.modifiedGmt}`)
+    case 'parent': return by(sql`${posts.parent}`)
+    case 'slug': return by(sql`${posts.slug}`)
+    case 'title': return by(sql`lower(${posts.title})`)
+    case 'menu_order': return by(sql`${posts.menuOrder}`)
+    case 'include':
+      if (q.include.length > 0) return [sql`array_position(${intArray(q.include)}, ${posts.id})`]
+      break
+    case 'include_slugs':
+      if (q.slugs !== undefined && q.slugs.length > 0) {
+        return [sql`array_position(ARRAY[${sql.join(q.slugs.map((s) => sql`${s}`), sql`, `)}]::text[], ${posts.slug})`, sql`${posts.id} desc`]
+      }
+      break
+    case 'relevance':
+      if (q.search !== undefined && q.search !== '') return relevance(q)
+      break
+  }
+  return by(effectiveDate)
+}
+
+/** Whole phrase in the title first, then all words, any word, phrase in excerpt, phrase in content. */
+function relevance (q: ListQuery): SQL[] {
+  const search = q.search!
+  const phrase = `%${escapeLike(search)}%`
+  const terms = searchTerms(search).filter((t) => !t.startsWith('-')).map((t) => `%${escapeLike(t)}%`)
+  const cases: SQL[] = [sql`when ${posts.title} ilike ${phrase} then 1`]
+  if (terms.length > 1) {
+    cases.push(sql`when ${and(...terms.map((t) => sql`${posts.title} ilike ${t}`))} then 2`)
+    cases.push(sql`when ${or(...terms.map((t) => sql`${posts.title} ilike ${t}`))} then 3`)
+  }
+  cases.push(sql`when ${posts.excerpt} ilike ${phrase} then 4`)
+  cases.push(sql`when ${posts.content} ilike ${phrase} then 5`)
+  return [sql`case ${sql.join(cases, sql` `)} else 6 end asc`, sql`${effectiveDate} desc`, sql`${posts.id} desc`]
+}
+
+export async function runListQuery (db: Store | Queryable, q: ListQuery): Promise<{ rows: PostRow[], total: number }> {
+  const d = dbOf(db)
+  const where = whereOf(q)
+  let query = d.select().from(posts).where(where).orderBy(...orderOf(q)).$dynamic()
+  if (q.perPage !== undefined) {
+    const offset = q.offset ?? (q.page - 1) * q.perPage
+    query = query.limit(q.perPage).offset(Math.max(0, offset))
+  }
+  const [rows, count] = await Promise.all([
+    query,
+    d.select({ n: sql<number>`count(*)::int` }).from(posts).where(where)
+  ])
+  return { rows, total: Number(count[0]?.n ?? 0) }
+}

@@ -1,0 +1,180 @@
+/**
+ * Reads and writes of posts and what hangs off them (meta, terms,
+ * revisions). Every function takes the store's `db` or a transaction.
+ */
+import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm'
+import { dbOf, type Queryable, type Store } from '@cms/store'
+import { postMeta, posts, termRelationships, terms } from './schema.js'
+import { isReservedSlug, truncateSlug } from './slugs.js'
+
+export type PostRow = typeof posts.$inferSelect
+export type NewPostRow = typeof posts.$inferInsert
+export type TermRow = typeof terms.$inferSelect
+
+type Db = Store | Queryable
+
+export async function getPost (db: Db, id: number): Promise<PostRow | undefined> {
+  if (!Number.isSafeInteger(id) || id <= 0 || id > 2147483647) return undefined
+  const rows = await dbOf(db).select().from(posts).where(eq(posts.id, id))
+  return rows[0]
+}
+
+/** Parses a path variable into a post id (0 when it cannot be one). */
+export function idOf (value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : 0
+  return Number.isSafeInteger(n) && n > 0 && n <= 2147483647 ? n : 0
+}
+
+export async function getMeta (db: Db, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+  const out = new Map<number, Record<string, unknown>>(ids.map((id) => [id, {}]))
+  if (ids.length === 0) return out
+  const rows = await dbOf(db).select().from(postMeta).where(inArray(postMeta.postId, ids))
+  for (const row of rows) out.get(row.postId)![row.key] = row.value
+  return out
+}
+
+export async function setMeta (db: Queryable, postId: number, set: Record<string, unknown>, remove: readonly string[] = []): Promise<void> {
+  const d = dbOf(db)
+  for (const [key, value] of Object.entries(set)) {
+    await d.insert(postMeta).values({ postId, key, value })
+      .onConflictDoUpdate({ target: [postMeta.postId, postMeta.key], set: { value: sql`excluded.value` } })
+  }
+  if (remove.length > 0) await d.delete(postMeta).where(and(eq(postMeta.postId, postId), inArray(postMeta.key, [...remove])))
+}
+
+export interface PostTerms { category: TermRow[], post_tag: TermRow[] }
+
+/** Terms of each post, by taxonomy, ordered by name as the core lists them. */
+export async function getPostTerms (db: Db, ids: number[]): Promise<Map<number, PostTerms>> {
+  const out = new Map<number, PostTerms>(ids.map((id) => [id, { category: [], post_tag: [] }]))
+  if (ids.length === 0) return out
+  const rows = await dbOf(db).select({ postId: termRelationships.postId, term: terms })
+    .from(termRelationships)
+    .innerJoin(terms, eq(terms.id, termRelationships.termId))
+    .where(inArray(termRelationships.postId, ids))
+    .orderBy(asc(terms.name), asc(terms.id))
+  for (const { postId, term } of rows) {
+    const entry = out.get(postId)!
+    if (term.taxonomy === 'category' || term.taxonomy === 'post_tag') entry[term.taxonomy].push(term)
+  }
+  return out
+}
+
+/** The ids among `ids` that are terms of the taxonomy, in the order given. */
+export async function existingTermIds (db: Db, taxonomy: string, ids: readonly number[]): Promise<number[]> {
+  const wanted = [...new Set(ids.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2147483647))]
+  if (wanted.length === 0) return []
+  const rows = await dbOf(db).select({ id: terms.id }).from(terms).where(and(eq(terms.taxonomy, taxonomy), inArray(terms.id, wanted)))
+  const found = new Set(rows.map((r) => r.id))
+  return wanted.filter((id) => found.has(id))
+}
+
+/** Replaces the post's terms of one taxonomy; returns the term ids before and after. */
+export async function setPostTerms (db: Queryable, postId: number, taxonomy: string, ids: readonly number[]): Promise<number[]> {
+  const d = dbOf(db)
+  const before = await d.select({ id: termRelationships.termId }).from(termRelationships)
+    .innerJoin(terms, eq(terms.id, termRelationships.termId))
+    .where(and(eq(termRelationships.postId, postId), eq(terms.taxonomy, taxonomy)))
+  const old = before.map((r) => r.id)
+  const drop = old.filter((id) => !ids.includes(id))
+  const add = ids.filter((id) => !old.includes(id))
+  if (drop.length > 0) await d.delete(termRelationships).where(and(eq(termRelationships.postId, postId), inArray(termRelationships.termId, drop)))
+  if (add.length > 0) await d.insert(termRelationships).values(add.map((termId) => ({ postId, termId }))).onConflictDoNothing()
+  return [...old, ...add]
+}
+
+export async function termIdsOfPost (db: Db, postId: number): Promise<number[]> {
+  const rows = await dbOf(db).select({ id: termRelationships.termId }).from(termRelationships).where(eq(termRelationships.postId, postId))
+  return rows.map((r) => r.id)
+}
+
+/** A term's count is the number of published posts that carry it. */
+export async function recountTerms (db: Queryable, ids: readonly number[]): Promise<void> {
+  const list = [...new Set(ids)]
+  if (list.length === 0) return
+  await dbOf(db).update(terms).set({
+    count: sql`(select count(*)::int from ${termRelationships} tr join ${posts} p on p.id = tr.post_id
+      where tr.term_id = ${terms.id} and p.status = 'publish' and p.type = 'post')`
+  }).where(inArray(terms.id, list))
+}
+
+export interface RevisionStats { count: number, latestId: number }
+
+/** Number of revisions (autosaves included) of each post and the newest one. */
+export async function revisionStats (db: Db, ids: number[]): Promise<Map<number, RevisionStats>> {
+  const out = new Map<number, RevisionStats>(ids.map((id) => [id, { count: 0, latestId: 0 }]))
+  if (ids.length === 0) return out
+  const rows = await dbOf(db).select({
+    parent: posts.parent,
+    count: sql<number>`count(*) over (partition by ${posts.parent})`.mapWith(Number),
+    id: posts.id,
+    rank: sql<number>`row_number() over (partition by ${posts.parent} order by ${posts.dateGmt} desc, ${posts.id} desc)`.mapWith(Number)
+  }).from(posts).where(and(eq(posts.type, 'revision'), inArray(posts.parent, ids)))
+  for (const row of rows) if (row.rank === 1) out.set(row.parent, { count: row.count, latestId: row.id })
+  return out
+}
+
+/**
+ * A slug no other post of the type uses (pages: no sibling under the same
+ * parent), reserved words avoided, suffixed `-2`, `-3`... as needed.
+ */
+export async function uniquePostSlug (db: Db, slug: string, post: { id: number, type: string, parent: number, hierarchical: boolean }): Promise<string> {
+  const d = dbOf(db)
+  const taken = async (candidate: string): Promise<boolean> => {
+    const where = post.hierarchical
+      ? and(eq(posts.slug, candidate), eq(posts.type, post.type), ne(posts.id, post.id), eq(posts.parent, post.parent))
+      : and(eq(posts.slug, candidate), eq(posts.type, post.type), ne(posts.id, post.id))
+    const rows = await d.select({ id: posts.id }).from(posts).where(where).limit(1)
+    return rows.length > 0
+  }
+  if (!(await taken(slug)) && !isReservedSlug(slug, post.hierarchical)) return slug
+  for (let suffix = 2; ; suffix++) {
+    const candidate = `${truncateSlug(slug, 200 - (String(suffix).length + 1))}-${suffix}`
+    if (!(await taken(candidate))) return candidate
+  }
+}
+
+/** Whether making `parent` the parent of `id` would make a loop (`parent` is `id` or below it). */
+export async function createsLoop (db: Db, id: number, parent: number): Promise<boolean> {
+  if (id === parent) return true
+  const rows = await dbOf(db).execute(sql`
+    with recursive up(id, parent, depth) as (
+      select id, parent, 0 from posts where id = ${parent}
+      union all
+      select p.id, p.parent, up.depth + 1 from posts p join up on p.id = up.parent where up.depth < 100
+    )
+    select 1 as hit from up where id = ${id} limit 1`)
+  return (rows as unknown as { rows: unknown[] }).rows.length > 0
+}
+
+/** Deletes a post for good, with its revisions (meta and term links cascade). */
+export async function deletePostFully (db: Queryable, post: PostRow): Promise<void> {
+  const d = dbOf(db)
+  const termIds = await termIdsOfPost(d, post.id)
+  await d.delete(posts).where(and(eq(posts.type, 'revision'), eq(posts.parent, post.id)))
+  await d.delete(posts).where(eq(posts.id, post.id))
+  await recountTerms(d, termIds)
+}
+
+/** Sticky posts of a type, newest first. */
+export async function stickyPostIds (db: Db, type: string): Promise<number[]> {
+  const rows = await dbOf(db).select({ id: posts.id }).from(posts)
+    .where(and(eq(posts.type, type), eq(posts.sticky, true)))
+    .orderBy(desc(sql`coalesce(${posts.dateGmt}, ${posts.modifiedGmt})`), desc(posts.id))
+  return rows.map((r) => r.id)
+}
+
+/** Every descendant of the given categories, the categories included. */
+export async function withDescendants (db: Db, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return []
+  const list = sql.join(ids.map((id) => sql`${id}`), sql`, `)
+  const res = await dbOf(db).execute(sql`
+    with recursive down(id, depth) as (
+      select id, 0 from terms where id in (${list})
+      union all
+      select t.id, down.depth + 1 from terms t join down on t.parent = down.id where down.depth < 100
+    )
+    select distinct id from down`)
+  const found = (res as unknown as { rows: Array<{ id: number }> }).rows.map((r) => Number(r.id))
+  return [...new Set([...ids, ...found])]
+}

@@ -1,0 +1,74 @@
+/**
+ * The two content types served under cms/v2 and what differs between them,
+ * plus the site settings every content route reads.
+ */
+import { getOptions, type Queryable, type Store } from '@cms/store'
+
+export interface PostType {
+  type: 'post' | 'page'
+  restBase: 'posts' | 'pages'
+  hierarchical: boolean
+  /** Query argument of the plain permalink: `?p=ID` or `?page_id=ID`. */
+  linkParam: 'p' | 'page_id'
+  /** Sticky, format, categories and tags exist only for posts. */
+  hasTerms: boolean
+}
+
+export const POST_TYPE: PostType = { type: 'post', restBase: 'posts', hierarchical: false, linkParam: 'p', hasTerms: true }
+export const PAGE_TYPE: PostType = { type: 'page', restBase: 'pages', hierarchical: true, linkParam: 'page_id', hasTerms: false }
+
+export function postTypeOf (type: string): PostType | undefined {
+  return type === 'post' ? POST_TYPE : type === 'page' ? PAGE_TYPE : undefined
+}
+
+export const POST_FORMATS = ['standard', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio'] as const
+export const WRITE_STATUSES = ['publish', 'future', 'draft', 'pending', 'private'] as const
+export const LIST_STATUSES = [
+  'publish', 'future', 'draft', 'pending', 'private', 'trash', 'auto-draft', 'inherit',
+  'request-pending', 'request-confirmed', 'request-failed', 'request-completed', 'any'
+] as const
+/** Statuses whose posts keep no date of their own until one is given. */
+export const FLOATING_STATUSES = new Set(['draft', 'pending', 'auto-draft'])
+/** What `status=any` lists. */
+export const ANY_STATUSES = ['publish', 'future', 'draft', 'pending', 'private']
+
+/** Templates a theme offers, per type: none by default (`""` is always accepted). */
+const templates: Record<string, Set<string>> = { post: new Set(), page: new Set() }
+
+/** Lets another module (a theme or the page builder) offer templates. */
+export function allowTemplates (type: 'post' | 'page', names: readonly string[]): void {
+  for (const name of names) templates[type]!.add(name)
+}
+
+export function allowedTemplates (type: string): string[] {
+  return [...(templates[type] ?? [])]
+}
+
+export interface SiteSettings {
+  home: string
+  timeZone: string
+  defaultCategory: number
+  defaultCommentStatus: string
+  defaultPingStatus: string
+  pageOnFront: number
+  pageForPosts: number
+}
+
+/** The settings content routes need, read fresh (tests and admins change them at any time). */
+export async function siteSettings (db: Store | Queryable, baseUrl: string): Promise<SiteSettings> {
+  const o = await getOptions(db, ['home', 'timezone_string', 'default_category', 'default_comment_status', 'default_ping_status', 'page_on_front', 'page_for_posts'])
+  return {
+    home: o.home === '' ? baseUrl : o.home,
+    timeZone: o.timezone_string,
+    defaultCategory: Number(o.default_category),
+    defaultCommentStatus: o.default_comment_status,
+    defaultPingStatus: o.default_ping_status,
+    pageOnFront: Number(o.page_on_front),
+    pageForPosts: Number(o.page_for_posts)
+  }
+}
+
+/** Plain permalink of a post of any type. */
+export function permalink (home: string, type: string, id: number): string {
+  return `${home}/?${type === 'page' ? 'page_id' : 'p'}=${id}`
+}

@@ -1,0 +1,252 @@
+/**
+ * Create and update of posts and pages: everything the request asks for is
+ * checked first (status rights, dates, author, password and sticky, parent,
+ * template, media, meta, terms, empty content); then one transaction writes
+ * the post, its slug, meta, terms, term counts and revision.
+ */
+import { eq } from 'drizzle-orm'
+import type { Principal } from '@cms/rest'
+import type { Store, Tx } from '@cms/store'
+import { findUserById } from '../users/store.js'
+import { nowSeconds, parseRequestDate } from './dates.js'
+import { contentErrors, denied, invalidParam } from './errors.js'
+import { parseMetaParam, type MetaChanges } from './meta.js'
+import {
+  createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
+  uniquePostSlug, type NewPostRow, type PostRow
+} from './post-store.js'
+import { allowedTemplates, FLOATING_STATUSES, permalink, type PostType, type SiteSettings } from './post-types.js'
+import { saveRevisionIfChanged } from './revision-store.js'
+import { posts } from './schema.js'
+import { sanitizeSlug } from './slugs.js'
+
+/** A title/content/excerpt value: a string, or an object with `raw`; anything else is ignored. */
+export function textParam (value: unknown): string | undefined {
+  if (typeof value === 'string') return value
+  if (typeof value === 'object' && value !== null && 'raw' in value) {
+    const raw = (value as { raw: unknown }).raw
+    if (typeof raw === 'string') return raw
+    if (typeof raw === 'number' || typeof raw === 'boolean') return String(raw)
+  }
+  return undefined
+}
+
+export interface PreparedPost {
+  /** Columns to write (only what changes on update). */
+  row: Partial<NewPostRow>
+  meta: MetaChanges | undefined
+  categories: number[] | undefined
+  tags: number[] | undefined
+  /** A slug the request asked for (sanitized), or undefined. */
+  requestedSlug: string | undefined
+}
+
+const has = (params: Record<string, unknown>, key: string): boolean => params[key] !== undefined
+
+/**
+ * Reads and checks the writable fields of a request against the current
+ * post (none on create). Throws the first problem; writes nothing.
+ */
+export async function preparePost (
+  store: Store,
+  spec: PostType,
+  params: Record<string, unknown>,
+  user: Principal,
+  settings: SiteSettings,
+  existing: PostRow | undefined,
+  now = nowSeconds()
+): Promise<PreparedPost> {
+  const row: Partial<NewPostRow> = {}
+  const title = textParam(params.title)
+  const content = textParam(params.content)
+  const excerpt = textParam(params.excerpt)
+  if (title !== undefined) row.title = title
+  if (content !== undefined) row.content = content
+  if (excerpt !== undefined) row.excerpt = excerpt
+
+  // Status: rights are checked only when it changes.
+  let status = existing?.status ?? 'draft'
+  const plural = spec.restBase
+  if (typeof params.status === 'string' && params.status !== existing?.status) {
+    status = params.status
+    if ((status === 'publish' || status === 'future') && !user.can(`publish_${plural}`)) {
+      throw denied(contentErrors.rest_cannot_publish(), user.id)
+    }
+    if (status === 'private' && !user.can(`publish_${plural}`)) {
+      throw denied(contentErrors.rest_cannot_publish(undefined, 'Sorry, you are not allowed to create private posts in this post type.'), user.id)
+    }
+  }
+
+  // Dates: an explicit date pins the post; null resets it to "now" (floating again for drafts).
+  let explicit: Date | null = null
+  if (typeof params.date === 'string') explicit = parseRequestDate(params.date, settings.timeZone)
+  else if (typeof params.date_gmt === 'string') explicit = parseRequestDate(params.date_gmt, settings.timeZone, true)
+  const reset = ('date' in params && params.date === null) || ('date_gmt' in params && params.date_gmt === null)
+  const currentDate = existing === undefined ? undefined : (existing.dateGmt ?? existing.modifiedGmt)
+  const floatingNow = FLOATING_STATUSES.has(status) ? null : now
+  let dateGmt: Date | null
+  if (explicit !== null && (currentDate === undefined || explicit.getTime() !== currentDate.getTime())) {
+    dateGmt = explicit
+  } else if (reset || existing === undefined || existing.dateGmt === null) {
+    dateGmt = floatingNow
+  } else {
+    dateGmt = existing.dateGmt
+  }
+  if (dateGmt !== null) {
+    const ahead = dateGmt.getTime() - now.getTime()
+    if (status === 'publish' && ahead >= 60_000) status = 'future'
+    else if (status === 'future' && ahead < 60_000) status = 'publish'
+  }
+  row.status = status
+  row.dateGmt = dateGmt
+
+  // Author.
+  if (has(params, 'author') && params.author !== existing?.author) {
+    const author = Number(params.author)
+    if (author !== user.id && (await findUserById(store, author)) === undefined) throw contentErrors.rest_invalid_author()
+    row.author = author
+  } else if (existing === undefined) {
+    row.author = user.id
+  }
+
+  // Password and sticky exclude each other.
+  const stickyWanted = spec.hasTerms && params.sticky === true
+  if (typeof params.password === 'string') {
+    row.password = params.password
+    if (params.password !== '') {
+      if (stickyWanted) throw contentErrors.rest_invalid_field()
+      if (existing?.sticky === true && params.sticky !== false) throw contentErrors.rest_invalid_field(undefined, 'A sticky post can not be password protected.')
+    }
+  }
+  if (stickyWanted && existing !== undefined && existing.password !== '' && row.password !== '') {
+    throw contentErrors.rest_invalid_field(undefined, 'A password protected post can not be set to sticky.')
+  }
+  if (spec.hasTerms && typeof params.sticky === 'boolean') row.sticky = params.sticky
+  if (status === 'private') row.password = ''
+
+  // Parent (pages): must exist; a loop silently resets it.
+  if (spec.hierarchical && has(params, 'parent')) {
+    const parent = Number(params.parent)
+    if (parent !== 0 && (parent < 0 || (await getPost(store, parent)) === undefined)) {
+      throw contentErrors.rest_post_invalid_id(undefined, 'Invalid post parent ID.').withStatus(400)
+    }
+    row.parent = parent !== 0 && existing !== undefined && await createsLoop(store, existing.id, parent) ? 0 : parent
+  }
+  if (spec.hierarchical && has(params, 'menu_order')) row.menuOrder = Number(params.menu_order)
+
+  if (typeof params.comment_status === 'string') row.commentStatus = params.comment_status
+  else if (existing === undefined) row.commentStatus = spec.type === 'post' ? settings.defaultCommentStatus : 'closed'
+  if (typeof params.ping_status === 'string') row.pingStatus = params.ping_status
+  else if (existing === undefined) row.pingStatus = spec.type === 'post' ? settings.defaultPingStatus : 'closed'
+
+  if (typeof params.template === 'string' && params.template !== '') {
+    const allowed = allowedTemplates(spec.type)
+    if (!allowed.includes(params.template)) {
+      throw invalidParam('template', `template is not one of ${allowed.join(', ')}.`, {
+        code: 'rest_not_in_enum', message: `template is not one of ${allowed.join(', ')}.`, data: null
+      })
+    }
+  }
+  if (typeof params.template === 'string') row.template = params.template
+  if (spec.hasTerms && typeof params.format === 'string') row.format = params.format
+
+  // There is no media library: any media id but 0 is unknown.
+  if (has(params, 'featured_media')) {
+    if (Number(params.featured_media) !== 0) throw contentErrors.rest_invalid_featured_media()
+    row.featuredMedia = 0
+  }
+
+  const meta = params.meta === undefined ? undefined : parseMetaParam(params.meta)
+
+  const categories = spec.hasTerms && Array.isArray(params.categories) ? await existingTermIds(store, 'category', params.categories as number[]) : undefined
+  const tags = spec.hasTerms && Array.isArray(params.tags) ? await existingTermIds(store, 'post_tag', params.tags as number[]) : undefined
+
+  const finalTitle = row.title ?? existing?.title ?? ''
+  const finalContent = row.content ?? existing?.content ?? ''
+  const finalExcerpt = row.excerpt ?? existing?.excerpt ?? ''
+  // Pages have no excerpt, so the core lets them be empty.
+  if (spec.type === 'post' && finalTitle === '' && finalContent === '' && finalExcerpt === '') throw contentErrors.empty_content()
+
+  const requestedSlug = typeof params.slug === 'string' ? sanitizeSlug(params.slug) : undefined
+  return { row, meta, categories, tags, requestedSlug }
+}
+
+/** The slug to store: requested (made unique even for drafts), kept, or made from the title once published. */
+async function resolveSlug (tx: Tx, spec: PostType, post: PostRow, requested: string | undefined): Promise<string> {
+  const where = { id: post.id, type: post.type, parent: post.parent, hierarchical: spec.hierarchical }
+  if (requested !== undefined && requested !== '') {
+    return await uniquePostSlug(tx, requested, where)
+  }
+  const current = requested === '' ? '' : post.slug
+  if (FLOATING_STATUSES.has(post.status)) return current
+  if (current !== '') return await uniquePostSlug(tx, current, where)
+  return await uniquePostSlug(tx, sanitizeSlug(post.title, String(post.id)), where)
+}
+
+export interface SaveOptions {
+  /** Store a revision when the content changed (updates; never autosaves). */
+  revision: boolean
+}
+
+/** Writes a prepared create or update in one transaction; returns the post id. */
+export async function savePost (
+  store: Store,
+  spec: PostType,
+  prepared: PreparedPost,
+  user: Principal,
+  settings: SiteSettings,
+  existing: PostRow | undefined,
+  opts: SaveOptions,
+  now = nowSeconds()
+): Promise<number> {
+  return await store.transaction(async (tx) => {
+    let post: PostRow
+    if (existing === undefined) {
+      const values: NewPostRow = {
+        type: spec.type,
+        modifiedGmt: prepared.row.dateGmt ?? now,
+        ...prepared.row
+      } as NewPostRow
+      const [inserted] = await tx.insert(posts).values(values).returning()
+      post = inserted!
+    } else {
+      const [updated] = await tx.update(posts).set({ ...prepared.row, modifiedGmt: now }).where(eq(posts.id, existing.id)).returning()
+      post = updated!
+    }
+
+    const changes: Partial<NewPostRow> = {}
+    if (existing === undefined) changes.guid = permalink(settings.home, spec.type, post.id)
+    // A post leaving the trash takes its old slug back.
+    let requested = prepared.requestedSlug
+    if (existing?.status === 'trash' && post.status !== 'trash' && requested === undefined) {
+      const desired = (await getMeta(tx, [post.id])).get(post.id)?._desired_slug
+      if (typeof desired === 'string') requested = desired
+      await setMeta(tx, post.id, {}, ['_desired_slug', '_trash_meta_status', '_trash_meta_time'])
+    }
+    const slug = await resolveSlug(tx, spec, post, requested)
+    if (slug !== post.slug) changes.slug = slug
+    if (Object.keys(changes).length > 0) {
+      const [updated] = await tx.update(posts).set(changes).where(eq(posts.id, post.id)).returning()
+      post = updated!
+    }
+
+    if (prepared.meta !== undefined) await setMeta(tx, post.id, prepared.meta.set, prepared.meta.remove)
+
+    if (spec.hasTerms) {
+      const before = existing === undefined ? [] : await termIdsOfPost(tx, post.id)
+      let categories = prepared.categories
+      if (categories === undefined) {
+        const current = existing === undefined ? [] : await existingTermIds(tx, 'category', before)
+        // A post always has a category unless one was explicitly removed.
+        if (current.length === 0) categories = await existingTermIds(tx, 'category', [settings.defaultCategory])
+      }
+      const after: number[] = []
+      if (categories !== undefined) after.push(...await setPostTerms(tx, post.id, 'category', categories))
+      if (prepared.tags !== undefined) after.push(...await setPostTerms(tx, post.id, 'post_tag', prepared.tags))
+      await recountTerms(tx, [...before, ...after])
+    }
+
+    if (opts.revision && existing !== undefined) await saveRevisionIfChanged(tx, post, user.id, settings)
+    return post.id
+  })
+}

@@ -1,0 +1,317 @@
+/**
+ * `/cms/v2/posts` and `/cms/v2/pages` (one factory, the type decides the
+ * differences): list, create, read, update, trash and delete.
+ */
+import { createHash } from 'node:crypto'
+import { and, eq } from 'drizzle-orm'
+import {
+  endpoint, paginationHeaders, checkPage, restUrl, route, RestResponse, type RestError, type RestRequest, type RouteDecl
+} from '@cms/rest'
+import type { Store } from '@cms/store'
+import type { Services } from '../services.js'
+import { nowSeconds, parseRequestDate } from './dates.js'
+import { contentErrors, denied, invalidParam } from './errors.js'
+import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions } from './post-format.js'
+import { runListQuery, type ListQuery, type TaxClause } from './post-query.js'
+import { deleteArgs, listArgs, postItemSchema, readArgs, writeArgs } from './post-schema.js'
+import { deletePostFully, existingTermIds, getPost, idOf, recountTerms, setMeta, stickyPostIds, termIdsOfPost, withDescendants, type PostRow } from './post-store.js'
+import { ANY_STATUSES, permalink, siteSettings, type PostType, type SiteSettings } from './post-types.js'
+import { preparePost, savePost } from './post-write.js'
+import { posts } from './schema.js'
+import { truncateSlug } from './slugs.js'
+
+/** Loads the post a request names, once per request (the Allow header asks every endpoint). */
+export function postLoader (store: Store, type: string, param = 'id'): {
+  load: (req: RestRequest) => Promise<PostRow | undefined>
+  forget: (req: RestRequest) => void
+} {
+  const cache = new WeakMap<object, Promise<PostRow | undefined>>()
+  return {
+    load: async (req) => {
+      let pending = cache.get(req.params)
+      if (pending === undefined) {
+        pending = getPost(store, idOf(req.params[param])).then((p) => p !== undefined && p.type === type ? p : undefined)
+        cache.set(req.params, pending)
+      }
+      return await pending
+    },
+    forget: (req) => { cache.delete(req.params) }
+  }
+}
+
+/** A version tag of everything the post's responses show, whatever the context. */
+async function versionTag (store: Store, post: PostRow): Promise<string> {
+  const extras = (await loadExtras(store, [post])).get(post.id)!
+  const hash = createHash('sha1').update(JSON.stringify([post, extras])).digest('base64url').slice(0, 16)
+  return `"${post.id}-${post.modifiedGmt.getTime()}-${hash}"`
+}
+
+function contextOf (req: RestRequest, fallback = 'view'): string {
+  return typeof req.params.context === 'string' ? req.params.context : fallback
+}
+
+export async function formatOne (store: Store, spec: PostType, post: PostRow, req: RestRequest, settings: SiteSettings, context: string): Promise<Record<string, unknown>> {
+  const extras = (await loadExtras(store, [post])).get(post.id)!
+  const excerptLength = typeof req.params.excerpt_length === 'number' ? req.params.excerpt_length : undefined
+  return await formatPost(post, extras, { req, spec, settings, context, excerptLength, store })
+}
+
+function taxClauses (value: unknown, exclude: boolean): { terms: number[], children: boolean, operator: TaxClause['operator'] } | undefined {
+  if (Array.isArray(value)) return value.length === 0 ? undefined : { terms: value.map(Number), children: false, operator: exclude ? 'NOT IN' : 'IN' }
+  if (typeof value === 'object' && value !== null) {
+    const o = value as { terms?: unknown, include_children?: unknown, operator?: unknown }
+    const terms = Array.isArray(o.terms) ? o.terms.map(Number) : []
+    if (terms.length === 0) return undefined
+    return { terms, children: o.include_children === true, operator: exclude ? 'NOT IN' : o.operator === 'AND' ? 'AND' : 'IN' }
+  }
+  return undefined
+}
+
+async function buildTax (store: Store, params: Record<string, unknown>): Promise<TaxClause[]> {
+  const out: TaxClause[] = []
+  for (const [name, exclude] of [['categories', false], ['categories_exclude', true], ['tags', false], ['tags_exclude', true]] as const) {
+    const c = taxClauses(params[name], exclude)
+    if (c === undefined) continue
+    if (c.operator === 'AND') {
+      // Each listed term (with its children when asked) must be matched.
+      for (const id of c.terms) out.push({ termIds: c.children ? await withDescendants(store, [id]) : [id], operator: 'IN' })
+    } else {
+      out.push({ termIds: c.children ? await withDescendants(store, c.terms) : c.terms, operator: c.operator })
+    }
+  }
+  return out
+}
+
+/** Terms the request assigns need the assign capability (unknown ids are skipped). */
+async function mayAssignTerms (store: Store, spec: PostType, req: RestRequest): Promise<boolean> {
+  if (!spec.hasTerms) return true
+  for (const [name, taxonomy] of [['categories', 'category'], ['tags', 'post_tag']] as const) {
+    const ids = req.params[name]
+    if (!Array.isArray(ids)) continue
+    const existing = await existingTermIds(store, taxonomy, ids as number[])
+    if (existing.length > 0 && !req.user.can(taxonomy === 'category' ? 'assign_categories' : 'assign_post_tags')) return false
+  }
+  return true
+}
+
+/** The permission to update a post (also that of saving an autosave of it). */
+export function updatePermissionFor (store: Store, spec: PostType, loader: ReturnType<typeof postLoader>) {
+  const plural = spec.restBase
+  return async (req: RestRequest): Promise<true | RestError> => {
+    const post = await loader.load(req)
+    if (post === undefined) return contentErrors.rest_post_invalid_id()
+    const user = req.user
+    if (!canEdit(user, post)) return denied(contentErrors.rest_cannot_edit(), user.id)
+    if (typeof req.params.author === 'number' && req.params.author !== 0 && req.params.author !== user.id && !user.can(`edit_others_${plural}`)) {
+      return denied(contentErrors.rest_cannot_edit_others(undefined, 'Sorry, you are not allowed to update posts as this user.'), user.id)
+    }
+    if (spec.hasTerms && req.params.sticky === true && !user.can(`edit_others_${plural}`) && !user.can(`publish_${plural}`)) {
+      return denied(contentErrors.rest_cannot_assign_sticky(), user.id)
+    }
+    if (!(await mayAssignTerms(store, spec, req))) return denied(contentErrors.rest_cannot_assign_term(), user.id)
+    return true
+  }
+}
+
+export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
+  const schema = postItemSchema(spec)
+  const loader = postLoader(store, spec.type)
+  const plural = spec.restBase
+
+  const mustLoad = async (req: RestRequest): Promise<PostRow> => {
+    const post = await loader.load(req)
+    if (post === undefined) throw contentErrors.rest_post_invalid_id()
+    return post
+  }
+
+  const listPermission = (req: RestRequest): true | RestError => {
+    const statuses = (req.params.status ?? []) as string[]
+    for (const status of statuses) {
+      if (status === 'publish') continue
+      if (req.user.can(`edit_${plural}`) || (status === 'private' && req.user.can(`read_private_${plural}`))) continue
+      const code = req.user.id === 0 ? 401 : 403
+      return invalidParam('status', 'Status is forbidden.', { code: 'rest_forbidden_status', message: 'Status is forbidden.', data: { status: code } })
+    }
+    if (req.params.context === 'edit' && !req.user.can(`edit_${plural}`)) return denied(contentErrors.rest_forbidden_context(), req.user.id)
+    return true
+  }
+
+  const list = async (req: RestRequest): Promise<RestResponse> => {
+    const p = req.params
+    const settings = await siteSettings(store, req.baseUrl)
+    const search = typeof p.search === 'string' ? p.search : undefined
+    const include = (p.include ?? []) as number[]
+    if (p.orderby === 'relevance' && (search === undefined || search === '')) throw contentErrors.rest_no_search_term_defined()
+    if (p.orderby === 'include' && include.length === 0) throw contentErrors.rest_orderby_include_missing_include()
+    let statuses = [...new Set((p.status ?? ['publish']) as string[])]
+    if (statuses.includes('any')) statuses = [...new Set([...statuses.filter((s) => s !== 'any'), ...ANY_STATUSES])]
+    const tz = settings.timeZone
+    const date = (v: unknown): Date | undefined => typeof v === 'string' ? parseRequestDate(v, tz) ?? undefined : undefined
+    const slugs = Array.isArray(p.slug) ? (p.slug as string[]).map((s) => s.trim()).filter((s) => s !== '') : undefined
+    const q: ListQuery = {
+      type: spec.type,
+      statuses,
+      search,
+      searchColumns: (p.search_columns ?? []) as string[],
+      exact: p.search_semantics === 'exact',
+      hideProtected: req.user.id === 0,
+      after: date(p.after),
+      before: date(p.before),
+      modifiedAfter: date(p.modified_after),
+      modifiedBefore: date(p.modified_before),
+      author: (p.author ?? []) as number[],
+      authorExclude: (p.author_exclude ?? []) as number[],
+      include,
+      exclude: (p.exclude ?? []) as number[],
+      slugs,
+      menuOrder: spec.hierarchical && typeof p.menu_order === 'number' ? p.menu_order : undefined,
+      parent: spec.hierarchical ? (p.parent ?? []) as number[] : [],
+      parentExclude: spec.hierarchical ? (p.parent_exclude ?? []) as number[] : [],
+      sticky: spec.hasTerms && typeof p.sticky === 'boolean' ? p.sticky : undefined,
+      formats: spec.hasTerms && Array.isArray(p.format) ? p.format as string[] : undefined,
+      tax: spec.hasTerms ? await buildTax(store, p) : [],
+      taxRelation: p.tax_relation === 'OR' ? 'OR' : 'AND',
+      orderby: String(p.orderby ?? 'date'),
+      order: p.order === 'asc' ? 'asc' : 'desc',
+      perPage: Number(p.per_page ?? 10),
+      page: Number(p.page ?? 1),
+      offset: typeof p.offset === 'number' ? p.offset : undefined
+    }
+    const { rows, total } = await runListQuery(store, q)
+    const info = { total, perPage: q.perPage!, page: q.page }
+    checkPage(info, 'rest_post_invalid_page_number')
+
+    let items = rows
+    const plainListing = include.length === 0 && (search ?? '') === '' && slugs === undefined && q.author.length === 0 && q.tax.length === 0 && q.sticky === undefined
+    if (spec.hasTerms && p.ignore_sticky === false && q.page === 1 && q.offset === undefined && plainListing) {
+      // Sticky posts lead the first page, including those the page did not reach.
+      const stickyIds = (await stickyPostIds(store, spec.type)).filter((id) => !q.exclude.includes(id))
+      const onPage = new Map(rows.map((r) => [r.id, r]))
+      const lead: PostRow[] = []
+      for (const id of stickyIds) {
+        const row = onPage.get(id) ?? await getPost(store, id)
+        if (row !== undefined && (onPage.has(id) || row.status === 'publish')) lead.push(row)
+      }
+      items = [...lead, ...rows.filter((r) => !stickyIds.includes(r.id))]
+    }
+
+    const context = contextOf(req)
+    items = items.filter((post) => canRead(req.user, post) && (context !== 'edit' || canEdit(req.user, post)))
+    const extras = await loadExtras(store, items)
+    const opts: FormatOptions = { req, spec, settings, context, store }
+    const body = await Promise.all(items.map((post) => formatPost(post, extras.get(post.id)!, opts)))
+    return new RestResponse(body, 200, paginationHeaders(info, req.baseUrl, postRoute(spec), req.query))
+  }
+
+  const createPermission = async (req: RestRequest): Promise<true | RestError> => {
+    const p = req.params
+    const user = req.user
+    if (p.id !== undefined && p.id !== null && p.id !== '' && p.id !== 0 && p.id !== '0') return contentErrors.rest_post_exists()
+    if (typeof p.author === 'number' && p.author !== user.id && !user.can(`edit_others_${plural}`)) {
+      return denied(contentErrors.rest_cannot_edit_others(), user.id)
+    }
+    if (spec.hasTerms && p.sticky === true && !user.can(`edit_others_${plural}`) && !user.can(`publish_${plural}`)) {
+      return denied(contentErrors.rest_cannot_assign_sticky(), user.id)
+    }
+    if (!user.can(`edit_${plural}`)) return denied(contentErrors.rest_cannot_create(), user.id)
+    if (!(await mayAssignTerms(store, spec, req))) return denied(contentErrors.rest_cannot_assign_term(), user.id)
+    return true
+  }
+
+  const create = async (req: RestRequest): Promise<RestResponse> => {
+    const settings = await siteSettings(store, req.baseUrl)
+    const prepared = await preparePost(store, spec, req.params, req.user, settings, undefined)
+    const id = await savePost(store, spec, prepared, req.user, settings, undefined, { revision: false })
+    const post = (await getPost(store, id))!
+    const body = await formatOne(store, spec, post, req, settings, 'edit')
+    return new RestResponse(body, 201, { Location: restUrl(req.baseUrl, postRoute(spec, id)) })
+  }
+
+  const readPermission = async (req: RestRequest): Promise<true | false | RestError> => {
+    const post = await loader.load(req)
+    if (post === undefined) return contentErrors.rest_post_invalid_id()
+    if (req.params.context === 'edit' && !canEdit(req.user, post)) {
+      return denied(contentErrors.rest_forbidden_context(undefined, 'Sorry, you are not allowed to edit this post.'), req.user.id)
+    }
+    const given = req.query.password
+    if (typeof given === 'string' && given !== '' && given !== post.password) return contentErrors.rest_post_incorrect_password()
+    return canRead(req.user, post)
+  }
+
+  const read = async (req: RestRequest): Promise<RestResponse> => {
+    const post = await mustLoad(req)
+    const settings = await siteSettings(store, req.baseUrl)
+    const body = await formatOne(store, spec, post, req, settings, contextOf(req))
+    return new RestResponse(body, 200, {
+      ETag: await versionTag(store, post),
+      'Last-Modified': post.modifiedGmt.toUTCString(),
+      Link: `<${permalink(settings.home, spec.type, post.id)}>; rel="alternate"; type=text/html`
+    })
+  }
+
+  const updatePermission = updatePermissionFor(store, spec, loader)
+
+  const update = async (req: RestRequest): Promise<unknown> => {
+    const existing = await mustLoad(req)
+    const settings = await siteSettings(store, req.baseUrl)
+    const prepared = await preparePost(store, spec, req.params, req.user, settings, existing)
+    await savePost(store, spec, prepared, req.user, settings, existing, { revision: true })
+    loader.forget(req)
+    const post = (await getPost(store, existing.id))!
+    return await formatOne(store, spec, post, req, settings, 'edit')
+  }
+
+  const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
+    const post = await loader.load(req)
+    if (post === undefined) return contentErrors.rest_post_invalid_id()
+    const settings = await siteSettings(store, req.baseUrl)
+    if (!req.user.can('delete_post', capObject(post, settings))) return denied(contentErrors.rest_cannot_delete(), req.user.id)
+    return true
+  }
+
+  const remove = async (req: RestRequest): Promise<unknown> => {
+    const post = await mustLoad(req)
+    const settings = await siteSettings(store, req.baseUrl)
+    loader.forget(req)
+    if (req.params.force === true) {
+      const previous = await formatOne(store, spec, post, req, settings, 'edit')
+      await store.transaction(async (tx) => { await deletePostFully(tx, post) })
+      return { deleted: true, previous }
+    }
+    if (post.status === 'trash') throw contentErrors.rest_already_trashed()
+    await store.transaction(async (tx) => {
+      const now = nowSeconds()
+      await setMeta(tx, post.id, { _trash_meta_status: post.status, _trash_meta_time: Math.floor(now.getTime() / 1000), _desired_slug: post.slug })
+      const slug = post.slug.endsWith('__trashed') ? post.slug : `${truncateSlug(post.slug, 191)}__trashed`
+      await tx.update(posts).set({ status: 'trash', slug, dateGmt: post.dateGmt ?? now, modifiedGmt: now }).where(and(eq(posts.id, post.id), eq(posts.type, spec.type)))
+      await recountTerms(tx, await termIdsOfPost(tx, post.id))
+    })
+    const trashed = (await getPost(store, post.id))!
+    return await formatOne(store, spec, trashed, req, settings, 'edit')
+  }
+
+  return [
+    route({
+      namespace: 'cms/v2',
+      path: `/cms/v2/${plural}`,
+      allowBatch: true,
+      schema,
+      endpoints: [
+        endpoint({ methods: ['GET'], args: listArgs(spec), summary: `List ${plural}`, permission: listPermission, handler: list }),
+        endpoint({ methods: ['POST'], args: writeArgs(spec), summary: `Create a ${spec.type}`, permission: createPermission, handler: create })
+      ]
+    }),
+    route({
+      namespace: 'cms/v2',
+      path: `/cms/v2/${plural}/{id}`,
+      vars: { id: '[\\d]+' },
+      allowBatch: true,
+      schema,
+      endpoints: [
+        endpoint({ methods: ['GET'], args: readArgs(), summary: `Read a ${spec.type}`, permission: readPermission, handler: read }),
+        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: writeArgs(spec), summary: `Update a ${spec.type}`, permission: updatePermission, handler: update }),
+        endpoint({ methods: ['DELETE'], args: deleteArgs(), summary: `Trash or delete a ${spec.type}`, permission: deletePermission, handler: remove })
+      ]
+    })
+  ]
+}

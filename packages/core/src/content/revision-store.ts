@@ -1,0 +1,115 @@
+/**
+ * Revisions and autosaves are rows of `posts` with type `revision` and the
+ * post as parent: `{id}-revision-v1` copies made on updates, and one
+ * `{id}-autosave-v1` per user.
+ */
+import { and, desc, eq, like } from 'drizzle-orm'
+import { dbOf, type Queryable, type Store, type Tx } from '@cms/store'
+import { REVISIONED_META, sameValue } from './meta.js'
+import { getMeta, setMeta, type PostRow } from './post-store.js'
+import { permalink, type SiteSettings } from './post-types.js'
+import { posts } from './schema.js'
+
+type Db = Store | Queryable
+
+export const REVISION_FIELDS = ['title', 'content', 'excerpt'] as const
+
+/** The core compares texts with whitespace normalised. */
+export function normalizeWhitespace (s: string): string {
+  return s.trim().replace(/\r/g, '\n').replace(/\n+/g, '\n').replace(/[ \t]+/g, ' ')
+}
+
+export function isAutosave (revision: PostRow): boolean {
+  return revision.slug.includes(`${revision.parent}-autosave`)
+}
+
+/** The newest revision that is not an autosave. */
+export async function latestRevision (db: Db, parent: number): Promise<PostRow | undefined> {
+  const rows = await dbOf(db).select().from(posts)
+    .where(and(eq(posts.type, 'revision'), eq(posts.parent, parent), like(posts.slug, `${parent}-revision%`)))
+    .orderBy(desc(posts.dateGmt), desc(posts.id)).limit(1)
+  return rows[0]
+}
+
+/** The newest autosave of a post, by one user or by anyone. */
+export async function latestAutosave (db: Db, parent: number, userId?: number): Promise<PostRow | undefined> {
+  const conditions = [eq(posts.type, 'revision'), eq(posts.parent, parent), like(posts.slug, `${parent}-autosave%`)]
+  if (userId !== undefined) conditions.push(eq(posts.author, userId))
+  const rows = await dbOf(db).select().from(posts).where(and(...conditions)).orderBy(desc(posts.dateGmt), desc(posts.id)).limit(1)
+  return rows[0]
+}
+
+function differs (a: Pick<PostRow, 'title' | 'content' | 'excerpt'>, b: Pick<PostRow, 'title' | 'content' | 'excerpt'>): boolean {
+  return REVISION_FIELDS.some((f) => normalizeWhitespace(a[f]) !== normalizeWhitespace(b[f]))
+}
+
+async function insertRevision (tx: Tx, post: PostRow, userId: number, settings: SiteSettings, kind: 'revision' | 'autosave', fields: Pick<PostRow, 'title' | 'content' | 'excerpt'>): Promise<PostRow> {
+  const [row] = await tx.insert(posts).values({
+    type: 'revision',
+    status: 'inherit',
+    parent: post.id,
+    author: userId,
+    slug: `${post.id}-${kind}-v1`,
+    title: fields.title,
+    content: fields.content,
+    excerpt: fields.excerpt,
+    dateGmt: post.modifiedGmt,
+    modifiedGmt: post.modifiedGmt,
+    commentStatus: 'closed',
+    pingStatus: 'closed'
+  }).returning()
+  const [withGuid] = await tx.update(posts).set({ guid: permalink(settings.home, 'post', row!.id) }).where(eq(posts.id, row!.id)).returning()
+  return withGuid!
+}
+
+/**
+ * After an update: stores a copy of the post when its title, content,
+ * excerpt or revisioned meta differ from the latest revision, or when it
+ * has no revision at all yet.
+ */
+export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: number, settings: SiteSettings): Promise<PostRow | undefined> {
+  const latest = await latestRevision(tx, post.id)
+  const postMeta = (await getMeta(tx, [post.id])).get(post.id)!
+  if (latest !== undefined) {
+    const revMeta = (await getMeta(tx, [latest.id])).get(latest.id)!
+    const metaChanged = REVISIONED_META.some((k) => !sameValue(postMeta[k], revMeta[k]))
+    if (!differs(post, latest) && !metaChanged) return undefined
+  }
+  const revision = await insertRevision(tx, post, userId, settings, 'revision', post)
+  const copy: Record<string, unknown> = {}
+  for (const key of REVISIONED_META) if (key in postMeta) copy[key] = postMeta[key]
+  await setMeta(tx, revision.id, copy)
+  return revision
+}
+
+/**
+ * Creates or overwrites the caller's autosave of a post. Returns the
+ * existing autosave untouched when nothing differs from the post (or from
+ * that autosave).
+ */
+export async function upsertAutosave (
+  tx: Tx,
+  post: PostRow,
+  userId: number,
+  settings: SiteSettings,
+  fields: Pick<PostRow, 'title' | 'content' | 'excerpt'>,
+  meta: Record<string, unknown>
+): Promise<PostRow> {
+  const postMeta = (await getMeta(tx, [post.id])).get(post.id)!
+  const revisioned = REVISIONED_META.filter((k) => k in meta)
+  const metaDiffers = revisioned.some((k) => !sameValue(meta[k], postMeta[k] ?? ''))
+  const old = await latestAutosave(tx, post.id, userId)
+  if (old !== undefined) {
+    const oldMeta = (await getMeta(tx, [old.id])).get(old.id)!
+    const sameAsOld = !differs(fields, old) && revisioned.every((k) => sameValue(meta[k], oldMeta[k]))
+    if ((!differs(fields, post) && !metaDiffers) || sameAsOld) return old
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000)
+    const [updated] = await tx.update(posts).set({ ...fields, author: userId, dateGmt: now, modifiedGmt: now }).where(eq(posts.id, old.id)).returning()
+    await setMeta(tx, old.id, Object.fromEntries(revisioned.map((k) => [k, meta[k]])))
+    return updated!
+  }
+  const now = new Date(Math.floor(Date.now() / 1000) * 1000)
+  const created = await insertRevision(tx, { ...post, modifiedGmt: now }, userId, settings, 'autosave', fields)
+  await setMeta(tx, created.id, Object.fromEntries(revisioned.map((k) => [k, meta[k]])))
+  return created
+}

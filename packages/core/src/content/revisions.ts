@@ -1,0 +1,205 @@
+/**
+ * `/cms/v2/{posts|pages}/{parent}/revisions[/{id}]`: the stored versions of
+ * a post. Reading needs the right to edit the post; deleting needs `force`
+ * and the right to delete the post.
+ */
+import { Type } from '@sinclair/typebox'
+import {
+  checkPage, ContextArg, endpoint, Enum, IntList, paginationHeaders, restUrl, route,
+  RestResponse, type RestError, type RestRequest, type RouteDecl
+} from '@cms/rest'
+import type { Store } from '@cms/store'
+import type { Services } from '../services.js'
+import { formatGmt, formatLocal } from './dates.js'
+import { contentErrors, denied } from './errors.js'
+import { metaResponse } from './meta.js'
+import { canEdit, capObject } from './post-format.js'
+import { runListQuery } from './post-query.js'
+import { revisionItemSchema } from './post-schema.js'
+import { deletePostFully, getMeta, getPost, idOf, type PostRow } from './post-store.js'
+import { postTypeOf, siteSettings, type PostType, type SiteSettings } from './post-types.js'
+import { renderContent, renderExcerpt, renderTitle } from './render.js'
+
+/** The post named by a path variable, when it is of the route's type. */
+export async function loadParent (store: Store, spec: PostType, value: unknown): Promise<PostRow | undefined> {
+  const post = await getPost(store, idOf(value))
+  return post !== undefined && post.type === spec.type ? post : undefined
+}
+
+/** A revision (or a post shown as one) in the core's key order. */
+export function formatRevision (row: PostRow, meta: Record<string, unknown>, req: RestRequest, settings: SiteSettings): Record<string, unknown> {
+  const tz = settings.timeZone
+  const out: Record<string, unknown> = {
+    author: row.author,
+    date: row.dateGmt === null ? null : formatLocal(row.dateGmt, tz),
+    date_gmt: row.dateGmt === null ? null : formatGmt(row.dateGmt),
+    id: row.id,
+    modified: formatLocal(row.modifiedGmt, tz),
+    modified_gmt: formatGmt(row.modifiedGmt),
+    parent: row.parent,
+    slug: row.slug,
+    guid: { rendered: row.guid, raw: row.guid },
+    title: { raw: row.title, rendered: renderTitle(row.title) },
+    content: { raw: row.content, rendered: renderContent(row.content) },
+    excerpt: { raw: row.excerpt, rendered: renderExcerpt(row.excerpt, row.content) },
+    meta: metaResponse(meta)
+  }
+  return out
+}
+
+/** The only link of a revision: its parent post (none when the parent is 0). */
+export async function revisionLinks (store: Store, row: PostRow, baseUrl: string): Promise<Record<string, Array<{ href: string }>> | undefined> {
+  if (row.parent === 0) return undefined
+  const parent = await getPost(store, row.parent)
+  const spec = parent === undefined ? undefined : postTypeOf(parent.type)
+  const base = spec === undefined ? 'posts' : spec.restBase
+  return { parent: [{ href: restUrl(baseUrl, `/cms/v2/${base}/${row.parent}`) }] }
+}
+
+export async function formatRevisions (store: Store, rows: PostRow[], req: RestRequest, settings: SiteSettings): Promise<Array<Record<string, unknown>>> {
+  const meta = await getMeta(store, rows.map((r) => r.id))
+  return await Promise.all(rows.map(async (row) => {
+    const out = formatRevision(row, meta.get(row.id)!, req, settings)
+    const links = await revisionLinks(store, row, req.baseUrl)
+    if (links !== undefined) out._links = links
+    return out
+  }))
+}
+
+export function revisionRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
+  const schema = revisionItemSchema(spec)
+  const plural = spec.restBase
+
+  /** Parent of the right type and the right to edit it. */
+  const readPermission = async (req: RestRequest): Promise<true | RestError> => {
+    const parent = await loadParent(store, spec, req.params.parent)
+    if (parent === undefined) return contentErrors.rest_post_invalid_parent()
+    if (!canEdit(req.user, parent)) return denied(contentErrors.rest_cannot_read(), req.user.id)
+    return true
+  }
+
+  const list = async (req: RestRequest): Promise<RestResponse> => {
+    const p = req.params
+    const parent = (await loadParent(store, spec, p.parent))!
+    const settings = await siteSettings(store, req.baseUrl)
+    const perPage = typeof p.per_page === 'number' ? p.per_page : undefined
+    const page = Number(p.page ?? 1)
+    const offset = perPage !== undefined && typeof p.offset === 'number' ? p.offset : undefined
+    const include = (p.include ?? []) as number[]
+    if (p.orderby === 'relevance' && (typeof p.search !== 'string' || p.search === '')) throw contentErrors.rest_no_search_term_defined()
+    if (p.orderby === 'include' && include.length === 0) throw contentErrors.rest_orderby_include_missing_include()
+    const { rows, total } = await runListQuery(store, {
+      type: 'revision',
+      parentOf: parent.id,
+      statuses: [],
+      search: typeof p.search === 'string' ? p.search : undefined,
+      searchColumns: [],
+      exact: false,
+      hideProtected: false,
+      author: [],
+      authorExclude: [],
+      include,
+      exclude: (p.exclude ?? []) as number[],
+      slugs: undefined,
+      parent: [],
+      parentExclude: [],
+      tax: [],
+      taxRelation: 'AND',
+      orderby: String(p.orderby ?? 'date'),
+      order: p.order === 'asc' ? 'asc' : 'desc',
+      perPage,
+      page,
+      offset
+    })
+    if (total > 0) {
+      if (offset !== undefined && offset >= total) throw contentErrors.rest_revision_invalid_offset_number()
+      if (offset === undefined || offset === 0) checkPage({ total, perPage: perPage ?? 0, page }, 'rest_revision_invalid_page_number')
+    }
+    const body = await formatRevisions(store, rows, req, settings)
+    const route = `/cms/v2/${plural}/${parent.id}/revisions`
+    return new RestResponse(body, 200, paginationHeaders({ total, perPage: perPage ?? 0, page }, req.baseUrl, route, req.query))
+  }
+
+  const loadRevision = async (req: RestRequest, parent: PostRow): Promise<PostRow> => {
+    const revision = await getPost(store, idOf(req.params.id))
+    if (revision === undefined || revision.type !== 'revision') throw contentErrors.rest_post_invalid_id(undefined, 'Invalid revision ID.')
+    if (revision.parent !== parent.id) {
+      throw contentErrors.rest_revision_parent_id_mismatch(undefined, `The revision does not belong to the specified parent with id of "${parent.id}"`)
+    }
+    return revision
+  }
+
+  const read = async (req: RestRequest): Promise<unknown> => {
+    const parent = (await loadParent(store, spec, req.params.parent))!
+    const revision = await loadRevision(req, parent)
+    const settings = await siteSettings(store, req.baseUrl)
+    return (await formatRevisions(store, [revision], req, settings))[0]
+  }
+
+  const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
+    const parent = await loadParent(store, spec, req.params.parent)
+    if (parent === undefined) return contentErrors.rest_post_invalid_parent()
+    const settings = await siteSettings(store, req.baseUrl)
+    if (!req.user.can('delete_post', capObject(parent, settings))) {
+      return denied(contentErrors.rest_cannot_delete(undefined, 'Sorry, you are not allowed to delete revisions of this post.'), req.user.id)
+    }
+    if (!canEdit(req.user, parent)) return denied(contentErrors.rest_cannot_read(), req.user.id)
+    return true
+  }
+
+  const remove = async (req: RestRequest): Promise<unknown> => {
+    const parent = (await loadParent(store, spec, req.params.parent))!
+    const revision = await loadRevision(req, parent)
+    // Revisions cannot be trashed; with force they are deleted (a decision of this service, see CONVENTIONS §5).
+    if (req.params.force !== true) {
+      throw contentErrors.rest_trash_not_supported(undefined, "Revisions do not support trashing. Set 'force=true' to delete.")
+    }
+    const settings = await siteSettings(store, req.baseUrl)
+    const previous = (await formatRevisions(store, [revision], req, settings))[0]
+    await store.transaction(async (tx) => { await deletePostFully(tx, revision) })
+    return { deleted: true, previous }
+  }
+
+  const base = `/cms/v2/${plural}/{parent}/revisions`
+  return [
+    route({
+      namespace: 'cms/v2',
+      path: base,
+      vars: { parent: '[\\d]+' },
+      schema,
+      endpoints: [endpoint({
+        methods: ['GET'],
+        summary: `List revisions of a ${spec.type}`,
+        args: {
+          context: ContextArg(),
+          page: Type.Integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
+          per_page: Type.Optional(Type.Integer({ description: 'Maximum number of items to be returned in result set.', minimum: 1, maximum: 100 })),
+          search: Type.Optional(Type.String({ description: 'Limit results to those matching a string.' })),
+          exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
+          include: IntList({ description: 'Limit result set to specific IDs.', default: [] }),
+          offset: Type.Optional(Type.Integer({ description: 'Offset the result set by a specific number of items.' })),
+          order: Enum(['asc', 'desc'], { description: 'Order sort attribute ascending or descending.', default: 'desc' }),
+          orderby: Enum(['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'], { description: 'Sort collection by object attribute.', default: 'date' })
+        },
+        permission: readPermission,
+        handler: list
+      })]
+    }),
+    route({
+      namespace: 'cms/v2',
+      path: `${base}/{id}`,
+      vars: { parent: '[\\d]+', id: '[\\d]+' },
+      schema,
+      endpoints: [
+        endpoint({ methods: ['GET'], summary: `Read a revision of a ${spec.type}`, args: { context: ContextArg() }, permission: readPermission, handler: read }),
+        endpoint({
+          methods: ['DELETE'],
+          summary: `Delete a revision of a ${spec.type}`,
+          args: { force: Type.Boolean({ description: 'Required to be true, as revisions do not support trashing.', default: false }) },
+          permission: deletePermission,
+          handler: remove
+        })
+      ]
+    })
+  ]
+}

@@ -1,0 +1,62 @@
+/**
+ * Scheduled publishing that needs no traffic: a timer publishes `future`
+ * posts whose date has come. Rows are claimed with FOR UPDATE SKIP LOCKED,
+ * so several replicas running the same timer never publish a post twice.
+ */
+import { and, eq, inArray, lte } from 'drizzle-orm'
+import type { Store } from '@cms/store'
+import { nowSeconds } from './dates.js'
+import { recountTerms, termIdsOfPost, uniquePostSlug } from './post-store.js'
+import { posts } from './schema.js'
+import { sanitizeSlug } from './slugs.js'
+
+/** Publishes every due scheduled post; returns their ids. */
+export async function publishDuePosts (store: Store, now = nowSeconds(), batch = 100): Promise<number[]> {
+  return await store.transaction(async (tx) => {
+    const due = await tx.select().from(posts)
+      .where(and(eq(posts.status, 'future'), lte(posts.dateGmt, now)))
+      .orderBy(posts.dateGmt)
+      .limit(batch)
+      .for('update', { skipLocked: true })
+    if (due.length === 0) return []
+    const ids = due.map((p) => p.id)
+    await tx.update(posts).set({ status: 'publish' }).where(inArray(posts.id, ids))
+    const termIds: number[] = []
+    for (const post of due) {
+      if (post.slug === '') {
+        const slug = await uniquePostSlug(tx, sanitizeSlug(post.title, String(post.id)), { id: post.id, type: post.type, parent: post.parent, hierarchical: post.type === 'page' })
+        await tx.update(posts).set({ slug }).where(eq(posts.id, post.id))
+      }
+      termIds.push(...await termIdsOfPost(tx, post.id))
+    }
+    await recountTerms(tx, termIds)
+    return ids
+  })
+}
+
+export interface JobOptions {
+  /** How often to look for due posts (default 10 s, or CMS_SCHEDULER_INTERVAL_MS). */
+  intervalMs?: number
+  onError?: (err: unknown) => void
+}
+
+/** Starts the timer; the returned function stops it and waits for a run in progress. */
+export function startScheduler (store: Store, opts: JobOptions = {}): () => Promise<void> {
+  const fromEnv = Number(process.env.CMS_SCHEDULER_INTERVAL_MS)
+  const interval = opts.intervalMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 10_000)
+  let running: Promise<unknown> | undefined
+  let stopped = false
+  const tick = (): void => {
+    if (stopped || running !== undefined) return
+    running = publishDuePosts(store)
+      .catch((err: unknown) => { (opts.onError ?? ((e) => process.stderr.write(`content scheduler: ${String(e)}\n`)))(err) })
+      .finally(() => { running = undefined })
+  }
+  const timer = setInterval(tick, interval)
+  timer.unref()
+  return async () => {
+    stopped = true
+    clearInterval(timer)
+    await running
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Slugs as the core makes them: accents transliterated, lower case,
+ * non-ASCII kept as `%xx` escapes, punctuation dropped, dashes collapsed.
+ */
+
+const SPECIAL: Record<string, string> = {
+  ß: 'ss', ẞ: 'SS', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D',
+  ð: 'd', Ð: 'D', þ: 'th', Þ: 'TH', ł: 'l', Ł: 'L', ħ: 'h', Ħ: 'H', ı: 'i', ĳ: 'ij', Ĳ: 'IJ',
+  ŀ: 'l', Ŀ: 'L', ŉ: 'n', ŋ: 'n', Ŋ: 'N', ſ: 's', ŧ: 't', Ŧ: 'T', ĸ: 'k', '€': 'E'
+}
+
+export function removeAccents (s: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return s
+  return s
+    .replace(/[ßẞæÆœŒøØđĐðÐþÞłŁħĦıĳĲŀĿŉŋŊſŧŦĸ€]/g, (c) => SPECIAL[c] ?? c)
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .normalize('NFC')
+}
+
+function stripTags (s: string): string {
+  return s.replace(/<(script|style)[^>]*?>.*?<\/\1>/gis, '').replace(/<[^>]*>?/g, '')
+}
+
+/** Percent-encodes non-ASCII characters (lower-case hex), at most 200 characters of output. */
+function uriEncodeUtf8 (s: string, limit = 200): string {
+  let out = ''
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!
+    const piece = code < 128 ? ch : [...Buffer.from(ch, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')
+    if (out.length + piece.length > limit) break
+    out += piece
+  }
+  return out
+}
+
+const STRIPPED_OCTETS = [
+  '%c2%ad', '%c2%a1', '%c2%bf', '%c2%ab', '%c2%bb', '%e2%80%b9', '%e2%80%ba',
+  '%e2%80%98', '%e2%80%99', '%e2%80%9c', '%e2%80%9d', '%e2%80%9a', '%e2%80%9b', '%e2%80%9e', '%e2%80%9f',
+  '%e2%80%a2', '%c2%a9', '%c2%ae', '%c2%b0', '%e2%80%a6', '%e2%84%a2',
+  '%c2%b4', '%cb%8a', '%cc%81', '%cd%81', '%cc%80', '%cc%84', '%cc%8c',
+  '%e2%80%8b', '%e2%80%8c', '%e2%80%8d', '%e2%80%8e', '%e2%80%8f', '%e2%80%aa', '%e2%80%ab',
+  '%e2%80%ac', '%e2%80%ad', '%e2%80%ae', '%ef%bb%bf', '%ef%bf%bc'
+]
+const DASH_OCTETS = [
+  '%c2%a0', '%e2%80%93', '%e2%80%94',
+  '%e2%80%80', '%e2%80%81', '%e2%80%82', '%e2%80%83', '%e2%80%84', '%e2%80%85', '%e2%80%86',
+  '%e2%80%87', '%e2%80%88', '%e2%80%89', '%e2%80%8a', '%e2%80%a8', '%e2%80%a9', '%e2%80%af'
+]
+
+const replaceAll = (s: string, list: string[], by: string): string => list.reduce((acc, x) => acc.split(x).join(by), s)
+
+/** The slug of a title (or of a requested slug); `fallback` when nothing is left. */
+export function sanitizeSlug (title: string, fallback = ''): string {
+  let s = removeAccents(stripTags(title))
+  s = s.replace(/%([a-fA-F0-9][a-fA-F0-9])/g, '---$1---').replace(/%/g, '').replace(/---([a-fA-F0-9][a-fA-F0-9])---/g, '%$1')
+  // eslint-disable-next-line no-control-regex
+  if (!/^[\x00-\x7f]*$/.test(s)) s = uriEncodeUtf8(s.toLowerCase())
+  s = s.toLowerCase()
+  s = replaceAll(s, DASH_OCTETS, '-')
+  s = replaceAll(s, ['&nbsp;', '&#160;', '&ndash;', '&#8211;', '&mdash;', '&#8212;'], '-')
+  s = s.replace(/\//g, '-')
+  s = replaceAll(s, STRIPPED_OCTETS, '')
+  s = s.replace(/%c3%97/g, 'x')
+  s = s.replace(/&.+?;/g, '').replace(/\./g, '-')
+  s = s.replace(/[^%a-z0-9 _-]/g, '').replace(/\s+/g, '-').replace(/-+/g, '-').replace(/^-+|-+$/g, '')
+  return s === '' ? fallback : s
+}
+
+/** Cuts a slug so a `-N` suffix still fits in 200 characters, without splitting a `%xx` escape. */
+export function truncateSlug (slug: string, length: number): string {
+  if (slug.length <= length) return slug
+  let cut = slug.slice(0, length)
+  const escape = cut.lastIndexOf('%')
+  if (escape !== -1 && escape > cut.length - 3) cut = cut.slice(0, escape)
+  return cut.replace(/-+$/, '')
+}
+
+/** Slugs the core keeps for feeds and embeds. */
+export const RESERVED_SLUGS = new Set(['feed', 'rdf', 'rss', 'rss2', 'atom', 'embed'])
+
+/** Whether a slug may not be used as is (pages also refuse page-number-like slugs). */
+export function isReservedSlug (slug: string, hierarchical: boolean): boolean {
+  return RESERVED_SLUGS.has(slug) || (hierarchical && /^(page)?\d+$/.test(slug))
+}
+
+/** `sanitize_html_class`: only `[A-Za-z0-9_-]`, percent escapes dropped. */
+export function htmlClass (s: string): string {
+  return s.replace(/%[a-fA-F0-9][a-fA-F0-9]/g, '').replace(/[^A-Za-z0-9_-]/g, '')
+}
