@@ -1,0 +1,89 @@
+/**
+ * Apps under test and the callers that talk to them. Built like
+ * `testApp()` in ../helpers.ts, but the store is kept: the harness makes its
+ * users and application passwords directly in it (the first administrator
+ * of a real site is made the same way, by the command line). Background
+ * jobs are off: the tests drive everything through requests.
+ */
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import type { Store } from '@cms/store'
+import { openTestStore } from '@cms/store/testing'
+import { createApplicationPassword, createUser, ROLES, type CallerKind, type Role } from '@cms/core'
+import { buildApp } from '../../src/app.js'
+import { loadSettings } from '../../src/settings.js'
+import { BASE } from '../helpers.js'
+
+export { BASE, ROLES, type Role }
+
+export interface Harness {
+  app: FastifyInstance
+  store: Store
+  profile: 'A' | 'B'
+  close: () => Promise<void>
+}
+
+export async function harnessApp (env: Record<string, string> = {}, store?: Store): Promise<Harness> {
+  const own = store === undefined
+  const db = store ?? await openTestStore()
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
+  const app = await buildApp(settings, { store: db, logger: false, jobs: false })
+  await app.ready()
+  let closed: Promise<void> | undefined
+  return {
+    app,
+    store: db,
+    profile: settings.deployment,
+    close: async () => {
+      closed ??= (async () => {
+        await app.close()
+        if (own) await db.close()
+      })()
+      await closed
+    }
+  }
+}
+
+/** Listens on a free loopback port; returns `http://127.0.0.1:PORT`. */
+export async function listenLoopback (app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address() as AddressInfo
+  return `http://127.0.0.1:${address.port}`
+}
+
+export type { CallerKind }
+export const CALLER_KINDS: readonly CallerKind[] = ['anonymous', ...[...ROLES].reverse()]
+
+export interface TestCaller {
+  kind: CallerKind
+  id: number
+  login: string
+  /** The request headers that sign in as this caller ({} for anonymous). */
+  headers: Record<string, string>
+}
+
+export const anonymousCaller: TestCaller = { kind: 'anonymous', id: 0, login: '', headers: {} }
+
+let serial = 0
+
+/** A new user with one role and an application password, presented with HTTP Basic. */
+export async function createCaller (store: Store, role: Role, prefix = 'h'): Promise<TestCaller> {
+  serial += 1
+  const login = `${prefix}-${role}-${process.pid}-${serial}-${Math.random().toString(36).slice(2, 8)}`
+  const user = await createUser(store, { login, email: `${login}@example.com`, roles: [role] })
+  const { password } = await createApplicationPassword(store, user.id, { name: 'harness' })
+  return { kind: role, id: user.id, login, headers: { authorization: basic(login, password) } }
+}
+
+export function basic (login: string, password: string): string {
+  return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`
+}
+
+/** Anonymous plus one user of each role, least privileged first. */
+export async function callersOfEveryKind (store: Store, prefix = 'p'): Promise<TestCaller[]> {
+  const out: TestCaller[] = [anonymousCaller]
+  for (const kind of CALLER_KINDS) {
+    if (kind !== 'anonymous') out.push(await createCaller(store, kind, prefix))
+  }
+  return out
+}

@@ -1,0 +1,261 @@
+/**
+ * Schema-driven bad input: for a target (route + method) a fast-check
+ * arbitrary of whole HTTP requests built from its declaration, and a runner
+ * that sends batches of them, checks every answer, and checks the service
+ * still serves after each batch.
+ */
+import fc from 'fast-check'
+import type { FastifyInstance } from 'fastify'
+import type { JsonSchema } from '@cms/rest'
+import { bodyArgs, fillPath, sampleVar, urlOf, type Addressing, type Target } from './routes.js'
+import { badSegments, someValue, unknownNames } from './values.js'
+import { describe, encodeParams, inject, type HttpRequest, type HttpResponse } from './requests.js'
+import { checkResponse } from './check.js'
+
+type Mode = 'json' | 'form' | 'query' | 'malformed-json' | 'wrong-type' | 'bracket' | 'repeat' | 'none'
+
+const MALFORMED_JSON = [
+  '{', '{"a":', '[1,2', '{"a":1}}', 'nul', '\u0000', '{"a":"\\ud800"}', '{\'a\':1}', '{"a":1,}', '\ufeff{"a":1}',
+  'NaN', '{"a":01}', '{"a":1e999}', '{"a":"\u0000"}', '[' .repeat(50_000), `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`,
+  '"just a string"', '123', 'true', 'null', '[]', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}',
+  '{"a":1}\n{"b":2}', '\r\n', ' ', '{"a":"' + 'x'.repeat(100_000) + '"}'
+]
+
+const CONTENT_TYPES = [
+  'text/plain', 'application/xml', 'multipart/form-data; boundary=xyz', 'multipart/form-data', 'application/octet-stream',
+  'application/json; charset=utf-16', 'application/json; charset=latin1', 'text/html', 'application/x-www-form-urlencoded',
+  'foo', ';', 'application/json, text/plain', 'application/vnd.api+json', 'application/json;;;', 'APPLICATION/JSON',
+  'application/x-www-form-urlencoded; charset=utf-7', 'image/png'
+]
+
+const BAD_AUTH = [
+  'Basic !!!', 'Basic', 'Basic ', `Basic ${Buffer.from('nobody:AAAAAAAAAAAAAAAAAAAAAAAA').toString('base64')}`,
+  `Basic ${Buffer.from(':').toString('base64')}`, `Basic ${Buffer.from('admin').toString('base64')}`,
+  'Bearer abc.def.ghi', 'Digest username="x"', `Basic ${'A'.repeat(10_000)}`, `Basic ${Buffer.from("' OR 1=1 --:x").toString('base64')}`
+]
+
+const OVERRIDES = ['_method=DELETE', '_method=PUT', '_method=patch', '_method=HEAD', '_method=OPTIONS', '_method=TRACE', 'header:DELETE', 'header:POST', 'header:BOGUS']
+
+/** `arb` one time in `odds`, else null (fast-check's `option` has it the other way round). */
+function rarely<T> (arb: fc.Arbitrary<T>, odds: number): fc.Arbitrary<T | null> {
+  return fc.oneof({ arbitrary: fc.constant(null), weight: odds - 1 }, { arbitrary: arb, weight: 1 })
+}
+
+export interface RequestContext {
+  /** Real paths of the service (for arguments that name a path, and batch sub-requests). */
+  paths: string[]
+}
+
+/**
+ * Lists of objects that carry a `path` (sub-requests of a batch, say) get
+ * the service's real paths, so the nested requests reach real routes.
+ */
+function withRealPaths (schema: JsonSchema, ctx: RequestContext): fc.Arbitrary<unknown> | undefined {
+  const items = schema.items as JsonSchema | undefined
+  const props = items?.properties as Record<string, JsonSchema> | undefined
+  if (schema.type !== 'array' || props?.path === undefined) return undefined
+  const methods = Array.isArray(props.method?.enum) ? props.method.enum as string[] : ['POST']
+  const item = fc.record({
+    method: fc.oneof(fc.constantFrom(...methods), fc.constantFrom('GET', 'post', '', 'BOGUS')),
+    path: fc.oneof(fc.constantFrom(...ctx.paths), fc.constantFrom(...ctx.paths).chain((p) => fc.constantFrom(`${p}?force=true`, `${p}/..`, `${p}%00`, `${p}?_method=GET`)), fc.string({ maxLength: 20 })),
+    body: fc.dictionary(unknownNames, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+    headers: fc.dictionary(fc.constantFrom('authorization', 'content-type', 'x-http-method-override', 'x-cms-internal', 'x'), fc.oneof(fc.string({ maxLength: 10 }), fc.array(fc.string({ maxLength: 5 }), { maxLength: 2 })), { maxKeys: 2 })
+  }, { requiredKeys: ['path'] })
+  return fc.array(item, { minLength: 1, maxLength: 30 })
+}
+
+export function requestArb (target: Target, ctx: RequestContext): fc.Arbitrary<HttpRequest> {
+  const args = bodyArgs(target)
+  const argArbs: Record<string, fc.Arbitrary<unknown>> = {}
+  for (const a of args) {
+    const real = withRealPaths(a.schema, ctx)
+    argArbs[a.name] = real === undefined ? someValue(a.schema, a.name) : fc.oneof(real, someValue(a.schema, a.name))
+  }
+  const varArbs: Record<string, fc.Arbitrary<string>> = {}
+  for (const v of target.vars) {
+    varArbs[v] = fc.oneof({ arbitrary: fc.constant(sampleVar(target.decl.vars![v]!)), weight: 2 }, { arbitrary: badSegments, weight: 3 })
+  }
+  const names = args.map((a) => a.name)
+  return fc.record({
+    addressing: fc.constantFrom<Addressing>('pretty', 'rest_route'),
+    vars: fc.record(varArbs),
+    params: fc.record(argArbs, { requiredKeys: [] }),
+    unknown: fc.dictionary(unknownNames, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
+    mode: fc.constantFrom<Mode>('json', 'json', 'form', 'query', 'malformed-json', 'wrong-type', 'bracket', 'repeat', 'none'),
+    malformed: fc.constantFrom(...MALFORMED_JSON),
+    contentType: fc.constantFrom(...CONTENT_TYPES),
+    abused: fc.constantFrom('', ...names),
+    override: rarely(fc.constantFrom(...OVERRIDES), 8),
+    badAuth: rarely(fc.constantFrom(...BAD_AUTH), 10),
+    globals: rarely(fc.record({
+      _fields: fc.constantFrom('id', 'id,title.rendered', '_links', '_embedded.author', '', ',,,', 'a'.repeat(2000), '__proto__', 'x[y]'),
+      _embed: fc.constantFrom('1', 'true', 'author', 'cms:term,up', '', '[]'),
+      _envelope: fc.constantFrom('1', ''),
+      _pretty: fc.constantFrom('1'),
+      context: fc.constantFrom('view', 'edit', 'embed', 'help', 'EDIT', '', 'x'.repeat(500))
+    }, { requiredKeys: [] }), 4),
+    conditional: rarely(fc.constantFrom<Record<string, string>>(
+      { 'if-none-match': '*' }, { 'if-match': '"nope"' }, { 'if-unmodified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' },
+      { 'if-unmodified-since': 'garbage' }, { origin: 'http://evil.example' }, { accept: 'application/xml' }
+    ), 6)
+  }).map((r): HttpRequest => {
+    const path = fillPath(target.decl.path, r.vars)
+    const params: Record<string, unknown> = { ...r.unknown, ...r.params, ...(r.globals ?? {}) }
+    const headers: Record<string, string> = { ...(r.conditional ?? {}) }
+    if (r.badAuth !== null) headers.authorization = r.badAuth
+    let method = target.method
+    const extra: string[] = []
+    if (r.override !== null) {
+      if (r.override.startsWith('header:')) headers['x-http-method-override'] = r.override.slice(7)
+      else extra.push(r.override)
+      method = 'POST'
+    }
+    const readMethod = method === 'GET' || method === 'DELETE'
+    let query = ''
+    let payload: string | undefined
+    switch (r.mode) {
+      case 'json':
+        if (readMethod) query = encodeParams(params)
+        else { payload = JSON.stringify(params); headers['content-type'] = 'application/json' }
+        break
+      case 'form':
+        payload = encodeParams(params)
+        headers['content-type'] = 'application/x-www-form-urlencoded'
+        break
+      case 'query':
+        query = encodeParams(params)
+        break
+      case 'malformed-json':
+        payload = r.malformed
+        headers['content-type'] = 'application/json'
+        break
+      case 'wrong-type':
+        payload = JSON.stringify(params)
+        headers['content-type'] = r.contentType
+        break
+      case 'bracket': {
+        const n = r.abused === '' ? 'a' : r.abused
+        extra.push(
+          `${n}${'[b]'.repeat(40)}=1`, `${n}[][][]=1`, `${n}[99999999]=1`, `${n}[__proto__][x]=1`, `${n}[constructor][prototype][y]=1`,
+          `${n}]=1`, `${n}[=1`, `${n}[a]b[c]=1`, `${n}%5B0%5D%5B1%5D=1`, `__proto__[admin]=1`
+        )
+        break
+      }
+      case 'repeat': {
+        const n = r.abused === '' ? 'context' : r.abused
+        query = encodeParams(params)
+        extra.push(`${n}=1`, `${n}=2`, `${n}[]=3`, `${n}[x]=4`, `${n}=`, `${n}`)
+        break
+      }
+      case 'none':
+        break
+    }
+    const q = [query, ...extra].filter((s) => s !== '').join('&')
+    return { method, url: urlOf(path, q, r.addressing), headers, ...(payload === undefined ? {} : { payload }) }
+  })
+}
+
+export interface Failure {
+  target: string
+  caller: string
+  request: string
+  status: number
+  problem: string
+}
+
+/** Failures grouped by what went wrong (numbers blurred), with one example each. */
+export interface Problem {
+  problem: string
+  count: number
+  targets: Set<string>
+  example: Failure
+}
+
+export interface FuzzStats {
+  requests: number
+  byStatus: Record<string, number>
+  failures: number
+  problems: Map<string, Problem>
+  healthChecks: number
+  ms: number
+}
+
+export interface FuzzOptions {
+  app: FastifyInstance
+  targets: Target[]
+  runs: number
+  seed: number
+  /** Headers of the callers to use; a fresh set is asked for before each batch. */
+  callers: () => Promise<Array<{ name: string, headers: Record<string, string> }>>
+  batchSize?: number
+  concurrency?: number
+  /** Called after each batch with the running totals (progress for long runs). */
+  progress?: (stats: FuzzStats) => void
+}
+
+/** Sends `runs` generated requests in batches; a health check follows every batch. */
+export async function runFuzz (opts: FuzzOptions): Promise<FuzzStats> {
+  const started = Date.now()
+  const ctx: RequestContext = { paths: opts.targets.map((t) => fillPath(t.decl.path, Object.fromEntries(t.vars.map((v) => [v, sampleVar(t.decl.vars![v]!)])))) }
+  const arb = fc.nat({ max: opts.targets.length - 1 }).chain((i) => requestArb(opts.targets[i]!, ctx).map((req) => ({ i, req })))
+  const stats: FuzzStats = { requests: 0, byStatus: {}, failures: 0, problems: new Map(), healthChecks: 0, ms: 0 }
+  const batchSize = opts.batchSize ?? 250
+  const concurrency = opts.concurrency ?? 4
+  for (let batch = 0; stats.requests < opts.runs; batch++) {
+    const n = Math.min(batchSize, opts.runs - stats.requests)
+    const callers = await opts.callers()
+    const samples = fc.sample(fc.tuple(arb, fc.nat({ max: callers.length - 1 })), { numRuns: n, seed: opts.seed + batch })
+    let next = 0
+    const worker = async (): Promise<void> => {
+      while (next < samples.length) {
+        const [{ i, req }, c] = samples[next++]!
+        const caller = callers[c]!
+        const sent: HttpRequest = req.headers.authorization !== undefined ? req : { ...req, headers: { ...req.headers, ...caller.headers } }
+        const target = opts.targets[i]!
+        let res: HttpResponse
+        try {
+          res = await inject(opts.app, sent)
+        } catch (err) {
+          res = { status: 0, headers: {}, body: `inject threw: ${String(err)}` }
+        }
+        stats.requests++
+        stats.byStatus[res.status] = (stats.byStatus[res.status] ?? 0) + 1
+        const verdict = res.status === 0 ? { ok: false, problem: res.body } : checkResponse(res, { head: isHead(sent) })
+        if (!verdict.ok) {
+          stats.failures++
+          const key = verdict.problem!.replace(/\d+/g, 'N').slice(0, 100)
+          const known = stats.problems.get(key)
+          if (known !== undefined) {
+            known.count++
+            known.targets.add(target.key)
+          } else {
+            const example = { target: target.key, caller: caller.name, request: describe(sent), status: res.status, problem: verdict.problem! }
+            stats.problems.set(key, { problem: key, count: 1, targets: new Set([target.key]), example })
+          }
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: concurrency }, worker))
+    await healthCheck(opts.app)
+    stats.healthChecks++
+    stats.ms = Date.now() - started
+    opts.progress?.(stats)
+  }
+  stats.ms = Date.now() - started
+  return stats
+}
+
+/** A HEAD, sent as such or through an override (answered without a body). */
+function isHead (req: HttpRequest): boolean {
+  const override = /(?:^|[?&])_method=([A-Za-z]+)/.exec(req.url.slice(req.url.indexOf('?')))
+  const method = override?.[1] ?? req.headers['x-http-method-override'] ?? req.method
+  return method.toUpperCase() === 'HEAD'
+}
+
+/** The process still serves: liveness, readiness and the index. */
+export async function healthCheck (app: FastifyInstance): Promise<void> {
+  for (const url of ['/healthz', '/readyz', '/index.php?rest_route=/']) {
+    const res = await app.inject({ method: 'GET', url })
+    if (res.statusCode !== 200) throw new Error(`health check ${url} answered ${res.statusCode}: ${res.body.slice(0, 200)}`)
+  }
+}

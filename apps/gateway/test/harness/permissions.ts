@@ -1,0 +1,137 @@
+/**
+ * The permission matrix: probes a route and method as each kind of caller
+ * and reports the outcome (allowed / 401 / 403). The objects a probe acts on
+ * are made first through the service's own routes (by an administrator that
+ * is never probed), fresh for every case, so one case cannot change another.
+ */
+import { randomUUID } from 'node:crypto'
+import type { CallerKind, Outcome, PermissionCase } from '@cms/core'
+import { createApplicationPassword } from '@cms/core'
+import { callersOfEveryKind, createCaller, type Harness, type TestCaller } from './app.js'
+import { bodyArgs, fillPath, sampleVar, urlOf, type Target } from './routes.js'
+import { validValue } from './values.js'
+import { encodeParams, inject, type HttpRequest, type HttpResponse } from './requests.js'
+import { summary } from './check.js'
+
+export interface ProbeResult {
+  kind: CallerKind
+  outcome: Outcome | 'server error'
+  status: number
+  body: string
+}
+
+/** Makes the named objects of a case, through HTTP as `owner`. */
+class Fixtures {
+  private readonly made = new Map<string, string>()
+  constructor (private readonly h: Harness, private readonly owner: TestCaller) {}
+
+  async resolve (name: string, caller: TestCaller): Promise<string> {
+    if (name === 'self.app-password') {
+      if (caller.id === 0) return randomUUID()
+      return (await createApplicationPassword(this.h.store, caller.id, { name: 'probe target' })).uuid
+    }
+    const known = this.made.get(name)
+    if (known !== undefined) return known
+    const value = await this.make(name)
+    this.made.set(name, value)
+    return value
+  }
+
+  private async make (name: string): Promise<string> {
+    switch (name) {
+      case 'post':
+      case 'page':
+        return String((await this.call('POST', `/cms/v2/${name}s`, { title: `Probe ${name}`, content: 'Probe content', status: 'publish' }, 201)).id)
+      case 'post.revision':
+      case 'page.revision': {
+        const type = name.split('.')[0]!
+        const id = await this.resolve(type, this.owner)
+        await this.call('POST', `/cms/v2/${type}s/${id}`, { content: `Changed ${randomUUID()}` }, 200)
+        const list = await this.call('GET', `/cms/v2/${type}s/${id}/revisions`, undefined, 200) as unknown as Array<{ id: number }>
+        if (!Array.isArray(list) || list[0] === undefined) throw new Error(`fixture ${name}: no revision listed after an update`)
+        return String(list[0].id)
+      }
+      case 'post.autosave':
+      case 'page.autosave': {
+        const type = name.split('.')[0]!
+        const id = await this.resolve(type, this.owner)
+        return String((await this.call('POST', `/cms/v2/${type}s/${id}/autosaves`, { title: 'Autosaved', content: `Autosave ${randomUUID()}` }, 200)).id)
+      }
+      case 'category':
+      case 'tag':
+        return String((await this.call('POST', `/cms/v2/${name === 'category' ? 'categories' : 'tags'}`, { name: `Probe ${randomUUID().slice(0, 8)}` }, 201)).id)
+      case 'user':
+        return String((await createCaller(this.h.store, 'subscriber', 'target')).id)
+      case 'user.app-password': {
+        const id = Number(await this.resolve('user', this.owner))
+        return (await createApplicationPassword(this.h.store, id, { name: 'probe target' })).uuid
+      }
+      default:
+        return name
+    }
+  }
+
+  private async call (method: string, path: string, body: unknown, expected: number): Promise<Record<string, unknown>> {
+    const res = await inject(this.h.app, {
+      method,
+      url: urlOf(path, ''),
+      headers: { ...this.owner.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) })
+    })
+    if (res.status !== expected) throw new Error(`fixture: ${method} ${path} answered ${res.status}, expected ${expected}: ${summary(res.body)}`)
+    return JSON.parse(res.body) as Record<string, unknown>
+  }
+}
+
+export function outcomeOf (res: HttpResponse): Outcome | 'server error' {
+  if (res.status === 401 || res.status === 403) return res.status
+  return res.status >= 500 ? 'server error' : 'allowed'
+}
+
+export interface Prober {
+  /** Probes one case of a target with every kind of caller, least privileged first. */
+  probe: (target: Target, c: PermissionCase) => Promise<ProbeResult[]>
+}
+
+export async function prober (h: Harness): Promise<Prober> {
+  const owner = await createCaller(h.store, 'administrator', 'owner')
+  // Reads change nothing: one set of callers serves every read probe.
+  const readers = await callersOfEveryKind(h.store, 'reader')
+  return {
+    async probe (target, c) {
+      const callers = target.method === 'GET' ? readers : await callersOfEveryKind(h.store, 'writer')
+      const fixtures = new Fixtures(h, owner)
+      const out: ProbeResult[] = []
+      for (const caller of callers) {
+        const req = await probeRequest(target, c, caller, fixtures)
+        const res = await inject(h.app, req)
+        out.push({ kind: caller.kind, outcome: outcomeOf(res), status: res.status, body: summary(res.body) })
+      }
+      return out
+    }
+  }
+}
+
+async function probeRequest (target: Target, c: PermissionCase, caller: TestCaller, fixtures: Fixtures): Promise<HttpRequest> {
+  const vars: Record<string, string> = {}
+  for (const v of target.vars) {
+    const named = c.probe?.vars?.[v]
+    vars[v] = named === undefined ? sampleVar(target.decl.vars![v]!) : await fixtures.resolve(named, caller)
+  }
+  // Required arguments get valid values from the declaration; the table's own values win.
+  const params: Record<string, unknown> = {}
+  for (const a of bodyArgs(target)) if (a.required) params[a.name] = validValue(a.schema, a.name)
+  const query: Record<string, unknown> = { ...(c.probe?.query ?? {}) }
+  const body: Record<string, unknown> = { ...(c.probe?.body ?? {}) }
+  const read = target.method === 'GET' || target.method === 'DELETE'
+  for (const [k, v] of Object.entries(params)) {
+    if (!(k in query) && !(k in body)) (read ? query : body)[k] = v
+  }
+  const hasBody = Object.keys(body).length > 0
+  return {
+    method: target.method,
+    url: urlOf(fillPath(target.decl.path, vars), encodeParams(query)),
+    headers: { ...caller.headers, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+    ...(hasBody ? { payload: JSON.stringify(body) } : {})
+  }
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The long profiles of the reliability harness (apps/gateway/test/harness).
+#
+#   bench/reliability/run.sh fuzz [RUNS]              # schema-driven bad input, RUNS per profile (default 50000: 100000 in all)
+#   bench/reliability/run.sh load [CLIENTS] [SECONDS] # load + consistency check (default 100 clients, 60 s)
+#   bench/reliability/run.sh fault                    # PostgreSQL outage under load
+#
+# `load` runs on the PostgreSQL server named by CMS_TEST_DATABASE_URL, else
+# on a throwaway one started with scripts/pg-test-server.sh (when its
+# binaries are installed), else on PGlite. Figures are printed as TAP
+# comments; the README's "Reliability" section records the last run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT="$PWD"
+what="${1:-}"; shift || true
+
+with_postgres() {
+  if [ -n "${CMS_TEST_DATABASE_URL:-}" ]; then "$@"; return; fi
+  if command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    export PG_TEST_DIR="${TMPDIR:-/tmp}/cms-pg-bench-$$"
+    CMS_TEST_DATABASE_URL="$("$ROOT/scripts/pg-test-server.sh" start)"
+    export CMS_TEST_DATABASE_URL
+    trap '"$ROOT/scripts/pg-test-server.sh" stop >/dev/null 2>&1 || true' EXIT
+  else
+    echo "(PostgreSQL binaries not found: running on PGlite)" >&2
+  fi
+  "$@"
+}
+
+case "$what" in
+  fuzz)
+    cd "$ROOT/apps/gateway"
+    CMS_FUZZ_RUNS="${1:-50000}" npx tap --reporter=tap --timeout=14400 test/fuzz.test.ts
+    ;;
+  load)
+    cd "$ROOT/apps/gateway"
+    CMS_LOAD_CLIENTS="${1:-100}" CMS_LOAD_SECONDS="${2:-60}" with_postgres npx tap --reporter=tap --timeout=900 test/load.test.ts
+    ;;
+  fault)
+    cd "$ROOT/apps/gateway"
+    npx tap --reporter=tap --timeout=300 test/fault.test.ts
+    ;;
+  *)
+    echo "usage: $0 fuzz [RUNS] | load [CLIENTS] [SECONDS] | fault" >&2
+    exit 2
+    ;;
+esac
