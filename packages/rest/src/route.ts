@@ -148,6 +148,19 @@ export interface ArgInfo {
   name: string
   schema: JsonSchema
   required: boolean
+  validate: boolean
+}
+
+const UNVALIDATED = Symbol.for('cms.rest.unvalidated')
+
+/**
+ * An argument the handler checks itself (the core's title, content, meta:
+ * a string or an object, nulls that delete). It is still declared and shown
+ * with its schema; the kernel passes its value on as sent.
+ */
+export function unvalidated<T extends TSchema> (schema: T): T {
+  Object.defineProperty(schema, UNVALIDATED, { value: true, enumerable: false })
+  return schema
 }
 
 /** The arguments of an endpoint in declaration order, with WordPress' `required` flag. */
@@ -156,7 +169,8 @@ export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
   return Object.entries(args).map(([name, schema]) => ({
     name,
     schema: schema as JsonSchema,
-    required: !(OptionalKind in schema) && !('default' in schema)
+    required: !(OptionalKind in schema) && !('default' in schema),
+    validate: !(UNVALIDATED in schema)
   }))
 }
 

@@ -552,7 +552,7 @@ function addCommonHeaders (request: FastifyRequest, reply: FastifyReply, cors: s
     reply.header('Access-Control-Allow-Methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE')
     reply.header('Access-Control-Allow-Credentials', 'true')
     reply.header('Vary', 'Origin')
-  } else if (request.principal === anonymous && request.method === 'GET') {
+  } else if ((request.principal?.id ?? 0) === 0 && request.method === 'GET') {
     reply.header('Vary', 'Origin')
   }
   const signedIn = (request.principal?.id ?? 0) !== 0

@@ -29,7 +29,7 @@ import { RestError } from './errors.js'
 export type JsonSchema = Record<string, any>
 
 /** One declared handler argument. Its default is read from `schema.default`. */
-export interface ArgSpec { name: string; schema: JsonSchema; required: boolean }
+export interface ArgSpec { name: string; schema: JsonSchema; required: boolean; /** false: passed on as sent, the handler checks it */ validate?: boolean }
 
 /** One failed check, as the core's WP_Error: code, message, data (null when none). */
 export interface ValidationIssue { code: string; message: string; data: unknown }
@@ -1153,6 +1153,7 @@ export function validateArgs (args: ArgSpec[], present: Record<string, unknown>)
 
   for (const arg of ordered) {
     const name = arg.name
+    if (arg.validate === false) continue
     const schema = isPlainObject(arg.schema) ? arg.schema : {}
     const raw = rawOf(name)
     const def = defaultOf(arg)

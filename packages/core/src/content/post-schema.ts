@@ -4,7 +4,7 @@
  * fields each context shows.
  */
 import { Type, type TSchema } from '@sinclair/typebox'
-import { ContextArg, Enum, IntList, Raw, StringList, type JsonSchema } from '@cms/rest'
+import { ContextArg, Enum, IntList, Raw, StringList, unvalidated, type JsonSchema } from '@cms/rest'
 import { metaSchema } from './meta.js'
 import { LIST_STATUSES, POST_FORMATS, WRITE_STATUSES, type PostType } from './post-types.js'
 
@@ -12,18 +12,6 @@ const ALL = ['view', 'edit', 'embed']
 const VE = ['view', 'edit']
 const EDIT = ['edit']
 
-/**
- * A schema the index shows with its `type` but that the kernel does not
- * validate: the core accepts `title: "x"` as well as `title: {raw: "x"}` and
- * checks `meta` key by key itself. The kernel validates every typed
- * argument and has no per-argument opt-out, so `type` is kept out of the
- * schema's enumerable keys (the validator copies those) while the index
- * reads it directly.
- */
-function unvalidated<T extends TSchema> (schema: T, type: string): T {
-  Object.defineProperty(schema, 'type', { value: type, enumerable: false, configurable: true })
-  return schema
-}
 
 function renderedObject (description: string, props: Record<string, JsonSchema>, context: string[]): JsonSchema {
   return { description, type: 'object', context, properties: props }
@@ -115,13 +103,13 @@ export function revisionItemSchema (spec: PostType, autosave = false): JsonSchem
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${spec.type}-revision`, type: 'object', properties: p }
 }
 
-const rendered = (raw: string): TSchema => unvalidated(Type.Optional(Raw({
+const rendered = (raw: string): TSchema => unvalidated(Type.Optional(Raw({ type: 'object',
   description: raw,
   properties: {
     raw: { description: 'As it exists in the database.', type: 'string', context: EDIT },
     rendered: { description: 'Transformed for display.', type: 'string', context: ALL, readonly: true }
   }
-})), 'object')
+})))
 
 /** Arguments of create and update: the writable fields. */
 export function writeArgs (spec: PostType): Record<string, TSchema> {
@@ -132,7 +120,7 @@ export function writeArgs (spec: PostType): Record<string, TSchema> {
     status: Type.Optional(Enum(WRITE_STATUSES, { description: 'A named status for the post.' })),
     password: Type.Optional(Type.String({ description: 'A password to protect access to the content and excerpt.' })),
     title: rendered('The title for the post.'),
-    content: unvalidated(Type.Optional(Raw({
+    content: unvalidated(Type.Optional(Raw({ type: 'object',
       description: 'The content for the post.',
       properties: {
         raw: { description: 'Content for the post, as it exists in the database.', type: 'string', context: EDIT },
@@ -140,20 +128,20 @@ export function writeArgs (spec: PostType): Record<string, TSchema> {
         block_version: { description: 'Version of the content block format used by the post.', type: 'integer', context: EDIT, readonly: true },
         protected: { description: 'Whether the content is protected with a password.', type: 'boolean', context: ALL, readonly: true }
       }
-    })), 'object'),
-    excerpt: unvalidated(Type.Optional(Raw({
+    }))),
+    excerpt: unvalidated(Type.Optional(Raw({ type: 'object',
       description: 'The excerpt for the post.',
       properties: {
         raw: { description: 'Excerpt for the post, as it exists in the database.', type: 'string', context: EDIT },
         rendered: { description: 'HTML excerpt for the post, transformed for display.', type: 'string', context: ALL, readonly: true },
         protected: { description: 'Whether the excerpt is protected with a password.', type: 'boolean', context: ALL, readonly: true }
       }
-    })), 'object'),
+    }))),
     author: Type.Optional(Type.Integer({ description: 'The ID for the author of the post.' })),
     featured_media: Type.Optional(Type.Integer({ description: 'The ID of the featured media for the post.' })),
     comment_status: Type.Optional(Enum(['open', 'closed'], { description: 'Whether or not comments are open on the post.' })),
     ping_status: Type.Optional(Enum(['open', 'closed'], { description: 'Whether or not the post can be pinged.' })),
-    meta: unvalidated(Type.Optional(Raw({ description: 'Meta fields.', properties: metaSchema() })), 'object'),
+    meta: unvalidated(Type.Optional(Raw({ type: 'object', description: 'Meta fields.', properties: metaSchema() }))),
     template: Type.Optional(Type.String({ description: 'The theme file to use to display the post.' }))
   }
   if (spec.hasTerms) {
