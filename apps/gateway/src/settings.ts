@@ -20,6 +20,9 @@ const Env = Type.Object({
   // Read by the outbound client and oEmbed when their namespaces are built (and checked there).
   CMS_OUTBOUND_ALLOW: Type.String({ default: '' }),
   CMS_OEMBED_PROVIDERS: Type.String({ default: '' }),
+  // Read by the authorization page and the scheduler (checked here, used there).
+  CMS_ENVIRONMENT: Type.Union([Type.Literal(''), Type.Literal('local'), Type.Literal('production')], { default: '' }),
+  CMS_SCHEDULER_INTERVAL_MS: Type.Integer({ default: 10_000, minimum: 100 }),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' })
 })
 
