@@ -315,20 +315,7 @@ function registerRoute (
           return await send(request, reply, res.status, res.headers, res.body)
         }
         const raw = mergeParams(query, request.body, request.params as Record<string, string>)
-        const unvalidated: RestRequest = {
-          method: method as Method,
-          route: pattern,
-          path: request.url.slice(API_PREFIX.length).split('?')[0] || '/',
-          params: raw,
-          query,
-          headers: request.headers,
-          user: request.principal,
-          baseUrl: request.baseUrl,
-          ip: request.ip,
-          dispatch: dispatchFor(request),
-          registry,
-          memo: requestMemo()
-        }
+        const unvalidated = restRequestOf(request, method as Method, pattern, raw, query, registry, dispatchFor(request))
         // The Allow header of a validation error is computed on the request as sent.
         expose(unvalidated)
         const restReq: RestRequest = { ...unvalidated, params: validateArgs(args, raw) }
@@ -395,25 +382,37 @@ function registerRoute (
     schema: { hide: true } as Record<string, unknown>,
     handler: async (request, reply) => {
       const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, request.params as Record<string, string>)
-      const restReq: RestRequest = {
-        method: 'GET',
-        route: pattern,
-        path: request.url.slice(API_PREFIX.length).split('?')[0] || '/',
-        params: raw,
-        query: raw,
-        headers: request.headers,
-        user: request.principal,
-        baseUrl: request.baseUrl,
-        ip: request.ip,
-        dispatch: dispatchFor(request),
-        registry,
-        memo: requestMemo()
-      }
+      const restReq = restRequestOf(request, 'GET', pattern, raw, raw, registry, dispatchFor(request))
       const entry = routeEntry(decl, { baseUrl: request.baseUrl, help: true })
       const allow = await allowHeader(decl, restReq)
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)
     }
   })
+}
+
+function restRequestOf (
+  request: FastifyRequest,
+  method: Method,
+  pattern: string,
+  params: Record<string, unknown>,
+  query: Record<string, unknown>,
+  registry: Registry,
+  dispatch: Dispatch
+): RestRequest {
+  return {
+    method,
+    route: pattern,
+    path: request.url.slice(API_PREFIX.length).split('?')[0] || '/',
+    params,
+    query,
+    headers: request.headers,
+    user: request.principal,
+    baseUrl: request.baseUrl,
+    ip: request.ip,
+    dispatch,
+    registry,
+    memo: requestMemo()
+  }
 }
 
 /** The methods of the route this caller may use, as the core's Allow header lists them. */
