@@ -1,36 +1,12 @@
 // Runs the CLI as a child process against a temporary data directory (or,
 // with CMS_TEST_DATABASE_URL set, against a fresh PostgreSQL database).
 // The full matrix of arguments is in run.test.ts (in-process, faster).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { cms } from './helpers.js';
 import { createTestDatabase, testDatabaseUrl } from '@cms/store/testing';
-
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cms(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import=tsx', main, ...args], {
-      env: { ...process.env, DATABASE_URL: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 t.test('cms as a child process', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-cli-'));

@@ -1,12 +1,11 @@
 // `cms user` and `cms app-password` as child processes against a temporary
 // data directory (or, with CMS_TEST_DATABASE_URL set, a fresh PostgreSQL
 // database); what they wrote is then checked through the store.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { cms } from './helpers.js';
 import { openStore } from '@cms/store';
 import type { Store } from '@cms/store';
 import { createTestDatabase, testDatabaseUrl } from '@cms/store/testing';
@@ -14,29 +13,6 @@ import { authenticateBasic, listUsers } from '@cms/core';
 
 // About twenty processes, each starting TypeScript and opening the database: more than the default limit.
 t.setTimeout(300_000);
-
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cms(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import=tsx', main, ...args], {
-      env: { ...process.env, DATABASE_URL: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 t.test('cms user and cms app-password', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-cli-users-'));
