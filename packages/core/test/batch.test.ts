@@ -133,8 +133,12 @@ t.test('POST /batch/v1', async (t) => {
     const after = await h.store.execute<{ n: number }>('select count(*)::int as n from users')
     t.equal(Number(after[0]!.n), Number(users[0]!.n), 'no user was created')
 
+    // A NUL in a path is refused by the kernel's validation of the batch itself.
     const bad = await batch(h, admin, { requests: [{ path: '/cms/v2/posts\u0000' }] })
-    t.same(bad.body.responses[0].body, { code: 'parse_path_failed', message: 'Could not parse the path.', data: { status: 400 } })
+    t.equal(bad.status, 400)
+    t.equal(bad.body.data.details.requests.code, 'rest_invalid_characters')
+    const unparsable = await batch(h, admin, { requests: [{ path: 'http://[' }] })
+    t.same(unparsable.body.responses[0].body, { code: 'parse_path_failed', message: 'Could not parse the path.', data: { status: 400 } })
     await h.store.execute('delete from posts')
   })
 
