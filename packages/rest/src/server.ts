@@ -498,11 +498,11 @@ function render (
   const payload = body === undefined ? 'null' : query._pretty !== undefined ? JSON.stringify(body, null, 4) : JSON.stringify(body)
   const jsonp = query._jsonp
   if (typeof jsonp === 'string' && jsonp !== '') {
-    const contentType = 'application/javascript; charset=UTF-8'
+    // A refused callback is answered as plain JSON: there is no script to run.
     if (!JSONP_NAME.test(jsonp)) {
-      return { status: 400, headers: {}, contentType, payload: JSON.stringify(kernelErrors.rest_callback_invalid().toBody()) }
+      return { status: 400, headers: {}, contentType: json, payload: JSON.stringify(kernelErrors.rest_callback_invalid().toBody()) }
     }
-    return { status, headers, contentType, payload: `/**/${jsonp}(${payload})` }
+    return { status, headers, contentType: 'application/javascript; charset=UTF-8', payload: `/**/${jsonp}(${payload})` }
   }
   return { status, headers, contentType: json, payload, etag: etagOf(request, status, headers, payload) }
 }

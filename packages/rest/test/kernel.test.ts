@@ -511,6 +511,7 @@ t.test('malformed requests answered in the error shape before any route runs', a
   t.equal(long.body.data.status, 414)
   const jsonp = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_jsonp=a%0D%0Ab')
   t.same(jsonp.body, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.', data: { status: 400 } })
+  t.match(jsonp.headers['content-type'], 'application/json', 'a refused callback is plain JSON, not a script')
   t.notOk(Object.values(jsonp.headers).some((v) => String(v).includes('\n')), 'nothing of the callback reaches a header')
   const nul = await call(app, 'POST', '/index.php?rest_route=/test/v1/things', { headers: { authorization: 'Bearer editor', 'content-type': 'application/json' }, payload: JSON.stringify({ title: 'a\u0000b' }) })
   t.equal(nul.status, 400)
