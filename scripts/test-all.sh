@@ -19,7 +19,7 @@ failed=0
 # Adds the assertion counts of one tap run to the totals.
 count() {
   local log="$1" status="$2" summary p f
-  summary="$(grep -E '^# \{ total: [0-9]+' "$log" | tail -1)"
+  summary="$(grep -a -E '^# \{ total: [0-9]+' "$log" | tail -1)"
   p="$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary")"
   f="$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary")"
   p="${p:-0}"; f="${f:-0}"
@@ -39,7 +39,7 @@ suite() {
   fi
   (cd "$ROOT/$dir" && env "$@" npx tap --reporter=tap) >"$log" 2>&1
   local status=$?
-  grep -E '^\s*not ok' "$log" | head -40
+  grep -a -E '^\s*not ok' "$log" | head -40
   count "$log" "$status"
 }
 

@@ -27,12 +27,18 @@ t.test('database outage under load', async (t) => {
     t.fail(`could not start a PostgreSQL server of the test's own: ${(err as Error).message}`)
     return
   }
-  t.teardown(pg.destroy)
+  // One teardown, in dependency order: the app, then its store, then the server.
+  const closers: Array<() => Promise<void>> = [pg.destroy]
+  t.teardown(async () => {
+    for (const close of closers.reverse()) {
+      try { await close() } catch (err) { t.comment(`teardown: ${(err as Error).message}`) }
+    }
+  })
   const store: Store = await openStore({ databaseUrl: pg.url, poolSize: 10, connectionTimeoutMillis: 2000, onPoolError: () => {} })
-  t.teardown(async () => { await store.close() })
+  closers.push(async () => { await store.close() })
   await migrate(store)
   const h = await harnessApp({ CMS_DEPLOYMENT: 'A' }, store)
-  t.teardown(h.close)
+  closers.push(h.close)
   const base = await listenLoopback(h.app)
   const resource = pickResource(targetsOf(h.app))
   const callers = await Promise.all(Array.from({ length: 8 }, async () => await createCaller(store, 'administrator', 'fault')))

@@ -63,10 +63,11 @@ export function kernelServerOptions (opts: { bodyLimit?: number } = {}): Fastify
     bodyLimit: opts.bodyLimit ?? 8 * 1024 * 1024,
     // Errors raised before any route runs (an undecodable URL, an overlong
     // path variable) get the same error shape as every other answer.
-    frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => {
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
       const e = error as { code?: string }
       const rest = e.code === 'FST_ERR_MAX_PARAM_LENGTH' ? kernelErrors.rest_uri_too_long() : kernelErrors.rest_invalid_url()
-      void reply.code(rest.status).type('application/json; charset=UTF-8').send(JSON.stringify(rest.toBody()))
+      void reply.code(rest.status).type('application/json; charset=UTF-8')
+        .send(request.method === 'HEAD' ? undefined : JSON.stringify(rest.toBody()))
     },
     rewriteUrl: rewriteRestUrl,
     routerOptions: {
