@@ -1,15 +1,17 @@
 /**
  * Create and update of posts and pages: everything the request asks for is
  * checked first (status rights, dates, author, password and sticky, parent,
- * template, media, meta, terms, empty content); then one transaction writes
+ * template, media, meta, terms, empty content), and HTML is filtered for
+ * callers without `unfiltered_html`; then one transaction writes
  * the post, its slug, meta, terms, term counts and revision.
  */
-import { eq } from 'drizzle-orm'
+import { eq, inArray, sql } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import type { Store, Tx } from '@cms/store'
 import { findUserById } from '../users/store.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
+import { filterPostHtml, filterTitleHtml } from './kses.js'
 import { parseMetaParam, type MetaChanges } from './meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
@@ -17,7 +19,7 @@ import {
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
-import { posts } from './schema.js'
+import { posts, termRelationships, terms } from './schema.js'
 import { sanitizeSlug } from './slugs.js'
 
 /** A title/content/excerpt value: a string, or an object with `raw`; anything else is ignored. */
@@ -60,9 +62,11 @@ export async function preparePost (
   const title = textParam(params.title)
   const content = textParam(params.content)
   const excerpt = textParam(params.excerpt)
-  if (title !== undefined) row.title = title
-  if (content !== undefined) row.content = content
-  if (excerpt !== undefined) row.excerpt = excerpt
+  // Only callers trusted with unfiltered HTML store their markup as written.
+  const trusted = user.can('unfiltered_html')
+  if (title !== undefined) row.title = trusted ? title : filterTitleHtml(title)
+  if (content !== undefined) row.content = trusted ? content : filterPostHtml(content)
+  if (excerpt !== undefined) row.excerpt = trusted ? excerpt : filterPostHtml(excerpt)
 
   // Status: rights are checked only when it changes.
   let status = existing?.status ?? 'draft'
@@ -232,7 +236,18 @@ export async function savePost (
 
     if (prepared.meta !== undefined) await setMeta(tx, post.id, prepared.meta.set, prepared.meta.remove)
 
-    if (spec.hasTerms) {
+    if (spec.hasTerms && existing === undefined) {
+      // A new post: its terms are added, and counted when it is published (no recount of
+      // every post of the term, which grows with the site).
+      const categories = prepared.categories ?? await existingTermIds(tx, 'category', [settings.defaultCategory])
+      const ids = [...new Set([...categories, ...(prepared.tags ?? [])])]
+      if (ids.length > 0) {
+        await tx.insert(termRelationships).values(ids.map((termId) => ({ postId: post.id, termId }))).onConflictDoNothing()
+        if (post.status === 'publish' && post.type === 'post') {
+          await tx.update(terms).set({ count: sql`${terms.count} + 1` }).where(inArray(terms.id, ids))
+        }
+      }
+    } else if (spec.hasTerms) {
       const before = existing === undefined ? [] : await termIdsOfPost(tx, post.id)
       let categories = prepared.categories
       if (categories === undefined) {
