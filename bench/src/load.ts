@@ -17,6 +17,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST'
   headers?: Record<string, string>
   body?: string
+  /** Replace `[<id>]` in the body with a fresh id on every request. */
+  idReplacement?: boolean
   duration: number
   connections: number
   /** Called about every 250 ms while the run lasts (memory sampling). */
@@ -31,6 +33,7 @@ export async function measure (opts: LoadOptions): Promise<Measurement> {
       method: opts.method ?? 'GET',
       headers: opts.headers,
       body: opts.body,
+      idReplacement: opts.idReplacement ?? false,
       duration: opts.duration,
       connections: opts.connections,
       pipelining: 1

@@ -1,13 +1,21 @@
 /**
- * The benchmark: the gateway on a real PostgreSQL, each read scenario paired
- * in the same run with a bare Fastify process serving the identical bytes.
+ * The benchmark: the gateway on a real PostgreSQL, each public read scenario
+ * paired in the same run with a bare Fastify process serving the identical
+ * bytes.
  *
  *   pnpm bench                      # full run: 1,000 and 1,000,000 posts
  *   pnpm bench --smoke              # a few seconds on tiny data (run by the test suite)
  *   pnpm bench --sizes 1000 --duration 5
  *   pnpm bench --database-url postgres://...   # use a running server instead of starting one
+ *   pnpm bench --gateway-node-options=--max-semi-space-size=4   # node flags for the gateway
  *
- * Prints a table and writes the same figures to bench/results/<timestamp>.json.
+ * Anonymous reads are answered from the service's response cache while
+ * nothing is committed; the "signed in" rows send credentials, which the
+ * cache never serves, so they measure the queries themselves (under the
+ * same load, and alone: one connection, the latency of one request).
+ *
+ * Prints a table and the targets, and writes the same figures to
+ * bench/results/<timestamp>.json.
  */
 import { parseArgs } from 'node:util'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -17,6 +25,7 @@ import { startDatabase, type Database } from './database.js'
 import { seedPosts, createAdmin } from './seed.js'
 import { startGateway, startTwin, type Captured, type Service } from './services.js'
 import { measure, type Measurement } from './load.js'
+import { targetsOf, type Row } from './targets.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -27,6 +36,7 @@ const { values: opts } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '20' },
     'database-url': { type: 'string' },
+    'gateway-node-options': { type: 'string', default: '' },
     out: { type: 'string' }
   }
 })
@@ -36,34 +46,34 @@ const duration = smoke ? 1 : Number(opts.duration)
 const connections = smoke ? 2 : Number(opts.connections)
 const sizes = smoke ? [50] : opts.sizes!.split(',').map(Number)
 
-interface Row {
-  scenario: string
-  size: number
-  service: Measurement
-  bare?: Measurement
-  ratio?: number
-}
+const LIST = '/index.php?rest_route=/cms/v2/posts&per_page=10'
+const SEARCH = '/index.php?rest_route=/cms/v2/posts&search=needle'
 
 async function main (): Promise<void> {
   const rows: Row[] = []
+  const seeding: Array<{ size: number, seconds: number }> = []
   let peakRss = 0
   const db: Database = await startDatabase(opts['database-url'])
   let gateway: Service | undefined
   let twin: Service | undefined
+  const sample = (): void => { peakRss = Math.max(peakRss, gateway?.rss() ?? 0) }
   try {
     for (const size of sizes) {
       await db.reset()
       const admin = await createAdmin(db.url)
-      gateway = await startGateway(db.url)
-      await seedPosts(db.url, size, admin.id)
+      gateway = await startGateway(db.url, opts['gateway-node-options']!.split(' ').filter((o) => o !== ''))
       const base = gateway.url
+      const started = Date.now()
+      await seedPosts(db.url, size, admin.id, base)
+      seeding.push({ size, seconds: (Date.now() - started) / 1000 })
       const auth = `Basic ${Buffer.from(`${admin.login}:${admin.password}`).toString('base64')}`
+      const first = size === sizes[0]
 
       const reads: Array<{ scenario: string, path: string }> = [
-        { scenario: 'posts list (per_page=10)', path: '/index.php?rest_route=/cms/v2/posts&per_page=10' },
+        { scenario: 'posts list (per_page=10)', path: LIST },
         { scenario: 'single post', path: `/index.php?rest_route=/cms/v2/posts/${Math.max(1, Math.floor(size / 2))}` },
         { scenario: 'index GET /', path: '/index.php?rest_route=/' },
-        { scenario: 'search', path: '/index.php?rest_route=/cms/v2/posts&search=needle' }
+        { scenario: 'search', path: SEARCH }
       ]
       // Capture what the service answers, then serve the same bytes from a bare Fastify process.
       const captured: Record<string, Captured> = {}
@@ -77,31 +87,40 @@ async function main (): Promise<void> {
       twin = await startTwin(captured)
 
       for (const r of reads) {
-        if (size !== sizes[0] && r.scenario !== 'posts list (per_page=10)' && r.scenario !== 'search') continue
-        const service = await measure({ url: base + r.path, duration, connections, onSample: () => { peakRss = Math.max(peakRss, gateway!.rss()) } })
+        if (!first && r.path !== LIST && r.path !== SEARCH) continue
+        const service = await measure({ url: base + r.path, duration, connections, onSample: sample })
         const bare = await measure({ url: twin.url + r.path, duration, connections })
         rows.push({ scenario: r.scenario, size, service, bare, ratio: service.requestsPerSec / bare.requestsPerSec })
       }
-      if (size === sizes[0]) {
+      for (const [scenario, path] of [['posts list, signed in', LIST], ['search, signed in', SEARCH]] as const) {
+        const service = await measure({ url: base + path, headers: { authorization: auth }, duration, connections, onSample: sample })
+        rows.push({ scenario, size, service })
+        const alone = await measure({ url: base + path, headers: { authorization: auth }, duration, connections: 1, onSample: sample })
+        rows.push({ scenario: `${scenario}, 1 connection`, size, service: alone })
+      }
+      if (first) {
+        // Each create has its own title (autocannon puts a fresh id in place of [<id>]), as real posts do.
         const create = await measure({
           url: `${base}/index.php?rest_route=/cms/v2/posts`,
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ title: 'Bench post', content: 'Created by the benchmark.', status: 'publish' }),
+          body: JSON.stringify({ title: 'Bench post [<id>]', content: 'Created by the benchmark.', status: 'publish' }),
+          idReplacement: true,
           duration,
           connections,
-          onSample: () => { peakRss = Math.max(peakRss, gateway!.rss()) }
+          onSample: sample
         })
         rows.push({ scenario: 'authenticated create', size, service: create })
-        const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'POST', path: '/cms/v2/posts', body: { title: `Batch ${i}`, status: 'publish' } }))
+        const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'POST', path: '/cms/v2/posts', body: { title: `Batch [<id>] ${i}`, status: 'publish' } }))
         const batch = await measure({
           url: `${base}/index.php?rest_route=/batch/v1`,
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/json' },
           body: JSON.stringify({ requests }),
+          idReplacement: true,
           duration,
           connections: Math.max(1, Math.floor(connections / 4)),
-          onSample: () => { peakRss = Math.max(peakRss, gateway!.rss()) }
+          onSample: sample
         })
         rows.push({ scenario: 'batch of 25 creates', size, service: batch, ratio: batch.p50 / Math.max(create.p50, 0.001) })
       }
@@ -116,15 +135,17 @@ async function main (): Promise<void> {
     await db.stop()
   }
 
-  print(rows, peakRss)
+  const peakRssMb = peakRss / 1048576
+  const targets = targetsOf(rows, peakRssMb)
+  print(rows, peakRssMb, targets, seeding)
   const dir = join(ROOT, 'bench', 'results')
   mkdirSync(dir, { recursive: true })
   const file = opts.out ?? join(dir, `${smoke ? 'smoke-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), smoke, duration, connections, sizes, peakRssMb: peakRss / 1048576, rows }, null, 2))
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), smoke, duration, connections, sizes, gatewayNodeOptions: opts['gateway-node-options'], seeding, peakRssMb, rows, targets }, null, 2))
   console.log(`results: ${file}`)
 }
 
-function print (rows: Row[], peakRss: number): void {
+function print (rows: Row[], peakRssMb: number, targets: ReturnType<typeof targetsOf>, seeding: Array<{ size: number, seconds: number }>): void {
   const fmt = (n: number | undefined, digits = 1): string => n === undefined ? '' : n.toFixed(digits)
   const lines = [
     '| scenario | posts | req/s | p50 ms | p99 ms | errors | bare req/s | service/bare |',
@@ -134,7 +155,11 @@ function print (rows: Row[], peakRss: number): void {
     const ratio = r.scenario === 'batch of 25 creates' ? `${fmt(r.ratio, 2)}x one create (p50)` : fmt(r.ratio, 2)
     lines.push(`| ${r.scenario} | ${r.size} | ${fmt(r.service.requestsPerSec, 0)} | ${fmt(r.service.p50)} | ${fmt(r.service.p99)} | ${r.service.errors} | ${fmt(r.bare?.requestsPerSec, 0)} | ${ratio} |`)
   }
-  lines.push('', `gateway peak resident memory: ${(peakRss / 1048576).toFixed(0)} MB`)
+  const flags = opts['gateway-node-options'] === '' ? 'default node flags' : `node ${opts['gateway-node-options']!}`
+  lines.push('', `gateway peak resident memory: ${peakRssMb.toFixed(0)} MB (${flags})`)
+  lines.push(`seeding: ${seeding.map((s) => `${s.size} posts in ${s.seconds.toFixed(1)} s`).join(', ')}`)
+  lines.push('', '| target | wanted | measured | met |', '|---|---|---|---|')
+  for (const t of targets) lines.push(`| ${t.target} | ${t.wanted} | ${t.measured} | ${t.met === undefined ? 'n/a' : t.met ? 'yes' : 'no'} |`)
   console.log(lines.join('\n'))
 }
 

@@ -60,10 +60,10 @@ async function stopChild (child: ChildProcess): Promise<void> {
   clearTimeout(timer)
 }
 
-export async function startGateway (databaseUrl: string): Promise<Service> {
+export async function startGateway (databaseUrl: string, nodeFlags: string[] = []): Promise<Service> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = spawn('node', ['--import', 'tsx', 'apps/gateway/src/main.ts'], {
+  const child = spawn('node', [...nodeFlags, '--import', 'tsx', 'apps/gateway/src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', CMS_BASE_URL: url },
     stdio: ['ignore', 'ignore', 'pipe']

@@ -22,7 +22,10 @@ t.test('pnpm bench --smoke runs every scenario without errors', async (t) => {
   t.match(stdout, /\| scenario \| posts \| req\/s/, 'prints the table')
   const result = JSON.parse(readFileSync(out, 'utf8')) as { rows: Array<{ scenario: string, service: { requests: number, errors: number }, ratio?: number }>, peakRssMb: number }
   const scenarios = result.rows.map((r) => r.scenario)
-  t.same(scenarios.sort(), ['authenticated create', 'batch of 25 creates', 'index GET /', 'posts list (per_page=10)', 'search', 'single post'].sort())
+  t.same(scenarios.sort(), [
+    'authenticated create', 'batch of 25 creates', 'index GET /', 'posts list (per_page=10)', 'posts list, signed in',
+    'posts list, signed in, 1 connection', 'search', 'search, signed in', 'search, signed in, 1 connection', 'single post'
+  ].sort())
   for (const row of result.rows) {
     t.ok(row.service.requests > 0, `${row.scenario}: requests were served`)
     t.equal(row.service.errors, 0, `${row.scenario}: no errors`)

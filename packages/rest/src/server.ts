@@ -197,9 +197,10 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   for (const decl of allRoutes) registerRoute(app, decl, opts, registry, dispatchFor)
   if (opts.openapi !== undefined) await exposeOpenApi(app)
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook: no promise per response.
+  app.addHook('onSend', (request, reply, payload, done) => {
     addCommonHeaders(request, reply, cors)
-    return payload
+    done(null, payload)
   })
 }
 
@@ -303,6 +304,28 @@ function registerRoute (
       required: vars
     }
     for (const method of ep.methods) {
+      // Parameters of body-less requests are a function of the URL alone: merged and
+      // validated once per URL (each request gets its own copies).
+      const validatedByUrl = new Map<string, { raw: Record<string, unknown>, params: Record<string, unknown> }>()
+      const parameters = (request: FastifyRequest, query: Record<string, unknown>): { raw: Record<string, unknown>, validate: () => Record<string, unknown> } => {
+        const cacheable = request.body === undefined || request.body === null
+        const known = cacheable ? validatedByUrl.get(request.url) : undefined
+        if (known !== undefined) {
+          return { raw: Object.assign(Object.create(null) as Record<string, unknown>, known.raw), validate: () => ({ ...known.params }) }
+        }
+        const raw = mergeParams(query, request.body, request.params as Record<string, string>)
+        return {
+          raw,
+          validate: () => {
+            const params = validateArgs(args, raw)
+            if (cacheable) {
+              if (validatedByUrl.size >= 512) validatedByUrl.clear()
+              validatedByUrl.set(request.url, { raw: Object.assign(Object.create(null) as Record<string, unknown>, raw), params: { ...params } })
+            }
+            return params
+          }
+        }
+      }
       const handle = async (request: FastifyRequest, reply: FastifyReply, expose: (r: RestRequest) => void): Promise<FastifyReply> => {
         const isHead = request.method === 'HEAD'
         const query = (request.query ?? {}) as Record<string, unknown>
@@ -315,11 +338,11 @@ function registerRoute (
           })
           return await send(request, reply, res.status, res.headers, res.body)
         }
-        const raw = mergeParams(query, request.body, request.params as Record<string, string>)
+        const { raw, validate } = parameters(request, query)
         const unvalidated = restRequestOf(request, method as Method, pattern, raw, query, registry, dispatchFor(request))
         // The Allow header of a validation error is computed on the request as sent.
         expose(unvalidated)
-        const restReq: RestRequest = { ...unvalidated, params: validateArgs(args, raw) }
+        const restReq: RestRequest = { ...unvalidated, params: validate() }
         expose(restReq)
         const allowed = await ep.permission(restReq)
         if (allowed !== true) {
@@ -345,6 +368,8 @@ function registerRoute (
         const response = render(request, result.status, headers, body, ep.serialize)
         if (cacheKey !== undefined) {
           if (rendered.size >= 256) rendered.clear()
+          // Encoded once: every later answer writes the same bytes.
+          if (typeof response.payload === 'string') response.bytes = Buffer.from(response.payload)
           rendered.set(cacheKey, { tag: result.cacheTag!, response })
         }
         return write(request, reply, response)
@@ -470,6 +495,8 @@ interface Rendered {
   headers: Record<string, HeaderValue>
   contentType: string
   payload: string | undefined
+  /** The payload encoded, when kept for reuse. */
+  bytes?: Buffer
   etag?: string
 }
 
@@ -526,7 +553,7 @@ function write (request: FastifyRequest, reply: FastifyReply, r: Rendered): Fast
       return reply.code(304).send()
     }
   }
-  return reply.send(request.method === 'HEAD' ? undefined : r.payload)
+  return reply.send(request.method === 'HEAD' ? undefined : r.bytes ?? r.payload)
 }
 
 async function send (

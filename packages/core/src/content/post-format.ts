@@ -7,9 +7,10 @@ import { rel, restUrl, type Link, type Links, type Principal, type RestRequest }
 import type { Store } from '@cms/store'
 import { formatGmt, formatLocal } from './dates.js'
 import { metaResponse } from './meta.js'
-import { getMeta, getPostTerms, revisionStats, uniquePostSlug, type PostRow, type PostTerms, type RevisionStats } from './post-store.js'
+import { postExtras, uniquePostSlug, type PostRow, type PostTerms, type RevisionStats } from './post-store.js'
 import { permalink, type PostType, type SiteSettings } from './post-types.js'
-import { hasBlocks, renderContent, renderExcerpt, renderTitle } from './render.js'
+import { hasBlocks } from './render.js'
+import { renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
 import { htmlClass, sanitizeSlug } from './slugs.js'
 
 export interface PostExtras {
@@ -18,11 +19,9 @@ export interface PostExtras {
   revisions: RevisionStats
 }
 
-/** Meta, terms and revision counts of many posts in three queries. */
+/** Meta, terms and revision counts of many posts (one statement). */
 export async function loadExtras (db: Store, rows: PostRow[]): Promise<Map<number, PostExtras>> {
-  const ids = rows.map((r) => r.id)
-  const [meta, terms, revisions] = await Promise.all([getMeta(db, ids), getPostTerms(db, ids), revisionStats(db, ids)])
-  return new Map(ids.map((id) => [id, { meta: meta.get(id)!, terms: terms.get(id)!, revisions: revisions.get(id)! }]))
+  return await postExtras(db, rows.map((r) => r.id))
 }
 
 /** What a post-like capability check needs, front page and posts page included. */
@@ -53,6 +52,8 @@ export interface FormatOptions {
   context: string
   excerptLength?: number
   store: Store
+  /** The post's slug was just made unique by this request: it is its generated slug. */
+  slugIsUnique?: boolean
 }
 
 /** Whether protected content is shown: edit rights in edit context, or the right password. */
@@ -159,19 +160,19 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
     status: post.status,
     type: post.type,
     link,
-    title: { raw: post.title, rendered: renderTitle(post.title) }
+    title: { raw: post.title, rendered: renderedTitle(post.title) }
   }
   if (context !== 'embed') {
     out.content = {
       raw: post.content,
-      rendered: open ? renderContent(post.content) : '',
+      rendered: open ? renderedContent(post.content) : '',
       protected: post.password !== '',
       block_version: hasBlocks(post.content) ? 1 : 0
     }
   }
   out.excerpt = {
     raw: post.excerpt,
-    rendered: open ? renderExcerpt(post.excerpt, post.content, opts.excerptLength) : '',
+    rendered: open ? renderedExcerpt(post.excerpt, post.content, opts.excerptLength) : '',
     protected: post.password !== ''
   }
   out.author = post.author
@@ -192,9 +193,11 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
   }
   if (context === 'edit') {
     out.permalink_template = link
-    out.generated_slug = await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : sanitizeSlug(post.title, String(post.id)), {
-      id: post.id, type: post.type, parent: post.parent, hierarchical: spec.hierarchical
-    })
+    out.generated_slug = opts.slugIsUnique === true && post.slug !== ''
+      ? post.slug
+      : await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : sanitizeSlug(post.title, String(post.id)), {
+        id: post.id, type: post.type, parent: post.parent, hierarchical: spec.hierarchical
+      })
   }
   out.class_list = classList(post, extras, spec, open)
   out._links = postLinks(post, extras, opts)

@@ -163,17 +163,76 @@ function relevance (q: ListQuery): SQL[] {
   return [sql`case ${sql.join(cases, sql` `)} else 6 end asc`, sql`${effectiveDate} desc`, sql`${posts.id} desc`]
 }
 
-export async function runListQuery (db: Store | Queryable, q: ListQuery): Promise<{ rows: PostRow[], total: number }> {
+/**
+ * Totals are exact while the matches end at most this many rows past the
+ * requested page; beyond that they are the planner's estimate, so a page of
+ * a million posts costs what a page of a thousand does.
+ */
+export const EXACT_TOTAL_MARGIN = 1000
+
+/** A total known for a filter: exact, or an estimate known to exceed `cap`. */
+export interface KnownTotal { total: number, exact: boolean, cap: number }
+
+/** Where totals of filters are kept between requests (read requests reuse them while nothing is committed). */
+export interface TotalCache {
+  get: (key: string) => Promise<KnownTotal | undefined>
+  set: (key: string, total: KnownTotal) => Promise<void>
+}
+
+/** The filter of a query, as a key: what its total depends on. */
+function filterKey (q: ListQuery): string {
+  return JSON.stringify({ ...q, orderby: undefined, order: undefined, perPage: undefined, page: undefined, offset: undefined })
+}
+
+export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?: TotalCache): Promise<{ rows: PostRow[], total: number }> {
   const d = dbOf(db)
   const where = whereOf(q)
-  let query = d.select().from(posts).where(where).orderBy(...orderOf(q)).$dynamic()
-  if (q.perPage !== undefined) {
-    const offset = q.offset ?? (q.page - 1) * q.perPage
-    query = query.limit(q.perPage).offset(Math.max(0, offset))
+  if (q.perPage === undefined) {
+    const rows = await d.select().from(posts).where(where).orderBy(...orderOf(q))
+    return { rows, total: rows.length }
   }
-  const [rows, count] = await Promise.all([
-    query,
-    d.select({ n: sql<number>`count(*)::int` }).from(posts).where(where)
-  ])
-  return { rows, total: Number(count[0]?.n ?? 0) }
+  const offset = Math.max(0, q.offset ?? (q.page - 1) * q.perPage)
+  const cap = offset + q.perPage + EXACT_TOTAL_MARGIN
+  const key = totals === undefined ? '' : filterKey(q)
+  const known = await totals?.get(key)
+  if (known !== undefined && (known.exact || cap <= known.cap)) {
+    const rows = await d.select().from(posts).where(where).orderBy(...orderOf(q)).limit(q.perPage).offset(offset)
+    return { rows, total: known.total }
+  }
+  // The page and the (capped) count in one statement. The matches are planned as if all
+  // were wanted (a materialized CTE does not see the limit), then read until the cap: a
+  // LIMIT seen by the planner invites a scan that expects to stop early, which reads the
+  // whole table when the matches are rare (a search for a rare word).
+  const capped = (): SQL<number> => sql<number>`(select count(*)::int from (
+    with matches as materialized (select 1 from ${posts} where ${where}) select 1 from matches limit ${cap + 1}) capped)`.mapWith(Number)
+  const page = await d.select({ post: posts, counted: capped() }).from(posts).where(where).orderBy(...orderOf(q)).limit(q.perPage).offset(offset)
+  const rows = page.map((r) => r.post)
+  if (rows.length === 0 && offset === 0) return { rows, total: 0 }
+  // Past the end, no row carries the count.
+  const n = rows.length > 0 ? page[0]!.counted : Number((await d.select({ n: capped() }).from(sql`(values (1)) as one (x)`))[0]?.n ?? 0)
+  const found: KnownTotal = n <= cap ? { total: n, exact: true, cap } : { total: Math.max(n, await estimatedRows(d, where, key === '' ? filterKey(q) : key)), exact: false, cap }
+  await totals?.set(key, found)
+  return { rows, total: found.total }
+}
+
+const estimates = new WeakMap<object, Map<string, { at: number, rows: number }>>()
+const ESTIMATE_TTL_MS = 10_000
+
+/** The planner's row estimate for the filter, kept a few seconds (it moves slowly). */
+async function estimatedRows (d: ReturnType<typeof dbOf>, where: SQL, key: string): Promise<number> {
+  let byFilter = estimates.get(d)
+  if (byFilter === undefined) {
+    byFilter = new Map()
+    estimates.set(d, byFilter)
+  }
+  const known = byFilter.get(key)
+  if (known !== undefined && Date.now() - known.at < ESTIMATE_TTL_MS) return known.rows
+  const res = await d.execute(sql`explain (format json) select 1 from ${posts} where ${where}`)
+  const first = (res as unknown as { rows: Array<Record<string, unknown>> }).rows[0] ?? {}
+  let plan = first['QUERY PLAN']
+  if (typeof plan === 'string') plan = JSON.parse(plan)
+  const rows = Math.round(Number((plan as Array<{ Plan?: { 'Plan Rows'?: number } }> | undefined)?.[0]?.Plan?.['Plan Rows'] ?? 0))
+  if (byFilter.size >= 256) byFilter.clear()
+  byFilter.set(key, { at: Date.now(), rows })
+  return rows
 }

@@ -13,9 +13,57 @@ export type TermRow = typeof terms.$inferSelect
 
 type Db = Store | Queryable
 
+/**
+ * The reads every post response makes, built once per store and prepared
+ * (named): no query building per call, and PostgreSQL parses them once per
+ * connection. Transactions build theirs as usual.
+ */
+function prepare (d: ReturnType<typeof dbOf>) {
+  const ids = sql.placeholder('ids')
+  return {
+    post: d.select().from(posts).where(eq(posts.id, sql.placeholder('id'))).prepare('content_post'),
+    meta: d.select().from(postMeta).where(sql`${postMeta.postId} = any(${ids}::int[])`).prepare('content_post_meta'),
+    terms: d.select({ postId: termRelationships.postId, term: terms })
+      .from(termRelationships)
+      .innerJoin(terms, eq(terms.id, termRelationships.termId))
+      .where(sql`${termRelationships.postId} = any(${ids}::int[])`)
+      .orderBy(asc(terms.name), asc(terms.id))
+      .prepare('content_post_terms'),
+    revisions: d.select({
+      parent: posts.parent,
+      count: sql<number>`count(*) over (partition by ${posts.parent})`.mapWith(Number),
+      id: posts.id,
+      rank: sql<number>`row_number() over (partition by ${posts.parent} order by ${posts.dateGmt} desc, ${posts.id} desc)`.mapWith(Number)
+    }).from(posts).where(and(eq(posts.type, 'revision'), sql`${posts.parent} = any(${ids}::int[])`)).prepare('content_revision_stats'),
+    // Meta, terms (by name, then id) and revision stats of many posts in one statement.
+    extras: d.select({
+      id: sql<number>`p.id`,
+      meta: sql<Record<string, unknown> | null>`(select json_object_agg(m.key, m.value) from ${postMeta} m where m.post_id = p.id)`,
+      terms: sql<TermRow[] | null>`(select json_agg(json_build_object('id', t.id, 'taxonomy', t.taxonomy, 'name', t.name, 'slug', t.slug,
+        'description', t.description, 'parent', t.parent, 'count', t.count) order by t.name, t.id)
+        from ${termRelationships} tr join ${terms} t on t.id = tr.term_id where tr.post_id = p.id)`,
+      revisions: sql<number>`(select count(*)::int from ${posts} r where r.type = 'revision' and r.parent = p.id)`,
+      latest: sql<number | null>`(select r.id from ${posts} r where r.type = 'revision' and r.parent = p.id order by r.date_gmt desc, r.id desc limit 1)`
+    }).from(sql`unnest(${ids}::int[]) as p (id)`).prepare('content_post_extras')
+  }
+}
+
+const preparedByStore = new WeakMap<Store, ReturnType<typeof prepare>>()
+
+function statements (db: Db): ReturnType<typeof prepare> | undefined {
+  if (!('kind' in db)) return undefined
+  let found = preparedByStore.get(db)
+  if (found === undefined) {
+    found = prepare(db.db)
+    preparedByStore.set(db, found)
+  }
+  return found
+}
+
 export async function getPost (db: Db, id: number): Promise<PostRow | undefined> {
   if (!Number.isSafeInteger(id) || id <= 0 || id > 2147483647) return undefined
-  const rows = await dbOf(db).select().from(posts).where(eq(posts.id, id))
+  const prepared = statements(db)
+  const rows = prepared !== undefined ? await prepared.post.execute({ id }) : await dbOf(db).select().from(posts).where(eq(posts.id, id))
   return rows[0]
 }
 
@@ -28,7 +76,8 @@ export function idOf (value: unknown): number {
 export async function getMeta (db: Db, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
   const out = new Map<number, Record<string, unknown>>(ids.map((id) => [id, {}]))
   if (ids.length === 0) return out
-  const rows = await dbOf(db).select().from(postMeta).where(inArray(postMeta.postId, ids))
+  const prepared = statements(db)
+  const rows = prepared !== undefined ? await prepared.meta.execute({ ids }) : await dbOf(db).select().from(postMeta).where(inArray(postMeta.postId, ids))
   for (const row of rows) out.get(row.postId)![row.key] = row.value
   return out
 }
@@ -48,11 +97,14 @@ export interface PostTerms { category: TermRow[], post_tag: TermRow[] }
 export async function getPostTerms (db: Db, ids: number[]): Promise<Map<number, PostTerms>> {
   const out = new Map<number, PostTerms>(ids.map((id) => [id, { category: [], post_tag: [] }]))
   if (ids.length === 0) return out
-  const rows = await dbOf(db).select({ postId: termRelationships.postId, term: terms })
-    .from(termRelationships)
-    .innerJoin(terms, eq(terms.id, termRelationships.termId))
-    .where(inArray(termRelationships.postId, ids))
-    .orderBy(asc(terms.name), asc(terms.id))
+  const prepared = statements(db)
+  const rows = prepared !== undefined
+    ? await prepared.terms.execute({ ids })
+    : await dbOf(db).select({ postId: termRelationships.postId, term: terms })
+      .from(termRelationships)
+      .innerJoin(terms, eq(terms.id, termRelationships.termId))
+      .where(inArray(termRelationships.postId, ids))
+      .orderBy(asc(terms.name), asc(terms.id))
   for (const { postId, term } of rows) {
     const entry = out.get(postId)!
     if (term.taxonomy === 'category' || term.taxonomy === 'post_tag') entry[term.taxonomy].push(term)
@@ -104,13 +156,41 @@ export interface RevisionStats { count: number, latestId: number }
 export async function revisionStats (db: Db, ids: number[]): Promise<Map<number, RevisionStats>> {
   const out = new Map<number, RevisionStats>(ids.map((id) => [id, { count: 0, latestId: 0 }]))
   if (ids.length === 0) return out
-  const rows = await dbOf(db).select({
-    parent: posts.parent,
-    count: sql<number>`count(*) over (partition by ${posts.parent})`.mapWith(Number),
-    id: posts.id,
-    rank: sql<number>`row_number() over (partition by ${posts.parent} order by ${posts.dateGmt} desc, ${posts.id} desc)`.mapWith(Number)
-  }).from(posts).where(and(eq(posts.type, 'revision'), inArray(posts.parent, ids)))
+  const prepared = statements(db)
+  const rows = prepared !== undefined
+    ? await prepared.revisions.execute({ ids })
+    : await dbOf(db).select({
+      parent: posts.parent,
+      count: sql<number>`count(*) over (partition by ${posts.parent})`.mapWith(Number),
+      id: posts.id,
+      rank: sql<number>`row_number() over (partition by ${posts.parent} order by ${posts.dateGmt} desc, ${posts.id} desc)`.mapWith(Number)
+    }).from(posts).where(and(eq(posts.type, 'revision'), inArray(posts.parent, ids)))
   for (const row of rows) if (row.rank === 1) out.set(row.parent, { count: row.count, latestId: row.id })
+  return out
+}
+
+export interface PostExtrasRow { meta: Record<string, unknown>, terms: PostTerms, revisions: RevisionStats }
+
+/** Meta, terms and revision stats of many posts, in one statement on the store (else three). */
+export async function postExtras (db: Db, ids: number[]): Promise<Map<number, PostExtrasRow>> {
+  const prepared = statements(db)
+  if (prepared === undefined || ids.length === 0) {
+    const [meta, terms, revisions] = await Promise.all([getMeta(db, ids), getPostTerms(db, ids), revisionStats(db, ids)])
+    return new Map(ids.map((id) => [id, { meta: meta.get(id)!, terms: terms.get(id)!, revisions: revisions.get(id)! }]))
+  }
+  const rows = await prepared.extras.execute({ ids })
+  const out = new Map<number, PostExtrasRow>()
+  for (const row of rows) {
+    const byTaxonomy: PostTerms = { category: [], post_tag: [] }
+    for (const term of row.terms ?? []) {
+      if (term.taxonomy === 'category' || term.taxonomy === 'post_tag') byTaxonomy[term.taxonomy].push(term)
+    }
+    out.set(Number(row.id), {
+      meta: row.meta ?? {},
+      terms: byTaxonomy,
+      revisions: { count: Number(row.revisions), latestId: row.latest === null ? 0 : Number(row.latest) }
+    })
+  }
   return out
 }
 
@@ -120,17 +200,24 @@ export async function revisionStats (db: Db, ids: number[]): Promise<Map<number,
  */
 export async function uniquePostSlug (db: Db, slug: string, post: { id: number, type: string, parent: number, hierarchical: boolean }): Promise<string> {
   const d = dbOf(db)
-  const taken = async (candidate: string): Promise<boolean> => {
+  // Candidates are looked up by the batch (one indexed query each), not one by one.
+  const takenOf = async (candidates: string[]): Promise<Set<string>> => {
     const where = post.hierarchical
-      ? and(eq(posts.slug, candidate), eq(posts.type, post.type), ne(posts.id, post.id), eq(posts.parent, post.parent))
-      : and(eq(posts.slug, candidate), eq(posts.type, post.type), ne(posts.id, post.id))
-    const rows = await d.select({ id: posts.id }).from(posts).where(where).limit(1)
-    return rows.length > 0
+      ? and(inArray(posts.slug, candidates), eq(posts.type, post.type), ne(posts.id, post.id), eq(posts.parent, post.parent))
+      : and(inArray(posts.slug, candidates), eq(posts.type, post.type), ne(posts.id, post.id))
+    const rows = await d.selectDistinct({ slug: posts.slug }).from(posts).where(where)
+    return new Set(rows.map((r) => r.slug))
   }
-  if (!(await taken(slug)) && !isReservedSlug(slug, post.hierarchical)) return slug
-  for (let suffix = 2; ; suffix++) {
-    const candidate = `${truncateSlug(slug, 200 - (String(suffix).length + 1))}-${suffix}`
-    if (!(await taken(candidate))) return candidate
+  if (!isReservedSlug(slug, post.hierarchical) && !(await takenOf([slug])).has(slug)) return slug
+  let size = 16
+  for (let first = 2; ; first += size, size = Math.min(size * 2, 1024)) {
+    const candidates: string[] = []
+    for (let suffix = first; suffix < first + size; suffix++) {
+      candidates.push(`${truncateSlug(slug, 200 - (String(suffix).length + 1))}-${suffix}`)
+    }
+    const taken = await takenOf(candidates)
+    const free = candidates.find((c) => !taken.has(c))
+    if (free !== undefined) return free
   }
 }
 

@@ -5,7 +5,7 @@
  * callers without `unfiltered_html`; then one transaction writes
  * the post, its slug, meta, terms, term counts and revision.
  */
-import { eq, inArray, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import type { Store, Tx } from '@cms/store'
 import { findUserById } from '../users/store.js'
@@ -15,7 +15,7 @@ import { filterPostHtml, filterTitleHtml } from './kses.js'
 import { parseMetaParam, type MetaChanges } from './meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  uniquePostSlug, type NewPostRow, type PostRow
+  uniquePostSlug, type NewPostRow, type PostRow, type TermRow
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
@@ -203,50 +203,96 @@ export async function savePost (
   opts: SaveOptions,
   now = nowSeconds()
 ): Promise<number> {
+  return (await writePost(store, spec, prepared, user, settings, existing, opts, now)).post.id
+}
+
+/** The id the next new post gets (taken from the table's sequence). */
+async function nextPostId (tx: Tx): Promise<number> {
+  const [row] = await tx.select({ id: sql<number>`nextval(pg_get_serial_sequence('posts', 'id'))::int`.mapWith(Number) }).from(sql`(values (1)) as one (x)`)
+  return row!.id
+}
+
+export interface Written {
+  post: PostRow
+  /** A new post's terms, as read after the write (undefined on update, or without terms). */
+  newTerms: TermRow[] | undefined
+}
+
+/** As savePost; returns the post as written. */
+export async function writePost (
+  store: Store,
+  spec: PostType,
+  prepared: PreparedPost,
+  user: Principal,
+  settings: SiteSettings,
+  existing: PostRow | undefined,
+  opts: SaveOptions,
+  now = nowSeconds()
+): Promise<Written> {
   return await store.transaction(async (tx) => {
     let post: PostRow
+    let newTerms: TermRow[] | undefined
     if (existing === undefined) {
+      // The id first, so the row is written once, with its slug and guid.
+      const id = await nextPostId(tx)
+      const draft = { id, type: spec.type, status: prepared.row.status ?? 'draft', parent: prepared.row.parent ?? 0, title: prepared.row.title ?? '', slug: '' } as PostRow
       const values: NewPostRow = {
+        id,
         type: spec.type,
         modifiedGmt: prepared.row.dateGmt ?? now,
-        ...prepared.row
+        ...prepared.row,
+        slug: await resolveSlug(tx, spec, draft, prepared.requestedSlug),
+        guid: permalink(settings.home, spec.type, id)
       } as NewPostRow
       const [inserted] = await tx.insert(posts).values(values).returning()
       post = inserted!
     } else {
       const [updated] = await tx.update(posts).set({ ...prepared.row, modifiedGmt: now }).where(eq(posts.id, existing.id)).returning()
       post = updated!
-    }
-
-    const changes: Partial<NewPostRow> = {}
-    if (existing === undefined) changes.guid = permalink(settings.home, spec.type, post.id)
-    // A post leaving the trash takes its old slug back.
-    let requested = prepared.requestedSlug
-    if (existing?.status === 'trash' && post.status !== 'trash' && requested === undefined) {
-      const desired = (await getMeta(tx, [post.id])).get(post.id)?._desired_slug
-      if (typeof desired === 'string') requested = desired
-      await setMeta(tx, post.id, {}, ['_desired_slug', '_trash_meta_status', '_trash_meta_time'])
-    }
-    const slug = await resolveSlug(tx, spec, post, requested)
-    if (slug !== post.slug) changes.slug = slug
-    if (Object.keys(changes).length > 0) {
-      const [updated] = await tx.update(posts).set(changes).where(eq(posts.id, post.id)).returning()
-      post = updated!
+      // A post leaving the trash takes its old slug back.
+      let requested = prepared.requestedSlug
+      if (existing.status === 'trash' && post.status !== 'trash' && requested === undefined) {
+        const desired = (await getMeta(tx, [post.id])).get(post.id)?._desired_slug
+        if (typeof desired === 'string') requested = desired
+        await setMeta(tx, post.id, {}, ['_desired_slug', '_trash_meta_status', '_trash_meta_time'])
+      }
+      const slug = await resolveSlug(tx, spec, post, requested)
+      if (slug !== post.slug) {
+        const [renamed] = await tx.update(posts).set({ slug }).where(eq(posts.id, post.id)).returning()
+        post = renamed!
+      }
     }
 
     if (prepared.meta !== undefined) await setMeta(tx, post.id, prepared.meta.set, prepared.meta.remove)
 
     if (spec.hasTerms && existing === undefined) {
-      // A new post: its terms are added, and counted when it is published (no recount of
-      // every post of the term, which grows with the site).
-      const categories = prepared.categories ?? await existingTermIds(tx, 'category', [settings.defaultCategory])
-      const ids = [...new Set([...categories, ...(prepared.tags ?? [])])]
-      if (ids.length > 0) {
-        await tx.insert(termRelationships).values(ids.map((termId) => ({ postId: post.id, termId }))).onConflictDoNothing()
-        if (post.status === 'publish' && post.type === 'post') {
-          await tx.update(terms).set({ count: sql`${terms.count} + 1` }).where(inArray(terms.id, ids))
-        }
-      }
+      // A new post: its terms (the default category unless categories were given) are added
+      // and, when it is published, counted, in one statement (no recount of every post of
+      // the term, which grows with the site).
+      const ids = [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])]
+      const fallback = prepared.categories === undefined ? settings.defaultCategory : 0
+      const published = post.status === 'publish' && post.type === 'post'
+      const list = sql.join([sql`0`, ...ids.map((id) => sql`${id}`)], sql`, `)
+      // It answers the post's terms (ordered as a read orders them), counts included.
+      const rows = await tx.execute(sql`
+        with added as (
+          insert into ${termRelationships} (post_id, term_id)
+          select ${post.id}, t.id from ${terms} t where t.id in (${list}) or (t.taxonomy = 'category' and t.id = ${fallback})
+          on conflict do nothing
+          returning term_id
+        ), counted as (
+          update ${terms} set count = count + 1 where ${published} and id in (select term_id from added)
+          returning id
+        )
+        select t.id, t.taxonomy, t.name, t.slug, t.description, t.parent,
+               t.count + (case when t.id in (select id from counted) then 1 else 0 end) as count
+        from ${terms} t where t.id in (select term_id from added)
+        order by t.name, t.id`)
+      const found = (rows as unknown as { rows: Array<Record<string, unknown>> }).rows
+      newTerms = found.map((r) => ({
+        id: Number(r.id), taxonomy: String(r.taxonomy), name: String(r.name), slug: String(r.slug),
+        description: String(r.description), parent: Number(r.parent), count: Number(r.count)
+      }))
     } else if (spec.hasTerms) {
       const before = existing === undefined ? [] : await termIdsOfPost(tx, post.id)
       let categories = prepared.categories
@@ -262,6 +308,6 @@ export async function savePost (
     }
 
     if (opts.revision && existing !== undefined) await saveRevisionIfChanged(tx, post, user.id, settings)
-    return post.id
+    return { post, newTerms }
   })
 }

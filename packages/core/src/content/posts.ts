@@ -11,14 +11,27 @@ import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
-import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions } from './post-format.js'
-import { runListQuery, type ListQuery, type TaxClause } from './post-query.js'
+import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions, type PostExtras } from './post-format.js'
+import { ReadCache } from './read-cache.js'
+import { runListQuery, type KnownTotal, type ListQuery, type TaxClause, type TotalCache } from './post-query.js'
 import { deleteArgs, listArgs, postItemSchema, readArgs, writeArgs } from './post-schema.js'
 import { deletePostFully, existingTermIds, getPost, idOf, recountTerms, setMeta, stickyPostIds, termIdsOfPost, withDescendants, type PostRow } from './post-store.js'
 import { ANY_STATUSES, permalink, siteSettings, type PostType, type SiteSettings } from './post-types.js'
-import { preparePost, savePost } from './post-write.js'
+import { preparePost, writePost } from './post-write.js'
 import { posts } from './schema.js'
 import { truncateSlug } from './slugs.js'
+
+/** Posts read by GET requests, reused while nothing is committed (see read-cache.ts). */
+const postCaches = new WeakMap<Store, ReadCache<PostRow | undefined>>()
+
+function postCache (store: Store): ReadCache<PostRow | undefined> {
+  let cache = postCaches.get(store)
+  if (cache === undefined) {
+    cache = new ReadCache(store, 2000)
+    postCaches.set(store, cache)
+  }
+  return cache
+}
 
 /** Loads the post a request names, once per request (the Allow header asks every endpoint). */
 export function postLoader (store: Store, type: string, param = 'id'): {
@@ -26,11 +39,16 @@ export function postLoader (store: Store, type: string, param = 'id'): {
   forget: (req: RestRequest) => void
 } {
   const cache = new WeakMap<object, Promise<PostRow | undefined>>()
+  const read = async (req: RestRequest, id: number): Promise<PostRow | undefined> => {
+    // Reads may reuse a row nothing has changed since; writes always read afresh.
+    if (req.method === 'GET') return await postCache(store).get(req, `post:${id}`, async () => await getPost(store, id))
+    return await getPost(store, id)
+  }
   return {
     load: async (req) => {
       let pending = cache.get(req.params)
       if (pending === undefined) {
-        pending = getPost(store, idOf(req.params[param])).then((p) => p !== undefined && p.type === type ? p : undefined)
+        pending = read(req, idOf(req.params[param])).then((p) => p !== undefined && p.type === type ? p : undefined)
         cache.set(req.params, pending)
       }
       return await pending
@@ -39,9 +57,64 @@ export function postLoader (store: Store, type: string, param = 'id'): {
   }
 }
 
+const settingsCaches = new WeakMap<Store, ReadCache<SiteSettings>>()
+
+/** The site settings, once per request; GET requests reuse them while nothing is committed. */
+export async function requestSettings (store: Store, req: RestRequest): Promise<SiteSettings> {
+  return await req.memo('content:settings', async () => {
+    if (req.method !== 'GET') return await siteSettings(store, req.baseUrl)
+    let cache = settingsCaches.get(store)
+    if (cache === undefined) {
+      cache = new ReadCache(store, 16)
+      settingsCaches.set(store, cache)
+    }
+    return await cache.get(req, req.baseUrl, async () => await siteSettings(store, req.baseUrl))
+  })
+}
+
+const totalCaches = new WeakMap<Store, ReadCache<KnownTotal>>()
+
+/** List totals, reused by read requests while nothing is committed. */
+function totalCache (store: Store): (req: RestRequest) => TotalCache | undefined {
+  let cache = totalCaches.get(store)
+  if (cache === undefined) {
+    cache = new ReadCache(store, 500)
+    totalCaches.set(store, cache)
+  }
+  const totals = cache
+  return (req) => req.method !== 'GET'
+    ? undefined
+    : { get: async (key) => await totals.peek(req, key), set: async (key, total) => { await totals.put(req, key, total) } }
+}
+
+const responseCaches = new WeakMap<Store, ReadCache<RestResponse>>()
+
+/**
+ * What anonymous callers are answered, reused while nothing is committed:
+ * their answer depends only on the address and the data (the caller's rights
+ * are all the same). The cache entry is the kernel's tag for reusing the
+ * rendered bytes. Signed-in callers are always answered afresh.
+ */
+function publicResponses (store: Store): (req: RestRequest, build: (req: RestRequest) => Promise<RestResponse>) => Promise<RestResponse> {
+  let cache = responseCaches.get(store)
+  if (cache === undefined) {
+    cache = new ReadCache(store, 500)
+    responseCaches.set(store, cache)
+  }
+  const responses = cache
+  return async (req, build) => {
+    if (req.user.id !== 0) return await build(req)
+    const key = `${req.baseUrl} ${req.path} ${JSON.stringify(req.query)}`
+    const entry = await responses.entry(req, key, async () => await build(req))
+    if (entry === undefined) return await build(req)
+    const res = new RestResponse(entry.value.body, entry.value.status, entry.value.headers)
+    res.cacheTag = entry
+    return res
+  }
+}
+
 /** A version tag of everything the post's responses show, whatever the context. */
-async function versionTag (store: Store, post: PostRow): Promise<string> {
-  const extras = (await loadExtras(store, [post])).get(post.id)!
+function versionTag (post: PostRow, extras: PostExtras): string {
   const hash = createHash('sha1').update(JSON.stringify([post, extras])).digest('base64url').slice(0, 16)
   return `"${post.id}-${post.modifiedGmt.getTime()}-${hash}"`
 }
@@ -50,10 +123,12 @@ function contextOf (req: RestRequest, fallback = 'view'): string {
   return typeof req.params.context === 'string' ? req.params.context : fallback
 }
 
-export async function formatOne (store: Store, spec: PostType, post: PostRow, req: RestRequest, settings: SiteSettings, context: string): Promise<Record<string, unknown>> {
-  const extras = (await loadExtras(store, [post])).get(post.id)!
+export async function formatOne (
+  store: Store, spec: PostType, post: PostRow, req: RestRequest, settings: SiteSettings, context: string, given?: PostExtras, slugIsUnique = false
+): Promise<Record<string, unknown>> {
+  const extras = given ?? (await loadExtras(store, [post])).get(post.id)!
   const excerptLength = typeof req.params.excerpt_length === 'number' ? req.params.excerpt_length : undefined
-  return await formatPost(post, extras, { req, spec, settings, context, excerptLength, store })
+  return await formatPost(post, extras, { req, spec, settings, context, excerptLength, store, slugIsUnique })
 }
 
 function taxClauses (value: unknown, exclude: boolean): { terms: number[], children: boolean, operator: TaxClause['operator'] } | undefined {
@@ -114,6 +189,8 @@ export function updatePermissionFor (store: Store, spec: PostType, loader: Retur
 }
 
 export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
+  const publicResponse = publicResponses(store)
+  const totalsFor = totalCache(store)
   const schema = postItemSchema(spec)
   const loader = postLoader(store, spec.type)
   const plural = spec.restBase
@@ -136,9 +213,11 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
     return true
   }
 
-  const list = async (req: RestRequest): Promise<RestResponse> => {
+  const list = async (req: RestRequest): Promise<RestResponse> => await publicResponse(req, listResponse)
+
+  const listResponse = async (req: RestRequest): Promise<RestResponse> => {
     const p = req.params
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await requestSettings(store, req)
     const search = typeof p.search === 'string' ? p.search : undefined
     const include = (p.include ?? []) as number[]
     if (p.orderby === 'relevance' && (search === undefined || search === '')) throw contentErrors.rest_no_search_term_defined()
@@ -177,7 +256,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
       page: Number(p.page ?? 1),
       offset: typeof p.offset === 'number' ? p.offset : undefined
     }
-    const { rows, total } = await runListQuery(store, q)
+    const { rows, total } = await runListQuery(store, q, totalsFor(req))
     const info = { total, perPage: q.perPage!, page: q.page }
     checkPage(info, 'rest_post_invalid_page_number')
 
@@ -219,12 +298,20 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
   }
 
   const create = async (req: RestRequest): Promise<RestResponse> => {
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await requestSettings(store, req)
     const prepared = await preparePost(store, spec, req.params, req.user, settings, undefined)
-    const id = await savePost(store, spec, prepared, req.user, settings, undefined, { revision: false })
-    const post = (await getPost(store, id))!
-    const body = await formatOne(store, spec, post, req, settings, 'edit')
-    return new RestResponse(body, 201, { Location: restUrl(req.baseUrl, postRoute(spec, id)) })
+    // The row as written: its slug was made unique in the same transaction. Without meta
+    // in the request, what a read of its extras would answer is known.
+    const { post, newTerms } = await writePost(store, spec, prepared, req.user, settings, undefined, { revision: false })
+    const known: PostExtras | undefined = prepared.meta === undefined && (newTerms !== undefined || !spec.hasTerms)
+      ? {
+          meta: {},
+          terms: { category: (newTerms ?? []).filter((t) => t.taxonomy === 'category'), post_tag: (newTerms ?? []).filter((t) => t.taxonomy === 'post_tag') },
+          revisions: { count: 0, latestId: 0 }
+        }
+      : undefined
+    const body = await formatOne(store, spec, post, req, settings, 'edit', known, true)
+    return new RestResponse(body, 201, { Location: restUrl(req.baseUrl, postRoute(spec, post.id)) })
   }
 
   const readPermission = async (req: RestRequest): Promise<true | false | RestError> => {
@@ -238,12 +325,15 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
     return canRead(req.user, post)
   }
 
-  const read = async (req: RestRequest): Promise<RestResponse> => {
+  const read = async (req: RestRequest): Promise<RestResponse> => await publicResponse(req, readResponse)
+
+  const readResponse = async (req: RestRequest): Promise<RestResponse> => {
     const post = await mustLoad(req)
-    const settings = await siteSettings(store, req.baseUrl)
-    const body = await formatOne(store, spec, post, req, settings, contextOf(req))
+    const settings = await requestSettings(store, req)
+    const extras = (await loadExtras(store, [post])).get(post.id)!
+    const body = await formatOne(store, spec, post, req, settings, contextOf(req), extras)
     return new RestResponse(body, 200, {
-      ETag: await versionTag(store, post),
+      ETag: versionTag(post, extras),
       'Last-Modified': post.modifiedGmt.toUTCString(),
       Link: `<${permalink(settings.home, spec.type, post.id)}>; rel="alternate"; type=text/html`
     })
@@ -253,25 +343,24 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
 
   const update = async (req: RestRequest): Promise<unknown> => {
     const existing = await mustLoad(req)
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await requestSettings(store, req)
     const prepared = await preparePost(store, spec, req.params, req.user, settings, existing)
-    await savePost(store, spec, prepared, req.user, settings, existing, { revision: true })
+    const { post } = await writePost(store, spec, prepared, req.user, settings, existing, { revision: true })
     loader.forget(req)
-    const post = (await getPost(store, existing.id))!
     return await formatOne(store, spec, post, req, settings, 'edit')
   }
 
   const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
     const post = await loader.load(req)
     if (post === undefined) return contentErrors.rest_post_invalid_id()
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await requestSettings(store, req)
     if (!req.user.can('delete_post', capObject(post, settings))) return denied(contentErrors.rest_cannot_delete(), req.user.id)
     return true
   }
 
   const remove = async (req: RestRequest): Promise<unknown> => {
     const post = await mustLoad(req)
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await requestSettings(store, req)
     loader.forget(req)
     if (req.params.force === true) {
       const previous = await formatOne(store, spec, post, req, settings, 'edit')

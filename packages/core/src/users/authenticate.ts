@@ -40,13 +40,10 @@ export function parseBasicAuthorization (header: string): BasicCredentials {
   return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
 }
 
-/** Checks credentials against the store; resolves to the caller or throws the 401. */
-export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string): Promise<Caller> {
-  const presented = keyedHash(await siteKey(store), normalizeAppPassword(credentials.password))
-  const login = credentials.login.trim()
-  // No stored login holds a NUL character (and the database refuses to compare one).
-  if (login.includes('\u0000')) throw authErrors.invalid_username()
-  const rows = await store.db.select({
+/** The user and password hashes of a login or e-mail address: built once per store, prepared (named). */
+function prepareCredentialsQuery (store: Store) {
+  const login = sql.placeholder('login')
+  return store.db.select({
     id: users.id,
     login: users.login,
     roles: users.roles,
@@ -55,7 +52,28 @@ export async function authenticateBasic (store: Store, credentials: BasicCredent
     lastUsed: applicationPasswords.lastUsed
   }).from(users)
     .leftJoin(applicationPasswords, eq(applicationPasswords.userId, users.id))
-    .where(or(sql`lower(${users.login}) = lower(${login})`, sql`lower(${users.email}) = lower(${login})`))
+    .where(or(sql`lower(${users.login}) = lower(${login}::text)`, sql`lower(${users.email}) = lower(${login}::text)`))
+    .prepare('users_credentials')
+}
+
+const credentialQueries = new WeakMap<Store, ReturnType<typeof prepareCredentialsQuery>>()
+
+function credentialsQuery (store: Store): ReturnType<typeof prepareCredentialsQuery> {
+  let query = credentialQueries.get(store)
+  if (query === undefined) {
+    query = prepareCredentialsQuery(store)
+    credentialQueries.set(store, query)
+  }
+  return query
+}
+
+/** Checks credentials against the store; resolves to the caller or throws the 401. */
+export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string): Promise<Caller> {
+  const presented = keyedHash(await siteKey(store), normalizeAppPassword(credentials.password))
+  const login = credentials.login.trim()
+  // No stored login holds a NUL character (and the database refuses to compare one).
+  if (login.includes('\u0000')) throw authErrors.invalid_username()
+  const rows = await credentialsQuery(store).execute({ login })
 
   // A login that equals another user's e-mail address names the login's owner.
   const byLogin = rows.find((r) => r.login.toLowerCase() === login.toLowerCase())
