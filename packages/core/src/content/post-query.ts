@@ -184,6 +184,25 @@ function filterKey (q: ListQuery): string {
   return JSON.stringify({ ...q, orderby: undefined, order: undefined, perPage: undefined, page: undefined, offset: undefined })
 }
 
+/**
+ * The matches of a filter counted up to `cap`. They are planned as if all were
+ * wanted (a materialized CTE does not see the limit), then read until the
+ * cap: a LIMIT seen by the planner invites a scan that expects to stop early,
+ * which reads the whole table when the matches are rare (a rare word).
+ */
+function cappedCount (where: SQL, cap: number): SQL<number> {
+  return sql<number>`(select count(*)::int from (
+    with matches as materialized (select 1 from ${posts} where ${where}) select 1 from matches limit ${cap + 1}) capped)`.mapWith(Number)
+}
+
+async function totalOf (d: ReturnType<typeof dbOf>, where: SQL, cap: number, key: string, counted?: number): Promise<KnownTotal> {
+  const n = counted ?? Number((await d.select({ n: cappedCount(where, cap) }).from(sql`(values (1)) as one (x)`))[0]?.n ?? 0)
+  return n <= cap ? { total: n, exact: true, cap } : { total: Math.max(n, await estimatedRows(d, where, key)), exact: false, cap }
+}
+
+/** Searches matching at most this many posts read their page from the matches' ids (see runListQuery). */
+const FEW_MATCHES = EXACT_TOTAL_MARGIN
+
 export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?: TotalCache): Promise<{ rows: PostRow[], total: number }> {
   const d = dbOf(db)
   const where = whereOf(q)
@@ -193,24 +212,34 @@ export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?
   }
   const offset = Math.max(0, q.offset ?? (q.page - 1) * q.perPage)
   const cap = offset + q.perPage + EXACT_TOTAL_MARGIN
-  const key = totals === undefined ? '' : filterKey(q)
-  const known = await totals?.get(key)
-  if (known !== undefined && (known.exact || cap <= known.cap)) {
-    const rows = await d.select().from(posts).where(where).orderBy(...orderOf(q)).limit(q.perPage).offset(offset)
+  const key = filterKey(q)
+  let known = await totals?.get(key)
+  if (known !== undefined && !known.exact && cap > known.cap) known = undefined
+  // A search is counted first. The planner cannot tell a rare word from a common one, and
+  // for a page in date order it may walk the date index hoping to meet ten matches soon; a
+  // word in one post of a thousand makes that walk long. With few matches, their ids are
+  // sorted (no limit: planned as if all were wanted), and the page's slice of them is read.
+  const searching = q.search !== undefined && q.search !== ''
+  if (searching && known === undefined) {
+    known = await totalOf(d, where, cap, key)
+    await totals?.set(key, known)
+  }
+  if (known !== undefined) {
+    const order = orderOf(q)
+    if (searching && known.exact && known.total <= FEW_MATCHES) {
+      const ids = sql`(array(select ${posts.id} from ${posts} where ${where} order by ${sql.join(order, sql`, `)}))[${offset + 1}:${offset + q.perPage}]`
+      const rows = await d.select().from(posts).where(sql`${posts.id} = any(${ids})`).orderBy(...order).limit(q.perPage)
+      return { rows, total: known.total }
+    }
+    const rows = await d.select().from(posts).where(where).orderBy(...order).limit(q.perPage).offset(offset)
     return { rows, total: known.total }
   }
-  // The page and the (capped) count in one statement. The matches are planned as if all
-  // were wanted (a materialized CTE does not see the limit), then read until the cap: a
-  // LIMIT seen by the planner invites a scan that expects to stop early, which reads the
-  // whole table when the matches are rare (a search for a rare word).
-  const capped = (): SQL<number> => sql<number>`(select count(*)::int from (
-    with matches as materialized (select 1 from ${posts} where ${where}) select 1 from matches limit ${cap + 1}) capped)`.mapWith(Number)
-  const page = await d.select({ post: posts, counted: capped() }).from(posts).where(where).orderBy(...orderOf(q)).limit(q.perPage).offset(offset)
+  // The page and the (capped) count in one statement.
+  const page = await d.select({ post: posts, counted: cappedCount(where, cap) }).from(posts).where(where).orderBy(...orderOf(q)).limit(q.perPage).offset(offset)
   const rows = page.map((r) => r.post)
   if (rows.length === 0 && offset === 0) return { rows, total: 0 }
   // Past the end, no row carries the count.
-  const n = rows.length > 0 ? page[0]!.counted : Number((await d.select({ n: capped() }).from(sql`(values (1)) as one (x)`))[0]?.n ?? 0)
-  const found: KnownTotal = n <= cap ? { total: n, exact: true, cap } : { total: Math.max(n, await estimatedRows(d, where, key === '' ? filterKey(q) : key)), exact: false, cap }
+  const found = await totalOf(d, where, cap, key, rows.length > 0 ? page[0]!.counted : undefined)
   await totals?.set(key, found)
   return { rows, total: found.total }
 }
