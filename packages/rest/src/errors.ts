@@ -63,9 +63,9 @@ export function declareErrors<C extends Catalogue> (catalogue: C): ErrorFactorie
   return out
 }
 
-/** 401 for anonymous callers, 403 for signed-in ones (as the core does). */
-export function authStatus (signedIn: boolean): number {
-  return signedIn ? 403 : 401
+/** A permission error with the status the caller gets: 401 anonymous, 403 signed in (as the core does). */
+export function denied (error: RestError, userId: number): RestError {
+  return error.withStatus(userId === 0 ? 401 : 403)
 }
 
 export const kernelErrors = declareErrors({

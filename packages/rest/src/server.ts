@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
-import { kernelErrors, RestError } from './errors.js'
+import { denied, kernelErrors, RestError } from './errors.js'
 import { anonymous, argsOf, fastifyPathOf, patternOf, requestMemo, variablesOf, METHODS, type Method, type NamespaceDecl, type Principal, type Registry, type RestRequest, type RouteDecl, type Serializer } from './route.js'
 import { isPlainObject, mergeParams, parseQuery } from './params.js'
 import { validateArgs } from './validate.js'
@@ -348,7 +348,7 @@ function registerRoute (
         if (allowed !== true) {
           throw allowed instanceof RestError
             ? allowed
-            : kernelErrors.rest_forbidden(undefined).withStatus(request.principal.id === 0 ? 401 : 403)
+            : denied(kernelErrors.rest_forbidden(), request.principal.id)
         }
         if (method !== 'GET' && decl.path.includes('{')) await checkPreconditions(request, restReq)
         const result = asResponse(await ep.handler(restReq))

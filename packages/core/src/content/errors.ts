@@ -4,6 +4,8 @@
  */
 import { declareErrors, RestError, type ErrorBody } from '@cms/rest'
 
+export { denied } from '@cms/rest'
+
 export const contentErrors = declareErrors({
   rest_post_invalid_id: { status: 404, message: 'Invalid post ID.' },
   rest_post_exists: { status: 400, message: 'Cannot create existing post.' },
@@ -44,10 +46,6 @@ export const contentErrors = declareErrors({
   empty_term_name: { status: 400, message: 'A name is required for this term.' }
 })
 
-/** 401 for anonymous callers, 403 for signed-in ones. */
-export function denied (error: RestError, userId: number): RestError {
-  return error.withStatus(userId === 0 ? 401 : 403)
-}
 
 /** `rest_invalid_param` for one parameter, as the validation stage words it. */
 export function invalidParam (name: string, message: string, detail?: { code: string, message: string, data: unknown }): RestError {

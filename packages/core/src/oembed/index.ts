@@ -8,7 +8,7 @@
  * outbound client's allow-list) and `CMS_OEMBED_PROVIDERS` (extra providers).
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, Enum, Raw, route, Untyped, type NamespaceDecl, type RestRequest } from '@cms/rest'
+import { denied, endpoint, Enum, Raw, route, Untyped, type NamespaceDecl, type RestRequest } from '@cms/rest'
 import type { Services } from '../services.js'
 import { cachedSiteOptions } from '../site.js'
 import { outboundClientFromEnv } from '../outbound/index.js'
@@ -88,7 +88,7 @@ export function oembedNamespace (services: Services): NamespaceDecl {
       summary: 'oEmbed data of any URL, through trusted providers or discovery',
       permission: (req) => req.user.can('edit_posts')
         ? true
-        : oembedErrors.rest_forbidden().withStatus(req.user.id === 0 ? 401 : 403),
+        : denied(oembedErrors.rest_forbidden(), req.user.id),
       handler: async (req) => {
         const { url, format, maxwidth, maxheight, discover } = req.params
         const site = await siteInfo(req)

@@ -2,7 +2,9 @@
  * Every error of the users module, declared once. Permission errors are
  * declared with 401 and turned into 403 for signed-in callers with `denied`.
  */
-import { declareErrors, type RestError } from '@cms/rest'
+import { declareErrors } from '@cms/rest'
+
+export { denied } from '@cms/rest'
 
 export const authErrors = declareErrors({
   invalid_username: { status: 401, message: '<strong>Error:</strong> Unknown username. Check again or try your email address.' },
@@ -51,8 +53,3 @@ export const appPasswordErrors = declareErrors({
   application_password_empty_name: { status: 400, message: 'An application name is required to create an application password.' },
   rest_invalid_app_id: { status: 400, message: 'The application ID must be a UUID.' }
 })
-
-/** A permission error with the status the caller gets: 401 anonymous, 403 signed in. */
-export function denied (error: RestError, userId: number): RestError {
-  return userId === 0 ? error : error.withStatus(403)
-}
