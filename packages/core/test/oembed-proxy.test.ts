@@ -5,45 +5,17 @@
  * Refused destinations are only named: the tests check that no socket was
  * opened for them.
  */
-import dc from 'node:diagnostics_channel'
 import { mkdtempSync, writeFileSync } from 'node:fs'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { socketsOpenedDuring, startServer, type TestServer } from './fixtures/loopback.js'
 import { account, call, coreApp, type Account, type Harness } from './fixtures/batch-oembed-app.js'
 
-interface Upstream {
-  origin: string
-  port: number
-  connections: number
-  requests: URL[]
-  close (): Promise<void>
-}
-
-async function upstream (host: string, handler: (url: URL, req: IncomingMessage, res: ServerResponse) => void): Promise<Upstream> {
-  const server = createServer()
-  const state: Upstream = {
-    origin: '',
-    port: 0,
-    connections: 0,
-    requests: [],
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => { resolve() }))
-    }
-  }
-  server.on('connection', () => { state.connections++ })
-  server.on('request', (req, res) => {
-    const url = new URL(req.url ?? '/', state.origin)
-    state.requests.push(url)
-    handler(url, req, res)
-  })
-  await new Promise<void>((resolve) => server.listen(0, host, resolve))
-  state.port = (server.address() as AddressInfo).port
-  state.origin = `http://${host}:${state.port}`
-  return state
+/** A loopback server whose handler sees the request URL first. */
+async function upstream (host: string, handler: (url: URL, req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
+  return await startServer(host, (req, res, url) => { handler(url, req, res) })
 }
 
 const json = (res: ServerResponse, status: number, body: unknown): void => {
@@ -110,19 +82,6 @@ function site (url: URL, _req: IncomingMessage, res: ServerResponse): void {
   res.end()
 }
 
-async function socketsOpenedDuring (fn: () => Promise<unknown>): Promise<number> {
-  let count = 0
-  const onSocket = (): void => { count++ }
-  dc.subscribe('net.client.socket', onSocket)
-  dc.subscribe('undici:client:beforeConnect', onSocket)
-  try {
-    await fn()
-  } finally {
-    dc.unsubscribe('net.client.socket', onSocket)
-    dc.unsubscribe('undici:client:beforeConnect', onSocket)
-  }
-  return count
-}
 
 function providersFile (origin: string, extra: unknown[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'oembed-providers-'))

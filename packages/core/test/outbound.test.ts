@@ -6,57 +6,10 @@
  * connections the loopback servers saw. Private, link-local and metadata
  * addresses are only ever named, never contacted.
  */
-import dc from 'node:diagnostics_channel'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import t from 'tap'
+import { socketsOpenedDuring, startServer, type TestServer } from './fixtures/loopback.js'
 import { classifyAddress, createOutboundClient, OutboundError, parseAllowList, parseIp, restErrorOf } from '../src/outbound/index.js'
-
-interface TestServer {
-  origin: string
-  port: number
-  connections: number
-  requests: string[]
-  close (): Promise<void>
-}
-
-async function startServer (host: string, handler: (req: IncomingMessage, res: ServerResponse, server: TestServer) => void, port = 0): Promise<TestServer> {
-  const server = createServer()
-  const state: TestServer = {
-    origin: '',
-    port: 0,
-    connections: 0,
-    requests: [],
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => { resolve() }))
-    }
-  }
-  server.on('connection', () => { state.connections++ })
-  server.on('request', (req, res) => {
-    state.requests.push(req.url ?? '')
-    handler(req, res, state)
-  })
-  await new Promise<void>((resolve) => server.listen(port, host, resolve))
-  state.port = (server.address() as AddressInfo).port
-  state.origin = `http://${host.includes(':') ? `[${host}]` : host}:${state.port}`
-  return state
-}
-
-/** Counts sockets opened by this process while `fn` runs. */
-async function socketsOpenedDuring (fn: () => Promise<unknown>): Promise<number> {
-  let count = 0
-  const onSocket = (): void => { count++ }
-  dc.subscribe('net.client.socket', onSocket)
-  dc.subscribe('undici:client:beforeConnect', onSocket)
-  try {
-    await fn()
-  } finally {
-    dc.unsubscribe('net.client.socket', onSocket)
-    dc.unsubscribe('undici:client:beforeConnect', onSocket)
-  }
-  return count
-}
 
 async function failure (p: Promise<unknown>): Promise<OutboundError> {
   try {
