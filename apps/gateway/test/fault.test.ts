@@ -92,4 +92,8 @@ t.test('database outage under load', async (t) => {
   const problems = await verifyLoad(base, admin, report, resource)
   for (const p of problems.slice(0, 20)) t.comment(p)
   t.same(problems, [], 'no acknowledged write was lost, nothing unacknowledged appeared')
+  // A connection the outage broke mid-checkout must have gone back to the pool.
+  await h.close()
+  const closed = await Promise.race([store.close().then(() => 'closed'), sleep(5000, 'hung', { ref: false })])
+  t.equal(closed, 'closed', 'the store closes after the outage: no connection was left checked out')
 })

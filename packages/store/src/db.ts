@@ -5,14 +5,13 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { is, sql } from 'drizzle-orm';
 import type { SQLWrapper } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PgDatabase } from 'drizzle-orm/pg-core';
 import type { PgQueryResultHKT, PgTransactionConfig } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import pg from 'pg';
 
@@ -121,13 +120,45 @@ function openPg(databaseUrl: string, opts: OpenStoreOptions): Store {
   pool.on('connect', (client) => client.on('error', onError));
   const db = drizzlePg({ client: pool, casing });
   let closed: Promise<void> | undefined;
-  return makeStore({ kind: 'pg', pool, db }, () => (closed ??= pool.end()));
+  return makeStore({ kind: 'pg', pool, db }, () => (closed ??= pool.end()), pgTransaction(pool));
+}
+
+/**
+ * Transactions on a client of their own. drizzle's transaction on a pool
+ * never gives the client back when `begin` fails (a connection dropped
+ * between checkout and `begin`, as in an outage), so every outage would
+ * shrink the pool for good. Here the client is released whatever happens;
+ * the pool discards it when its connection is gone.
+ */
+function pgTransaction(pool: pg.Pool): Store['transaction'] {
+  // One drizzle handle per pooled client (the pool reuses client objects).
+  const handles = new WeakMap<pg.PoolClient, NodePgDatabase>();
+  return async (fn, config) => {
+    const client = await pool.connect();
+    try {
+      let db = handles.get(client);
+      if (db === undefined) {
+        db = drizzlePg({ client, casing });
+        handles.set(client, db);
+      }
+      return await db.transaction(fn, config);
+    } finally {
+      client.release();
+    }
+  };
+}
+
+/** PGlite and its drizzle driver, loaded only when the embedded database is used (tens of MB). */
+async function loadPglite() {
+  const [{ PGlite }, { drizzle }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
+  return { PGlite, drizzlePglite: drizzle };
 }
 
 /** Directories opened by this process (a second PGlite on one directory corrupts it). */
 const openDirs = new Set<string>();
 
 async function openPglite(opts: OpenStoreOptions): Promise<Store> {
+  const { PGlite, drizzlePglite } = await loadPglite();
   if (opts.memory) {
     const client = await PGlite.create();
     const db = drizzlePglite({ client, casing });
@@ -150,12 +181,12 @@ async function openPglite(opts: OpenStoreOptions): Promise<Store> {
   return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close().finally(release)));
 }
 
-function makeStore(driver: StoreDriver, close: () => Promise<void>): Store {
+function makeStore(driver: StoreDriver, close: () => Promise<void>, transaction?: Store['transaction']): Store {
   const db = driver.db as unknown as Db;
   const store: StoreWithDriver = {
     db,
     kind: driver.kind,
-    transaction: (fn, config) => db.transaction(fn, config),
+    transaction: transaction ?? ((fn, config) => db.transaction(fn, config)),
     ping: (timeoutMs = 2000) => ping(db, timeoutMs),
     execute: async <T extends Record<string, unknown>>(query: SQLWrapper | string) => {
       const res = (await db.execute(query)) as unknown as { rows: T[] };
