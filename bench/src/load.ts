@@ -10,6 +10,8 @@ export interface Measurement {
   p99: number
   errors: number
   requests: number
+  /** CPU time of the server under load per answered request, in microseconds (when measured). */
+  cpuUsPerRequest?: number
 }
 
 export interface LoadOptions {

@@ -88,19 +88,19 @@ async function main (): Promise<void> {
 
       for (const r of reads) {
         if (!first && r.path !== LIST && r.path !== SEARCH) continue
-        const service = await measure({ url: base + r.path, duration, connections, onSample: sample })
-        const bare = await measure({ url: twin.url + r.path, duration, connections })
+        const service = await withCpu(gateway, async () => await measure({ url: base + r.path, duration, connections, onSample: sample }))
+        const bare = await withCpu(twin, async () => await measure({ url: twin!.url + r.path, duration, connections }))
         rows.push({ scenario: r.scenario, size, service, bare, ratio: service.requestsPerSec / bare.requestsPerSec })
       }
       for (const [scenario, path] of [['posts list, signed in', LIST], ['search, signed in', SEARCH]] as const) {
-        const service = await measure({ url: base + path, headers: { authorization: auth }, duration, connections, onSample: sample })
+        const service = await withCpu(gateway, async () => await measure({ url: base + path, headers: { authorization: auth }, duration, connections, onSample: sample }))
         rows.push({ scenario, size, service })
-        const alone = await measure({ url: base + path, headers: { authorization: auth }, duration, connections: 1, onSample: sample })
+        const alone = await withCpu(gateway, async () => await measure({ url: base + path, headers: { authorization: auth }, duration, connections: 1, onSample: sample }))
         rows.push({ scenario: `${scenario}, 1 connection`, size, service: alone })
       }
       if (first) {
         // Each create has its own title (autocannon puts a fresh id in place of [<id>]), as real posts do.
-        const create = await measure({
+        const create = await withCpu(gateway, async () => await measure({
           url: `${base}/index.php?rest_route=/cms/v2/posts`,
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/json' },
@@ -109,10 +109,10 @@ async function main (): Promise<void> {
           duration,
           connections,
           onSample: sample
-        })
+        }))
         rows.push({ scenario: 'authenticated create', size, service: create })
         const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'POST', path: '/cms/v2/posts', body: { title: `Batch [<id>] ${i}`, status: 'publish' } }))
-        const batch = await measure({
+        const batch = await withCpu(gateway, async () => await measure({
           url: `${base}/index.php?rest_route=/batch/v1`,
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/json' },
@@ -121,7 +121,7 @@ async function main (): Promise<void> {
           duration,
           connections: Math.max(1, Math.floor(connections / 4)),
           onSample: sample
-        })
+        }))
         rows.push({ scenario: 'batch of 25 creates', size, service: batch, ratio: batch.p50 / Math.max(create.p50, 0.001) })
       }
       await twin.stop()
@@ -145,15 +145,23 @@ async function main (): Promise<void> {
   console.log(`results: ${file}`)
 }
 
+/** A load run with the CPU time the server spent per answered request. */
+async function withCpu (server: Service, run: () => Promise<Measurement>): Promise<Measurement> {
+  const before = server.cpu()
+  const m = await run()
+  const used = server.cpu() - before
+  return { ...m, cpuUsPerRequest: m.requests > 0 ? used * 1e6 / m.requests : undefined }
+}
+
 function print (rows: Row[], peakRssMb: number, targets: ReturnType<typeof targetsOf>, seeding: Array<{ size: number, seconds: number }>): void {
   const fmt = (n: number | undefined, digits = 1): string => n === undefined ? '' : n.toFixed(digits)
   const lines = [
-    '| scenario | posts | req/s | p50 ms | p99 ms | errors | bare req/s | service/bare |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|'
+    '| scenario | posts | req/s | p50 ms | p99 ms | errors | bare req/s | service/bare | CPU µs/req | bare CPU µs/req |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
   ]
   for (const r of rows) {
     const ratio = r.scenario === 'batch of 25 creates' ? `${fmt(r.ratio, 2)}x one create (p50)` : fmt(r.ratio, 2)
-    lines.push(`| ${r.scenario} | ${r.size} | ${fmt(r.service.requestsPerSec, 0)} | ${fmt(r.service.p50)} | ${fmt(r.service.p99)} | ${r.service.errors} | ${fmt(r.bare?.requestsPerSec, 0)} | ${ratio} |`)
+    lines.push(`| ${r.scenario} | ${r.size} | ${fmt(r.service.requestsPerSec, 0)} | ${fmt(r.service.p50)} | ${fmt(r.service.p99)} | ${r.service.errors} | ${fmt(r.bare?.requestsPerSec, 0)} | ${ratio} | ${fmt(r.service.cpuUsPerRequest, 0)} | ${fmt(r.bare?.cpuUsPerRequest, 0)} |`)
   }
   const flags = opts['gateway-node-options'] === '' ? 'default node flags' : `node ${opts['gateway-node-options']!}`
   lines.push('', `gateway peak resident memory: ${peakRssMb.toFixed(0)} MB (${flags})`)

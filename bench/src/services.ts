@@ -15,6 +15,8 @@ export interface Service {
   url: string
   /** Resident memory in bytes, 0 once stopped. */
   rss (): number
+  /** CPU time used so far (user + system), in seconds: steadier than rates on a shared machine. */
+  cpu (): number
   stop (): Promise<void>
 }
 
@@ -34,6 +36,19 @@ function rssOf (pid: number | undefined): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return m === null ? 0 : Number(m[1]) * 1024
+  } catch {
+    return 0
+  }
+}
+
+/** utime + stime of a process, from /proc/<pid>/stat (clock ticks of 1/100 s on Linux). */
+function cpuOf (pid: number | undefined): number {
+  if (pid === undefined) return 0
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
   } catch {
     return 0
   }
@@ -71,7 +86,7 @@ export async function startGateway (databaseUrl: string, nodeFlags: string[] = [
   let stderr = ''
   child.stderr?.on('data', (d) => { stderr += String(d) })
   await waitReady(`${url}/readyz`, child, () => stderr)
-  return { url, rss: () => rssOf(child.pid), stop: async () => { await stopChild(child) } }
+  return { url, rss: () => rssOf(child.pid), cpu: () => cpuOf(child.pid), stop: async () => { await stopChild(child) } }
 }
 
 export async function startTwin (responses: Record<string, Captured>): Promise<Service> {
@@ -86,5 +101,5 @@ export async function startTwin (responses: Record<string, Captured>): Promise<S
   child.stderr?.on('data', (d) => { stderr += String(d) })
   const url = `http://127.0.0.1:${port}`
   await waitReady(`${url}/__ready`, child, () => stderr)
-  return { url, rss: () => rssOf(child.pid), stop: async () => { await stopChild(child) } }
+  return { url, rss: () => rssOf(child.pid), cpu: () => cpuOf(child.pid), stop: async () => { await stopChild(child) } }
 }

@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, authorizePage, batchRoutes, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
+import { authenticator, authorizePage, batchRoutes, commitClock, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
 import { namespacesOf, profiles } from './profiles.js'
 import { buildNamespace } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -74,6 +74,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     corsOrigins: settings.corsOrigins,
     remote: settings.remote,
     classifyError: storeErrorToRest,
+    // Anonymous answers are reused while nothing has been committed.
+    freshness: async () => await commitClock(store).now(),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
 

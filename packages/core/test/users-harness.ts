@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelServerOptions, restKernel } from '@cms/rest'
 import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import { authenticator, authorizePage, cmsV2Namespace, createApplicationPassword, createUser, siteRoutes, type Role, type Services, type UserRecord } from '../src/index.js'
+import { authenticator, authorizePage, cmsV2Namespace, commitClock, createApplicationPassword, createUser, siteRoutes, type Role, type Services, type UserRecord } from '../src/index.js'
 
 export const BASE = 'http://cms.test'
 
@@ -29,7 +29,9 @@ export async function usersApp (opts: { environment?: string, logLines?: string[
     namespaces: [cmsV2Namespace(services)],
     routes: siteRoutes(services),
     authenticate: authenticator(services),
-    baseUrl: opts.baseUrl ?? BASE
+    baseUrl: opts.baseUrl ?? BASE,
+    // As the gateway wires it: anonymous answers reused while nothing is committed.
+    freshness: async () => await commitClock(store).now()
   })
   await app.register(authorizePage, { services, environment: opts.environment ?? '' })
   app.addHook('onClose', async () => { await store.close() })

@@ -9,7 +9,7 @@ import type { RestRequest } from './route.js'
 
 const bare = (tag: string): string => tag.trim().replace(/^W\//, '')
 
-export async function checkPreconditions (request: FastifyRequest, req: RestRequest): Promise<void> {
+export async function checkPreconditions (request: Pick<FastifyRequest, 'headers'>, req: RestRequest): Promise<void> {
   const ifMatch = request.headers['if-match']
   const ifUnmodified = request.headers['if-unmodified-since']
   if (ifMatch === undefined && ifUnmodified === undefined) return

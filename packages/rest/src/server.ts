@@ -4,7 +4,7 @@
  * authentication, parameters, permission, context, `_fields`, `_embed`,
  * `_envelope`, ETag, CORS, errors).
  */
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
@@ -55,6 +55,13 @@ export interface KernelOptions {
   classifyError?: (error: unknown) => RestError | undefined
   /** Serve an OpenAPI 3.1 document at `/openapi.json` and a reference page at `/docs`. */
   openapi?: OpenApiOptions
+  /**
+   * A token that changes whenever stored data may have changed (the core's
+   * commit horizon), undefined when unknown. With it, an anonymous GET whose
+   * last answer was tagged cacheable under the same token gets those bytes
+   * before validation, the permission check and the handler run.
+   */
+  freshness?: () => Promise<string | undefined>
 }
 
 /** Server options the kernel needs at construction time (routing happens before plugins run). */
@@ -125,8 +132,19 @@ function safeDecode (s: string): string {
   try { return decodeURIComponent(s.replace(/\+/g, ' ')) } catch { return s }
 }
 
-/** Internal dispatches carry a one-time token instead of credentials. */
-const internalCalls = new Map<string, { principal: Principal, baseUrl: string, authorization?: string }>()
+/**
+ * What the pipeline reads of a request: a Fastify request, or a request
+ * dispatched in-process (batch, `_embed`) on behalf of one.
+ */
+type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'log'>
+
+/** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
+type Outcome =
+  | { rendered: Rendered }
+  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, cache?: { tag: object, token?: string } }
+
+/** Runs one method of one route for a request. */
+type Executor = (request: Incoming) => Promise<Outcome>
 
 function isRestPath (url: string): boolean {
   const lower = url.toLowerCase()
@@ -172,14 +190,6 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
 
   app.addHook('onRequest', async (request) => {
     request.methodOverridden = (request.raw as IncomingMessage & { cmsOverridden?: boolean }).cmsOverridden === true
-    const internal = request.headers['x-cms-internal']
-    if (typeof internal === 'string' && internalCalls.has(internal)) {
-      const call = internalCalls.get(internal)!
-      request.principal = call.principal
-      request.baseUrl = call.baseUrl
-      request.callerAuthorization = call.authorization
-      return
-    }
     request.baseUrl = opts.baseUrl ?? `${request.protocol}://${request.host}`
     request.principal = anonymous
     if (request.url === INVALID_ROUTE) throw kernelErrors.rest_path_invalid_type()
@@ -188,13 +198,13 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
     request.principal = await authenticate(request)
   })
 
-  const dispatchFor = (request: FastifyRequest): Dispatch => localDispatcher(app, request)
-
   const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace)
   app.decorate('restRegistry', registry)
+  const executors = new Map<RouteDecl, Map<string, Executor>>()
+  const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors)
 
   if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi, API_PREFIX)
-  for (const decl of allRoutes) registerRoute(app, decl, opts, registry, dispatchFor)
+  for (const decl of allRoutes) executors.set(decl, registerRoute(app, decl, opts, registry, dispatchFor))
   if (opts.openapi !== undefined) await exposeOpenApi(app)
 
   // A callback hook: no promise per response.
@@ -279,14 +289,16 @@ function registerRoute (
   decl: RouteDecl,
   opts: KernelOptions,
   registry: Registry,
-  dispatchFor: (request: FastifyRequest) => Dispatch
-): void {
+  dispatchFor: (request: Incoming) => Dispatch
+): Map<string, Executor> {
+  const executors = new Map<string, Executor>()
   const url = fastifyPathOf(decl, API_PREFIX)
   const pattern = patternOf(decl)
   const remoteBase = opts.remote?.[decl.namespace]
   const remote = remoteBase === undefined ? undefined : remoteDispatcher(remoteBase)
 
-  const rendered = new Map<string, { tag: object, response: Rendered }>()
+  // Answers of handlers that tagged them cacheable; `token` is set for anonymous ones (the fast path).
+  const rendered = new Map<string, { tag: object, response: Rendered, token?: string }>()
   for (const ep of decl.endpoints) {
     const args = argsOf(ep)
     // For OpenAPI: required means what the core's index says, not TypeBox's default;
@@ -307,7 +319,7 @@ function registerRoute (
       // Parameters of body-less requests are a function of the URL alone: merged and
       // validated once per URL (each request gets its own copies).
       const validatedByUrl = new Map<string, { raw: Record<string, unknown>, params: Record<string, unknown> }>()
-      const parameters = (request: FastifyRequest, query: Record<string, unknown>): { raw: Record<string, unknown>, validate: () => Record<string, unknown> } => {
+      const parameters = (request: Incoming, query: Record<string, unknown>): { raw: Record<string, unknown>, validate: () => Record<string, unknown> } => {
         const cacheable = request.body === undefined || request.body === null
         const known = cacheable ? validatedByUrl.get(request.url) : undefined
         if (known !== undefined) {
@@ -326,7 +338,7 @@ function registerRoute (
           }
         }
       }
-      const handle = async (request: FastifyRequest, reply: FastifyReply, expose: (r: RestRequest) => void): Promise<FastifyReply> => {
+      const handle = async (request: Incoming, expose: (r: RestRequest) => void): Promise<Outcome> => {
         const isHead = request.method === 'HEAD'
         const query = (request.query ?? {}) as Record<string, unknown>
         if (remote !== undefined) {
@@ -336,7 +348,18 @@ function registerRoute (
             body: request.body,
             headers: request.callerAuthorization === undefined ? {} : { authorization: request.callerAuthorization }
           })
-          return await send(request, reply, res.status, res.headers, res.body)
+          return { status: res.status, headers: res.headers, body: res.body }
+        }
+        // An anonymous body-less GET answered before under the same freshness token
+        // gets the same bytes: nothing it depends on can have changed since. The
+        // token is asked only for addresses with kept bytes (other routes do not wait for it).
+        const cacheKey = `${request.method} ${request.url} ${request.baseUrl}`
+        let token: string | undefined
+        if (opts.freshness !== undefined && method === 'GET' && request.principal.id === 0 &&
+          (request.body === undefined || request.body === null) && rendered.has(cacheKey)) {
+          token = await opts.freshness()
+          const hit = rendered.get(cacheKey)
+          if (token !== undefined && hit?.token === token) return { rendered: hit.response }
         }
         const { raw, validate } = parameters(request, query)
         const unvalidated = restRequestOf(request, method as Method, pattern, raw, query, registry, dispatchFor(request))
@@ -353,10 +376,13 @@ function registerRoute (
         if (method !== 'GET' && decl.path.includes('{')) await checkPreconditions(request, restReq)
         const result = asResponse(await ep.handler(restReq))
         // A handler that tags its body as unchanged gets the bytes it was last sent as.
-        const cacheKey = result.cacheTag === undefined ? undefined : `${request.method} ${request.url} ${request.baseUrl}`
-        if (cacheKey !== undefined) {
+        if (result.cacheTag !== undefined) {
           const hit = rendered.get(cacheKey)
-          if (hit !== undefined && hit.tag === result.cacheTag) return write(request, reply, hit.response)
+          if (hit !== undefined && hit.tag === result.cacheTag) {
+            // The token was taken before the handler read anything: a safe lower bound.
+            if (token !== undefined) hit.token = token
+            return { rendered: hit.response }
+          }
         }
         const allow = await allowHeader(decl, restReq)
         const headers: Record<string, HeaderValue> = { ...result.headers }
@@ -365,15 +391,21 @@ function registerRoute (
         if (!isHead && body !== null && body !== undefined) {
           body = await shapeBody(body, decl, restReq, query)
         }
-        const response = render(request, result.status, headers, body, ep.serialize)
-        if (cacheKey !== undefined) {
-          if (rendered.size >= 256) rendered.clear()
-          // Encoded once: every later answer writes the same bytes.
-          if (typeof response.payload === 'string') response.bytes = Buffer.from(response.payload)
-          rendered.set(cacheKey, { tag: result.cacheTag!, response })
-        }
-        return write(request, reply, response)
+        return { status: result.status, headers, body, cache: result.cacheTag === undefined ? undefined : { tag: result.cacheTag, token } }
       }
+      // Errors of a matched route carry its Allow header and its representation.
+      const execute: Executor = async (request) => {
+        let restReq: RestRequest | undefined
+        try {
+          return await handle(request, (r) => { restReq = r })
+        } catch (err) {
+          const error = toRestError(err, opts)
+          if (error.status >= 500) request.log.error({ err }, 'request failed')
+          const allow = restReq === undefined ? '' : await allowHeader(decl, restReq)
+          return { status: error.status, headers: allow === '' ? {} : { Allow: allow }, body: error.toBody() }
+        }
+      }
+      if (!executors.has(method)) executors.set(method, execute)
       app.route({
         method,
         url,
@@ -388,16 +420,16 @@ function registerRoute (
         validatorCompiler: () => () => true,
         exposeHeadRoute: method === 'GET',
         handler: async (request, reply) => {
-          let restReq: RestRequest | undefined
-          try {
-            return await handle(request, reply, (r) => { restReq = r })
-          } catch (err) {
-            // Errors of a matched route carry its Allow header and its representation.
-            const error = toRestError(err, opts)
-            if (error.status >= 500) request.log.error({ err }, 'request failed')
-            const allow = restReq === undefined ? '' : await allowHeader(decl, restReq)
-            return write(request, reply, render(request, error.status, allow === '' ? {} : { Allow: allow }, error.toBody(), ep.serialize))
+          const outcome = await execute(request)
+          if (outcome.rendered !== undefined) return write(request, reply, outcome.rendered)
+          const response = render(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
+          if (outcome.cache !== undefined) {
+            if (rendered.size >= 256) rendered.clear()
+            // Encoded once: every later answer writes the same bytes.
+            if (typeof response.payload === 'string') response.bytes = Buffer.from(response.payload)
+            rendered.set(`${request.method} ${request.url} ${request.baseUrl}`, { ...outcome.cache, response })
           }
+          return write(request, reply, response)
         }
       })
     }
@@ -414,10 +446,11 @@ function registerRoute (
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)
     }
   })
+  return executors
 }
 
 function restRequestOf (
-  request: FastifyRequest,
+  request: Incoming,
   method: Method,
   pattern: string,
   params: Record<string, unknown>,
@@ -502,7 +535,7 @@ interface Rendered {
 
 /** Envelope, JSONP and pretty printing, and the ETag of a GET. */
 function render (
-  request: FastifyRequest,
+  request: Pick<FastifyRequest, 'method' | 'query'>,
   status: number,
   headers: Record<string, HeaderValue>,
   body: unknown,
@@ -536,7 +569,7 @@ function render (
 }
 
 /** GET answers carry a tag: the handler's own (a version), else a hash of the bytes. */
-function etagOf (request: FastifyRequest, status: number, headers: Record<string, HeaderValue>, payload: string): string | undefined {
+function etagOf (request: Pick<FastifyRequest, 'method'>, status: number, headers: Record<string, HeaderValue>, payload: string): string | undefined {
   if ((request.method !== 'GET' && request.method !== 'HEAD') || status !== 200) return undefined
   const own = headers.ETag ?? headers.Etag ?? headers.etag
   return own === undefined ? `W/"${createHash('sha1').update(payload).digest('base64url')}"` : String(own)
@@ -621,38 +654,47 @@ function toRestError (err: unknown, opts: KernelOptions): RestError {
   return kernelErrors.rest_internal_error()
 }
 
-/** In-process dispatch through the full pipeline, as the same caller. */
-export function localDispatcher (app: FastifyInstance, from: FastifyRequest): Dispatch {
+/**
+ * In-process dispatch through the route's whole pipeline (validation,
+ * permission, handler, shaping), as the same caller, without HTTP: the
+ * request and the answer stay objects.
+ */
+function localDispatcher (from: Incoming, registry: Registry, executors: Map<RouteDecl, Map<string, Executor>>): Dispatch {
   return async (req: DispatchRequest) => {
-    const token = randomUUID()
-    internalCalls.set(token, { principal: from.principal, baseUrl: from.baseUrl, authorization: from.callerAuthorization })
-    try {
-      const { pathname, search } = splitPath(req.path)
-      const params = new URLSearchParams(search)
-      for (const [k, v] of Object.entries(req.query ?? {})) params.set(k, String(v))
-      const qs = params.toString()
-      const headers: Record<string, string | string[]> = { ...req.headers, 'x-cms-internal': token }
-      delete headers.authorization
-      let payload: string | undefined
-      if (req.body !== undefined && req.body !== null) {
-        payload = JSON.stringify(req.body)
-        headers['content-type'] = 'application/json'
-      }
-      const encodedPath = pathname.replace(/[?#%\s]/g, (c) => encodeURIComponent(c))
-      const res = await app.inject({
-        method: req.method.toUpperCase() as 'GET',
-        url: `${API_PREFIX}${encodedPath}${qs === '' ? '' : `?${qs}`}`,
-        headers,
-        payload
-      })
-      let body: unknown = null
-      if (res.body !== '') {
-        try { body = JSON.parse(res.body) } catch { body = res.body }
-      }
-      return { status: res.statusCode, headers: ownHeaders(res.headers as Record<string, unknown>), body }
-    } finally {
-      internalCalls.delete(token)
+    const { pathname, search } = splitPath(req.path)
+    const method = req.method.toUpperCase()
+    const match = registry.match(method, pathname)
+    const execute = match === null ? undefined : executors.get(match.route)?.get(method)
+    if (match === null || execute === undefined) {
+      const error = kernelErrors.rest_no_route()
+      return { status: error.status, headers: {}, body: error.toBody() }
     }
+    const params = new URLSearchParams(search)
+    for (const [k, v] of Object.entries(req.query ?? {})) params.set(k, String(v))
+    const qs = params.toString()
+    const encodedPath = pathname.replace(/[?#%\s]/g, (c) => encodeURIComponent(c))
+    const outcome = await execute({
+      method,
+      url: `${API_PREFIX}${encodedPath}${qs === '' ? '' : `?${qs}`}`,
+      query: parseQuery(qs),
+      body: req.body === null ? undefined : req.body,
+      params: match.vars,
+      headers: { ...req.headers },
+      principal: from.principal,
+      baseUrl: from.baseUrl,
+      callerAuthorization: from.callerAuthorization,
+      ip: from.ip,
+      log: from.log
+    })
+    if (outcome.rendered === undefined) {
+      return { status: outcome.status, headers: ownHeaders(outcome.headers), body: outcome.body ?? null }
+    }
+    const r = outcome.rendered
+    let body: unknown = null
+    if (r.payload !== undefined && r.payload !== '') {
+      try { body = JSON.parse(r.payload) } catch { body = r.payload }
+    }
+    return { status: r.status, headers: ownHeaders({ ...r.headers, ...(r.etag === undefined ? {} : { ETag: r.etag }) }), body }
   }
 }
 

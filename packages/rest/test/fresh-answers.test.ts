@@ -1,0 +1,121 @@
+/**
+ * The kernel's fast path: an anonymous GET answered with a cacheable tag is
+ * answered again with the same bytes, without validation, permission check
+ * or handler, for as long as the freshness token reads the same.
+ */
+import t from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { cachedResponse, endpoint, kernelServerOptions, RestError, restKernel, route, type Principal } from '../src/index.js'
+
+interface World { token: string | undefined, version: number, handled: number, permitted: number }
+
+const signedIn: Principal = { id: 3, can: () => true }
+
+async function build (world: World): Promise<FastifyInstance> {
+  // One tag object per version of the data, as the core's read cache keeps one entry per horizon.
+  const tags = new Map<number, object>()
+  const tagOf = (v: number): object => {
+    if (!tags.has(v)) tags.set(v, { v })
+    return tags.get(v)!
+  }
+  const app = Fastify({ ...kernelServerOptions(), logger: false })
+  await app.register(restKernel, {
+    namespaces: [{
+      name: 'fresh/v1',
+      routes: [route({
+        namespace: 'fresh/v1',
+        path: '/fresh/v1/items/{id}',
+        vars: { id: '[\\d]+' },
+        endpoints: [endpoint({
+          methods: ['GET'],
+          args: { id: Type.Integer(), context: Type.Optional(Type.String({ enum: ['view', 'edit'] })) },
+          permission: (req) => {
+            world.permitted++
+            return req.params.id !== 404 ? true : new RestError('rest_forbidden', 'No.', 401)
+          },
+          handler: (req) => {
+            world.handled++
+            return cachedResponse({ id: req.params.id, version: world.version }, tagOf(world.version))
+          }
+        })]
+      })]
+    }],
+    baseUrl: 'http://fresh.test',
+    authenticate: async (request) => request.headers.authorization === 'Bearer me' ? signedIn : { id: 0, can: () => false },
+    freshness: async () => world.token
+  })
+  return app
+}
+
+t.test('anonymous answers are reused while the token lasts', async (t) => {
+  const world: World = { token: 'h1', version: 1, handled: 0, permitted: 0 }
+  const app = await build(world)
+  t.teardown(() => app.close())
+  const get = async (url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
+    await app.inject({ method, url: `/cms-json/fresh/v1/items/${url}`, headers })
+
+  const first = await get('5')
+  t.equal(first.statusCode, 200)
+  t.same(first.json(), { id: 5, version: 1 })
+  t.equal(world.handled, 1, 'the first answer runs the handler')
+  t.ok(world.permitted > 0, 'and the permission check (also for the Allow header)')
+  // The token is asked from the second request on (the first had no bytes to reuse).
+  const again = await get('5')
+  t.equal(again.body, first.body)
+  t.equal(world.handled, 2, 'the second answer runs the handler and notes the token')
+  const checks = world.permitted
+
+  const second = await get('5')
+  t.equal(second.body, first.body, 'the same bytes')
+  t.equal(second.headers.etag, first.headers.etag, 'the same ETag')
+  t.equal(second.headers.allow, 'GET', 'the same headers')
+  t.same([world.handled, world.permitted], [2, checks], 'neither the permission check nor the handler ran again')
+
+  const notModified = await get('5', { 'if-none-match': String(first.headers.etag) })
+  t.equal(notModified.statusCode, 304, 'a matching If-None-Match is still answered 304')
+  const head = await get('5', {}, 'HEAD')
+  t.equal(head.body, '', 'HEAD carries no body')
+  t.equal(world.handled, 3, 'HEAD is kept apart from GET')
+
+  // The data changes; until the token does, the kept answer stands (nothing was committed).
+  world.version = 2
+  world.token = 'h2'
+  const third = await get('5')
+  t.same(third.json(), { id: 5, version: 2 }, 'a new token: the handler answers again')
+  t.equal(world.handled, 4, 'it ran for the new token')
+
+  const other = await get('5?context=view')
+  t.same(other.json(), { id: 5, version: 2 })
+  const bad = await get('5?context=nope')
+  t.equal(bad.statusCode, 400, 'another query string is validated on its own')
+  t.equal(world.handled, 5)
+
+  const denied = await get('404')
+  const afterOne = world.permitted
+  const deniedAgain = await get('404')
+  t.same([denied.statusCode, deniedAgain.statusCode], [401, 401], 'errors are never kept')
+  t.ok(world.permitted > afterOne, 'the permission check ran again for the second refused request')
+})
+
+t.test('signed-in callers and an unknown token are never served from the fast path', async (t) => {
+  const world: World = { token: 'h1', version: 1, handled: 0, permitted: 0 }
+  const app = await build(world)
+  t.teardown(() => app.close())
+  const counts: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const res = await app.inject({ method: 'GET', url: '/cms-json/fresh/v1/items/9', headers: { authorization: 'Bearer me' } })
+    t.equal(res.statusCode, 200)
+    counts.push(world.permitted)
+  }
+  t.ok(counts[0]! > 0 && counts[1]! > counts[0]! && counts[2]! > counts[1]!, 'a signed-in caller is checked every time')
+
+  world.token = undefined
+  counts.length = 0
+  for (let i = 0; i < 3; i++) {
+    const res = await app.inject({ method: 'GET', url: '/cms-json/fresh/v1/items/9' })
+    t.same(res.json(), { id: 9, version: 1 })
+    counts.push(world.permitted)
+  }
+  t.ok(counts[1]! > counts[0]! && counts[2]! > counts[1]!, 'without a readable token every anonymous request is checked')
+})
