@@ -75,11 +75,12 @@ async function stopChild (child: ChildProcess): Promise<void> {
   clearTimeout(timer)
 }
 
-export async function startGateway (databaseUrl: string, nodeFlags: string[] = []): Promise<Service> {
+/** The gateway of this checkout, or of another one (`root`: an older commit, for comparisons). */
+export async function startGateway (databaseUrl: string, nodeFlags: string[] = [], root = ROOT): Promise<Service> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const child = spawn('node', [...nodeFlags, '--import', 'tsx', 'apps/gateway/src/main.ts'], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', CMS_BASE_URL: url },
     stdio: ['ignore', 'ignore', 'pipe']
   })
