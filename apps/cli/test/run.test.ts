@@ -1,36 +1,9 @@
 // The CLI in-process (fast): argument handling, errors and the site commands
 // against a test store (PGlite in memory, or PostgreSQL with CMS_TEST_DATABASE_URL).
 import t from 'tap';
-import type { Store } from '@cms/store';
 import { openTestStore } from '@cms/store/testing';
-import { argvForParse, run } from '../src/index.js';
-import type { CliContext } from '../src/index.js';
-
-interface Captured {
-  code: number;
-  out: string;
-  err: string;
-}
-
-function harness(store?: Store) {
-  let opened = 0;
-  const exec = async (argv: string[]): Promise<Captured> => {
-    let out = '';
-    let err = '';
-    const ctx: CliContext = {
-      env: {},
-      out: (text) => (out += text.endsWith('\n') ? text : `${text}\n`),
-      openStore: async () => {
-        opened++;
-        if (!store) throw new Error('this command should not open the database');
-        return { ...store, close: async () => {} }; // the test closes it
-      },
-    };
-    const code = await run(argv, { ctx, err: (line) => (err += `${line}\n`) });
-    return { code, out, err };
-  };
-  return { exec, opened: () => opened };
-}
+import { argvForParse } from '../src/index.js';
+import { inProcess } from './helpers.js';
 
 t.test('argvForParse keeps negative numbers as values', async (t) => {
   t.same(argvForParse(['set', 'gmt_offset', '-5']), ['set', 'gmt_offset', '--', '-5']);
@@ -40,21 +13,21 @@ t.test('argvForParse keeps negative numbers as values', async (t) => {
 });
 
 t.test('usage and bad input', async (t) => {
-  const { exec, opened } = harness();
+  const { exec, opened } = inProcess();
   const none = await exec([]);
   t.equal(none.code, 2);
-  t.match(none.err, /Usage: cms <command>/);
+  t.match(none.stderr, /Usage: cms <command>/);
   for (const argv of [['--help'], ['-h'], ['help']]) {
     const r = await exec(argv);
     t.equal(r.code, 0);
-    t.match(r.out, /Commands:\n\s+migrate .*\n\s+site /);
+    t.match(r.stdout, /Commands:\n\s+migrate .*\n\s+site /);
   }
   for (const argv of [['help', 'site'], ['site', '--help'], ['site', 'help'], ['site', 'get', '-h']]) {
     const r = await exec(argv);
     t.equal(r.code, 0, argv.join(' '));
-    t.match(r.out, /cms site get \[<option>\]/);
+    t.match(r.stdout, /cms site get \[<option>\]/);
   }
-  t.match((await exec(['migrate', '--help'])).out, /Usage: cms migrate/);
+  t.match((await exec(['migrate', '--help'])).stdout, /Usage: cms migrate/);
 
   const cases: [string[], number, RegExp][] = [
     [['frob'], 2, /^cms: unknown command "frob" \(see: cms --help\)$/],
@@ -83,9 +56,9 @@ t.test('usage and bad input', async (t) => {
   for (const [argv, code, message] of cases) {
     const r = await exec(argv);
     t.equal(r.code, code, `cms ${argv.join(' ')}`);
-    t.match(r.err.trimEnd(), message);
-    t.equal(r.err.split('\n').length, 2, 'exactly one line');
-    t.equal(r.out, '');
+    t.match(r.stderr.trimEnd(), message);
+    t.equal(r.stderr.split('\n').length, 2, 'exactly one line');
+    t.equal(r.stdout, '');
   }
   t.equal(opened(), 0, 'invalid input never opens the database');
 });
@@ -93,18 +66,18 @@ t.test('usage and bad input', async (t) => {
 t.test('migrate, site get, site set', async (t) => {
   const store = await openTestStore({ migrate: false });
   t.teardown(() => store.close());
-  const { exec } = harness(store);
+  const { exec } = inProcess(store);
 
   const early = await exec(['site', 'get', 'name']);
   t.equal(early.code, 1);
-  t.equal(early.err, 'cms: the database is not migrated yet (run: cms migrate)\n');
+  t.equal(early.stderr, 'cms: the database is not migrated yet (run: cms migrate)\n');
 
-  t.match(await exec(['migrate']), { code: 0, out: /Database migrated/ });
+  t.match(await exec(['migrate']), { code: 0, stdout: /Database migrated/ });
   t.match(await exec(['migrate']), { code: 0 }, 'again');
 
   const all = await exec(['site', 'get']);
   t.equal(all.code, 0);
-  const options = JSON.parse(all.out) as Record<string, unknown>;
+  const options = JSON.parse(all.stdout) as Record<string, unknown>;
   t.match(options, { name: 'My CMS Site', posts_per_page: 10, timezone_string: 'UTC', blog_public: 1, url: '' });
 
   const sets: [string, string, string][] = [
@@ -124,13 +97,13 @@ t.test('migrate, site get, site set', async (t) => {
   ];
   for (const [name, raw, shown] of sets) {
     const r = await exec(['site', 'set', name, raw]);
-    t.same(r, { code: 0, out: `${shown}\n`, err: '' }, `set ${name} ${raw}`);
+    t.same(r, { code: 0, stdout: `${shown}\n`, stderr: '' }, `set ${name} ${raw}`);
   }
-  t.equal((await exec(['site', 'get', 'name'])).out, 'Hello World\n');
-  t.equal((await exec(['site', 'get', 'name', '--json'])).out, '"Hello World"\n');
-  t.equal((await exec(['site', 'get', 'description', '--json'])).out, '"null"\n');
-  t.equal((await exec(['site', 'get', 'posts_per_page'])).out, '30\n');
-  const after = JSON.parse((await exec(['site', 'get'])).out) as Record<string, unknown>;
+  t.equal((await exec(['site', 'get', 'name'])).stdout, 'Hello World\n');
+  t.equal((await exec(['site', 'get', 'name', '--json'])).stdout, '"Hello World"\n');
+  t.equal((await exec(['site', 'get', 'description', '--json'])).stdout, '"null"\n');
+  t.equal((await exec(['site', 'get', 'posts_per_page'])).stdout, '30\n');
+  const after = JSON.parse((await exec(['site', 'get'])).stdout) as Record<string, unknown>;
   t.match(after, {
     name: 'Hello World',
     description: 'null',

@@ -37,7 +37,7 @@ async function start (dataDir: string, port: number): Promise<ChildProcess> {
   const child = spawn('npx', [...PNPM, 'start'], { cwd: ROOT, env: env(dataDir, port), stdio: ['ignore', 'ignore', 'pipe'], detached: true })
   let stderr = ''
   child.stderr?.on('data', (d) => { stderr += String(d) })
-  const deadline = Date.now() + 90_000
+  const deadline = Date.now() + 200_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited early: ${stderr}`)
     try {
@@ -50,11 +50,11 @@ async function start (dataDir: string, port: number): Promise<ChildProcess> {
   throw new Error(`service did not become ready: ${stderr}`)
 }
 
-/** Sends SIGTERM to the job; true when every process of it ended within 15 s. */
+/** Sends SIGTERM to the job; true when every process of it ended within 30 s. */
 async function stop (child: ChildProcess): Promise<boolean> {
   const pgid = child.pid!
   process.kill(-pgid, 'SIGTERM')
-  const deadline = Date.now() + 15_000
+  const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
     try {
       process.kill(-pgid, 0)

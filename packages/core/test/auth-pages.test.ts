@@ -11,7 +11,6 @@ import { basic, call, usersApp } from './users-harness.js'
 import { createUser, listApplicationPasswords } from '../src/index.js'
 
 // Failed sign-ins are slowed down on purpose (about 15 s of waiting in this file).
-t.setTimeout(300_000)
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 

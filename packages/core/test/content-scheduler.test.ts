@@ -13,7 +13,7 @@ async function statusOf (h: Awaited<ReturnType<typeof contentApp>>, id: number):
   return rows[0]!.status
 }
 
-async function waitFor (check: () => Promise<boolean>, ms = 5000): Promise<boolean> {
+async function waitFor (check: () => Promise<boolean>, ms = 30_000): Promise<boolean> {
   const until = Date.now() + ms
   while (Date.now() < until) {
     if (await check()) return true

@@ -115,7 +115,8 @@ export function rewriteRestUrl (this: unknown, req: IncomingMessage): string {
       out = API_PREFIX + encoded + (kept.length > 0 ? `?${kept.join('&')}` : '')
     }
   }
-  const override = /(?:^|[?&])_method=([^&]*)/.exec(splitPath(out).search === '' ? '' : `?${splitPath(out).search}`)
+  // Read from the request's own query: a refused rest_route must not drop the override (a HEAD stays body-less).
+  const override = /(?:^|[?&])_method=([^&]*)/.exec(search === '' ? '' : `?${search}`)
   const header = req.headers['x-http-method-override']
   const wanted = override !== null ? safeDecode(override[1]!) : typeof header === 'string' && header !== '' ? header : undefined
   if (wanted !== undefined) {

@@ -217,6 +217,9 @@ t.test('addressing', async (t) => {
   const notString = await call(app, 'GET', '/index.php?rest_route[]=x', { headers: { accept: 'application/json' } })
   t.equal(notString.status, 400)
   t.equal(notString.body.code, 'rest_path_invalid_type')
+  const notStringHead = await app.inject({ method: 'POST', url: '/index.php?rest_route=/test/v1/things&rest_route[a]=&_method=HEAD' })
+  t.equal(notStringHead.statusCode, 400, 'the override still applies to a refused rest_route')
+  t.equal(notStringHead.body, '', 'answered as a HEAD: no body')
 })
 
 t.test('methods: _method, override header, HEAD, OPTIONS', async (t) => {

@@ -75,6 +75,11 @@ export interface LoadOptions {
   resource: Resource
   clients: number
   durationMs: number
+  /**
+   * Operations each client completes even past the deadline, so a slow
+   * machine still exercises every kind of write (ends early on stopSignal).
+   */
+  minOpsPerClient?: number
   /** Headers of client i (each client signs in; needs rights to create, edit and remove). */
   headers: (i: number) => Record<string, string>
   /** Statuses tolerated as failures that leave the outcome unknown (503 during an outage). */
@@ -191,8 +196,10 @@ export async function runLoad (opts: LoadOptions): Promise<LoadReport> {
   const client = async (i: number): Promise<void> => {
     const mine: Owned[] = []
     let seq = 0
+    let ops = 0
     const live = (): Owned[] => mine.filter((o) => !o.removed && !o.maybeRemoved)
-    while (Date.now() < deadline && opts.stopSignal?.stop !== true) {
+    while (opts.stopSignal?.stop !== true && (Date.now() < deadline || ops < (opts.minOpsPerClient ?? 0))) {
+      ops++
       const pick = Math.random()
       const candidates = live()
       const target = candidates[Math.floor(Math.random() * candidates.length)]
