@@ -260,6 +260,12 @@ t.test('posts', async (t) => {
     t.equal(accents.body.slug, 'cafe-deja-vu')
     const publish = await call('POST', `/cms/v2/posts/${dup3.body.id}`, { as: admin, body: { status: 'publish' } })
     t.equal(publish.body.slug, 'dup-3', 'a kept slug stays when published')
+
+    // At once (on PostgreSQL, over several connections): each still gets its own slug.
+    const racing = await Promise.all(Array.from({ length: 8 }, async () =>
+      await call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Same Title', status: 'publish' } })))
+    t.same(racing.map((r) => r.status), Array(8).fill(201))
+    t.same(racing.map((r) => r.body.slug).sort(), ['same-title', ...[2, 3, 4, 5, 6, 7, 8].map((n) => `same-title-${n}`)].sort(), 'concurrent creates never share a slug')
   })
 
   t.test('password protection', async (t) => {

@@ -221,6 +221,18 @@ export async function uniquePostSlug (db: Db, slug: string, post: { id: number, 
   }
 }
 
+/**
+ * uniquePostSlug for a slug about to be written in `tx`: concurrent writers
+ * of the same slug and type take turns (a lock held until commit), so two
+ * never both find it free.
+ */
+export async function claimPostSlug (tx: Queryable, slug: string, post: { id: number, type: string, parent: number, hierarchical: boolean }): Promise<string> {
+  await dbOf(tx).execute(sql`select pg_advisory_xact_lock(${SLUG_LOCK_CLASS}, hashtext(${`${post.type}:${slug}`}))`)
+  return await uniquePostSlug(tx, slug, post)
+}
+/** First key of the slug locks (the migration lock uses the one-key form). */
+const SLUG_LOCK_CLASS = 0x736c7567
+
 /** Whether making `parent` the parent of `id` would make a loop (`parent` is `id` or below it). */
 export async function createsLoop (db: Db, id: number, parent: number): Promise<boolean> {
   if (id === parent) return true

@@ -15,7 +15,7 @@ import { filterPostHtml, filterTitleHtml } from './kses.js'
 import { parseMetaParam, type MetaChanges } from './meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  uniquePostSlug, type NewPostRow, type PostRow, type TermRow
+  claimPostSlug, type NewPostRow, type PostRow, type TermRow
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
@@ -179,12 +179,12 @@ export async function preparePost (
 async function resolveSlug (tx: Tx, spec: PostType, post: PostRow, requested: string | undefined): Promise<string> {
   const where = { id: post.id, type: post.type, parent: post.parent, hierarchical: spec.hierarchical }
   if (requested !== undefined && requested !== '') {
-    return await uniquePostSlug(tx, requested, where)
+    return await claimPostSlug(tx, requested, where)
   }
   const current = requested === '' ? '' : post.slug
   if (FLOATING_STATUSES.has(post.status)) return current
-  if (current !== '') return await uniquePostSlug(tx, current, where)
-  return await uniquePostSlug(tx, sanitizeSlug(post.title, String(post.id)), where)
+  if (current !== '') return await claimPostSlug(tx, current, where)
+  return await claimPostSlug(tx, sanitizeSlug(post.title, String(post.id)), where)
 }
 
 export interface SaveOptions {

@@ -6,7 +6,7 @@
 import { and, eq, inArray, lte } from 'drizzle-orm'
 import type { Store } from '@cms/store'
 import { nowSeconds } from './dates.js'
-import { recountTerms, termIdsOfPost, uniquePostSlug } from './post-store.js'
+import { claimPostSlug, recountTerms, termIdsOfPost } from './post-store.js'
 import { posts } from './schema.js'
 import { sanitizeSlug } from './slugs.js'
 
@@ -24,7 +24,7 @@ export async function publishDuePosts (store: Store, now = nowSeconds(), batch =
     const termIds: number[] = []
     for (const post of due) {
       if (post.slug === '') {
-        const slug = await uniquePostSlug(tx, sanitizeSlug(post.title, String(post.id)), { id: post.id, type: post.type, parent: post.parent, hierarchical: post.type === 'page' })
+        const slug = await claimPostSlug(tx, sanitizeSlug(post.title, String(post.id)), { id: post.id, type: post.type, parent: post.parent, hierarchical: post.type === 'page' })
         await tx.update(posts).set({ slug }).where(eq(posts.id, post.id))
       }
       termIds.push(...await termIdsOfPost(tx, post.id))
