@@ -7,10 +7,10 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { is, sql } from 'drizzle-orm';
-import type { SQLWrapper } from 'drizzle-orm';
+import type { SQL, SQLWrapper } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { PgDatabase } from 'drizzle-orm/pg-core';
+import { PgDatabase, PgDialect } from 'drizzle-orm/pg-core';
 import type { PgQueryResultHKT, PgTransactionConfig } from 'drizzle-orm/pg-core';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import pg from 'pg';
@@ -92,6 +92,25 @@ export function storeDriver(store: Store): StoreDriver {
 /** `store.db` for a store, or the database/transaction itself. */
 export function dbOf(target: Store | Queryable): Db {
   return is(target, PgDatabase) ? (target as Db) : (target as Store).db;
+}
+
+const dialect = new PgDialect({ casing });
+
+/**
+ * Runs raw SQL as a named prepared statement: on PostgreSQL it is parsed and
+ * planned once per connection instead of on every call (PGlite ignores the
+ * name). The text built for a name must never change, only its parameters
+ * (lists go in as one array parameter, `= any($1::int[])`). Returns the rows
+ * as the driver gives them (no column mapping).
+ */
+export async function executeNamed<T extends Record<string, unknown> = Record<string, unknown>>(
+  target: Store | Queryable,
+  name: string,
+  query: SQL,
+): Promise<T[]> {
+  const session = dbOf(target)._.session;
+  const result = await session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false).execute();
+  return (result as { rows: T[] }).rows;
 }
 
 // ---------------------------------------------------------------------------

@@ -2,8 +2,8 @@
  * Site options: a small typed key/value registry stored in the `options`
  * table. Unset options read as their default.
  */
-import { eq, inArray, sql } from 'drizzle-orm';
-import { dbOf } from './db.js';
+import { eq, sql } from 'drizzle-orm';
+import { dbOf, executeNamed } from './db.js';
 import type { Queryable, Store } from './db.js';
 import { options as optionsTable } from './schema.js';
 
@@ -256,10 +256,12 @@ export async function getOptions(
   const specs = wanted.map((n) => [n, specOf(n)] as const);
   const stored = new Map<string, unknown>();
   if (wanted.length > 0) {
-    const rows = await dbOf(target)
-      .select({ name: optionsTable.name, value: optionsTable.value })
-      .from(optionsTable)
-      .where(inArray(optionsTable.name, wanted));
+    // Every request reads settings: one statement text for any list of names, planned once.
+    const rows = await executeNamed<{ name: string; value: unknown }>(
+      target,
+      'options_by_name',
+      sql`select name, value from ${optionsTable} where name = any(${sql.param(wanted)}::text[])`,
+    );
     for (const row of rows) stored.set(row.name, row.value);
   }
   const out: Record<string, OptionValue> = {};

@@ -15,12 +15,12 @@ import { filterPostHtml, filterTitleHtml } from './kses.js'
 import { parseMetaParam, type MetaChanges } from './meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  claimPostSlug, type NewPostRow, type PostRow, type TermRow
+  claimPostSlug, insertNewPost, lockSlugTakeId, uniquePostSlug, type NewPostRow, type PostRow, type TermRow
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
-import { posts, termRelationships, terms } from './schema.js'
-import { sanitizeSlug } from './slugs.js'
+import { posts } from './schema.js'
+import { isReservedSlug, sanitizeSlug } from './slugs.js'
 
 /** A title/content/excerpt value: a string, or an object with `raw`; anything else is ignored. */
 export function textParam (value: unknown): string | undefined {
@@ -212,6 +212,70 @@ async function nextPostId (tx: Tx): Promise<number> {
   return row!.id
 }
 
+/** Every column of a new post: what the request set, else the column's default. */
+function newPostRow (spec: PostType, prepared: PreparedPost, id: number, slug: string, settings: SiteSettings, now: Date): PostRow {
+  const r = prepared.row
+  return {
+    id,
+    type: spec.type,
+    author: r.author ?? 0,
+    status: r.status ?? 'draft',
+    dateGmt: r.dateGmt ?? null,
+    modifiedGmt: r.dateGmt ?? now,
+    slug,
+    title: r.title ?? '',
+    content: r.content ?? '',
+    excerpt: r.excerpt ?? '',
+    password: r.password ?? '',
+    parent: r.parent ?? 0,
+    menuOrder: r.menuOrder ?? 0,
+    commentStatus: r.commentStatus ?? 'open',
+    pingStatus: r.pingStatus ?? 'open',
+    format: r.format ?? 'standard',
+    sticky: r.sticky ?? false,
+    template: r.template ?? '',
+    featuredMedia: r.featuredMedia ?? 0,
+    guid: permalink(settings.home, spec.type, id)
+  }
+}
+
+/**
+ * A new post: its row, its terms (the default category unless categories
+ * were given) and their counts. When the slug is known before the id (asked
+ * for, or made from the title of a post that is not a floating draft), its
+ * lock and the id come in one statement and the row goes in only if the
+ * slug is still free, so the usual create is three statements in the
+ * transaction; otherwise, or when the slug is taken, as resolveSlug does.
+ */
+async function insertPost (tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written> {
+  const status = prepared.row.status ?? 'draft'
+  const parent = prepared.row.parent ?? 0
+  const terms = spec.hasTerms
+    ? { ids: [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])], fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
+    : undefined
+  const opts = { terms, hierarchical: spec.hierarchical }
+  const requested = prepared.requestedSlug
+  const known = requested !== undefined && requested !== ''
+    ? requested
+    : FLOATING_STATUSES.has(status) ? '' : sanitizeSlug(prepared.row.title ?? '')
+  if (known !== '' && !isReservedSlug(known, spec.hierarchical)) {
+    const id = await lockSlugTakeId(tx, spec.type, known)
+    const post = newPostRow(spec, prepared, id, known, settings, now)
+    const newTerms = await insertNewPost(tx, post, { ...opts, ifSlugFree: true })
+    if (newTerms !== undefined) return { post, newTerms: terms === undefined ? undefined : newTerms }
+    // Taken: the lock is held, so the next free suffix is found as on any write.
+    const unique = await uniquePostSlug(tx, known, { id, type: spec.type, parent, hierarchical: spec.hierarchical })
+    const renamed = { ...post, slug: unique }
+    const written = await insertNewPost(tx, renamed, { ...opts, ifSlugFree: false })
+    return { post: renamed, newTerms: terms === undefined ? undefined : written }
+  }
+  const id = await nextPostId(tx)
+  const draft = { id, type: spec.type, status, parent, title: prepared.row.title ?? '', slug: '' } as PostRow
+  const post = newPostRow(spec, prepared, id, await resolveSlug(tx, spec, draft, requested), settings, now)
+  const newTerms = await insertNewPost(tx, post, { ...opts, ifSlugFree: false })
+  return { post, newTerms: terms === undefined ? undefined : newTerms }
+}
+
 export interface Written {
   post: PostRow
   /** A new post's terms, as read after the write (undefined on update, or without terms). */
@@ -233,19 +297,7 @@ export async function writePost (
     let post: PostRow
     let newTerms: TermRow[] | undefined
     if (existing === undefined) {
-      // The id first, so the row is written once, with its slug and guid.
-      const id = await nextPostId(tx)
-      const draft = { id, type: spec.type, status: prepared.row.status ?? 'draft', parent: prepared.row.parent ?? 0, title: prepared.row.title ?? '', slug: '' } as PostRow
-      const values: NewPostRow = {
-        id,
-        type: spec.type,
-        modifiedGmt: prepared.row.dateGmt ?? now,
-        ...prepared.row,
-        slug: await resolveSlug(tx, spec, draft, prepared.requestedSlug),
-        guid: permalink(settings.home, spec.type, id)
-      } as NewPostRow
-      const [inserted] = await tx.insert(posts).values(values).returning()
-      post = inserted!
+      ({ post, newTerms } = await insertPost(tx, spec, prepared, settings, now))
     } else {
       const [updated] = await tx.update(posts).set({ ...prepared.row, modifiedGmt: now }).where(eq(posts.id, existing.id)).returning()
       post = updated!
@@ -265,39 +317,11 @@ export async function writePost (
 
     if (prepared.meta !== undefined) await setMeta(tx, post.id, prepared.meta.set, prepared.meta.remove)
 
-    if (spec.hasTerms && existing === undefined) {
-      // A new post: its terms (the default category unless categories were given) are added
-      // and, when it is published, counted, in one statement (no recount of every post of
-      // the term, which grows with the site).
-      const ids = [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])]
-      const fallback = prepared.categories === undefined ? settings.defaultCategory : 0
-      const published = post.status === 'publish' && post.type === 'post'
-      const list = sql.join([sql`0`, ...ids.map((id) => sql`${id}`)], sql`, `)
-      // It answers the post's terms (ordered as a read orders them), counts included.
-      const rows = await tx.execute(sql`
-        with added as (
-          insert into ${termRelationships} (post_id, term_id)
-          select ${post.id}, t.id from ${terms} t where t.id in (${list}) or (t.taxonomy = 'category' and t.id = ${fallback})
-          on conflict do nothing
-          returning term_id
-        ), counted as (
-          update ${terms} set count = count + 1 where ${published} and id in (select term_id from added)
-          returning id
-        )
-        select t.id, t.taxonomy, t.name, t.slug, t.description, t.parent,
-               t.count + (case when t.id in (select id from counted) then 1 else 0 end) as count
-        from ${terms} t where t.id in (select term_id from added)
-        order by t.name, t.id`)
-      const found = (rows as unknown as { rows: Array<Record<string, unknown>> }).rows
-      newTerms = found.map((r) => ({
-        id: Number(r.id), taxonomy: String(r.taxonomy), name: String(r.name), slug: String(r.slug),
-        description: String(r.description), parent: Number(r.parent), count: Number(r.count)
-      }))
-    } else if (spec.hasTerms) {
-      const before = existing === undefined ? [] : await termIdsOfPost(tx, post.id)
+    if (spec.hasTerms && existing !== undefined) {
+      const before = await termIdsOfPost(tx, post.id)
       let categories = prepared.categories
       if (categories === undefined) {
-        const current = existing === undefined ? [] : await existingTermIds(tx, 'category', before)
+        const current = await existingTermIds(tx, 'category', before)
         // A post always has a category unless one was explicitly removed.
         if (current.length === 0) categories = await existingTermIds(tx, 'category', [settings.defaultCategory])
       }
