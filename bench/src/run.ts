@@ -88,6 +88,10 @@ async function main (): Promise<void> {
 
       for (const r of reads) {
         if (!first && r.path !== LIST && r.path !== SEARCH) continue
+        // Both processes warm up on the address first (JIT, caches, sockets), unmeasured.
+        const warm = Math.min(2, duration)
+        await measure({ url: base + r.path, duration: warm, connections })
+        await measure({ url: twin.url + r.path, duration: warm, connections })
         const service = await withCpu(gateway, async () => await measure({ url: base + r.path, duration, connections, onSample: sample }))
         const bare = await withCpu(twin, async () => await measure({ url: twin!.url + r.path, duration, connections }))
         rows.push({ scenario: r.scenario, size, service, bare, ratio: service.requestsPerSec / bare.requestsPerSec })
