@@ -266,6 +266,25 @@ t.test('posts', async (t) => {
       await call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Same Title', status: 'publish' } })))
     t.same(racing.map((r) => r.status), Array(8).fill(201))
     t.same(racing.map((r) => r.body.slug).sort(), ['same-title', ...[2, 3, 4, 5, 6, 7, 8].map((n) => `same-title-${n}`)].sort(), 'concurrent creates never share a slug')
+
+    // Creates without meta are one statement of their own, creates with meta a transaction:
+    // racing each other on one slug and one category, neither path misses the other.
+    const cat = await call('POST', '/cms/v2/categories', { as: admin, body: { name: 'Raced' } })
+    const mixed = await Promise.all(Array.from({ length: 10 }, async (_, i) =>
+      await call('POST', '/cms/v2/posts', {
+        as: admin,
+        body: { title: 'Mixed Race', status: 'publish', categories: [cat.body.id], ...(i % 2 === 0 ? { meta: { footnotes: '' } } : {}) }
+      })))
+    t.same(mixed.map((r) => r.status), Array(10).fill(201))
+    t.equal(new Set(mixed.map((r) => r.body.slug)).size, 10, 'both paths take turns on the slug')
+    for (const r of mixed) {
+      t.equal(r.body.guid.raw, `http://cms.test/?p=${r.body.id}`, 'the guid carries the id the row got')
+      t.same(r.body.categories, [cat.body.id])
+    }
+    const [stored] = await h.store.execute<{ count: number, real: number }>(sql`select count, (select count(*)::int from term_relationships where term_id = ${cat.body.id}) as real from terms where id = ${cat.body.id}`)
+    t.same(stored, { count: 10, real: 10 }, 'the category counted every post exactly once')
+    const read = await call('GET', `/cms/v2/categories/${cat.body.id}`)
+    t.equal(read.body.count, 10)
   })
 
   t.test('password protection', async (t) => {

@@ -245,6 +245,27 @@ export async function lockSlugTakeId (tx: Queryable, type: string, slug: string)
   return Number(rows[0]!.id)
 }
 
+/**
+ * A new post in one statement of its own (migration 0006, `cms_insert_post`):
+ * the slug's lock, the check that it is free, the row with its id and guid,
+ * its terms and their counts. Answers undefined when the slug is taken.
+ */
+export async function insertNewPostAlone (
+  store: Store, row: PostRow, opts: { terms?: NewPostTerms, hierarchical: boolean, guidPrefix: string }
+): Promise<{ id: number, terms: TermRow[] } | undefined> {
+  const record: Record<string, unknown> = {}
+  for (const [key, column] of Object.entries(getTableColumns(posts))) {
+    const value = row[key as keyof PostRow]
+    record[column.name] = value instanceof Date ? value.toISOString() : value
+  }
+  const t = opts.terms
+  const rows = await executeNamed<{ written: { id: number, terms: TermRow[] } | null }>(store, 'content_insert_post_alone',
+    sql`select cms_insert_post(${JSON.stringify(record)}::jsonb, ${SLUG_LOCK_CLASS}, ${opts.hierarchical},
+      ${t === undefined ? null : sql.param([...t.ids])}::int[], ${t?.fallbackCategory ?? 0}, ${opts.guidPrefix}) as written`)
+  const written = rows[0]?.written
+  return written === null || written === undefined ? undefined : written
+}
+
 /** The terms a new post gets: ids checked to exist, the default category when no categories were given. */
 export interface NewPostTerms { ids: readonly number[], fallbackCategory: number }
 

@@ -70,5 +70,10 @@ export async function siteSettings (db: Store | Queryable, baseUrl: string): Pro
 
 /** Plain permalink of a post of any type. */
 export function permalink (home: string, type: string, id: number): string {
-  return `${home}/?${type === 'page' ? 'page_id' : 'p'}=${id}`
+  return `${permalinkPrefix(home, type)}${id}`
+}
+
+/** A plain permalink without its id. */
+export function permalinkPrefix (home: string, type: string): string {
+  return `${home}/?${type === 'page' ? 'page_id' : 'p'}=`
 }

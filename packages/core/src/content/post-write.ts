@@ -15,9 +15,9 @@ import { filterPostHtml, filterTitleHtml } from './kses.js'
 import { parseMetaParam, type MetaChanges } from './meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  claimPostSlug, insertNewPost, lockSlugTakeId, uniquePostSlug, type NewPostRow, type PostRow, type TermRow
+  claimPostSlug, insertNewPost, insertNewPostAlone, lockSlugTakeId, uniquePostSlug, type NewPostRow, type NewPostTerms, type PostRow, type TermRow
 } from './post-store.js'
-import { allowedTemplates, FLOATING_STATUSES, permalink, type PostType, type SiteSettings } from './post-types.js'
+import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
 import { posts } from './schema.js'
 import { isReservedSlug, sanitizeSlug } from './slugs.js'
@@ -239,26 +239,53 @@ function newPostRow (spec: PostType, prepared: PreparedPost, id: number, slug: s
   }
 }
 
+function newPostTerms (spec: PostType, prepared: PreparedPost, settings: SiteSettings): NewPostTerms | undefined {
+  if (!spec.hasTerms) return undefined
+  const ids = [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])]
+  return { ids, fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
+}
+
+/** A new post's slug when it is known before its id and not reserved (asked for, or from the title once not a floating draft); else ''. */
+function knownSlug (spec: PostType, prepared: PreparedPost): string {
+  const requested = prepared.requestedSlug
+  const known = requested !== undefined && requested !== ''
+    ? requested
+    : FLOATING_STATUSES.has(prepared.row.status ?? 'draft') ? '' : sanitizeSlug(prepared.row.title ?? '')
+  return known !== '' && !isReservedSlug(known, spec.hierarchical) ? known : ''
+}
+
 /**
- * A new post: its row, its terms (the default category unless categories
- * were given) and their counts. When the slug is known before the id (asked
- * for, or made from the title of a post that is not a floating draft), its
- * lock and the id come in one statement and the row goes in only if the
- * slug is still free, so the usual create is three statements in the
- * transaction; otherwise, or when the slug is taken, as resolveSlug does.
+ * The usual create (slug known before the id, no meta) as one statement
+ * without a transaction around it; undefined when it does not apply or the
+ * slug is taken.
+ */
+async function insertPostAlone (store: Store, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written | undefined> {
+  const slug = knownSlug(spec, prepared)
+  if (slug === '' || prepared.meta !== undefined) return undefined
+  const terms = newPostTerms(spec, prepared, settings)
+  const row = newPostRow(spec, prepared, 0, slug, settings, now)
+  const written = await insertNewPostAlone(store, row, { terms, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.home, spec.type) })
+  if (written === undefined) return undefined
+  const post = { ...row, id: written.id, guid: permalink(settings.home, spec.type, written.id) }
+  return { post, newTerms: terms === undefined ? undefined : written.terms }
+}
+
+/**
+ * A new post in a transaction (with meta, or when insertPostAlone did not
+ * apply or found the slug taken): its row, its terms (the default category
+ * unless categories were given) and their counts. When the slug is known
+ * before the id, its lock and the id come in one statement and the row goes
+ * in only if the slug is still free; otherwise, or when the slug is taken,
+ * as resolveSlug does.
  */
 async function insertPost (tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written> {
   const status = prepared.row.status ?? 'draft'
   const parent = prepared.row.parent ?? 0
-  const terms = spec.hasTerms
-    ? { ids: [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])], fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
-    : undefined
+  const terms = newPostTerms(spec, prepared, settings)
   const opts = { terms, hierarchical: spec.hierarchical }
   const requested = prepared.requestedSlug
-  const known = requested !== undefined && requested !== ''
-    ? requested
-    : FLOATING_STATUSES.has(status) ? '' : sanitizeSlug(prepared.row.title ?? '')
-  if (known !== '' && !isReservedSlug(known, spec.hierarchical)) {
+  const known = knownSlug(spec, prepared)
+  if (known !== '') {
     const id = await lockSlugTakeId(tx, spec.type, known)
     const post = newPostRow(spec, prepared, id, known, settings, now)
     const newTerms = await insertNewPost(tx, post, { ...opts, ifSlugFree: true })
@@ -293,6 +320,10 @@ export async function writePost (
   opts: SaveOptions,
   now = nowSeconds()
 ): Promise<Written> {
+  if (existing === undefined) {
+    const alone = await insertPostAlone(store, spec, prepared, settings, now)
+    if (alone !== undefined) return alone
+  }
   return await store.transaction(async (tx) => {
     let post: PostRow
     let newTerms: TermRow[] | undefined
