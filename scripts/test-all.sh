@@ -11,8 +11,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-LOG_DIR="${TMPDIR:-/tmp}/cms-test-logs"
-rm -rf "$LOG_DIR"; mkdir -p "$LOG_DIR"
+# A directory of this run's own: a fixed one left by another user (or another
+# run) could not be written, and its old logs would be counted.
+LOG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/cms-test-logs.XXXXXX")"
 
 PACKAGES=(packages/rest packages/store packages/core apps/cli apps/gateway)
 TYPECHECKED=("${PACKAGES[@]}" bench)
