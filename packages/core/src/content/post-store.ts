@@ -233,84 +233,33 @@ export async function claimPostSlug (tx: Queryable, slug: string, post: { id: nu
 /** First key of the slug locks (the migration lock uses the one-key form). */
 const SLUG_LOCK_CLASS = 0x736c7567
 
-/**
- * For a new post whose slug is known before its id: takes the slug's lock
- * (as claimPostSlug) and the post's id in one statement. The uniqueness
- * check must come in a later statement, whose snapshot sees every writer
- * that held the lock before.
- */
-export async function lockSlugTakeId (tx: Queryable, type: string, slug: string): Promise<number> {
-  const rows = await executeNamed<{ id: number }>(tx, 'content_slug_lock_next_id', sql`select nextval(pg_get_serial_sequence('posts', 'id'))::int as id,
-    pg_advisory_xact_lock(${SLUG_LOCK_CLASS}, hashtext(${`${type}:${slug}`}))`)
-  return Number(rows[0]!.id)
-}
+/** The terms a new post gets: ids checked to exist, the default category when no categories were given. */
+export interface NewPostTerms { ids: readonly number[], fallbackCategory: number }
+
+/** The posts table's columns, by property, in table order. */
+const POST_COLUMNS = Object.entries(getTableColumns(posts))
 
 /**
- * A new post in one statement of its own (migration 0006, `cms_insert_post`):
- * the slug's lock, the check that it is free, the row with its id and guid,
- * its terms and their counts. Answers undefined when the slug is taken.
+ * Writes a new post, its terms and their counts in one statement
+ * (`cms_insert_post`, migration 0006): on the store it is its own
+ * transaction, in `tx` part of that one. With `checkSlug` it first takes
+ * the slug's lock (as claimPostSlug) and writes nothing when another post of
+ * the type (pages: under the same parent) has the slug: it answers
+ * undefined. The row's id is used when not 0, else the sequence's next.
  */
-export async function insertNewPostAlone (
-  store: Store, row: PostRow, opts: { terms?: NewPostTerms, hierarchical: boolean, guidPrefix: string }
+export async function insertNewPost (
+  db: Db, row: PostRow, opts: { terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string }
 ): Promise<{ id: number, terms: TermRow[] } | undefined> {
   const record: Record<string, unknown> = {}
-  for (const [key, column] of Object.entries(getTableColumns(posts))) {
+  for (const [key, column] of POST_COLUMNS) {
     const value = row[key as keyof PostRow]
     record[column.name] = value instanceof Date ? value.toISOString() : value
   }
   const t = opts.terms
-  const rows = await executeNamed<{ written: { id: number, terms: TermRow[] } | null }>(store, 'content_insert_post_alone',
-    sql`select cms_insert_post(${JSON.stringify(record)}::jsonb, ${SLUG_LOCK_CLASS}, ${opts.hierarchical},
+  const rows = await executeNamed<{ written: { id: number, terms: TermRow[] } | null }>(db, 'content_insert_post',
+    sql`select cms_insert_post(${JSON.stringify(record)}::jsonb, ${SLUG_LOCK_CLASS}, ${opts.checkSlug}, ${opts.hierarchical},
       ${t === undefined ? null : sql.param([...t.ids])}::int[], ${t?.fallbackCategory ?? 0}, ${opts.guidPrefix}) as written`)
-  const written = rows[0]?.written
-  return written === null || written === undefined ? undefined : written
-}
-
-/** The terms a new post gets: ids checked to exist, the default category when no categories were given. */
-export interface NewPostTerms { ids: readonly number[], fallbackCategory: number }
-
-/**
- * Inserts a complete new post row, its terms and (when it is a published
- * post) their counts, in one statement. With `ifSlugFree` the row goes in
- * only when no other post of its type (pages: under the same parent) has
- * its slug. Answers undefined when it did not go in, else the post's terms
- * as a read orders them, counts included (empty without `withTerms`).
- */
-export async function insertNewPost (tx: Queryable, row: PostRow, opts: { terms?: NewPostTerms, ifSlugFree: boolean, hierarchical: boolean }): Promise<TermRow[] | undefined> {
-  const columns = Object.entries(getTableColumns(posts))
-  const names = sql.join(columns.map(([, c]) => sql.identifier(c.name)), sql`, `)
-  const values = sql.join(columns.map(([key, c]) => sql`${sql.param(row[key as keyof PostRow], c)}`), sql`, `)
-  const taken = opts.hierarchical
-    ? sql`exists (select 1 from ${posts} o where o.type = ${row.type} and o.slug = ${row.slug} and o.parent = ${row.parent})`
-    : sql`exists (select 1 from ${posts} o where o.type = ${row.type} and o.slug = ${row.slug})`
-  const insert = sql`insert into ${posts} (${names}) select ${values} where ${opts.ifSlugFree ? sql`not ${taken}` : sql`true`} returning id`
-  const t = opts.terms
-  // One statement text per shape, prepared under its own name.
-  const name = `content_insert_post${t === undefined ? '' : '_terms'}${opts.hierarchical ? '_child' : ''}${opts.ifSlugFree ? '_free' : ''}`
-  if (t === undefined) return (await executeNamed(tx, name, insert)).length > 0 ? [] : undefined
-  const published = row.status === 'publish' && row.type === 'post'
-  // A new post's terms are counted by adding one (a recount reads every post of the term).
-  const found = await executeNamed(tx, name, sql`
-    with p as (${insert}),
-    added as (
-      insert into ${termRelationships} (post_id, term_id)
-      select p.id, t.id from p, ${terms} t
-      where t.id = any(${sql.param([...t.ids])}::int[]) or (t.taxonomy = 'category' and t.id = ${t.fallbackCategory})
-      on conflict do nothing
-      returning term_id
-    ), counted as (
-      update ${terms} set count = count + 1 where ${published} and id in (select term_id from added)
-      returning id
-    )
-    select t.id, t.taxonomy, t.name, t.slug, t.description, t.parent,
-           t.count + (case when t.id in (select id from counted) then 1 else 0 end) as count
-    from p left join ${terms} t on t.id in (select term_id from added)
-    order by t.name, t.id`)
-  if (found.length === 0) return undefined
-  return found.filter((r) => r.id !== null).map((r) => ({
-    id: Number(r.id), taxonomy: String(r.taxonomy), name: String(r.name), slug: String(r.slug),
-    description: String(r.description), parent: Number(r.parent), count: Number(r.count)
-  }))
+  return rows[0]?.written ?? undefined
 }
 
 /** Whether making `parent` the parent of `id` would make a loop (`parent` is `id` or below it). */

@@ -3,7 +3,8 @@
  * checked first (status rights, dates, author, password and sticky, parent,
  * template, media, meta, terms, empty content), and HTML is filtered for
  * callers without `unfiltered_html`; then one transaction writes
- * the post, its slug, meta, terms, term counts and revision.
+ * the post, its slug, meta, terms, term counts and revision (the usual
+ * create, without meta, is one statement and needs none).
  */
 import { eq, sql } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
@@ -15,7 +16,7 @@ import { filterPostHtml, filterTitleHtml } from './kses.js'
 import { parseMetaParam, type MetaChanges } from './meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  claimPostSlug, insertNewPost, insertNewPostAlone, lockSlugTakeId, uniquePostSlug, type NewPostRow, type NewPostTerms, type PostRow, type TermRow
+  claimPostSlug, insertNewPost, uniquePostSlug, type NewPostRow, type PostRow, type TermRow
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
@@ -212,11 +213,11 @@ async function nextPostId (tx: Tx): Promise<number> {
   return row!.id
 }
 
-/** Every column of a new post: what the request set, else the column's default. */
-function newPostRow (spec: PostType, prepared: PreparedPost, id: number, slug: string, settings: SiteSettings, now: Date): PostRow {
+/** Every column of a new post: what the request set, else the column's default (id and guid come with the insert). */
+function newPostRow (spec: PostType, prepared: PreparedPost, slug: string, now: Date): PostRow {
   const r = prepared.row
   return {
-    id,
+    id: 0,
     type: spec.type,
     author: r.author ?? 0,
     status: r.status ?? 'draft',
@@ -235,14 +236,8 @@ function newPostRow (spec: PostType, prepared: PreparedPost, id: number, slug: s
     sticky: r.sticky ?? false,
     template: r.template ?? '',
     featuredMedia: r.featuredMedia ?? 0,
-    guid: permalink(settings.home, spec.type, id)
+    guid: ''
   }
-}
-
-function newPostTerms (spec: PostType, prepared: PreparedPost, settings: SiteSettings): NewPostTerms | undefined {
-  if (!spec.hasTerms) return undefined
-  const ids = [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])]
-  return { ids, fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
 }
 
 /** A new post's slug when it is known before its id and not reserved (asked for, or from the title once not a floating draft); else ''. */
@@ -255,52 +250,42 @@ function knownSlug (spec: PostType, prepared: PreparedPost): string {
 }
 
 /**
- * The usual create (slug known before the id, no meta) as one statement
- * without a transaction around it; undefined when it does not apply or the
- * slug is taken.
+ * Writes a new post with insertNewPost (on the store: a statement of its own;
+ * in `tx`: part of the transaction). Its terms are the default category
+ * unless categories were given. Undefined only when `checkSlug` found the
+ * slug taken.
  */
-async function insertPostAlone (store: Store, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written | undefined> {
-  const slug = knownSlug(spec, prepared)
-  if (slug === '' || prepared.meta !== undefined) return undefined
-  const terms = newPostTerms(spec, prepared, settings)
-  const row = newPostRow(spec, prepared, 0, slug, settings, now)
-  const written = await insertNewPostAlone(store, row, { terms, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.home, spec.type) })
+async function insertPost (
+  db: Store | Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, row: PostRow, checkSlug: boolean
+): Promise<Written | undefined> {
+  const terms = spec.hasTerms
+    ? { ids: [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])], fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
+    : undefined
+  const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.home, spec.type) })
   if (written === undefined) return undefined
   const post = { ...row, id: written.id, guid: permalink(settings.home, spec.type, written.id) }
   return { post, newTerms: terms === undefined ? undefined : written.terms }
 }
 
 /**
- * A new post in a transaction (with meta, or when insertPostAlone did not
- * apply or found the slug taken): its row, its terms (the default category
- * unless categories were given) and their counts. When the slug is known
- * before the id, its lock and the id come in one statement and the row goes
- * in only if the slug is still free; otherwise, or when the slug is taken,
- * as resolveSlug does.
+ * A new post in a transaction (with meta, or when the statement of its own
+ * did not apply or found the slug taken). A slug known before the id is
+ * checked under its lock and, when taken, given the next free suffix; any
+ * other slug is resolved with the post's id, as resolveSlug does.
  */
-async function insertPost (tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written> {
-  const status = prepared.row.status ?? 'draft'
-  const parent = prepared.row.parent ?? 0
-  const terms = newPostTerms(spec, prepared, settings)
-  const opts = { terms, hierarchical: spec.hierarchical }
-  const requested = prepared.requestedSlug
+async function insertPostInTransaction (tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written> {
   const known = knownSlug(spec, prepared)
   if (known !== '') {
-    const id = await lockSlugTakeId(tx, spec.type, known)
-    const post = newPostRow(spec, prepared, id, known, settings, now)
-    const newTerms = await insertNewPost(tx, post, { ...opts, ifSlugFree: true })
-    if (newTerms !== undefined) return { post, newTerms: terms === undefined ? undefined : newTerms }
+    const row = newPostRow(spec, prepared, known, now)
+    const written = await insertPost(tx, spec, prepared, settings, row, true)
+    if (written !== undefined) return written
     // Taken: the lock is held, so the next free suffix is found as on any write.
-    const unique = await uniquePostSlug(tx, known, { id, type: spec.type, parent, hierarchical: spec.hierarchical })
-    const renamed = { ...post, slug: unique }
-    const written = await insertNewPost(tx, renamed, { ...opts, ifSlugFree: false })
-    return { post: renamed, newTerms: terms === undefined ? undefined : written }
+    const unique = await uniquePostSlug(tx, known, { id: 0, type: spec.type, parent: row.parent, hierarchical: spec.hierarchical })
+    return (await insertPost(tx, spec, prepared, settings, { ...row, slug: unique }, false))!
   }
-  const id = await nextPostId(tx)
-  const draft = { id, type: spec.type, status, parent, title: prepared.row.title ?? '', slug: '' } as PostRow
-  const post = newPostRow(spec, prepared, id, await resolveSlug(tx, spec, draft, requested), settings, now)
-  const newTerms = await insertNewPost(tx, post, { ...opts, ifSlugFree: false })
-  return { post, newTerms: terms === undefined ? undefined : newTerms }
+  const row = { ...newPostRow(spec, prepared, '', now), id: await nextPostId(tx) }
+  const slug = await resolveSlug(tx, spec, row, prepared.requestedSlug)
+  return (await insertPost(tx, spec, prepared, settings, { ...row, slug }, false))!
 }
 
 export interface Written {
@@ -320,15 +305,17 @@ export async function writePost (
   opts: SaveOptions,
   now = nowSeconds()
 ): Promise<Written> {
-  if (existing === undefined) {
-    const alone = await insertPostAlone(store, spec, prepared, settings, now)
-    if (alone !== undefined) return alone
+  // The usual create (slug known before the id, no meta) is one statement of its own.
+  const known = existing === undefined && prepared.meta === undefined ? knownSlug(spec, prepared) : ''
+  if (known !== '') {
+    const written = await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true)
+    if (written !== undefined) return written
   }
   return await store.transaction(async (tx) => {
     let post: PostRow
     let newTerms: TermRow[] | undefined
     if (existing === undefined) {
-      ({ post, newTerms } = await insertPost(tx, spec, prepared, settings, now))
+      ({ post, newTerms } = await insertPostInTransaction(tx, spec, prepared, settings, now))
     } else {
       const [updated] = await tx.update(posts).set({ ...prepared.row, modifiedGmt: now }).where(eq(posts.id, existing.id)).returning()
       post = updated!
