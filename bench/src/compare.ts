@@ -13,7 +13,8 @@ import { resolve } from 'node:path'
 import { startDatabase } from './database.js'
 import { createAdmin, seedPosts } from './seed.js'
 import { startGateway, type Service } from './services.js'
-import { measure, type LoadOptions, type Measurement } from './load.js'
+import { measure, type LoadOptions } from './load.js'
+import { observe } from './observe.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -48,12 +49,6 @@ const SCENARIOS: Record<string, Scenario> = {
   })
 }
 
-async function run (gateway: Service, options: LoadOptions): Promise<Measurement> {
-  const before = gateway.cpu()
-  const m = await measure(options)
-  return { ...m, cpuUsPerRequest: m.requests > 0 ? (gateway.cpu() - before) * 1e6 / m.requests : undefined }
-}
-
 const db = await startDatabase()
 const gateways: Array<[string, Service]> = []
 try {
@@ -69,14 +64,14 @@ try {
     if (scenario === undefined) throw new Error(`unknown scenario ${name} (${Object.keys(SCENARIOS).join(', ')})`)
     for (const [, gateway] of gateways) await measure({ ...scenario(gateway.url, auth), duration: 2 })
   }
-  console.log('| scenario | round | gateway | req/s | p50 ms | p99 ms | errors | CPU µs/req |')
-  console.log('|---|---:|---|---:|---:|---:|---:|---:|')
+  console.log('| scenario | round | gateway | req/s | p50 ms | p99 ms | errors | CPU µs/req | PostgreSQL CPU µs/req |')
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|')
   for (let round = 1; round <= Number(opts.rounds); round++) {
     for (const name of opts.scenarios!.split(',')) {
       const scenario = SCENARIOS[name]!
       for (const [label, gateway] of gateways) {
-        const m = await run(gateway, { ...scenario(gateway.url, auth), duration: Number(opts.duration) })
-        console.log(`| ${name} | ${round} | ${label} | ${m.requestsPerSec.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.errors} | ${m.cpuUsPerRequest?.toFixed(0) ?? ''} |`)
+        const m = await observe(gateway, db, async () => await measure({ ...scenario(gateway.url, auth), duration: Number(opts.duration) }))
+        console.log(`| ${name} | ${round} | ${label} | ${m.requestsPerSec.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.errors} | ${m.cpuUsPerRequest?.toFixed(0) ?? ''} | ${m.dbCpuUsPerRequest?.toFixed(0) ?? ''} |`)
       }
     }
   }

@@ -3,9 +3,11 @@
  * scripts/pg-test-server.sh, or a database created on a given server.
  */
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
+import { treeCpuOf } from './proc.js'
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/pg-test-server.sh', import.meta.url))
 
@@ -13,6 +15,8 @@ export interface Database {
   url: string
   /** Drops and recreates the database: a clean slate per data size. */
   reset (): Promise<void>
+  /** CPU time of the server's processes so far, in seconds; undefined for a server the benchmark did not start. */
+  cpu (): number | undefined
   stop (): Promise<void>
 }
 
@@ -23,18 +27,22 @@ async function admin (serverUrl: string, sql: string): Promise<void> {
 }
 
 export async function startDatabase (serverUrl?: string): Promise<Database> {
-  const env = { ...process.env, PG_TEST_DIR: `${process.env.TMPDIR ?? '/tmp'}/cms-bench-pg` }
+  const dir = `${process.env.TMPDIR ?? '/tmp'}/cms-bench-pg`
+  const env = { ...process.env, PG_TEST_DIR: dir }
   const started = serverUrl === undefined
   const server = serverUrl ?? execFileSync('bash', [SCRIPT, 'start'], { env, encoding: 'utf8' }).trim()
   const name = `cms_bench_${randomBytes(4).toString('hex')}`
   const url = new URL(server)
   url.pathname = `/${name}`
+  // The postmaster's pid is the first line of its pid file.
+  const postmaster = started ? Number(readFileSync(`${dir}/data/postmaster.pid`, 'utf8').split('\n')[0]) : undefined
   return {
     url: url.toString(),
     async reset () {
       await admin(server, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
       await admin(server, `CREATE DATABASE "${name}"`)
     },
+    cpu: () => postmaster === undefined ? undefined : treeCpuOf(postmaster),
     async stop () {
       await admin(server, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})
       if (started) execFileSync('bash', [SCRIPT, 'stop'], { env })

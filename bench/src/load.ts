@@ -12,6 +12,12 @@ export interface Measurement {
   requests: number
   /** CPU time of the server under load per answered request, in microseconds (when measured). */
   cpuUsPerRequest?: number
+  /** PostgreSQL's CPU time per answered request, in microseconds (when measured). */
+  dbCpuUsPerRequest?: number
+  /** The share of the machine's CPU time left idle during the run, in percent (when measured). */
+  idlePercent?: number
+  /** The server's peak resident memory during the run, in MB (when measured). */
+  peakRssMb?: number
 }
 
 export interface LoadOptions {
@@ -23,31 +29,24 @@ export interface LoadOptions {
   idReplacement?: boolean
   duration: number
   connections: number
-  /** Called about every 250 ms while the run lasts (memory sampling). */
-  onSample?: () => void
 }
 
 export async function measure (opts: LoadOptions): Promise<Measurement> {
-  const timer = opts.onSample === undefined ? undefined : setInterval(opts.onSample, 250)
-  try {
-    const result = await autocannon({
-      url: opts.url,
-      method: opts.method ?? 'GET',
-      headers: opts.headers,
-      body: opts.body,
-      idReplacement: opts.idReplacement ?? false,
-      duration: opts.duration,
-      connections: opts.connections,
-      pipelining: 1
-    })
-    return {
-      requestsPerSec: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      errors: result.errors + result.timeouts + result.non2xx,
-      requests: result.requests.total
-    }
-  } finally {
-    if (timer !== undefined) clearInterval(timer)
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    headers: opts.headers,
+    body: opts.body,
+    idReplacement: opts.idReplacement ?? false,
+    duration: opts.duration,
+    connections: opts.connections,
+    pipelining: 1
+  })
+  return {
+    requestsPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    requests: result.requests.total
   }
 }

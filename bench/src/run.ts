@@ -25,6 +25,7 @@ import { startDatabase, type Database } from './database.js'
 import { seedPosts, createAdmin } from './seed.js'
 import { startGateway, startTwin, type Captured, type Service } from './services.js'
 import { measure, type Measurement } from './load.js'
+import { observe } from './observe.js'
 import { targetsOf, type Row } from './targets.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -52,11 +53,9 @@ const SEARCH = '/index.php?rest_route=/cms/v2/posts&search=needle'
 async function main (): Promise<void> {
   const rows: Row[] = []
   const seeding: Array<{ size: number, seconds: number }> = []
-  let peakRss = 0
   const db: Database = await startDatabase(opts['database-url'])
   let gateway: Service | undefined
   let twin: Service | undefined
-  const sample = (): void => { peakRss = Math.max(peakRss, gateway?.rss() ?? 0) }
   try {
     for (const size of sizes) {
       await db.reset()
@@ -92,39 +91,37 @@ async function main (): Promise<void> {
         const warm = Math.min(2, duration)
         await measure({ url: base + r.path, duration: warm, connections })
         await measure({ url: twin.url + r.path, duration: warm, connections })
-        const service = await withCpu(gateway, async () => await measure({ url: base + r.path, duration, connections, onSample: sample }))
-        const bare = await withCpu(twin, async () => await measure({ url: twin!.url + r.path, duration, connections }))
+        const service = await observe(gateway, db, async () => await measure({ url: base + r.path, duration, connections }))
+        const bare = await observe(twin, undefined, async () => await measure({ url: twin!.url + r.path, duration, connections }))
         rows.push({ scenario: r.scenario, size, service, bare, ratio: service.requestsPerSec / bare.requestsPerSec })
       }
       for (const [scenario, path] of [['posts list, signed in', LIST], ['search, signed in', SEARCH]] as const) {
-        const service = await withCpu(gateway, async () => await measure({ url: base + path, headers: { authorization: auth }, duration, connections, onSample: sample }))
+        const service = await observe(gateway, db, async () => await measure({ url: base + path, headers: { authorization: auth }, duration, connections }))
         rows.push({ scenario, size, service })
-        const alone = await withCpu(gateway, async () => await measure({ url: base + path, headers: { authorization: auth }, duration, connections: 1, onSample: sample }))
+        const alone = await observe(gateway, db, async () => await measure({ url: base + path, headers: { authorization: auth }, duration, connections: 1 }))
         rows.push({ scenario: `${scenario}, 1 connection`, size, service: alone })
       }
       if (first) {
         // Each create has its own title (autocannon puts a fresh id in place of [<id>]), as real posts do.
-        const create = await withCpu(gateway, async () => await measure({
+        const create = await observe(gateway, db, async () => await measure({
           url: `${base}/index.php?rest_route=/cms/v2/posts`,
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/json' },
           body: JSON.stringify({ title: 'Bench post [<id>]', content: 'Created by the benchmark.', status: 'publish' }),
           idReplacement: true,
           duration,
-          connections,
-          onSample: sample
+          connections
         }))
         rows.push({ scenario: 'authenticated create', size, service: create })
         const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'POST', path: '/cms/v2/posts', body: { title: `Batch [<id>] ${i}`, status: 'publish' } }))
-        const batch = await withCpu(gateway, async () => await measure({
+        const batch = await observe(gateway, db, async () => await measure({
           url: `${base}/index.php?rest_route=/batch/v1`,
           method: 'POST',
           headers: { authorization: auth, 'content-type': 'application/json' },
           body: JSON.stringify({ requests }),
           idReplacement: true,
           duration,
-          connections: Math.max(1, Math.floor(connections / 4)),
-          onSample: sample
+          connections: Math.max(1, Math.floor(connections / 4))
         }))
         rows.push({ scenario: 'batch of 25 creates', size, service: batch, ratio: batch.p50 / Math.max(create.p50, 0.001) })
       }
@@ -139,7 +136,7 @@ async function main (): Promise<void> {
     await db.stop()
   }
 
-  const peakRssMb = peakRss / 1048576
+  const peakRssMb = Math.max(0, ...rows.map((r) => r.service.peakRssMb ?? 0))
   const targets = targetsOf(rows, peakRssMb)
   print(rows, peakRssMb, targets, seeding)
   const dir = join(ROOT, 'bench', 'results')
@@ -149,23 +146,15 @@ async function main (): Promise<void> {
   console.log(`results: ${file}`)
 }
 
-/** A load run with the CPU time the server spent per answered request. */
-async function withCpu (server: Service, run: () => Promise<Measurement>): Promise<Measurement> {
-  const before = server.cpu()
-  const m = await run()
-  const used = server.cpu() - before
-  return { ...m, cpuUsPerRequest: m.requests > 0 ? used * 1e6 / m.requests : undefined }
-}
-
 function print (rows: Row[], peakRssMb: number, targets: ReturnType<typeof targetsOf>, seeding: Array<{ size: number, seconds: number }>): void {
   const fmt = (n: number | undefined, digits = 1): string => n === undefined ? '' : n.toFixed(digits)
   const lines = [
-    '| scenario | posts | req/s | p50 ms | p99 ms | errors | bare req/s | service/bare | CPU µs/req | bare CPU µs/req |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
+    '| scenario | posts | req/s | p50 ms | p99 ms | errors | bare req/s | service/bare | CPU µs/req | bare CPU µs/req | PostgreSQL CPU µs/req | idle % | RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
   ]
   for (const r of rows) {
     const ratio = r.scenario === 'batch of 25 creates' ? `${fmt(r.ratio, 2)}x one create (p50)` : fmt(r.ratio, 2)
-    lines.push(`| ${r.scenario} | ${r.size} | ${fmt(r.service.requestsPerSec, 0)} | ${fmt(r.service.p50)} | ${fmt(r.service.p99)} | ${r.service.errors} | ${fmt(r.bare?.requestsPerSec, 0)} | ${ratio} | ${fmt(r.service.cpuUsPerRequest, 0)} | ${fmt(r.bare?.cpuUsPerRequest, 0)} |`)
+    lines.push(`| ${r.scenario} | ${r.size} | ${fmt(r.service.requestsPerSec, 0)} | ${fmt(r.service.p50)} | ${fmt(r.service.p99)} | ${r.service.errors} | ${fmt(r.bare?.requestsPerSec, 0)} | ${ratio} | ${fmt(r.service.cpuUsPerRequest, 0)} | ${fmt(r.bare?.cpuUsPerRequest, 0)} | ${fmt(r.service.dbCpuUsPerRequest, 0)} | ${fmt(r.service.idlePercent, 0)} | ${fmt(r.service.peakRssMb, 0)} |`)
   }
   const flags = opts['gateway-node-options'] === '' ? 'default node flags' : `node ${opts['gateway-node-options']!}`
   lines.push('', `gateway peak resident memory: ${peakRssMb.toFixed(0)} MB (${flags})`)

@@ -3,11 +3,12 @@
  * pid is the server's, for memory readings) and the bare Fastify twin.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { writeFileSync, mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { cpuOf, rssOf } from './proc.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -29,29 +30,6 @@ async function freePort (): Promise<number> {
       s.close(() => resolve(port))
     })
   })
-}
-
-function rssOf (pid: number | undefined): number {
-  if (pid === undefined) return 0
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m === null ? 0 : Number(m[1]) * 1024
-  } catch {
-    return 0
-  }
-}
-
-/** utime + stime of a process, from /proc/<pid>/stat (clock ticks of 1/100 s on Linux). */
-function cpuOf (pid: number | undefined): number {
-  if (pid === undefined) return 0
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return 0
-  }
 }
 
 async function waitReady (url: string, child: ChildProcess, log: () => string): Promise<void> {

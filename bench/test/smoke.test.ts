@@ -20,7 +20,10 @@ t.test('pnpm bench --smoke runs every scenario without errors', async (t) => {
   if (db !== undefined && db !== '') args.push('--database-url', db)
   const { stdout } = await promisify(execFile)('node', args, { cwd: ROOT, timeout: 240_000, maxBuffer: 10 * 1024 * 1024 })
   t.match(stdout, /\| scenario \| posts \| req\/s/, 'prints the table')
-  const result = JSON.parse(readFileSync(out, 'utf8')) as { rows: Array<{ scenario: string, service: { requests: number, errors: number }, ratio?: number }>, peakRssMb: number }
+  const result = JSON.parse(readFileSync(out, 'utf8')) as {
+    rows: Array<{ scenario: string, service: { requests: number, errors: number, cpuUsPerRequest?: number, dbCpuUsPerRequest?: number, idlePercent?: number, peakRssMb?: number }, ratio?: number }>
+    peakRssMb: number
+  }
   const scenarios = result.rows.map((r) => r.scenario)
   t.same(scenarios.sort(), [
     'authenticated create', 'batch of 25 creates', 'index GET /', 'posts list (per_page=10)', 'posts list, signed in',
@@ -29,6 +32,12 @@ t.test('pnpm bench --smoke runs every scenario without errors', async (t) => {
   for (const row of result.rows) {
     t.ok(row.service.requests > 0, `${row.scenario}: requests were served`)
     t.equal(row.service.errors, 0, `${row.scenario}: no errors`)
+    t.ok(row.service.cpuUsPerRequest! > 0, `${row.scenario}: the gateway's CPU time was read`)
+    t.ok(row.service.peakRssMb! > 0, `${row.scenario}: the gateway's memory was read`)
+    t.ok(row.service.idlePercent! >= 0 && row.service.idlePercent! <= 100, `${row.scenario}: the machine's idle share was read`)
+    // PostgreSQL's CPU time is read only from a server the benchmark started itself.
+    if (db === undefined || db === '') t.ok(row.service.dbCpuUsPerRequest! > 0, `${row.scenario}: PostgreSQL's CPU time was read`)
+    else t.equal(row.service.dbCpuUsPerRequest, undefined, `${row.scenario}: no PostgreSQL CPU time for a server it did not start`)
   }
-  t.ok(result.peakRssMb > 0, 'memory was sampled')
+  t.equal(result.peakRssMb, Math.max(...result.rows.map((r) => r.service.peakRssMb!)), 'the peak is the largest of the runs')
 })
