@@ -33,12 +33,16 @@ export function cpuOf (pid: number | undefined): number {
 }
 
 /**
- * CPU time of a process and its children still running, in seconds: for
- * PostgreSQL, the postmaster and its backends (the pool's connections live
- * as long as the gateway, so a run's queries are all counted).
+ * CPU time of a server process and all it started, in seconds: for
+ * PostgreSQL, the postmaster, its backends and workers still running, and
+ * those that have ended (counted in the postmaster's own "children" times
+ * once it has waited for them, as it does for every backend and worker).
  */
 export function treeCpuOf (pid: number): number {
-  let total = cpuOf(pid)
+  const own = statOf(pid)
+  if (own === undefined) return 0
+  // utime, stime, cutime and cstime are fields 14 to 17.
+  let total = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) / 100
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     const fields = statOf(Number(entry))
