@@ -39,15 +39,24 @@ export function cpuOf (pid: number | undefined): number {
  * once it has waited for them, as it does for every backend and worker).
  */
 export function treeCpuOf (pid: number): number {
-  const own = statOf(pid)
-  if (own === undefined) return 0
-  // utime, stime, cutime and cstime are fields 14 to 17.
-  let total = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) / 100
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    const fields = statOf(Number(entry))
-    // Field 4 is the parent's pid.
-    if (fields !== undefined && Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) / 100
+  let total = 0
+  // A child waited for while /proc is read would be counted twice or not at
+  // all (pooled connections closing at once make it likely): read again then.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const before = statOf(pid)
+    if (before === undefined) return 0
+    let children = 0
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue
+      const fields = statOf(Number(entry))
+      // Field 4 is the parent's pid; utime and stime are fields 14 and 15.
+      if (fields !== undefined && Number(fields[1]) === pid) children += Number(fields[11]) + Number(fields[12])
+    }
+    const after = statOf(pid)
+    if (after === undefined) return 0
+    // utime, stime, cutime and cstime are fields 14 to 17.
+    total = (Number(after[11]) + Number(after[12]) + Number(after[13]) + Number(after[14]) + children) / 100
+    if (after[13] === before[13] && after[14] === before[14]) break
   }
   return total
 }
