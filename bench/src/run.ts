@@ -24,7 +24,7 @@ import { join } from 'node:path'
 import { startDatabase, type Database } from './database.js'
 import { seedPosts, createAdmin } from './seed.js'
 import { startGateway, startTwin, type Captured, type Service } from './services.js'
-import { measure, type Measurement } from './load.js'
+import { measure } from './load.js'
 import { observe } from './observe.js'
 import { targetsOf, type Row } from './targets.js'
 
