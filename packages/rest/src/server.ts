@@ -22,6 +22,7 @@ import { ownHeaders, remoteDispatcher, splitPath, type Dispatch, type DispatchRe
 import { asResponse, cachedResponse, type HeaderValue } from './response.js'
 import { checkPreconditions } from './conditional.js'
 import { exposeOpenApi, registerOpenApi, type OpenApiOptions } from './openapi.js'
+import { KeptAnswers } from './kept-answers.js'
 
 export const API_PREFIX = '/cms-json'
 
@@ -62,6 +63,8 @@ export interface KernelOptions {
    * before validation, the permission check and the handler run.
    */
   freshness?: () => Promise<string | undefined>
+  /** Memory for answers kept for reuse, in bytes (default 32 MiB). */
+  keptAnswerBytes?: number
 }
 
 /** Server options the kernel needs at construction time (routing happens before plugins run). */
@@ -201,11 +204,13 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
 
   const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace)
   app.decorate('restRegistry', registry)
+  // Answers of handlers that tagged them cacheable, for every route (an address has one route).
+  const kept = new KeptAnswers<KeptAnswer>(opts.keptAnswerBytes ?? 32 * 1024 * 1024)
   const executors = new Map<RouteDecl, Map<string, Executor>>()
   const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors)
 
   if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi, API_PREFIX)
-  for (const decl of allRoutes) executors.set(decl, registerRoute(app, decl, opts, registry, dispatchFor))
+  for (const decl of allRoutes) executors.set(decl, registerRoute(app, decl, opts, registry, kept, dispatchFor))
   if (opts.openapi !== undefined) await exposeOpenApi(app)
 
   // A callback hook: no promise per response.
@@ -290,6 +295,7 @@ function registerRoute (
   decl: RouteDecl,
   opts: KernelOptions,
   registry: Registry,
+  rendered: KeptAnswers<KeptAnswer>,
   dispatchFor: (request: Incoming) => Dispatch
 ): Map<string, Executor> {
   const executors = new Map<string, Executor>()
@@ -298,8 +304,6 @@ function registerRoute (
   const remoteBase = opts.remote?.[decl.namespace]
   const remote = remoteBase === undefined ? undefined : remoteDispatcher(remoteBase)
 
-  // Answers of handlers that tagged them cacheable; `token` is set for anonymous ones (the fast path).
-  const rendered = new Map<string, { tag: object, response: Rendered, token?: string }>()
   for (const ep of decl.endpoints) {
     const args = argsOf(ep)
     // For OpenAPI: required means what the core's index says, not TypeBox's default;
@@ -425,10 +429,10 @@ function registerRoute (
           if (outcome.rendered !== undefined) return write(request, reply, outcome.rendered)
           const response = render(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
           if (outcome.cache !== undefined) {
-            if (rendered.size >= 256) rendered.clear()
-            // Encoded once: every later answer writes the same bytes.
+            // Encoded once: every later answer writes the same bytes (the text stays for in-process dispatch).
             if (typeof response.payload === 'string') response.bytes = Buffer.from(response.payload)
-            rendered.set(`${request.method} ${request.url} ${request.baseUrl}`, { ...outcome.cache, response })
+            const size = (response.bytes?.length ?? 0) + (response.payload?.length ?? 0)
+            rendered.set(`${request.method} ${request.url} ${request.baseUrl}`, { ...outcome.cache, response }, size)
           }
           return write(request, reply, response)
         }
@@ -524,6 +528,9 @@ async function shapeBody (body: unknown, decl: RouteDecl, req: RestRequest, quer
 const JSONP_NAME = /^[\w.]+$/
 
 /** A response ready for the wire; cacheable as it is. */
+/** A kept answer: its handler's tag, and `token` for anonymous ones (the fast path). */
+interface KeptAnswer { tag: object, response: Rendered, token?: string }
+
 interface Rendered {
   status: number
   headers: Record<string, HeaderValue>

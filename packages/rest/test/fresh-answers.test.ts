@@ -12,7 +12,7 @@ interface World { token: string | undefined, version: number, handled: number, p
 
 const signedIn: Principal = { id: 3, can: () => true }
 
-async function build (world: World): Promise<FastifyInstance> {
+async function build (world: World, keptAnswerBytes?: number): Promise<FastifyInstance> {
   // One tag object per version of the data, as the core's read cache keeps one entry per horizon.
   const tags = new Map<number, object>()
   const tagOf = (v: number): object => {
@@ -43,7 +43,8 @@ async function build (world: World): Promise<FastifyInstance> {
     }],
     baseUrl: 'http://fresh.test',
     authenticate: async (request) => request.headers.authorization === 'Bearer me' ? signedIn : { id: 0, can: () => false },
-    freshness: async () => world.token
+    freshness: async () => world.token,
+    keptAnswerBytes
   })
   return app
 }
@@ -118,4 +119,36 @@ t.test('signed-in callers and an unknown token are never served from the fast pa
     counts.push(world.permitted)
   }
   t.ok(counts[1]! > counts[0]! && counts[2]! > counts[1]!, 'without a readable token every anonymous request is checked')
+})
+
+t.test('kept answers stay within their memory budget', async (t) => {
+  const world: World = { token: 'h1', version: 1, handled: 0, permitted: 0 }
+  // 420 bytes: an answer of items 1 to 9 (`{"id":N,"version":1}`) weighs 40 kept (as text and
+  // as bytes), of items 10 and 11 42, which is the most one answer may weigh (a tenth).
+  const app = await build(world, 420)
+  t.teardown(() => app.close())
+  const handled = async (id: number): Promise<number> => {
+    const before = world.handled
+    const res = await app.inject({ method: 'GET', url: `/cms-json/fresh/v1/items/${id}` })
+    t.same(res.json(), { id, version: 1 }, `item ${id} is answered right, kept or not`)
+    return world.handled - before
+  }
+  // Two requests per address note the token; from the third on each is served from the kept bytes.
+  for (let id = 1; id <= 9; id++) { await handled(id); await handled(id) }
+  t.same([await handled(1), await handled(9)], [0, 0], 'nine answers (360 bytes) are all kept')
+  // Items 10 and 11 bring it to 444 bytes: the oldest kept (item 1) makes room.
+  for (const id of [10, 11]) { await handled(id); await handled(id) }
+  t.same([await handled(10), await handled(11), await handled(2)], [0, 0, 0], 'the newest and the rest are kept')
+  t.equal(await handled(1), 1, 'the oldest was evicted: its handler runs again')
+})
+
+t.test('an answer over a tenth of the budget is not kept', async (t) => {
+  const world: World = { token: 'h1', version: 1, handled: 0, permitted: 0 }
+  const app = await build(world, 399)
+  t.teardown(() => app.close())
+  for (let i = 0; i < 4; i++) {
+    const res = await app.inject({ method: 'GET', url: '/cms-json/fresh/v1/items/5' })
+    t.same(res.json(), { id: 5, version: 1 })
+  }
+  t.equal(world.handled, 4, 'every request ran the handler (40 bytes against a budget of 399)')
 })
