@@ -7,7 +7,9 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { setOption } from '@cms/store'
+import { requestMemo, type RestRequest } from '@cms/rest'
 import { EXACT_TOTAL_MARGIN } from '../src/content/post-query.js'
+import { jsonWeight, ReadCache } from '../src/content/read-cache.js'
 import { contentApp } from './fixtures/content/harness.js'
 
 t.test('anonymous reads see every committed write', async (t) => {
@@ -90,4 +92,41 @@ t.test('totals: exact within the margin past the page, estimated beyond, exact a
   t.equal((await total({ per_page: 10, page: Math.ceil(count / 10) + 1 })).status, 400, 'past the last page')
   const few = await total({ per_page: 5, search: 'rare' })
   t.same(few, { status: 200, total: Math.floor(count / 100), ids: 5 }, 'a search with few matches counts them exactly')
+})
+
+t.test('a read cache keeps at most its budget, by weight', async (t) => {
+  const h = await contentApp()
+  t.teardown(() => h.app.close())
+  // Each request asks the horizon once; nothing is committed here, so all share it.
+  const request = (): RestRequest => ({ memo: requestMemo() }) as unknown as RestRequest
+  const req = request()
+  const ten = 'x'.repeat(10)
+  const cache = new ReadCache<string>(h.store, 100, (value) => value.length)
+  for (const key of ['a', 'b', 'c']) await cache.put(req, key, ten)
+  t.equal(await cache.peek(req, 'a'), ten)
+  for (let i = 0; i < 7; i++) await cache.put(req, `k${i}`, ten)
+  t.equal(await cache.peek(req, 'a'), ten, '100 of 100: all kept')
+  await cache.put(req, 'd', ten)
+  t.equal(await cache.peek(req, 'a'), undefined, 'the oldest made room')
+  t.equal(await cache.peek(req, 'b'), ten)
+  t.equal(await cache.peek(req, 'd'), ten)
+
+  await cache.put(req, 'big', 'x'.repeat(11))
+  t.equal(await cache.peek(req, 'big'), undefined, 'a value over a tenth of the budget is not kept')
+  let loads = 0
+  const load = async (): Promise<string> => { loads++; return 'y'.repeat(50) }
+  t.equal(await cache.get(request(), 'huge', load), 'y'.repeat(50))
+  t.equal(await cache.get(request(), 'huge', load), 'y'.repeat(50), 'it is still answered')
+  t.equal(loads, 2, 'loaded for each request')
+  t.equal(await cache.get(request(), 'b', load), ten, 'what was kept is answered without a load')
+  t.equal(loads, 2)
+})
+
+t.test('the weight of a JSON value counts its strings', async (t) => {
+  t.ok(jsonWeight('x'.repeat(1000)) >= 1000)
+  const post = { id: 1, title: { rendered: 'T' }, content: { rendered: 'c'.repeat(1_000_000), protected: false }, tags: [1, 2, 3] }
+  const weight = jsonWeight(post)
+  t.ok(weight > 1_000_000 && weight < 1_001_000, `a post of a million characters weighs about a million bytes (${weight})`)
+  t.ok(jsonWeight([post, post]) > 2 * 1_000_000, 'a list weighs what its items weigh')
+  t.equal(jsonWeight(null), jsonWeight(7), 'every other value weighs a few bytes')
 })

@@ -22,7 +22,7 @@ import { ownHeaders, remoteDispatcher, splitPath, type Dispatch, type DispatchRe
 import { asResponse, cachedResponse, type HeaderValue } from './response.js'
 import { checkPreconditions } from './conditional.js'
 import { exposeOpenApi, registerOpenApi, type OpenApiOptions } from './openapi.js'
-import { KeptAnswers } from './kept-answers.js'
+import { WeighedMap } from './weighed-map.js'
 
 export const API_PREFIX = '/cms-json'
 
@@ -205,7 +205,8 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace)
   app.decorate('restRegistry', registry)
   // Answers of handlers that tagged them cacheable, for every route (an address has one route).
-  const kept = new KeptAnswers<KeptAnswer>(opts.keptAnswerBytes ?? 32 * 1024 * 1024)
+  // Their weight is their bytes: one page of a hundred long posts can weigh megabytes.
+  const kept = new WeighedMap<KeptAnswer>(opts.keptAnswerBytes ?? 32 * 1024 * 1024)
   const executors = new Map<RouteDecl, Map<string, Executor>>()
   const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors)
 
@@ -295,7 +296,7 @@ function registerRoute (
   decl: RouteDecl,
   opts: KernelOptions,
   registry: Registry,
-  rendered: KeptAnswers<KeptAnswer>,
+  rendered: WeighedMap<KeptAnswer>,
   dispatchFor: (request: Incoming) => Dispatch
 ): Map<string, Executor> {
   const executors = new Map<string, Executor>()

@@ -12,7 +12,7 @@ import type { Services } from '../services.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
 import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions, type PostExtras } from './post-format.js'
-import { ReadCache } from './read-cache.js'
+import { jsonWeight, ReadCache } from './read-cache.js'
 import { runListQuery, type KnownTotal, type ListQuery, type TaxClause, type TotalCache } from './post-query.js'
 import { deleteArgs, listArgs, postItemSchema, readArgs, writeArgs } from './post-schema.js'
 import { deletePostFully, existingTermIds, getPost, idOf, recountTerms, setMeta, stickyPostIds, termIdsOfPost, withDescendants, type PostRow } from './post-store.js'
@@ -27,7 +27,8 @@ const postCaches = new WeakMap<Store, ReadCache<PostRow | undefined>>()
 function postCache (store: Store): ReadCache<PostRow | undefined> {
   let cache = postCaches.get(store)
   if (cache === undefined) {
-    cache = new ReadCache(store, 2000)
+    // 16 MiB of posts: a count alone would not bound them (a post's content may be megabytes).
+    cache = new ReadCache<PostRow | undefined>(store, 16 * 1024 * 1024, jsonWeight)
     postCaches.set(store, cache)
   }
   return cache
@@ -98,7 +99,8 @@ const responseCaches = new WeakMap<Store, ReadCache<RestResponse>>()
 function publicResponses (store: Store): (req: RestRequest, build: (req: RestRequest) => Promise<RestResponse>) => Promise<RestResponse> {
   let cache = responseCaches.get(store)
   if (cache === undefined) {
-    cache = new ReadCache(store, 500)
+    // 32 MiB of answers: one page of a hundred long posts can weigh megabytes.
+    cache = new ReadCache<RestResponse>(store, 32 * 1024 * 1024, (res) => jsonWeight(res.body))
     responseCaches.set(store, cache)
   }
   const responses = cache

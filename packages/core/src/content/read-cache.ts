@@ -16,7 +16,7 @@
  * Without a readable horizon nothing is reused.
  */
 import { sql } from 'drizzle-orm'
-import type { RestRequest } from '@cms/rest'
+import { WeighedMap, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
 
 export class CommitClock {
@@ -61,13 +61,17 @@ interface Entry<T> { horizon: string, value: T }
 
 /**
  * Values by key, each valid while the horizon it was read under lasts. The
- * values are shared between requests: callers must not change them.
+ * values are shared between requests: callers must not change them. The
+ * cache holds at most `budget` of their weight: one each by default (a count),
+ * or what `weigh` says (bytes, for values whose size varies).
  */
 export class ReadCache<T> {
-  private readonly entries = new Map<string, Entry<T>>()
+  private readonly entries: WeighedMap<Entry<T>>
   private readonly loading = new Map<string, Promise<Entry<T>>>()
 
-  constructor (private readonly store: Store, private readonly max: number) {}
+  constructor (private readonly store: Store, budget: number, private readonly weigh: (value: T) => number = () => 1) {
+    this.entries = new WeighedMap(budget)
+  }
 
   /** The cached value when still valid, else `load()`'s (kept for the next requests). */
   async get (req: RestRequest, key: string, load: () => Promise<T>): Promise<T> {
@@ -119,12 +123,22 @@ export class ReadCache<T> {
   }
 
   private set (key: string, entry: Entry<T>): void {
-    // Oldest first out: a Map iterates in insertion order.
-    this.entries.delete(key)
-    if (this.entries.size >= this.max) {
-      const oldest = this.entries.keys().next()
-      if (oldest.done !== true) this.entries.delete(oldest.value)
-    }
-    this.entries.set(key, entry)
+    this.entries.set(key, entry, this.weigh(entry.value))
   }
+}
+
+/**
+ * A rough weight of a JSON-like value in bytes, for a cache's budget: the
+ * length of its strings and keys, and a few bytes for every other value.
+ */
+export function jsonWeight (value: unknown): number {
+  if (typeof value === 'string') return value.length + 16
+  if (value === null || typeof value !== 'object') return 16
+  let weight = 32
+  if (Array.isArray(value)) {
+    for (const item of value) weight += jsonWeight(item)
+  } else {
+    for (const [key, item] of Object.entries(value)) weight += key.length + jsonWeight(item)
+  }
+  return weight
 }
