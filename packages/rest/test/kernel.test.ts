@@ -227,6 +227,11 @@ t.test('methods: _method, override header, HEAD, OPTIONS', async (t) => {
   t.teardown(() => app.close())
 
   t.equal((await call(app, 'GET', '/index.php?rest_route=/test/v1/echo&_method=put')).body.method, 'PUT')
+  // Given twice, the last wins (as PHP reads a query string), whether the first is empty or not.
+  t.equal((await call(app, 'GET', '/index.php?rest_route=/test/v1/echo&_method=&x=1&_method=put')).body.method, 'PUT')
+  const lastHead = await call(app, 'POST', '/index.php?rest_route=/test/v1/things&_method=&_method=HEAD')
+  t.same([lastHead.status, lastHead.raw], [200, ''], 'a HEAD given last is a HEAD: no body')
+  t.equal((await call(app, 'GET', '/index.php?rest_route=/test/v1/echo&_method=put&_method=')).status, 404, 'an empty method given last matches no route')
   const del = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/3&_method=DELETE')
   t.equal(del.status, 401, 'anonymous delete through _method')
   t.equal(del.body.code, 'rest_forbidden')

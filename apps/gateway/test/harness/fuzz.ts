@@ -247,7 +247,8 @@ export async function runFuzz (opts: FuzzOptions): Promise<FuzzStats> {
 
 /** A HEAD, sent as such or through an override (answered without a body). */
 function isHead (req: HttpRequest): boolean {
-  const override = /(?:^|[?&])_method=([A-Za-z]+)/.exec(req.url.slice(req.url.indexOf('?')))
+  // The last `_method` given wins, as in PHP.
+  const override = [...req.url.slice(req.url.indexOf('?')).matchAll(/(?:^|[?&])_method=([^&]*)/g)].at(-1)
   const method = override?.[1] ?? req.headers['x-http-method-override'] ?? req.method
   return method.toUpperCase() === 'HEAD'
 }
