@@ -120,7 +120,7 @@ export function rewriteRestUrl (this: unknown, req: IncomingMessage): string {
   }
   // Read from the request's own query: a refused rest_route must not drop the override (a HEAD stays body-less).
   // As in PHP's query parsing, the last `_method` given wins.
-  const override = [...(search === '' ? '' : `?${search}`).matchAll(/(?:^|[?&])_method=([^&]*)/g)].at(-1) ?? null
+  const override = search.includes('_method=') ? [...`?${search}`.matchAll(/(?:^|[?&])_method=([^&]*)/g)].at(-1) ?? null : null
   const header = req.headers['x-http-method-override']
   const wanted = override !== null ? safeDecode(override[1]!) : typeof header === 'string' && header !== '' ? header : undefined
   if (wanted !== undefined) {
