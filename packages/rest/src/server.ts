@@ -529,10 +529,10 @@ async function shapeBody (body: unknown, decl: RouteDecl, req: RestRequest, quer
 
 const JSONP_NAME = /^[\w.]+$/
 
-/** A response ready for the wire; cacheable as it is. */
 /** A kept answer: its handler's tag, and `token` for anonymous ones (the fast path). */
 interface KeptAnswer { tag: object, response: Rendered, token?: string }
 
+/** A response ready for the wire; cacheable as it is. */
 interface Rendered {
   status: number
   headers: Record<string, HeaderValue>
