@@ -5,12 +5,14 @@
  * `_envelope`, ETag, CORS, errors).
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
+import multipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import { denied, kernelErrors, RestError } from './errors.js'
 import { anonymous, argsOf, fastifyPathOf, patternOf, requestMemo, variablesOf, METHODS, type Method, type NamespaceDecl, type Principal, type Registry, type RestRequest, type RouteDecl, type Serializer } from './route.js'
+import { bodyStreamOf, tooLargeByLength } from './body-stream.js'
 import { isPlainObject, mergeParams, parseQuery } from './params.js'
 import { validateArgs } from './validate.js'
 import { filterByContext } from './context.js'
@@ -141,7 +143,10 @@ function safeDecode (s: string): string {
  * What the pipeline reads of a request: a Fastify request, or a request
  * dispatched in-process (batch, `_embed`) on behalf of one.
  */
-type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'log'>
+type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'log'> & {
+  /** The unread body of an endpoint that streams it. */
+  bodyStream?: RestRequest['body']
+}
 
 /** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
 type Outcome =
@@ -381,6 +386,8 @@ function registerRoute (
             : denied(kernelErrors.rest_forbidden(), request.principal.id)
         }
         if (method !== 'GET' && decl.path.includes('{')) await checkPreconditions(request, restReq)
+        // A streamed body announced too long is refused before any of it is read.
+        if (ep.streamBody !== undefined) tooLargeByLength(request.headers, ep.streamBody)
         const result = asResponse(await ep.handler(restReq))
         // A handler that tags its body as unchanged gets the bytes it was last sent as.
         if (result.cacheTag !== undefined) {
@@ -413,7 +420,8 @@ function registerRoute (
         }
       }
       if (!executors.has(method)) executors.set(method, execute)
-      app.route({
+      const stream = ep.streamBody
+      addRoute(app, stream !== undefined, {
         method,
         url,
         // Validation is the kernel's own (the core's rules and messages), not Ajv's;
@@ -422,12 +430,12 @@ function registerRoute (
           tags: [decl.namespace === '' ? 'site' : decl.namespace],
           summary: ep.summary,
           ...(vars.length > 0 ? { params: paramsSchema } : {}),
-          ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : { body: argSchema })
+          ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : stream !== undefined ? streamedBodySchema(argSchema) : { body: argSchema })
         },
         validatorCompiler: () => () => true,
         exposeHeadRoute: method === 'GET',
         handler: async (request, reply) => {
-          const outcome = await execute(request)
+          const outcome = await execute(stream === undefined ? request : Object.assign(request, { bodyStream: bodyStreamOf(request, stream) }))
           if (outcome.rendered !== undefined) return write(request, reply, outcome.rendered)
           const response = render(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
           if (outcome.cache !== undefined) {
@@ -477,8 +485,41 @@ function restRequestOf (
     ip: request.ip,
     dispatch,
     registry,
-    memo: requestMemo()
+    memo: requestMemo(),
+    body: request.bodyStream
   }
+}
+
+/** How OpenAPI shows a streamed body: the file as raw bytes, or a multipart form with a `file` part and the arguments as fields. */
+function streamedBodySchema (args: { properties: Record<string, unknown> }): Record<string, unknown> {
+  const binary = { type: 'string', format: 'binary' }
+  return {
+    querystring: args,
+    body: {
+      content: {
+        'multipart/form-data': { schema: { type: 'object', properties: { file: binary, ...args.properties }, required: ['file'] } },
+        'application/octet-stream': { schema: binary }
+      }
+    }
+  }
+}
+
+/**
+ * Adds a Fastify route; one whose endpoint streams its body gets a context
+ * of its own where no body parser reads anything (multipart bodies are
+ * marked for @fastify/multipart, which reads them when the handler asks).
+ */
+function addRoute (app: FastifyInstance, streamed: boolean, options: RouteOptions): void {
+  if (!streamed) {
+    app.route(options)
+    return
+  }
+  void app.register(async (child) => {
+    child.removeAllContentTypeParsers()
+    await child.register(multipart)
+    child.addContentTypeParser('*', (_request, _payload, done) => { done(null, undefined) })
+    child.route(options)
+  })
 }
 
 /** The methods of the route this caller may use, as the core's Allow header lists them. */

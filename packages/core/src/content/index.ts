@@ -5,6 +5,7 @@
 import type { RouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { setUserContentHandler } from '../users/authors.js'
+import { mediaRoutes } from '../media/media.js'
 import { autosaveRoutes } from './autosaves.js'
 import { PAGE_TYPE, POST_TYPE } from './post-types.js'
 import { postRoutes } from './posts.js'
@@ -22,6 +23,7 @@ export function contentRoutes (services: Services): RouteDecl[] {
     ...postRoutes(services, PAGE_TYPE),
     ...revisionRoutes(services, PAGE_TYPE),
     ...autosaveRoutes(services, PAGE_TYPE),
+    ...mediaRoutes(services),
     ...termRoutes(services)
   ]
 }
