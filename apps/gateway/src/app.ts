@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, authorizePage, batchRoutes, commitClock, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
+import { authenticator, authorizePage, batchRoutes, commitClock, hasAnyUser, mediaFiles, siteRoutes, startContentJobs, type Services } from '@cms/core'
 import { namespacesOf, profiles } from './profiles.js'
 import { buildNamespace } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -62,7 +62,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   }
 
   const profile = profiles[settings.deployment]!
-  const services: Services = { store, settings: { profile: profile.name, contentDir: settings.contentDir } }
+  const services: Services = { store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes } }
   const namespaces: NamespaceDecl[] = namespacesOf(profile, settings.namespaces)
     .map((name) => buildNamespace(name, services, profile.options?.[name]))
 
@@ -81,6 +81,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
 
   // The admin pages (sign-in and application authorization), outside the REST prefix.
   await app.register(authorizePage, { services })
+  // Uploaded files, at each attachment's source_url.
+  await app.register(mediaFiles, { services })
   app.addHook('onListen', async () => {
     try {
       if (!(await hasAnyUser(store))) {

@@ -16,6 +16,7 @@ const Env = Type.Object({
   CMS_BASE_URL: Type.String({ default: '' }),
   CMS_CORS_ORIGINS: Type.String({ default: '*' }),
   CMS_BODY_LIMIT: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1024 }),
+  CMS_UPLOAD_MAX_BYTES: Type.Integer({ default: 64 * 1024 * 1024, minimum: 1024 }),
   CMS_REMOTE_NAMESPACES: Type.String({ default: '' }),
   // Read by the outbound client and oEmbed when their namespaces are built (and checked there).
   CMS_OUTBOUND_ALLOW: Type.String({ default: '' }),
@@ -37,6 +38,8 @@ export interface Settings {
   baseUrl: string | undefined
   corsOrigins: string[] | '*'
   bodyLimit: number
+  /** The largest media upload in bytes. */
+  uploadMaxBytes: number
   remote: Record<string, string>
   logLevel: string
 }
@@ -67,6 +70,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     baseUrl: base === '' ? undefined : base,
     corsOrigins: raw.CMS_CORS_ORIGINS.trim() === '*' ? '*' : list(raw.CMS_CORS_ORIGINS),
     bodyLimit: raw.CMS_BODY_LIMIT,
+    uploadMaxBytes: raw.CMS_UPLOAD_MAX_BYTES,
     remote,
     logLevel: raw.LOG_LEVEL
   }

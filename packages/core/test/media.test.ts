@@ -78,7 +78,7 @@ t.test('media', async (t) => {
 
   const multipart = async (file: Upload, fields: Record<string, string>, as?: Account): Promise<Res> => {
     const form = new FormData()
-    form.append('file', new Blob([file.data], { type: file.type }), file.name)
+    form.append('file', new Blob([new Uint8Array(file.data)], { type: file.type }), file.name)
     for (const [k, v] of Object.entries(fields)) form.append(k, v)
     const encoded = new Response(form)
     return parse(await h.app.inject({
