@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, open, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Readable } from 'node:stream'
+import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { fileTypeFromFile } from 'file-type'
 import type { BodyStream } from '@cms/rest'
@@ -60,6 +60,29 @@ export function dispositionFileName (header: string): string | undefined {
 export function checkExtension (name: string): void {
   const dot = name.lastIndexOf('.')
   if (dot <= 0 || typesOfExtension(name.slice(dot + 1)).length === 0) throw mediaErrors.rest_upload_unknown_error()
+}
+
+/**
+ * Receives a file from a stream (the command line's imports): named by
+ * `given` (sanitized, its extension checked), at most `maxBytes` long.
+ */
+export async function receiveFile (stream: Readable, given: string, dir: string, maxBytes: number): Promise<ReceivedFile> {
+  const name = sanitizeFileName(given)
+  checkExtension(name)
+  let seen = 0
+  const limited = new Transform({
+    transform (chunk: Buffer, _enc, done) {
+      seen += chunk.length
+      done(seen > maxBytes ? mediaErrors.rest_upload_too_large() : null, chunk)
+    }
+  })
+  stream.on('error', (err) => limited.destroy(err))
+  const file = await toWorkFile(stream.pipe(limited), dir, name)
+  if (file.size === 0) {
+    await file.remove()
+    throw mediaErrors.rest_upload_no_data()
+  }
+  return file
 }
 
 async function toWorkFile (stream: Readable, dir: string, name: string): Promise<ReceivedFile> {
