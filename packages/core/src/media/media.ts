@@ -24,7 +24,7 @@ import { formatGmt, formatLocal, nowSeconds, parseRequestDate } from '../content
 import { contentErrors, denied, invalidParam } from '../content/errors.js'
 import { metaResponse, parseMetaParam } from '../content/meta.js'
 import { canEdit, canRead, capObject } from '../content/post-format.js'
-import { runListQuery, type ListQuery } from '../content/post-query.js'
+import { readRule, runListQuery, type ListQuery } from '../content/post-query.js'
 import { deleteArgs } from '../content/post-schema.js'
 import { deletePostFully, getMeta, getPost, setMeta, uniquePostSlug, type PostRow } from '../content/post-store.js'
 import { ATTACHMENT_META, ATTACHMENT_TYPE, permalink, type SiteSettings } from '../content/post-types.js'
@@ -415,6 +415,10 @@ export function mediaRoutes (services: Services): RouteDecl[] {
     if (typeof p.media_type === 'string') mimeTypes.push(`${p.media_type}/`)
     if (typeof p.mime_type === 'string' && p.mime_type !== '') mimeTypes.push(p.mime_type.includes('/') ? p.mime_type : `${p.mime_type}/`)
     const slugs = Array.isArray(p.slug) ? (p.slug as string[]).map((s) => s.trim()).filter((s) => s !== '') : undefined
+    const context = contextOf(req)
+    // The posts' readability rule; an inherited status follows the parent post, checked per row below.
+    const readable = readRule(req.user, 'attachment', context === 'edit' ? 'edit' : 'read')
+    if (context !== 'edit' && !readable.any.includes('inherit')) readable.any.push('inherit')
     const q: ListQuery = {
       type: 'attachment',
       statuses: [...new Set((p.status ?? ['inherit']) as string[])],
@@ -422,6 +426,8 @@ export function mediaRoutes (services: Services): RouteDecl[] {
       searchColumns: (p.search_columns ?? []) as string[],
       exact: p.search_semantics === 'exact',
       hideProtected: false,
+      readable,
+      searchable: null,
       after: date(p.after),
       before: date(p.before),
       modifiedAfter: date(p.modified_after),
@@ -446,7 +452,6 @@ export function mediaRoutes (services: Services): RouteDecl[] {
     const { rows, total } = await runListQuery(store, q)
     const info = { total, perPage: q.perPage!, page: q.page }
     checkPage(info, 'rest_post_invalid_page_number')
-    const context = contextOf(req)
     const parentIds = [...new Set(rows.map((r) => r.parent).filter((id) => id !== 0))]
     const parents = new Map<number, PostRow | undefined>(await Promise.all(parentIds.map(async (id) => [id, await getPost(store, id)] as const)))
     const visible: PostRow[] = []
