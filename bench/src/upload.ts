@@ -101,7 +101,7 @@ async function main (): Promise<void> {
         clearInterval(timer)
         peak = Math.max(peak, g.rss())
         if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${JSON.stringify(answer)}`)
-        if (answer.media_details?.filesize !== size + 9) throw new Error(`stored ${answer.media_details?.filesize} bytes, sent ${size + 9}`)
+        if (answer.media_details?.filesize !== size) throw new Error(`stored ${answer.media_details?.filesize} bytes, sent ${size}`)
         results.push({ form, seconds, mbPerSecond: size / 1048576 / seconds, growthMb: (peak - before) / 1048576 })
       }
     }
