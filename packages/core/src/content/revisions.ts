@@ -96,6 +96,9 @@ export function revisionRoutes ({ store }: Services, spec: PostType): RouteDecl[
       searchColumns: [],
       exact: false,
       hideProtected: false,
+      // The permission admitted the caller as an editor of the parent: every revision of it is readable.
+      readable: null,
+      searchable: null,
       author: [],
       authorExclude: [],
       include,
