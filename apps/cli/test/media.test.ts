@@ -10,6 +10,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTestStore } from '@cms/store/testing';
+import { coreMigrations } from '@cms/core';
 import { inProcess } from './helpers.js';
 
 /** A 1x1 PNG. */
@@ -33,7 +34,7 @@ function filesUnder(dir: string): string[] {
 t.test('cms media import', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cms-cli-media-'));
   const content = join(dir, 'content');
-  const db = await openTestStore();
+  const db = await openTestStore({ migrations: [coreMigrations] });
   const server = createServer((req, res) => {
     if (req.url === '/img/dot.png') {
       res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);

@@ -15,3 +15,4 @@ export { createAttachment, mediaPlace, DEFAULT_UPLOAD_MAX_BYTES, UPLOADS_PATH } 
 export { localStorage as localMediaStorage, type MediaStorage } from './media/storage.js'
 export { sanitizeFileName, type ReceivedFile } from './media/upload.js'
 export { importMedia, type ImportOptions, type Imported } from './media/import.js'
+export { coreMigrations } from './migrations.js'

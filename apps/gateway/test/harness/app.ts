@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import { createApplicationPassword, createUser, ROLES, type CallerKind, type Role } from '@cms/core'
+import { coreMigrations, createApplicationPassword, createUser, ROLES, type CallerKind, type Role } from '@cms/core'
 import { buildApp } from '../../src/app.js'
 import { loadSettings } from '../../src/settings.js'
 import { BASE } from '../helpers.js'
@@ -29,7 +29,7 @@ export interface Harness {
 
 export async function harnessApp (env: Record<string, string> = {}, store?: Store): Promise<Harness> {
   const own = store === undefined
-  const db = store ?? await openTestStore()
+  const db = store ?? await openTestStore({ migrations: [coreMigrations] })
   // Uploads go to a directory of this app's own, removed when it closes.
   const content = mkdtempSync(join(tmpdir(), 'cms-harness-content-'))
   const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_CONTENT_DIR: content, ...env })
