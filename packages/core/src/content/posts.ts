@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
+import { Type } from '@sinclair/typebox'
 import {
   endpoint, paginationHeaders, checkPage, restUrl, route, RestResponse, type RestError, type RestRequest, type RouteDecl
 } from '@cms/rest'
@@ -400,6 +401,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
       namespace: 'cms/v2',
       path: `/cms/v2/${plural}/{id}`,
       vars: { id: '[\\d]+' },
+      args: { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the post.' })) },
       allowBatch: true,
       schema,
       endpoints: [
