@@ -4,7 +4,7 @@
  * `sanitize_textarea_field()`, `esc_url_raw()`), as in rest-api.php and
  * formatting.php.
  */
-import { isPhpArray, isScalar, phpInt, phpToString } from './php.js'
+import { isPhpArray, isScalar, phpInt, phpToString, trimChars } from './php.js'
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2})(?::(\d{2}))?)?\n?$/
 
@@ -49,11 +49,11 @@ export function isEmail (v: unknown): boolean {
   const domain = email.slice(at + 1)
   if (!/^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+$/.test(local)) return false
   if (/\.{2,}/.test(domain)) return false
-  if (domain.replace(/^[ \t\n\r\0\x0B.]+|[ \t\n\r\0\x0B.]+$/g, '') !== domain) return false
+  if (trimChars(domain, ' \t\n\r\0\x0B.') !== domain) return false
   const subs = domain.split('.')
   if (subs.length < 2) return false
   for (const sub of subs) {
-    if (sub.replace(/^[ \t\n\r\0\x0B-]+|[ \t\n\r\0\x0B-]+$/g, '') !== sub) return false
+    if (trimChars(sub, ' \t\n\r\0\x0B-') !== sub) return false
     if (!/^[a-z0-9-]+$/i.test(sub)) return false
   }
   return true
@@ -120,23 +120,106 @@ export function sanitizeTextField (v: unknown, keepNewlines = false): string {
   if (isPhpArray(v)) return ''
   let s = phpToString(v)
   if (s.includes('<')) {
-    // wp_pre_kses_less_than(): a `<` without a closing `>` becomes `&lt;`.
-    s = s.replace(/<[^>]*?((?=<)|>|$)/g, (m) => (m.includes('>') ? m : escHtml(m)))
+    s = escapeLoneLessThan(s)
     // wp_strip_all_tags()
-    s = s.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, '')
+    s = stripScriptAndStyle(s)
     s = s.replace(/<[^>]*>/g, '').trim()
     s = s.replace(/<\n/g, '&lt;\n')
   }
   if (!keepNewlines) s = s.replace(/[\r\n\t ]+/g, ' ')
-  s = s.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '')
-  let found = false
-  let m: RegExpExecArray | null
-  while ((m = /%[a-f0-9]{2}/i.exec(s)) !== null) {
-    s = s.split(m[0]).join('')
-    found = true
-  }
-  if (found) s = s.replace(/ +/g, ' ').trim()
+  s = trimChars(s, ' \t\n\r\0\x0B')
+  const stripped = stripOctets(s)
+  if (stripped !== s) s = stripped.replace(/ +/g, ' ').trim()
   return s
+}
+
+/**
+ * wp_pre_kses_less_than(): a `<` without a closing `>` before the next `<`
+ * becomes `&lt;` (the stretch up to that `<` is escaped), in one pass.
+ */
+function escapeLoneLessThan (s: string): string {
+  let out = ''
+  let from = 0
+  let i = s.indexOf('<')
+  while (i !== -1) {
+    let j = i + 1
+    while (j < s.length && s[j] !== '<' && s[j] !== '>') j++
+    if (j < s.length && s[j] === '>') {
+      i = s.indexOf('<', j + 1)
+      continue
+    }
+    out += s.slice(from, i) + escHtml(s.slice(i, j))
+    from = j
+    i = j < s.length ? j : -1
+  }
+  return from === 0 ? s : out + s.slice(from)
+}
+
+const OPENING = /<(script|style)[^>]*>/gi
+
+/**
+ * `<script ...>...</script>` and `<style>` elements removed, as
+ * `/<(script|style)[^>]*?>.*?<\/\1>/si` does, in one pass: once a closing
+ * tag is missing after one opening it is missing after every later one (the
+ * regex would rescan to the end from each).
+ */
+function stripScriptAndStyle (s: string): string {
+  let out = ''
+  let from = 0
+  const unclosed = new Set<string>()
+  OPENING.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = OPENING.exec(s)) !== null) {
+    const tag = m[1]!.toLowerCase()
+    const closing = unclosed.has(tag) ? null : new RegExp(`</${tag}>`, 'gi')
+    if (closing !== null) closing.lastIndex = OPENING.lastIndex
+    const c = closing?.exec(s) ?? null
+    if (c === null) {
+      unclosed.add(tag)
+      OPENING.lastIndex = m.index + 1
+      continue
+    }
+    out += s.slice(from, m.index)
+    from = c.index + c[0].length
+    OPENING.lastIndex = from
+  }
+  return from === 0 ? s : out + s.slice(from)
+}
+
+/**
+ * `%0d` and `%0a` removed until none is left (the core's `_deep_replace()`
+ * loops, rescanning the string each pass).
+ */
+function stripLineBreakOctets (s: string): string {
+  return s.includes('%') ? stripTriples(s, (a, b) => a === 0x30 && (b === 0x61 || b === 0x64 || b === 0x41 || b === 0x44)) : s
+}
+
+const isHexCode = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
+
+/**
+ * Percent-encoded octets removed until none is left (the core loops on
+ * `/%[a-f0-9]{2}/i`, each pass rescanning the string).
+ */
+function stripOctets (s: string): string {
+  return s.includes('%') ? stripTriples(s, (a, b) => isHexCode(a) && isHexCode(b)) : s
+}
+
+/**
+ * Removes every `%xy` the test accepts, including those that form once one
+ * is removed, in one pass: the output is a stack of code units (all ASCII
+ * here, so surrogates never match) and a triple is popped as it completes.
+ */
+function stripTriples (s: string, accepts: (a: number, b: number) => boolean): string {
+  const out = new Uint16Array(s.length)
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    out[n++] = s.charCodeAt(i)
+    if (n >= 3 && out[n - 3] === 0x25 && accepts(out[n - 2]!, out[n - 1]!)) n -= 3
+  }
+  if (n === s.length) return s
+  let text = ''
+  for (let i = 0; i < n; i += 8192) text += String.fromCharCode(...out.subarray(i, Math.min(n, i + 8192)))
+  return text
 }
 
 const ALLOWED_PROTOCOLS = ['http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher',
@@ -150,11 +233,7 @@ export function sanitizeUrl (v: unknown): string {
   url = url.replace(/[^a-z0-9\-~+_.?#=!&;,/:%@$|*'()[\]\u0080-\uffff]/gi, '')
   if (url === '') return url
   if (!url.toLowerCase().startsWith('mailto:')) {
-    let prev: string
-    do {
-      prev = url
-      url = url.replace(/%0d|%0a/gi, '')
-    } while (prev !== url)
+    url = stripLineBreakOctets(url)
   }
   url = url.split(';//').join('://')
   if (!url.includes(':') && !['/', '#', '?'].includes(url[0]!) && !/^[a-z0-9-]+?\.php/i.test(url)) {

@@ -11,6 +11,7 @@ import { routeEntry } from './discovery.js'
 import { API_PREFIX } from './addressing.js'
 import { render, send, write } from './render.js'
 import { KeptAnswers } from './kept-answers.js'
+import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
 
 /** Mounts a declaration; returns its executors by method (for in-process dispatch). */
@@ -21,6 +22,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
 
   for (const ep of decl.endpoints) {
     const args = argsOf(ep)
+    for (const a of args) assertLinearPatterns(a.schema, `route ${decl.path} (${ep.methods.join(', ')}): argument ${a.name}`)
     // For OpenAPI: required means what the core's index says, not TypeBox's default;
     // path variables are documented once, as path parameters.
     const vars = variablesOf(decl.path)

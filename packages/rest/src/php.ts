@@ -157,3 +157,15 @@ export function isPhpIntKey (k: string): boolean {
 export function parseList (v: string | number | boolean): string[] {
   return phpToString(v).split(/[ \t\n\v\f\r,]+/).filter((s) => s !== '')
 }
+
+/**
+ * PHP `trim($s, $chars)` without a regex: `/^[c]+|[c]+$/` rescans every run
+ * of those characters inside the string (quadratic on a long one).
+ */
+export function trimChars (s: string, chars: string): string {
+  let start = 0
+  let end = s.length
+  while (start < end && chars.includes(s[start]!)) start++
+  while (end > start && chars.includes(s[end - 1]!)) end--
+  return start === 0 && end === s.length ? s : s.slice(start, end)
+}

@@ -37,6 +37,14 @@ export interface ValidationIssue { code: string; message: string; data: unknown 
 /** Largest list accepted anywhere in a value. */
 export const MAX_ARRAY_ITEMS = 10_000
 
+/**
+ * The bound of a string that declares no `maxLength` (characters): no
+ * argument reaches a pattern, a format or a handler unbounded. Arguments the
+ * handler checks itself (`unvalidated`: post content) are bounded by the
+ * body limit instead.
+ */
+export const DEFAULT_MAX_LENGTH = 1024 * 1024
+
 // ---------------------------------------------------------------------------
 // Schema normalisation (TypeBox / draft-6 support)
 // ---------------------------------------------------------------------------
@@ -260,19 +268,33 @@ function validateString (value: unknown, args: JsonSchema, param: string): Valid
   if (typeof value !== 'string') return typeIssue(param, 'string')
   // Text columns cannot hold NUL; refusing it here names the parameter.
   if (value.includes('\u0000')) return issue('rest_invalid_characters', `${param} must not contain NUL characters.`)
-  const len = [...value].length
+  const len = codePointLength(value)
   if (isset(args.minLength) && len < phpFloat(args.minLength)) {
     const n = phpFloat(args.minLength)
     return issue('rest_too_short', `${param} must be at least ${numberFormat(n)} ${n === 1 ? 'character' : 'characters'} long.`)
   }
-  if (isset(args.maxLength) && len > phpFloat(args.maxLength)) {
-    const n = phpFloat(args.maxLength)
-    return issue('rest_too_long', `${param} must be at most ${numberFormat(n)} ${n === 1 ? 'character' : 'characters'} long.`)
+  const max = isset(args.maxLength) ? phpFloat(args.maxLength) : DEFAULT_MAX_LENGTH
+  if (len > max) {
+    return issue('rest_too_long', `${param} must be at most ${numberFormat(max)} ${max === 1 ? 'character' : 'characters'} long.`)
   }
   if (isset(args.pattern) && !matchesPattern(args.pattern, value)) {
     return issue('rest_invalid_pattern', `${param} does not match pattern ${phpToString(args.pattern)}.`)
   }
   return null
+}
+
+/** The length in characters (code points), as PHP's `mb_strlen()` counts them. */
+function codePointLength (s: string): number {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    // A high surrogate followed by a low one is one character.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++ }
+    }
+  }
+  return n
 }
 
 function tooManyItems (param: string, n: unknown): ValidationIssue {
