@@ -1,26 +1,34 @@
 /**
  * Request bodies as the core reads them: JSON (and `+json` types), form
- * encoding read the PHP way, and anything else read and ignored.
+ * encoding read the PHP way, and anything else read and ignored; each read
+ * under the body limit by body.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { IncomingMessage } from 'node:http'
 import { kernelErrors } from './errors.js'
 import { parseQuery } from './params.js'
+import { readBody } from './body.js'
 
 export function installBodyParsers (app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  const parseJson = (_req: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void): void => {
-    if (body.trim() === '') return done(null, undefined)
+  // Parsers read the body themselves (body.ts): past the limit it is drained before the 413.
+  const parseJson = async (request: FastifyRequest, payload: IncomingMessage): Promise<unknown> => {
+    const body = (await readBody(request, payload)).toString('utf8')
+    if (body.trim() === '') return undefined
     try {
-      done(null, JSON.parse(body))
+      return JSON.parse(body)
     } catch {
-      done(kernelErrors.rest_invalid_json({ json_error_code: 4, json_error_message: 'Syntax error' }))
+      throw kernelErrors.rest_invalid_json({ json_error_code: 4, json_error_message: 'Syntax error' })
     }
   }
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson)
-  app.addContentTypeParser(/^application\/[\w.+-]*\+json/, { parseAs: 'string' }, parseJson)
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, parseQuery(body as string))
+  app.addContentTypeParser('application/json', parseJson)
+  app.addContentTypeParser(/^application\/[\w.+-]*\+json/, parseJson)
+  app.addContentTypeParser('application/x-www-form-urlencoded', async (request: FastifyRequest, payload: IncomingMessage) => {
+    return parseQuery((await readBody(request, payload)).toString('utf8'))
   })
   // Other bodies are read (so the connection stays usable) and ignored, as the core does.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => { done(null, undefined) })
+  app.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
+    await readBody(request, payload)
+    return undefined
+  })
 }

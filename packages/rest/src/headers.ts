@@ -1,13 +1,18 @@
 /**
  * The headers every REST answer carries (Fastify's `onSend`): CORS for the
  * allowed origins, `Link` to the API root, `X-Robots-Tag`, `nosniff`, and
- * the no-cache headers of signed-in answers.
+ * the no-cache headers of signed-in answers; `Connection: close` when part
+ * of a body was left unread.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { INVALID_ROUTE, isRestPath } from './addressing.js'
 import { restUrl } from './links.js'
+import { keepsConnection } from './body.js'
 
 export function addCommonHeaders (request: FastifyRequest, reply: FastifyReply, cors: string[] | '*'): void {
+  const keep = keepsConnection(request)
+  if (keep === false) reply.header('Connection', 'close')
+  else if (keep === true) reply.removeHeader('connection')
   if (!isRestPath(request.url) && request.url !== INVALID_ROUTE) return
   reply.header('X-Robots-Tag', 'noindex')
   reply.header('X-Content-Type-Options', 'nosniff')
