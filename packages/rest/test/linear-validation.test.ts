@@ -117,7 +117,7 @@ t.test('100,000 spaces against .*\\S.* are refused quickly, and /healthz is answ
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   const body = JSON.stringify({ name: ' '.repeat(100_000) })
-  // The backtracking engine took about 8 s on this input (issue #11).
+  // The backtracking engine took about 8 s on this input (issue #11): timed here on a tenth of it.
   const backtracking = performance.now()
   t.notOk(/.*\S.*/u.test(' '.repeat(10_000)), 'the old engine, on a tenth of the input')
   const oldTenth = performance.now() - backtracking
@@ -130,9 +130,10 @@ t.test('100,000 spaces against .*\\S.* are refused quickly, and /healthz is answ
   t.equal(refused.status, 400)
   t.match(JSON.parse(refused.body), { code: 'rest_invalid_param', data: { details: { name: { code: 'rest_invalid_pattern' } } } })
   t.equal(healthy.status, 200)
-  // The stated bound is 200 ms; the margin is for a loaded two-core machine.
-  t.ok(answered < 600, `answered in ${Math.round(answered)} ms`)
-  t.ok(healthy.at - start < 600, `/healthz answered in ${Math.round(healthy.at - start)} ms`)
-  // Quadratic: the full input would take a hundred times the tenth.
-  t.ok(healthy.at - start < oldTenth * 100, `/healthz answered before the old engine would have finished (${Math.round(oldTenth * 100)} ms)`)
+  // The stated bound is 200 ms, on an idle machine. On a shared one the
+  // yardstick is the old engine measured now: on the whole input it takes at
+  // least ten times what it takes on a tenth (a hundred, being quadratic).
+  const oldWhole = oldTenth * 10
+  t.ok(answered < oldWhole, `refused in ${Math.round(answered)} ms, before the old engine would have finished (over ${Math.round(oldWhole)} ms)`)
+  t.ok(healthy.at - start < oldWhole, `/healthz answered in ${Math.round(healthy.at - start)} ms`)
 })
