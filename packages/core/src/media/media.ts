@@ -22,7 +22,7 @@ import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
 import { formatGmt, formatLocal, nowSeconds, parseRequestDate } from '../content/dates.js'
 import { contentErrors, denied, invalidParam } from '../content/errors.js'
-import { metaResponse, parseMetaParam } from '../content/meta.js'
+import { metaResponse } from '../content/meta.js'
 import { canEdit, canRead, capObject } from '../content/post-format.js'
 import { readRule, runListQuery, type ListQuery } from '../content/post-query.js'
 import { deleteArgs } from '../content/post-schema.js'
@@ -314,7 +314,6 @@ export async function createAttachment (services: Services, { file, params, user
   const place = mediaPlace(services)
   try {
     const now = nowSeconds()
-    const meta = params.meta === undefined ? { set: {}, remove: [] } : parseMetaParam(params.meta)
     const title = typeof textParam(params.title) === 'string' ? params.title : basename(file.name, extname(file.name))
     const prepared = await preparePost(store, ATTACHMENT_TYPE, postParams({ ...params, title, status: params.status ?? 'inherit' }), user, settings, undefined, now)
     const stored = await storeUpload(place, file, now)
@@ -322,13 +321,13 @@ export async function createAttachment (services: Services, { file, params, user
       prepared.row.parent = typeof params.post === 'number' ? params.post : 0
       prepared.meta = {
         set: {
-          ...meta.set,
+          ...prepared.meta?.set,
           [ATTACHMENT_META.file]: stored.key,
           [ATTACHMENT_META.metadata]: stored.metadata,
           [ATTACHMENT_META.mime]: stored.mime,
           ...(typeof params.alt_text === 'string' ? { [ATTACHMENT_META.alt]: plainText(params.alt_text) } : {})
         },
-        remove: []
+        remove: prepared.meta?.remove ?? []
       }
       const { post } = await writePost(store, ATTACHMENT_TYPE, prepared, user, settings, undefined, { revision: false }, now)
       return post
