@@ -160,7 +160,7 @@ function dimensions (s: string): string {
 }
 
 function texturizeText (s: string): string {
-  for (const [from, to] of STATIC) s = s.split(from).join(to)
+  for (const [from, to] of STATIC) if (s.includes(from)) s = s.split(from).join(to)
   if (s.includes("'")) {
     s = applyRules(s, APOS_RULES)
     s = primes(s, "'", PRIME, OPEN_SQ_FLAG, CLOSE_SQ)
@@ -173,7 +173,7 @@ function texturizeText (s: string): string {
   }
   if (s.includes('-')) s = applyRules(s, DASH_RULES)
   if (/(?<=\d)x\d/.test(s)) s = dimensions(s)
-  return s.replace(STRAY_AMP, '&#038;')
+  return s.includes('&') ? s.replace(STRAY_AMP, '&#038;') : s
 }
 
 /** Splits text into HTML comments, elements and the text between them. */
@@ -228,7 +228,7 @@ export function texturize (text: string): string {
     const part = parts[i]!
     if (part[0] === '<') {
       if (part.startsWith('<!--')) continue
-      const element = part.replace(STRAY_AMP, '&#038;')
+      const element = part.includes('&') ? part.replace(STRAY_AMP, '&#038;') : part
       parts[i] = element
       pushPop(element, stack)
     } else if (part.trim() === '') {
