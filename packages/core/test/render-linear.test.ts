@@ -84,6 +84,6 @@ t.test('the passes that build paragraphs scale linearly on unclosed block tags',
       renderContent(large)
       largeMs = Math.min(largeMs, performance.now() - started)
     }
-    t.ok(largeMs <= 24 * Math.max(smallMs, 10), `${JSON.stringify(unit)}: 250 KB ${largeMs.toFixed(0)} ms, 31 KB ${smallMs.toFixed(0)} ms (linear: about 8 times)`)
+    t.ok(largeMs <= 24 * Math.max(smallMs, 30), `${JSON.stringify(unit)}: 250 KB ${largeMs.toFixed(0)} ms, 31 KB ${smallMs.toFixed(0)} ms (linear: about 8 times)`)
   }
 })
