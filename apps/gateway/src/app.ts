@@ -1,13 +1,15 @@
 /**
- * Composes a deployment: the store, the kernel, the core routes and the
- * namespaces of the profile, plus health endpoints.
+ * Composes a deployment: the store, the packages the profile's namespaces
+ * need (each a Fastify plugin declaring what it owns), their migrations in
+ * dependency order, the kernel with what they declared, plus health
+ * endpoints.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
-import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl, type RestError } from '@cms/rest'
+import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, authorizePage, batchRoutes, commitClock, coreMigrations, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
-import { namespacesOf, profiles } from './profiles.js'
-import { buildNamespace } from './namespaces.js'
+import { authenticator, commitClock, createServices, packagesFor, Platform, type CmsPackage } from '@cms/core'
+import { namespacesOf, profiles, type Profile } from './profiles.js'
+import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
 
 export interface BuildOptions {
@@ -17,6 +19,10 @@ export interface BuildOptions {
   /** Run background jobs (scheduled publishing). Default true. */
   jobs?: boolean
   authenticate?: KernelOptions['authenticate']
+  /** Packages besides the installed ones (a test's own package); composed when the profile names their namespaces. */
+  packages?: readonly CmsPackage[]
+  /** A profile instead of the named one of the settings (tests composing their own). */
+  profile?: Profile
 }
 
 /** Errors that mean the database cannot be reached right now. */
@@ -57,16 +63,21 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   })
   const store = opts.store ?? await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir })
   if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
-  await migrate(store, [coreMigrations])
 
-  const profile = profiles[settings.deployment]!
-  const services: Services = { store, settings: { profile: profile.name, contentDir: settings.contentDir } }
-  const namespaces: NamespaceDecl[] = namespacesOf(profile, settings.namespaces)
-    .map((name) => buildNamespace(name, services, profile.options?.[name]))
+  const profile = opts.profile ?? profiles[settings.deployment]!
+  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir } })
+  const served = namespacesOf(profile, settings.namespaces)
+  const platform = new Platform(services, served, profile.options)
+  // The core always (the index, batch, authentication), then the packages the served namespaces need.
+  for (const pkg of packagesFor([...installedPackages, ...(opts.packages ?? [])], served, ['@cms/core'])) {
+    await app.register(pkg.plugin, { platform })
+  }
+  app.decorate('platform', platform)
+  await migrate(store, platform.migrationSets())
 
   await app.register(restKernel, {
-    namespaces,
-    routes: [...siteRoutes(services), ...batchRoutes(services)],
+    namespaces: platform.namespaces(),
+    routes: platform.routes(),
     authenticate: opts.authenticate ?? authenticator(services),
     baseUrl: settings.baseUrl,
     corsOrigins: settings.corsOrigins,
@@ -77,21 +88,10 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
 
-  // The admin pages (sign-in and application authorization), outside the REST prefix.
-  await app.register(authorizePage, { services })
-  app.addHook('onListen', async () => {
-    try {
-      if (!(await hasAnyUser(store))) {
-        app.log.warn('No user exists yet. Create the first administrator with: pnpm cms user create <login> --email <address> --role administrator [--password <password>]')
-      }
-    } catch (err) {
-      app.log.warn({ err }, 'could not check for users')
-    }
-  })
-
   if (opts.jobs !== false) {
-    const stopJobs = startContentJobs(services)
-    app.addHook('onClose', async () => { await stopJobs() })
+    let stopJobs: (() => Promise<void>) | undefined
+    app.addHook('onReady', async () => { stopJobs = platform.startBackground() })
+    app.addHook('onClose', async () => { await stopJobs?.() })
   }
 
   app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async () => ({ status: 'ok' }))

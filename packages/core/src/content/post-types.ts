@@ -3,6 +3,7 @@
  * plus the site settings every content route reads.
  */
 import { getOptions, type Queryable, type Store } from '@cms/store'
+import type { MetaRegistry } from './meta.js'
 
 export interface PostType {
   type: 'post' | 'page'
@@ -45,6 +46,8 @@ export function allowedTemplates (type: string): string[] {
 }
 
 export interface SiteSettings {
+  /** The app's registered post meta. */
+  meta: MetaRegistry
   home: string
   timeZone: string
   defaultCategory: number
@@ -55,9 +58,10 @@ export interface SiteSettings {
 }
 
 /** The settings content routes need, read fresh (tests and admins change them at any time). */
-export async function siteSettings (db: Store | Queryable, baseUrl: string): Promise<SiteSettings> {
+export async function siteSettings (db: Store | Queryable, baseUrl: string, meta: MetaRegistry): Promise<SiteSettings> {
   const o = await getOptions(db, ['home', 'timezone_string', 'default_category', 'default_comment_status', 'default_ping_status', 'page_on_front', 'page_for_posts'])
   return {
+    meta,
     home: o.home === '' ? baseUrl : o.home,
     timeZone: o.timezone_string,
     defaultCategory: Number(o.default_category),
