@@ -1,10 +1,12 @@
 /**
  * Registered post meta: the keys the `meta` field shows and accepts, with
- * their schema (type, enum, default, context). Values are validated before
+ * their schema (type, enum, default, context) and the sanitizer of what a
+ * writer without `unfiltered_html` stores. Values are validated before
  * anything is written; unknown keys in a write are ignored.
  */
 import type { Principal } from '@cms/rest'
 import { ChainedError, contentErrors, denied, invalidParam } from './errors.js'
+import { sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
 
 export interface MetaKey {
   type: 'string' | 'object'
@@ -17,13 +19,16 @@ export interface MetaKey {
   additionalProperties?: boolean
   /** Copied to revisions; a change makes a new revision. */
   revisioned?: boolean
+  /**
+   * Cleans a valid value written by a caller without `unfiltered_html`
+   * (`param` is `meta.<key>`, for messages). Every key users may write
+   * declares one unless its schema already excludes markup (an enum).
+   */
+  sanitize?: (value: unknown, param: string) => Sanitized
 }
 
 /** Who may write a key, beyond the post's own update permission (the core's `auth_callback`). */
 export type MetaAuthorize = (caller: Principal, post: { id: number, type: string } | undefined) => boolean
-
-/** Cleans a value the schema accepted before it is stored (sanitize_callback); may throw a RestError. */
-export type MetaSanitize = (value: unknown, caller: Principal) => unknown
 
 /** What a package gives `registerMeta` besides the schema. */
 export interface MetaOptions {
@@ -31,14 +36,13 @@ export interface MetaOptions {
   context?: readonly string[]
   /** Extra check before a write of this key (default: the post's update permission suffices). */
   authorize?: MetaAuthorize
-  /** Cleans an accepted value before it is stored. */
-  sanitize?: MetaSanitize
+  /** Cleans a value written by a caller without `unfiltered_html` (overrides the schema's `sanitize`). */
+  sanitize?: MetaKey['sanitize']
 }
 
 interface RegisteredMeta extends MetaKey {
   owner: string
   authorize?: MetaAuthorize
-  sanitize?: MetaSanitize
 }
 
 /**
@@ -79,7 +83,7 @@ export class MetaRegistry {
 
 /** The core's own keys. */
 export function registerCoreMeta (registry: MetaRegistry): void {
-  registry.register('post', 'footnotes', { type: 'string', default: '', description: 'Footnotes of the content (JSON).', revisioned: true }, { owner: '@cms/core' })
+  registry.register('post', 'footnotes', { type: 'string', default: '', description: 'Footnotes of the content (JSON).', revisioned: true, sanitize: sanitizeFootnotes }, { owner: '@cms/core' })
 }
 
 /** The `meta` property of the item schema. */
@@ -146,25 +150,30 @@ export interface MetaChanges {
 /**
  * Validates the `meta` parameter. It must be an object (else the request
  * fails like any invalid parameter); each known key is checked and every
- * failure reported at once; `null` deletes the key.
+ * failure reported at once; `null` deletes the key. Values of a writer
+ * without `unfiltered_html` go through their key's sanitizer.
  */
-export function parseMetaParam (registry: MetaRegistry, input: unknown, caller?: Principal, post?: { id: number, type: string }): MetaChanges {
+export function parseMetaParam (registry: MetaRegistry, input: unknown, writer: Principal, post?: { id: number, type: string }): MetaChanges {
   if (typeof input !== 'object' || input === null) throw invalidParam('meta', 'Invalid parameter.')
   const changes: MetaChanges = { set: {}, remove: [] }
   const issues: Issue[] = []
+  const trusted = writer.can('unfiltered_html')
   for (const [key, value] of Object.entries(input)) {
     const spec = registry.get(key)
     if (spec === undefined) continue
-    if (spec.authorize !== undefined && (caller === undefined || !spec.authorize(caller, post))) {
-      throw denied(contentErrors.rest_cannot_update(), caller?.id ?? 0)
-    }
+    if (spec.authorize !== undefined && !spec.authorize(writer, post)) throw denied(contentErrors.rest_cannot_update(), writer.id)
     if (value === null) {
       changes.remove.push(key)
       continue
     }
     const r = checkValue(key, spec, value)
-    if ('code' in r) issues.push(r)
-    else changes.set[key] = spec.sanitize === undefined || caller === undefined ? r.value : spec.sanitize(r.value, caller)
+    if ('code' in r) {
+      issues.push(r)
+      continue
+    }
+    const clean = spec.sanitize === undefined || trusted ? r : spec.sanitize(r.value, `meta.${key}`)
+    if ('invalid' in clean) issues.push({ code: 'rest_invalid_param', message: clean.invalid, param: `meta.${key}` })
+    else changes.set[key] = clean.value
   }
   if (issues.length > 0) throw new ChainedError(issues)
   return changes
