@@ -175,13 +175,17 @@ export const permissionsTable: Readonly<Record<string, PermissionCase | readonly
   ],
   'GET /cms/v2/taxonomies': row('taxonomies are public (the edit context needs assign_terms)', EVERYONE),
   'GET /cms/v2/taxonomies/{taxonomy}': [
-    row('a taxonomy is public', EVERYONE, { vars: { taxonomy: 'category' } }),
-    row('its edit context needs assign_terms (assign_categories: edit_posts)', EDIT_POSTS, { vars: { taxonomy: 'category' }, query: { context: 'edit' } })
+    row('a taxonomy is public', EVERYONE, { vars: { taxonomy: 'post_tag' } }),
+    row('its edit context needs assign_terms (assign_post_tags: edit_posts; `category` names a fixture here)', EDIT_POSTS, { vars: { taxonomy: 'post_tag' }, query: { context: 'edit' } })
   ],
   ...termRows('categories', 'category'),
   ...termRows('tags', 'tag'),
   ...userRows(),
-  ...appPasswordRows()
+  ...appPasswordRows(),
+  'GET /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS),
+  'POST /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } }),
+  'PUT /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } }),
+  'PATCH /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } })
 }
 
 /** The cases of a row, one or several. */

@@ -1,20 +1,30 @@
 /**
  * `GET /`: the site description and the full route table of this deployment.
  */
-import { cachedResponse, endpoint, restUrl, route, Untyped, type RouteDecl } from '@cms/rest'
+import { cachedResponse, endpoint, restUrl, route, Untyped, type RestRequest, type RouteDecl } from '@cms/rest'
 import { getOptions, type Store } from '@cms/store'
 import type { Services } from './services.js'
+import { horizonOf } from './content/read-cache.js'
 
-/** Site options change rarely; every replica re-reads them after a short while. */
+/**
+ * Site options, kept between reads. A read for a REST request reuses them
+ * while nothing has been committed (the commit horizon, read-cache.ts), so
+ * a change made through /cms/v2/settings shows at once; other reads re-read
+ * them after a short while.
+ */
 const OPTIONS_TTL_MS = 2000
 
-export function cachedSiteOptions (store: Store): () => Promise<Awaited<ReturnType<typeof getOptions>>> {
+export function cachedSiteOptions (store: Store): (req?: RestRequest) => Promise<Awaited<ReturnType<typeof getOptions>>> {
   let value: Awaited<ReturnType<typeof getOptions>> | undefined
   let loadedAt = 0
-  return async () => {
-    if (value === undefined || Date.now() - loadedAt > OPTIONS_TTL_MS) {
+  let loadedUnder: string | undefined
+  return async (req) => {
+    const horizon = req === undefined ? undefined : await horizonOf(store, req)
+    const stale = horizon !== undefined ? horizon !== loadedUnder : Date.now() - loadedAt > OPTIONS_TTL_MS
+    if (value === undefined || stale) {
       value = await getOptions(store)
       loadedAt = Date.now()
+      loadedUnder = horizon
     }
     return value
   }
@@ -35,7 +45,7 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       summary: 'Describe the site and every route it serves',
       permission: () => true,
       handler: async (req) => {
-        const o = await options()
+        const o = await options(req)
         const base = req.baseUrl
         // The same options object means the same description: the kernel reuses the bytes.
         return cachedResponse({
