@@ -8,7 +8,8 @@ import type { Services } from './services.js'
 import { contentRoutes } from './content/index.js'
 import { userRoutes } from './users/index.js'
 import { settingsRoutes } from './settings.js'
+import { searchRoutes } from './content/search.js'
 
 export function cmsV2Namespace (services: Services): NamespaceDecl {
-  return { name: 'cms/v2', routes: [...contentRoutes(services), ...userRoutes(services), ...settingsRoutes(services)] }
+  return { name: 'cms/v2', routes: [...contentRoutes(services), ...userRoutes(services), ...searchRoutes(services), ...settingsRoutes(services)] }
 }

@@ -1,5 +1,5 @@
 export type { Services } from './services.js'
-export { siteRoutes, authorizationUrl, cachedSiteOptions } from './site.js'
+export { siteRoutes, authorizationUrl, cachedSiteOptions, frontPage } from './site.js'
 export * from './capabilities.js'
 export { cmsV2Namespace } from './cms-v2.js'
 export { authenticator, authenticateBasic, authorizePage, setUserContentHandler, chunkPassword, type AuthorizePageOptions, type UserContentHandler } from './users/index.js'

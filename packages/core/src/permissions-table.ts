@@ -182,6 +182,7 @@ export const permissionsTable: Readonly<Record<string, PermissionCase | readonly
   ...termRows('tags', 'tag'),
   ...userRows(),
   ...appPasswordRows(),
+  'GET /cms/v2/search': row('search is public (it finds only what the caller may read)', EVERYONE, { query: { search: 'probe' } }),
   'GET /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS),
   'POST /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } }),
   'PUT /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } }),

@@ -3,7 +3,9 @@
  */
 import { cachedResponse, endpoint, restUrl, route, Untyped, type RestRequest, type RouteDecl } from '@cms/rest'
 import { getOptions, type Store } from '@cms/store'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from './services.js'
+import { escapeHtml } from './users/html.js'
 import { horizonOf } from './content/read-cache.js'
 
 /**
@@ -71,4 +73,25 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       }
     })]
   })]
+}
+
+/**
+ * The site's front page (`/`, also `?rest_route=` left empty). A headless
+ * site shows nothing there but where its API is: the discovery `Link`
+ * header and `<link>` element clients start from (autodiscovery).
+ */
+export async function frontPage (app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const options = cachedSiteOptions(services.store)
+  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const root = restUrl(request.baseUrl, '/')
+    const o = await options()
+    reply.header('Link', `<${root}>; rel="https://api.cms.invalid/"`).type('text/html; charset=UTF-8')
+    return await reply.send(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(o.name)}</title>
+<link rel="https://api.cms.invalid/" href="${escapeHtml(root)}"></head>
+<body><h1>${escapeHtml(o.name)}</h1><p>${escapeHtml(o.description)}</p><p><a href="${escapeHtml(root)}">REST API</a></p></body></html>
+`)
+  }
+  app.get('/', { schema: { hide: true } as Record<string, unknown> }, answer)
+  app.get('/index.php', { schema: { hide: true } as Record<string, unknown> }, answer)
 }
