@@ -63,12 +63,15 @@ t.test('wpapi and api-fetch read types, settings and search', async (t) => {
   const draft = await post(`Basic ${Buffer.from(`client-author:${otherPassword}`).toString('base64')}`, '/cms/v2/posts', { title: 'Zebra draft', status: 'draft' })
 
   t.test('the front page points at the API', async (t) => {
-    for (const url of [`${base}/`, `${base}/?rest_route=`]) {
+    for (const url of [`${base}/`, `${base}/index.php?p=1`]) {
       const res = await fetch(url)
       t.equal(res.status, 200)
       t.equal(res.headers.get('link'), `<${base}/index.php?rest_route=/>; rel="https://api.cms.invalid/"`)
       t.match(await res.text(), `<link rel="https://api.cms.invalid/" href="${base}/index.php?rest_route=/">`)
     }
+    const empty = await fetch(`${base}/?rest_route=`)
+    t.equal(empty.status, 404, 'an empty rest_route stays a REST answer')
+    t.equal(((await empty.json()) as { code: string }).code, 'rest_no_route')
   })
 
   t.test('wpapi: autodiscovery, then types, settings and search', async (t) => {

@@ -76,13 +76,18 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
 }
 
 /**
- * The site's front page (`/`, also `?rest_route=` left empty). A headless
- * site shows nothing there but where its API is: the discovery `Link`
- * header and `<link>` element clients start from (autodiscovery).
+ * The site's front page (`/`, `/index.php`). A headless site shows nothing
+ * there but where its API is: the discovery `Link` header and `<link>`
+ * element clients start from (autodiscovery). A request naming a
+ * `rest_route` the kernel did not route (an empty one) stays a REST answer.
  */
 export async function frontPage (app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const options = cachedSiteOptions(services.store)
-  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (/(?:^|[?&])rest_route(?:=|%5B|\[|&|$)/i.test(request.url)) {
+      reply.callNotFound()
+      return undefined
+    }
     const root = restUrl(request.baseUrl, '/')
     const o = await options()
     reply.header('Link', `<${root}>; rel="https://api.cms.invalid/"`).type('text/html; charset=UTF-8')
