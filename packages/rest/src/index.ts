@@ -14,3 +14,4 @@ export { restKernel, kernelServerOptions, API_PREFIX, type KernelOptions } from 
 export { validateArgs, validateValue, sanitizeValue, type JsonSchema, type ArgSpec } from './validate.js'
 export { WeighedMap } from './weighed-map.js'
 export { DRAIN_FACTOR, DRAIN_MS } from './body.js'
+export { EMBED_REQUEST_LIMIT, EMBED_CONCURRENCY } from './embed.js'
