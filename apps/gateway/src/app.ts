@@ -7,7 +7,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, commitClock, createServices, packagesFor, Platform, type CmsPackage } from '@cms/core'
+import { authenticator, commitClock, createServices, frontPage, packagesFor, Platform, type CmsPackage } from '@cms/core'
 import { namespacesOf, profiles, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -103,6 +103,9 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     freshness: async () => await commitClock(store).now(),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
+
+  // The site's front page, outside the REST prefix (after the kernel, as before).
+  await app.register(frontPage, { services })
 
   if (opts.jobs !== false) {
     let stopJobs: (() => Promise<void>) | undefined
