@@ -18,11 +18,13 @@ import { filterFields, parseFields } from './fields.js'
 import { compactLinks, restUrl, type Links } from './links.js'
 import { embedLinks, parseEmbed } from './embed.js'
 import { routeEntry, routesIndex } from './discovery.js'
-import { ownHeaders, remoteDispatcher, splitPath, type Dispatch, type DispatchRequest } from './dispatch.js'
+import { ownHeaders, splitPath, type Dispatch, type DispatchRequest } from './dispatch.js'
+import { forwardedForOf, isProxied, remoteNamespaces, type RemoteNamespaces } from './remote.js'
 import { asResponse, cachedResponse, type HeaderValue } from './response.js'
 import { checkPreconditions } from './conditional.js'
 import { exposeOpenApi, registerOpenApi, type OpenApiOptions } from './openapi.js'
 import { WeighedMap } from './weighed-map.js'
+import { hostChecker } from './host.js'
 
 export const API_PREFIX = '/cms-json'
 
@@ -45,10 +47,25 @@ export interface KernelOptions {
   authenticate?: (request: FastifyRequest) => Promise<Principal>
   /** A fixed public base URL; otherwise derived from each request. */
   baseUrl?: string
+  /**
+   * `Host` values accepted besides the base URL's host and loopback names. With
+   * neither, any well-formed host is accepted (and links follow it).
+   */
+  allowedHosts?: string[]
+  /**
+   * The site URL for what is stored (a post's `guid`): configuration, never a
+   * request header. Default: `baseUrl`.
+   */
+  siteUrl?: string
   /** Origins allowed for CORS; `*` echoes any origin. */
   corsOrigins?: string[] | '*'
-  /** Namespaces served by another service: namespace -> that service's base URL. */
+  /**
+   * Namespaces served by another service: namespace -> that service's base URL.
+   * Every request under them is proxied there (see remote.ts).
+   */
   remote?: Record<string, string>
+  /** How long a namespace service may take to answer (ms) before `504 rest_upstream_timeout`. Default 10 s. */
+  remoteTimeoutMs?: number
   /**
    * Maps errors the kernel does not know (the store's) to REST errors: an
    * outage to 503, a value the database refuses to 400. Undefined: 500.
@@ -141,7 +158,7 @@ function safeDecode (s: string): string {
  * What the pipeline reads of a request: a Fastify request, or a request
  * dispatched in-process (batch, `_embed`) on behalf of one.
  */
-type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'log'>
+type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'ips' | 'log'>
 
 /** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
 type Outcome =
@@ -162,8 +179,11 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   const allRoutes: RouteDecl[] = [...(opts.routes ?? [])]
   const namespaceNames = opts.namespaces.map((ns) => ns.name)
   const routesByNamespace = new Map<string, RouteDecl[]>()
+  const remote = remoteNamespaces({ services: opts.remote ?? {}, timeoutMs: opts.remoteTimeoutMs })
 
   for (const ns of opts.namespaces) {
+    // Served by its service, whatever code this process has for it.
+    if (remote.namespaces.includes(ns.name)) continue
     const root: RouteDecl = namespaceRoot(ns.name, () => routesByNamespace.get(ns.name) ?? [], routesByNamespace)
     const list = [root, ...ns.routes]
     routesByNamespace.set(ns.name, list)
@@ -193,27 +213,32 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   })
 
 
+  const checkHost = hostChecker({ baseUrl: opts.baseUrl, allowedHosts: opts.allowedHosts })
   app.addHook('onRequest', async (request) => {
     request.methodOverridden = (request.raw as IncomingMessage & { cmsOverridden?: boolean }).cmsOverridden === true
-    request.baseUrl = opts.baseUrl ?? `${request.protocol}://${request.host}`
     request.principal = anonymous
+    request.baseUrl = opts.baseUrl ?? ''
+    // Health checks call by whatever address reaches the process.
+    if ((request.routeOptions.config as { anyHost?: boolean } | undefined)?.anyHost !== true) checkHost(request.host, request.protocol)
+    if (opts.baseUrl === undefined) request.baseUrl = `${request.protocol}://${request.host.toLowerCase()}`
     if (request.url === INVALID_ROUTE) throw kernelErrors.rest_path_invalid_type()
-    if (!isRestPath(request.url)) return
+    if (!isRestPath(request.url) || isProxied(request)) return
     request.callerAuthorization = request.headers.authorization
     request.principal = await authenticate(request)
   })
 
-  const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace)
+  const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace, opts.routes ?? [], remote)
   app.decorate('restRegistry', registry)
   // Answers of handlers that tagged them cacheable, for every route (an address has one route).
   // Their weight is their bytes: one page of a hundred long posts can weigh megabytes.
   const kept = new WeighedMap<KeptAnswer>(opts.keptAnswerBytes ?? 32 * 1024 * 1024)
   const executors = new Map<RouteDecl, Map<string, Executor>>()
-  const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors)
+  const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors, remote)
 
   if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi, API_PREFIX)
   for (const decl of allRoutes) executors.set(decl, registerRoute(app, decl, opts, registry, kept, dispatchFor))
-  if (opts.openapi !== undefined) await exposeOpenApi(app)
+  await remote.register(app, API_PREFIX)
+  if (opts.openapi !== undefined) await exposeOpenApi(app, remote.openApiPaths)
 
   // A callback hook: no promise per response.
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -232,7 +257,13 @@ declare module 'fastify' {
   }
 }
 
-function buildRegistry (routes: RouteDecl[], namespaces: string[], byNamespace: Map<string, RouteDecl[]>): Registry {
+function buildRegistry (
+  routes: RouteDecl[],
+  namespaces: string[],
+  byNamespace: Map<string, RouteDecl[]>,
+  siteRoutes: RouteDecl[],
+  remote: RemoteNamespaces
+): Registry {
   // The index depends only on the base URL of the request: built once per base URL.
   const cache = new Map<string, Record<string, unknown>>()
   const compiled = routes.map((decl) => ({
@@ -242,10 +273,16 @@ function buildRegistry (routes: RouteDecl[], namespaces: string[], byNamespace: 
   return {
     namespaces,
     index (baseUrl, namespace) {
-      const key = `${baseUrl}\0${namespace ?? ''}`
+      const key = `${baseUrl}\0${namespace ?? ''}\0${remote.version()}`
       let cached = cache.get(key)
       if (cached === undefined) {
-        cached = routesIndex(namespace === undefined ? routes : byNamespace.get(namespace) ?? [], { baseUrl })
+        // A remote namespace lists the routes its service listed (only its root until they are known).
+        const of = (ns: string): Record<string, unknown> => remote.namespaces.includes(ns)
+          ? remote.index(ns, baseUrl) ?? routesIndex([namespaceRoot(ns, () => [], byNamespace)], { baseUrl })
+          : routesIndex(byNamespace.get(ns) ?? [], { baseUrl })
+        cached = namespace !== undefined
+          ? of(namespace)
+          : Object.assign(routesIndex(siteRoutes, { baseUrl }), ...namespaces.map(of)) as Record<string, unknown>
         if (cache.size > 64) cache.clear()
         cache.set(key, cached)
       }
@@ -260,7 +297,7 @@ function buildRegistry (routes: RouteDecl[], namespaces: string[], byNamespace: 
         const endpoint = decl.endpoints.find((ep) => ep.methods.includes(wanted as Method))
         if (endpoint !== undefined) return { route: decl, endpoint, vars: { ...m.groups } }
       }
-      return null
+      return remote.match(method, normal)
     }
   }
 }
@@ -301,10 +338,9 @@ function registerRoute (
   dispatchFor: (request: Incoming) => Dispatch
 ): Map<string, Executor> {
   const executors = new Map<string, Executor>()
+  const siteUrl = opts.siteUrl ?? opts.baseUrl ?? ''
   const url = fastifyPathOf(decl, API_PREFIX)
   const pattern = patternOf(decl)
-  const remoteBase = opts.remote?.[decl.namespace]
-  const remote = remoteBase === undefined ? undefined : remoteDispatcher(remoteBase)
 
   for (const ep of decl.endpoints) {
     const args = argsOf(ep)
@@ -348,15 +384,6 @@ function registerRoute (
       const handle = async (request: Incoming, expose: (r: RestRequest) => void): Promise<Outcome> => {
         const isHead = request.method === 'HEAD'
         const query = (request.query ?? {}) as Record<string, unknown>
-        if (remote !== undefined) {
-          const res = await remote({
-            method: request.method,
-            path: request.url.slice(API_PREFIX.length),
-            body: request.body,
-            headers: request.callerAuthorization === undefined ? {} : { authorization: request.callerAuthorization }
-          })
-          return { status: res.status, headers: res.headers, body: res.body }
-        }
         // An anonymous body-less GET answered before under the same freshness token
         // gets the same bytes: nothing it depends on can have changed since. The
         // token is asked only for addresses with kept bytes (other routes do not wait for it).
@@ -369,7 +396,7 @@ function registerRoute (
           if (token !== undefined && hit?.token === token) return { rendered: hit.response }
         }
         const { raw, validate } = parameters(request, query)
-        const unvalidated = restRequestOf(request, method as Method, pattern, raw, query, registry, dispatchFor(request))
+        const unvalidated = restRequestOf(request, method as Method, pattern, raw, query, registry, dispatchFor(request), siteUrl)
         // The Allow header of a validation error is computed on the request as sent.
         expose(unvalidated)
         const restReq: RestRequest = { ...unvalidated, params: validate() }
@@ -447,7 +474,7 @@ function registerRoute (
     schema: { hide: true } as Record<string, unknown>,
     handler: async (request, reply) => {
       const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, request.params as Record<string, string>)
-      const restReq = restRequestOf(request, 'GET', pattern, raw, raw, registry, dispatchFor(request))
+      const restReq = restRequestOf(request, 'GET', pattern, raw, raw, registry, dispatchFor(request), siteUrl)
       const entry = routeEntry(decl, { baseUrl: request.baseUrl, help: true })
       const allow = await allowHeader(decl, restReq)
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)
@@ -463,7 +490,8 @@ function restRequestOf (
   params: Record<string, unknown>,
   query: Record<string, unknown>,
   registry: Registry,
-  dispatch: Dispatch
+  dispatch: Dispatch,
+  siteUrl: string
 ): RestRequest {
   return {
     method,
@@ -474,6 +502,7 @@ function restRequestOf (
     headers: request.headers,
     user: request.principal,
     baseUrl: request.baseUrl,
+    siteUrl,
     ip: request.ip,
     dispatch,
     registry,
@@ -669,9 +698,17 @@ function toRestError (err: unknown, opts: KernelOptions): RestError {
  * permission, handler, shaping), as the same caller, without HTTP: the
  * request and the answer stay objects.
  */
-function localDispatcher (from: Incoming, registry: Registry, executors: Map<RouteDecl, Map<string, Executor>>): Dispatch {
+function localDispatcher (from: Incoming, registry: Registry, executors: Map<RouteDecl, Map<string, Executor>>, remote: RemoteNamespaces): Dispatch {
   return async (req: DispatchRequest) => {
     const { pathname, search } = splitPath(req.path)
+    if (remote.serviceOf(pathname) !== undefined) {
+      return await remote.dispatch({
+        authorization: from.callerAuthorization,
+        headers: from.headers,
+        forwardedFor: forwardedForOf(from),
+        baseUrl: from.baseUrl
+      }, req)
+    }
     const method = req.method.toUpperCase()
     const match = registry.match(method, pathname)
     const execute = match === null ? undefined : executors.get(match.route)?.get(method)
@@ -694,6 +731,7 @@ function localDispatcher (from: Incoming, registry: Registry, executors: Map<Rou
       baseUrl: from.baseUrl,
       callerAuthorization: from.callerAuthorization,
       ip: from.ip,
+      ips: from.ips,
       log: from.log
     })
     if (outcome.rendered === undefined) {
