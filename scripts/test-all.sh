@@ -5,7 +5,9 @@
 # suites that start the service without DATABASE_URL use PGlite in either
 # case. Without the binaries every suite runs on PGlite.
 # CMS_TEST_BOTH=1 runs every database suite on both.
-# Ends with one line "N passed, M failed".
+# Ends with one line "N passed, M failed" (", K skipped" added when a test was
+# skipped; each skip's reason is printed above it: the browser test skips
+# where Chromium is not installed, except under CI=true).
 #
 #   npx -y pnpm@10.34.8 install --frozen-lockfile && npx -y pnpm@10.34.8 test
 set -uo pipefail
@@ -20,19 +22,22 @@ TYPECHECKED=("${PACKAGES[@]}" bench)
 DB_PACKAGES=(packages/store packages/core apps/cli apps/gateway)
 passed=0
 failed=0
+skipped=0
 
 # Adds the assertion counts of one tap run to the totals.
 count() {
-  local log="$1" status="$2" summary p f
+  local log="$1" status="$2" summary p f s
   summary="$(grep -a -E '^# \{ total: [0-9]+' "$log" | tail -1)"
   p="$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary")"
   f="$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary")"
-  p="${p:-0}"; f="${f:-0}"
+  s="$(sed -nE 's/.*skip: ([0-9]+).*/\1/p' <<<"$summary")"
+  p="${p:-0}"; f="${f:-0}"; s="${s:-0}"
+  skipped=$((skipped + s))
   # A run that crashed or counted nothing is a failure, whatever it printed.
   if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   if [ -z "$summary" ]; then f=$((f > 0 ? f : 1)); fi
   passed=$((passed + p)); failed=$((failed + f))
-  echo "  -> $p passed, $f failed"
+  echo "  -> $p passed, $f failed$([ "$s" -gt 0 ] && echo ", $s skipped")"
 }
 
 suite() {
@@ -45,6 +50,7 @@ suite() {
   (cd "$ROOT/$dir" && env "$@" npx tap --reporter=tap) >"$log" 2>&1
   local status=$?
   grep -a -E '^\s*not ok' "$log" | head -40
+  grep -a -E '^\s*ok .*# SKIP' "$log" | sed -E 's/^\s*ok [0-9]+ - (.*) # SKIP ?(.*)$/  skipped: \1 (\2)/' | head -20
   count "$log" "$status"
 }
 
@@ -72,11 +78,11 @@ fi
 
 if have_postgres; then
   if url="$(scripts/pg-test-server.sh start)"; then
-    trap 'scripts/pg-test-server.sh stop >/dev/null 2>&1 || true' EXIT
+    trap 'scripts/pg-test-server.sh stop "$url" >/dev/null 2>&1 || true' EXIT
     echo "PostgreSQL test server: $url"
     for dir in "${DB_PACKAGES[@]}"; do suite "$dir" postgres CMS_TEST_DATABASE_URL="$url"; done
     suite bench postgres CMS_TEST_DATABASE_URL="$url"
-    scripts/pg-test-server.sh stop >/dev/null 2>&1 || true
+    scripts/pg-test-server.sh stop "$url" >/dev/null 2>&1 || true
     trap - EXIT
   else
     echo "PostgreSQL test server failed to start"; failed=$((failed + 1))
@@ -88,5 +94,5 @@ else
 fi
 
 echo "logs: $LOG_DIR"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed$([ "$skipped" -gt 0 ] && echo ", $skipped skipped")"
 [ "$failed" -eq 0 ]

@@ -20,7 +20,7 @@ with_postgres() {
     export PG_TEST_DIR="${TMPDIR:-/tmp}/cms-pg-bench-$$"
     CMS_TEST_DATABASE_URL="$("$ROOT/scripts/pg-test-server.sh" start)"
     export CMS_TEST_DATABASE_URL
-    trap '"$ROOT/scripts/pg-test-server.sh" stop >/dev/null 2>&1 || true' EXIT
+    trap '"$ROOT/scripts/pg-test-server.sh" stop "$CMS_TEST_DATABASE_URL" >/dev/null 2>&1 || true' EXIT
   else
     echo "(PostgreSQL binaries not found: running on PGlite)" >&2
   fi

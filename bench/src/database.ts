@@ -3,7 +3,9 @@
  * scripts/pg-test-server.sh, or a database created on a given server.
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
@@ -27,9 +29,13 @@ async function admin (serverUrl: string, sql: string): Promise<void> {
 }
 
 export async function startDatabase (serverUrl?: string): Promise<Database> {
-  const dir = `${process.env.TMPDIR ?? '/tmp'}/cms-bench-pg`
-  const env = { ...process.env, PG_TEST_DIR: dir }
   const started = serverUrl === undefined
+  // A directory of this run's own (two benchmarks at once never share a
+  // server); as root the server's user must be able to reach it.
+  const parent = started ? mkdtempSync(join(tmpdir(), 'cms-bench-pg-')) : ''
+  if (started) chmodSync(parent, 0o755)
+  const dir = join(parent, 'server')
+  const env = { ...process.env, PG_TEST_DIR: dir }
   const server = serverUrl ?? execFileSync('bash', [SCRIPT, 'start'], { env, encoding: 'utf8' }).trim()
   const name = `cms_bench_${randomBytes(4).toString('hex')}`
   const url = new URL(server)
@@ -45,7 +51,10 @@ export async function startDatabase (serverUrl?: string): Promise<Database> {
     cpu: () => postmaster === undefined ? undefined : treeCpuOf(postmaster),
     async stop () {
       await admin(server, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})
-      if (started) execFileSync('bash', [SCRIPT, 'stop'], { env })
+      if (started) {
+        execFileSync('bash', [SCRIPT, 'stop'], { env })
+        rmSync(parent, { recursive: true, force: true })
+      }
     }
   }
 }

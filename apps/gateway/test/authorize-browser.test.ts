@@ -4,8 +4,9 @@
  * HTTP server plays the application that receives the credentials, and the
  * credentials are then used against the API. Then the reject flow.
  *
- * Chromium must be installed (`apt-get install -y chromium`); without it this
- * test fails rather than skips, so CI cannot pass without running it.
+ * Chromium must be installed (`apt-get install -y chromium`; `.ci/run` does
+ * it). Where it is missing the test is skipped with the reason, except under
+ * CI=true, where a missing browser fails, so CI cannot pass without running it.
  */
 import { existsSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
@@ -35,7 +36,9 @@ async function applicationServer (): Promise<{ server: Server, url: string, rece
 
 t.test('authorize an application in a browser', async (t) => {
   if (!existsSync(CHROMIUM)) {
-    t.fail(`Chromium is not installed at ${CHROMIUM}: install it with "apt-get install -y chromium" (this test never downloads a browser)`)
+    const reason = `Chromium is not installed at ${CHROMIUM}: install it with "apt-get install -y chromium" (this test never downloads a browser)`
+    if (process.env.CI === 'true') t.fail(reason)
+    else t.pass('the browser flow', { skip: reason })
     return
   }
 

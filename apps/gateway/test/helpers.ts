@@ -20,7 +20,8 @@ export async function testApp (env: Record<string, string> = {}): Promise<Fastif
   return app
 }
 
-const manifestPath = fileURLToPath(new URL('../../../../shared/reference/routes.json', import.meta.url))
+// The route manifest, copied into the repository from the reference (fixtures/README.md says from where).
+const manifestPath = fileURLToPath(new URL('./fixtures/routes.json', import.meta.url))
 
 export interface ManifestRoute {
   route: string

@@ -2,6 +2,9 @@
 // Without CMS_TEST_DATABASE_URL (the PGlite pass) the test starts its own
 // throwaway server, so it runs, and can fail, in every pass.
 import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { sql } from 'drizzle-orm';
@@ -9,14 +12,19 @@ import { migrate, openStore } from '../src/index.js';
 import { createTestDatabase, testDatabaseUrl } from '../src/testing.js';
 
 const script = fileURLToPath(new URL('../../../scripts/pg-test-server.sh', import.meta.url));
-const ownServerEnv = { ...process.env, PG_TEST_DIR: `${process.env.TMPDIR ?? '/tmp'}/cms-pg-concurrency` };
 
 t.test('concurrent migrate on PostgreSQL', async (t) => {
   if (!testDatabaseUrl()) {
+    // A directory of this run's own: two runs at once never share a server. As
+    // root the server runs as another user, who must reach its directory.
+    const ownDir = mkdtempSync(join(tmpdir(), 'cms-pg-concurrency-'));
+    chmodSync(ownDir, 0o755);
+    const ownServerEnv = { ...process.env, PG_TEST_DIR: join(ownDir, 'server') };
     process.env.CMS_TEST_DATABASE_URL = execFileSync('bash', [script, 'start'], { env: ownServerEnv, encoding: 'utf8' }).trim();
     t.teardown(() => {
       delete process.env.CMS_TEST_DATABASE_URL;
       execFileSync('bash', [script, 'stop'], { env: ownServerEnv });
+      rmSync(ownDir, { recursive: true, force: true });
     });
   }
   const database = await createTestDatabase();

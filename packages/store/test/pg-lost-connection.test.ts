@@ -6,6 +6,9 @@
 // throwaway server, so it runs, and can fail, in every pass.
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { sql } from 'drizzle-orm';
@@ -13,14 +16,19 @@ import { openStore } from '../src/index.js';
 import { createTestDatabase, testDatabaseUrl } from '../src/testing.js';
 
 const script = fileURLToPath(new URL('../../../scripts/pg-test-server.sh', import.meta.url));
-const ownServerEnv = { ...process.env, PG_TEST_DIR: `${process.env.TMPDIR ?? '/tmp'}/cms-pg-lost-connection` };
 
 t.test('a transaction on a dropped connection releases its client', async (t) => {
   if (!testDatabaseUrl()) {
+    // A directory of this run's own: two runs at once never share a server. As
+    // root the server runs as another user, who must reach its directory.
+    const ownDir = mkdtempSync(join(tmpdir(), 'cms-pg-lost-connection-'));
+    chmodSync(ownDir, 0o755);
+    const ownServerEnv = { ...process.env, PG_TEST_DIR: join(ownDir, 'server') };
     process.env.CMS_TEST_DATABASE_URL = execFileSync('bash', [script, 'start'], { env: ownServerEnv, encoding: 'utf8' }).trim();
     t.teardown(() => {
       delete process.env.CMS_TEST_DATABASE_URL;
       execFileSync('bash', [script, 'stop'], { env: ownServerEnv });
+      rmSync(ownDir, { recursive: true, force: true });
     });
   }
   const database = await createTestDatabase();

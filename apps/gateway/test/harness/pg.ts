@@ -5,7 +5,7 @@
  * restarted with pg_ctl, as the user the script runs the server as.
  */
 import { execFile } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -43,15 +43,17 @@ export async function startPgServer (): Promise<PgServer> {
     throw new Error('PostgreSQL server binaries (initdb, pg_ctl) are not installed: the fault test needs them (as in CI)')
   }
   const dir = mkdtempSync(join(tmpdir(), 'cms-fault-pg-'))
-  // The server may run as another user (as root: pgtest), who must reach its directory.
+  // The server may run as another user (as root: an unprivileged one), who must reach its directory.
   chmodSync(dir, 0o755)
   const env = { ...process.env, PG_TEST_DIR: join(dir, 'server') }
   const { stdout } = await run('bash', [SCRIPT, 'start'], { env, timeout: 120_000 })
   const url = stdout.trim().split('\n').pop()!
   const port = Number(readFileSync(join(dir, 'server', 'port'), 'utf8').trim())
   const data = join(dir, 'server', 'data')
+  // As root the script runs the server as an unprivileged user: the data directory's owner.
+  const owner = process.getuid?.() === 0 ? (await run('stat', ['-c', '%U', data])).stdout.trim() : undefined
   const asServerUser = (args: string[]): [string, string[]] =>
-    process.getuid?.() === 0 ? ['runuser', ['-u', process.env.PG_TEST_USER ?? 'pgtest', '--', pgCtl, ...args]] : [pgCtl, args]
+    owner !== undefined ? ['runuser', ['-u', owner, '--', pgCtl, ...args]] : [pgCtl, args]
   const ctl = async (args: string[]): Promise<void> => {
     const [cmd, argv] = asServerUser(args)
     await run(cmd, argv, { timeout: 60_000 })
@@ -62,6 +64,9 @@ export async function startPgServer (): Promise<PgServer> {
     port,
     stop: async () => { await ctl(['-D', data, '-m', 'fast', '-w', 'stop']) },
     start: async () => { await ctl(['-D', data, '-l', join(dir, 'server', 'server.log'), '-w', '-t', '60', '-o', options, 'start']) },
-    destroy: async () => { await run('bash', [SCRIPT, 'stop'], { env, timeout: 60_000 }).catch(() => {}) }
+    destroy: async () => {
+      await run('bash', [SCRIPT, 'stop'], { env, timeout: 60_000 }).catch(() => {})
+      rmSync(dir, { recursive: true, force: true })
+    }
   }
 }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Compares the route manifest the gateway tests use as their oracle
+# (apps/gateway/test/fixtures/routes.json) with the reference it was copied
+# from. A maintenance check, never run by the tests: the reference lives
+# outside the repository and a plain clone does not have it.
+#
+#   scripts/check-routes-fixture.sh [path/to/reference/routes.json]   # default ../shared/reference/routes.json
+#   scripts/check-routes-fixture.sh --update [path]                    # copy the reference over the fixture
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FIXTURE=apps/gateway/test/fixtures/routes.json
+update=0
+if [ "${1:-}" = "--update" ]; then update=1; shift; fi
+REFERENCE="${1:-../shared/reference/routes.json}"
+[ -f "$REFERENCE" ] || { echo "check-routes-fixture: no reference at $REFERENCE (pass its path)" >&2; exit 2; }
+if cmp -s "$REFERENCE" "$FIXTURE"; then
+  echo "check-routes-fixture: $FIXTURE is the same as $REFERENCE"
+  exit 0
+fi
+if [ "$update" = 1 ]; then
+  cp "$REFERENCE" "$FIXTURE"
+  echo "check-routes-fixture: copied $REFERENCE to $FIXTURE (update the date and sha256 in $(dirname "$FIXTURE")/README.md: $(sha256sum "$FIXTURE" | cut -d' ' -f1))"
+  exit 0
+fi
+echo "check-routes-fixture: $FIXTURE differs from $REFERENCE (run with --update to copy it)" >&2
+exit 1
