@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, authorizePage, batchRoutes, commitClock, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
+import { authenticator, authorizePage, batchRoutes, commitClock, coreMigrations, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
 import { namespacesOf, profiles } from './profiles.js'
 import { buildNamespace } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -58,10 +58,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     trustProxy: settings.trustedProxies.length > 0 ? settings.trustedProxies : false
   })
   const store = opts.store ?? await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir })
-  if (opts.store === undefined) {
-    await migrate(store)
-    app.addHook('onClose', async () => { await store.close() })
-  }
+  if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
+  await migrate(store, [coreMigrations])
 
   const profile = profiles[settings.deployment]!
   const services: Services = { store, settings: { profile: profile.name, contentDir: settings.contentDir } }

@@ -14,3 +14,4 @@ export { restKernel, kernelServerOptions, API_PREFIX, type KernelOptions } from 
 export { validateArgs, validateValue, sanitizeValue, type JsonSchema, type ArgSpec } from './validate.js'
 export { isHostValue, hostChecker, type HostPolicy } from './host.js'
 export { WeighedMap } from './weighed-map.js'
+export { DRAIN_FACTOR, DRAIN_MS } from './body.js'

@@ -25,6 +25,7 @@ import { checkPreconditions } from './conditional.js'
 import { exposeOpenApi, registerOpenApi, type OpenApiOptions } from './openapi.js'
 import { WeighedMap } from './weighed-map.js'
 import { hostChecker } from './host.js'
+import { keepsConnection, readBody } from './body.js'
 
 export const API_PREFIX = '/cms-json'
 
@@ -639,6 +640,9 @@ async function send (
 }
 
 function addCommonHeaders (request: FastifyRequest, reply: FastifyReply, cors: string[] | '*'): void {
+  const keep = keepsConnection(request)
+  if (keep === false) reply.header('Connection', 'close')
+  else if (keep === true) reply.removeHeader('connection')
   if (!isRestPath(request.url) && request.url !== INVALID_ROUTE) return
   reply.header('X-Robots-Tag', 'noindex')
   reply.header('X-Content-Type-Options', 'nosniff')
@@ -663,21 +667,26 @@ function addCommonHeaders (request: FastifyRequest, reply: FastifyReply, cors: s
 
 function installBodyParsers (app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  const parseJson = (_req: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void): void => {
-    if (body.trim() === '') return done(null, undefined)
+  // Parsers read the body themselves (body.ts): past the limit it is drained before the 413.
+  const parseJson = async (request: FastifyRequest, payload: IncomingMessage): Promise<unknown> => {
+    const body = (await readBody(request, payload)).toString('utf8')
+    if (body.trim() === '') return undefined
     try {
-      done(null, JSON.parse(body))
+      return JSON.parse(body)
     } catch {
-      done(kernelErrors.rest_invalid_json({ json_error_code: 4, json_error_message: 'Syntax error' }))
+      throw kernelErrors.rest_invalid_json({ json_error_code: 4, json_error_message: 'Syntax error' })
     }
   }
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson)
-  app.addContentTypeParser(/^application\/[\w.+-]*\+json/, { parseAs: 'string' }, parseJson)
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, parseQuery(body as string))
+  app.addContentTypeParser('application/json', parseJson)
+  app.addContentTypeParser(/^application\/[\w.+-]*\+json/, parseJson)
+  app.addContentTypeParser('application/x-www-form-urlencoded', async (request: FastifyRequest, payload: IncomingMessage) => {
+    return parseQuery((await readBody(request, payload)).toString('utf8'))
   })
   // Other bodies are read (so the connection stays usable) and ignored, as the core does.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => { done(null, undefined) })
+  app.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
+    await readBody(request, payload)
+    return undefined
+  })
 }
 
 function toRestError (err: unknown, opts: KernelOptions): RestError {
