@@ -8,12 +8,12 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
-import { createApplicationPassword, createUser } from '@cms/core'
+import { coreMigrations, createApplicationPassword, createUser } from '@cms/core'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 
 async function gateway (env: Record<string, string>): Promise<{ app: FastifyInstance, store: Store }> {
-  const store = await openTestStore()
+  const store = await openTestStore({ migrations: [coreMigrations] })
   const settings = loadSettings({ CMS_BASE_URL: 'http://cms.test', LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
   const app = await buildApp(settings, { store, logger: false, jobs: false })
   app.addHook('onClose', async () => { await store.close() })
