@@ -46,9 +46,24 @@ export function isStoreUnavailable (error: unknown, depth = 0): boolean {
   return isStoreUnavailable(e.cause, depth + 1) || (Array.isArray(e.errors) && e.errors.some((x) => isStoreUnavailable(x, depth + 1)))
 }
 
+/**
+ * Time limits of the HTTP server. Node checks the request and headers limits
+ * only every `connectionsCheckingInterval` (30 s by default): checked at a
+ * quarter of the shorter limit, so a slow client is cut off near its limit.
+ */
+function connectionLimits (settings: Settings): { requestTimeout: number, connectionTimeout: number, http: Record<string, number> } {
+  const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4)))
+  return {
+    requestTimeout: settings.requestTimeoutMs,
+    connectionTimeout: settings.connectionTimeoutMs,
+    http: { requestTimeout: settings.requestTimeoutMs, headersTimeout: settings.headersTimeoutMs, connectionsCheckingInterval: checkEvery }
+  }
+}
+
 export async function buildApp (settings: Settings, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...kernelServerOptions({ bodyLimit: settings.bodyLimit }),
+    ...connectionLimits(settings),
     logger: opts.logger ?? {
       level: settings.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'password'], censor: '[redacted]' }
@@ -57,6 +72,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     // would choose the client address (sign-in throttle, `last_ip`), the scheme and the host.
     trustProxy: settings.trustedProxies.length > 0 ? settings.trustedProxies : false
   })
+  app.server.maxConnections = settings.maxConnections
   const store = opts.store ?? await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir })
   if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
   await migrate(store, [coreMigrations])

@@ -6,7 +6,7 @@
  */
 import { OptionalKind, Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { RestError } from './errors.js'
-import type { JsonSchema } from './validate.js'
+import type { JsonSchema } from './schema.js'
 import type { Dispatch } from './dispatch.js'
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const

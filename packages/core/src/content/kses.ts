@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import sanitizeHtml from 'sanitize-html'
+import { limitNesting } from './nesting.js'
 
 // Attributes every allowed post tag accepts.
 const GLOBAL_ATTRIBUTES = [
@@ -181,7 +182,8 @@ const CSS_GRADIENT = /^(?:repeating-)?(?:linear|radial|conic)-gradient\((?:[^()]
 const CSS_FUNCTION = /\b(?:var|calc|min|max|minmax|clamp|repeat)\(/g
 const CSS_UNSAFE = /[\\(&=}]|\/\*/
 
-function allowedUrl (url: string): boolean {
+/** Whether a URL's scheme is one the core allows in links (none, or http, https, mailto...). */
+export function allowedUrl (url: string): boolean {
   const compact = url.replace(/[\x00-\x20]+/g, '')
   if (compact === '' || compact.includes('\\')) return false
   const scheme = /^([^/?#]*?):/.exec(compact)?.[1]
@@ -307,7 +309,7 @@ function filter (html: string, tags: Record<string, string[]>, global: string[])
     const inside = (/[<>&\u00a0]/.test(raw) ? filter(raw, tags, global) : raw).replace(/--+/g, '-').replace(/-$/, '')
     return inside === '' ? '' : `<!--${inside}-->`
   }
-  const clean = sanitizeHtml(marked, options(tags, global, commentHtml))
+  const clean = sanitizeHtml(limitNesting(marked), options(tags, global, commentHtml))
   // Markers left inside attribute values or text-only elements become the escaped comment text.
   return clean.replace(TOKEN, (token) => {
     const original = lookup(token)
