@@ -15,3 +15,4 @@ export { validateArgs, validateValue, sanitizeValue, type JsonSchema, type ArgSp
 export { isHostValue, hostChecker, type HostPolicy } from './host.js'
 export { WeighedMap } from './weighed-map.js'
 export { DRAIN_FACTOR, DRAIN_MS } from './body.js'
+export { EMBED_REQUEST_LIMIT, EMBED_CONCURRENCY } from './embed.js'

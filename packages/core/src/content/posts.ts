@@ -35,6 +35,16 @@ function postCache (store: Store): ReadCache<PostRow | undefined> {
   return cache
 }
 
+/**
+ * A post a GET request needs (an embedded term list checks the post it
+ * names): read through the same cache as post reads, so a page's embeds
+ * reuse the rows the page itself read.
+ */
+export async function readPostFor (store: Store, req: RestRequest, id: number): Promise<PostRow | undefined> {
+  if (req.method !== 'GET') return await getPost(store, id)
+  return await postCache(store).get(req, `post:${id}`, async () => await getPost(store, id))
+}
+
 /** Loads the post a request names, once per request (the Allow header asks every endpoint). */
 export function postLoader (store: Store, type: string, param = 'id'): {
   load: (req: RestRequest) => Promise<PostRow | undefined>
@@ -43,8 +53,7 @@ export function postLoader (store: Store, type: string, param = 'id'): {
   const cache = new WeakMap<object, Promise<PostRow | undefined>>()
   const read = async (req: RestRequest, id: number): Promise<PostRow | undefined> => {
     // Reads may reuse a row nothing has changed since; writes always read afresh.
-    if (req.method === 'GET') return await postCache(store).get(req, `post:${id}`, async () => await getPost(store, id))
-    return await getPost(store, id)
+    return await readPostFor(store, req, id)
   }
   return {
     load: async (req) => {
@@ -264,6 +273,8 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
       offset: typeof p.offset === 'number' ? p.offset : undefined
     }
     const { rows, total } = await runListQuery(store, q, totalsFor(req))
+    // Kept for what this page's embeds (term lists naming each post) and later reads ask for.
+    if (req.method === 'GET') for (const row of rows) await postCache(store).put(req, `post:${row.id}`, row)
     const info = { total, perPage: q.perPage!, page: q.page }
     checkPage(info, 'rest_post_invalid_page_number')
 

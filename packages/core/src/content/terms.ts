@@ -12,7 +12,8 @@ import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { canRead, restUrlWithQuery } from './post-format.js'
-import { getPost, idOf, type TermRow } from './post-store.js'
+import { idOf, type TermRow } from './post-store.js'
+import { readPostFor } from './posts.js'
 import { siteSettings } from './post-types.js'
 import { terms } from './schema.js'
 import { sanitizeSlug } from './slugs.js'
@@ -85,7 +86,7 @@ function taxonomyRoutes (store: Store, tax: Taxonomy): RouteDecl[] {
       return denied(contentErrors.rest_forbidden_context(undefined, 'Sorry, you are not allowed to edit terms in this taxonomy.'), req.user.id)
     }
     if (typeof req.params.post === 'number' && req.params.post !== 0) {
-      const post = await getPost(store, req.params.post)
+      const post = await readPostFor(store, req, req.params.post)
       if (post === undefined || post.type === 'revision') return contentErrors.rest_post_invalid_id().withStatus(400)
       if (!canRead(req.user, post)) return denied(contentErrors.rest_forbidden_context(undefined, 'Sorry, you are not allowed to view terms for this post.'), req.user.id)
     }
