@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, authorizePage, batchRoutes, commitClock, coreMigrations, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
+import { authenticator, authorizePage, frontPage, batchRoutes, commitClock, coreMigrations, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
 import { namespacesOf, profiles } from './profiles.js'
 import { buildNamespace } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -103,6 +103,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
 
   // The admin pages (sign-in and application authorization), outside the REST prefix.
   await app.register(authorizePage, { services })
+  await app.register(frontPage, { services })
   app.addHook('onListen', async () => {
     try {
       if (!(await hasAnyUser(store))) {

@@ -166,10 +166,27 @@ export const permissionsTable: Readonly<Record<string, PermissionCase | readonly
 
   ...contentRows('posts', 'post'),
   ...contentRows('pages', 'page'),
+  'GET /cms/v2/types': row('types are public (the edit context needs a type\'s edit_posts)', EVERYONE),
+  'GET /cms/v2/types/{type}': row('a type is public (the edit context needs its edit_posts)', EVERYONE, { vars: { type: 'post' } }),
+  'GET /cms/v2/statuses': row('statuses are public (only publish for callers who edit no type)', EVERYONE),
+  'GET /cms/v2/statuses/{status}': [
+    row('the public status is readable by anyone', EVERYONE, { vars: { status: 'publish' } }),
+    row('another status needs edit_posts of some type', EDIT_POSTS, { vars: { status: 'draft' } })
+  ],
+  'GET /cms/v2/taxonomies': row('taxonomies are public (the edit context needs assign_terms)', EVERYONE),
+  'GET /cms/v2/taxonomies/{taxonomy}': [
+    row('a taxonomy is public', EVERYONE, { vars: { taxonomy: 'post_tag' } }),
+    row('its edit context needs assign_terms (assign_post_tags: edit_posts; `category` names a fixture here)', EDIT_POSTS, { vars: { taxonomy: 'post_tag' }, query: { context: 'edit' } })
+  ],
   ...termRows('categories', 'category'),
   ...termRows('tags', 'tag'),
   ...userRows(),
-  ...appPasswordRows()
+  ...appPasswordRows(),
+  'GET /cms/v2/search': row('search is public (it finds only what the caller may read)', EVERYONE, { query: { search: 'probe' } }),
+  'GET /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS),
+  'POST /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } }),
+  'PUT /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } }),
+  'PATCH /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } })
 }
 
 /** The cases of a row, one or several. */
