@@ -74,18 +74,24 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
       level: settings.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'password'], censor: '[redacted]' }
     },
-    trustProxy: true
+    // `X-Forwarded-*` are believed only from the named proxies: from anyone else they
+    // would choose the client address (sign-in throttle, `last_ip`), the scheme and the host.
+    trustProxy: settings.trustedProxies.length > 0 ? settings.trustedProxies : false
   })
   app.server.maxConnections = settings.maxConnections
   const store = opts.store ?? await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir })
   if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
 
   const profile = opts.profile ?? profiles[settings.deployment]!
+  const strangers = Object.keys(settings.remote).filter((ns) => !profile.namespaces.includes(ns))
+  if (strangers.length > 0) throw new Error(`CMS_REMOTE_NAMESPACES names namespaces profile ${profile.name} does not expose: ${strangers.join(', ')}`)
   const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir } })
   const served = namespacesOf(profile, settings.namespaces)
-  const platform = new Platform(services, served, profile.options)
-  // The core always (the index, batch, authentication), then the packages the served namespaces need.
-  for (const pkg of packagesFor([...installedPackages, ...(opts.packages ?? [])], served, ['@cms/core'])) {
+  // A namespace another service serves is not built here: the kernel proxies all of it.
+  const local = served.filter((ns) => settings.remote[ns] === undefined)
+  const platform = new Platform(services, served, profile.options, local)
+  // The core always (the index, batch, authentication), then the packages the local namespaces need.
+  for (const pkg of packagesFor([...installedPackages, ...(opts.packages ?? [])], local, ['@cms/core'])) {
     await app.register(pkg.plugin, { platform })
   }
   app.decorate('platform', platform)
@@ -96,8 +102,11 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     routes: platform.routes(),
     authenticate: opts.authenticate ?? authenticator(services),
     baseUrl: settings.baseUrl,
+    allowedHosts: settings.allowedHosts,
+    siteUrl: settings.siteUrl,
     corsOrigins: settings.corsOrigins,
     remote: settings.remote,
+    remoteTimeoutMs: settings.remoteTimeoutMs,
     classifyError: storeErrorToRest,
     // Anonymous answers are reused while nothing has been committed.
     freshness: async () => await commitClock(store).now(),
@@ -113,8 +122,9 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     app.addHook('onClose', async () => { await stopJobs?.() })
   }
 
-  app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async () => ({ status: 'ok' }))
-  app.get('/readyz', { schema: { hide: true } as Record<string, unknown> }, async (_req, reply) => {
+  // Probes call by whatever address reaches the process: no Host check.
+  app.get('/healthz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true } }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true } }, async (_req, reply) => {
     const ok = await store.ping(1000)
     return await reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', database: store.kind })
   })

@@ -124,7 +124,9 @@ export class Platform {
     /** The namespaces served here, in the order of the index. */
     readonly served: readonly string[],
     /** Per-namespace options of the profile. */
-    private readonly namespaceOptions: Record<string, Record<string, unknown>> = {}
+    private readonly namespaceOptions: Record<string, Record<string, unknown>> = {},
+    /** The served namespaces built here (default all); the others are proxied to another service. */
+    private readonly local: readonly string[] = served
   ) {}
 
   /** @internal The API handed to one package. */
@@ -135,7 +137,7 @@ export class Platform {
     return {
       name,
       services: this.services,
-      serves: (ns) => this.served.includes(ns),
+      serves: (ns) => this.local.includes(ns),
       namespace: (ns, build) => {
         const known = this.declared.get(ns)
         if (known !== undefined) throw new Error(`namespace ${ns} is declared by ${known.owner} and ${name}`)
@@ -174,7 +176,7 @@ export class Platform {
     this.built = true
     this.services.meta.seal()
     return this.served.map((ns) => {
-      const entry = this.declared.get(ns)
+      const entry = this.local.includes(ns) ? this.declared.get(ns) : undefined
       return { name: ns, routes: entry === undefined ? [] : entry.build(this.namespaceOptions[ns] ?? {}) }
     })
   }

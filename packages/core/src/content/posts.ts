@@ -74,13 +74,13 @@ const settingsCaches = new WeakMap<Store, ReadCache<SiteSettings>>()
 /** The site settings, once per request; GET requests reuse them while nothing is committed. */
 export async function requestSettings (store: Store, req: RestRequest, meta: MetaRegistry): Promise<SiteSettings> {
   return await req.memo('content:settings', async () => {
-    if (req.method !== 'GET') return await siteSettings(store, req.baseUrl, meta)
+    if (req.method !== 'GET') return await siteSettings(store, req, meta)
     let cache = settingsCaches.get(store)
     if (cache === undefined) {
       cache = new ReadCache(store, 16)
       settingsCaches.set(store, cache)
     }
-    return await cache.get(req, req.baseUrl, async () => await siteSettings(store, req.baseUrl, meta))
+    return await cache.get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
   })
 }
 

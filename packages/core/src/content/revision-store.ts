@@ -58,7 +58,7 @@ async function insertRevision (tx: Tx, post: PostRow, userId: number, settings: 
     commentStatus: 'closed',
     pingStatus: 'closed'
   }).returning()
-  const [withGuid] = await tx.update(posts).set({ guid: permalink(settings.home, 'post', row!.id) }).where(eq(posts.id, row!.id)).returning()
+  const [withGuid] = await tx.update(posts).set({ guid: permalink(settings.storedHome, 'post', row!.id) }).where(eq(posts.id, row!.id)).returning()
   return withGuid!
 }
 

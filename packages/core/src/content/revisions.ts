@@ -82,7 +82,7 @@ export function revisionRoutes (services: Services, spec: PostType): RouteDecl[]
   const list = async (req: RestRequest): Promise<RestResponse> => {
     const p = req.params
     const parent = (await loadParent(store, spec, p.parent))!
-    const settings = await siteSettings(store, req.baseUrl, services.meta)
+    const settings = await siteSettings(store, req, services.meta)
     const perPage = typeof p.per_page === 'number' ? p.per_page : undefined
     const page = Number(p.page ?? 1)
     const offset = perPage !== undefined && typeof p.offset === 'number' ? p.offset : undefined
@@ -136,14 +136,14 @@ export function revisionRoutes (services: Services, spec: PostType): RouteDecl[]
   const read = async (req: RestRequest): Promise<unknown> => {
     const parent = (await loadParent(store, spec, req.params.parent))!
     const revision = await loadRevision(req, parent)
-    const settings = await siteSettings(store, req.baseUrl, services.meta)
+    const settings = await siteSettings(store, req, services.meta)
     return (await formatRevisions(store, [revision], req, settings))[0]
   }
 
   const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
     const parent = await loadParent(store, spec, req.params.parent)
     if (parent === undefined) return contentErrors.rest_post_invalid_parent()
-    const settings = await siteSettings(store, req.baseUrl, services.meta)
+    const settings = await siteSettings(store, req, services.meta)
     if (!req.user.can('delete_post', capObject(parent, settings))) {
       return denied(contentErrors.rest_cannot_delete(undefined, 'Sorry, you are not allowed to delete revisions of this post.'), req.user.id)
     }
@@ -158,7 +158,7 @@ export function revisionRoutes (services: Services, spec: PostType): RouteDecl[]
     if (req.params.force !== true) {
       throw contentErrors.rest_trash_not_supported(undefined, "Revisions do not support trashing. Set 'force=true' to delete.")
     }
-    const settings = await siteSettings(store, req.baseUrl, services.meta)
+    const settings = await siteSettings(store, req, services.meta)
     const previous = (await formatRevisions(store, [revision], req, settings))[0]
     await store.transaction(async (tx) => { await deletePostFully(tx, revision) })
     return { deleted: true, previous }

@@ -90,7 +90,7 @@ export function searchRoutes (services: Services): RouteDecl[] {
       page: p.page as number
     }
     const { rows, total } = await runListQuery(store, q)
-    const { home } = await siteSettings(store, req.baseUrl, services.meta)
+    const { home } = await siteSettings(store, req, services.meta)
     return { items: rows.map((row) => foundPost(row, home, req.baseUrl)), total }
   }
 
@@ -124,7 +124,7 @@ export function searchRoutes (services: Services): RouteDecl[] {
       perPage: p.per_page as number,
       page: p.page as number
     })
-    const { home } = await siteSettings(store, req.baseUrl, services.meta)
+    const { home } = await siteSettings(store, req, services.meta)
     const items = rows.map((term): Found => {
       const tax = registry.taxonomies.get(term.taxonomy)
       const base = tax === undefined ? term.taxonomy : `${tax.restNamespace}/${tax.restBase}`

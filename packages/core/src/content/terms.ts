@@ -56,7 +56,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
   const collection = `/cms/v2/${tax.restBase}`
 
   const format = async (term: TermRow, req: RestRequest): Promise<Record<string, unknown>> => {
-    const { home } = await siteSettings(store, req.baseUrl, services.meta)
+    const { home } = await siteSettings(store, req, services.meta)
     const out: Record<string, unknown> = {
       id: term.id,
       count: term.count,
@@ -203,7 +203,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
   const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
     const term = await load(req)
     if (term === undefined) return contentErrors.rest_term_invalid()
-    const { defaultCategory } = await siteSettings(store, req.baseUrl, services.meta)
+    const { defaultCategory } = await siteSettings(store, req, services.meta)
     const isDefault = tax.hierarchical && term.id === defaultCategory
     if (isDefault || !req.user.can('delete_term')) {
       return denied(contentErrors.rest_cannot_delete(undefined, 'Sorry, you are not allowed to delete this term.'), req.user.id)
@@ -217,7 +217,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
       throw contentErrors.rest_trash_not_supported(undefined, "Terms do not support trashing. Set 'force=true' to delete.")
     }
     const previous = await format(term, req)
-    const { defaultCategory } = await siteSettings(store, req.baseUrl, services.meta)
+    const { defaultCategory } = await siteSettings(store, req, services.meta)
     await store.transaction(async (tx) => { await deleteTerm(tx, term, defaultCategory) })
     return { deleted: true, previous }
   }
