@@ -1,13 +1,15 @@
 /**
- * Composes a deployment: the store, the kernel, the core routes and the
- * namespaces of the profile, plus health endpoints.
+ * Composes a deployment: the store, the packages the profile's namespaces
+ * need (each a Fastify plugin declaring what it owns), their migrations in
+ * dependency order, the kernel with what they declared, plus health
+ * endpoints.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
-import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl, type RestError } from '@cms/rest'
+import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, authorizePage, batchRoutes, commitClock, coreMigrations, hasAnyUser, mediaFiles, siteRoutes, startContentJobs, type Services } from '@cms/core'
-import { namespacesOf, profiles } from './profiles.js'
-import { buildNamespace } from './namespaces.js'
+import { authenticator, commitClock, createServices, frontPage, mediaFiles, packagesFor, Platform, type CmsPackage } from '@cms/core'
+import { namespacesOf, profiles, type Profile } from './profiles.js'
+import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
 
 export interface BuildOptions {
@@ -17,6 +19,10 @@ export interface BuildOptions {
   /** Run background jobs (scheduled publishing). Default true. */
   jobs?: boolean
   authenticate?: KernelOptions['authenticate']
+  /** Packages besides the installed ones (a test's own package); composed when the profile names their namespaces. */
+  packages?: readonly CmsPackage[]
+  /** A profile instead of the named one of the settings (tests composing their own). */
+  profile?: Profile
 }
 
 /** Errors that mean the database cannot be reached right now. */
@@ -68,52 +74,59 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
       level: settings.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'password'], censor: '[redacted]' }
     },
-    trustProxy: true
+    // `X-Forwarded-*` are believed only from the named proxies: from anyone else they
+    // would choose the client address (sign-in throttle, `last_ip`), the scheme and the host.
+    trustProxy: settings.trustedProxies.length > 0 ? settings.trustedProxies : false
   })
   app.server.maxConnections = settings.maxConnections
   const store = opts.store ?? await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir })
   if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
-  await migrate(store, [coreMigrations])
 
-  const profile = profiles[settings.deployment]!
-  const services: Services = { store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes } }
-  const namespaces: NamespaceDecl[] = namespacesOf(profile, settings.namespaces)
-    .map((name) => buildNamespace(name, services, profile.options?.[name]))
+  const profile = opts.profile ?? profiles[settings.deployment]!
+  const strangers = Object.keys(settings.remote).filter((ns) => !profile.namespaces.includes(ns))
+  if (strangers.length > 0) throw new Error(`CMS_REMOTE_NAMESPACES names namespaces profile ${profile.name} does not expose: ${strangers.join(', ')}`)
+  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes } })
+  const served = namespacesOf(profile, settings.namespaces)
+  // A namespace another service serves is not built here: the kernel proxies all of it.
+  const local = served.filter((ns) => settings.remote[ns] === undefined)
+  const platform = new Platform(services, served, profile.options, local)
+  // The core always (the index, batch, authentication), then the packages the local namespaces need.
+  for (const pkg of packagesFor([...installedPackages, ...(opts.packages ?? [])], local, ['@cms/core'])) {
+    await app.register(pkg.plugin, { platform })
+  }
+  app.decorate('platform', platform)
+  await migrate(store, platform.migrationSets())
 
   await app.register(restKernel, {
-    namespaces,
-    routes: [...siteRoutes(services), ...batchRoutes(services)],
+    namespaces: platform.namespaces(),
+    routes: platform.routes(),
     authenticate: opts.authenticate ?? authenticator(services),
     baseUrl: settings.baseUrl,
+    allowedHosts: settings.allowedHosts,
+    siteUrl: settings.siteUrl,
     corsOrigins: settings.corsOrigins,
     remote: settings.remote,
+    remoteTimeoutMs: settings.remoteTimeoutMs,
     classifyError: storeErrorToRest,
     // Anonymous answers are reused while nothing has been committed.
     freshness: async () => await commitClock(store).now(),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
 
-  // The admin pages (sign-in and application authorization), outside the REST prefix.
-  await app.register(authorizePage, { services })
+  // The site's front page, outside the REST prefix (after the kernel, as before).
+  await app.register(frontPage, { services })
   // Uploaded files, at each attachment's source_url.
   await app.register(mediaFiles, { services })
-  app.addHook('onListen', async () => {
-    try {
-      if (!(await hasAnyUser(store))) {
-        app.log.warn('No user exists yet. Create the first administrator with: pnpm cms user create <login> --email <address> --role administrator [--password <password>]')
-      }
-    } catch (err) {
-      app.log.warn({ err }, 'could not check for users')
-    }
-  })
 
   if (opts.jobs !== false) {
-    const stopJobs = startContentJobs(services)
-    app.addHook('onClose', async () => { await stopJobs() })
+    let stopJobs: (() => Promise<void>) | undefined
+    app.addHook('onReady', async () => { stopJobs = platform.startBackground() })
+    app.addHook('onClose', async () => { await stopJobs?.() })
   }
 
-  app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async () => ({ status: 'ok' }))
-  app.get('/readyz', { schema: { hide: true } as Record<string, unknown> }, async (_req, reply) => {
+  // Probes call by whatever address reaches the process: no Host check.
+  app.get('/healthz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true } }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true } }, async (_req, reply) => {
     const ok = await store.ping(1000)
     return await reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', database: store.kind })
   })

@@ -1,7 +1,11 @@
 /**
- * What a namespace package is given when a deployment composes it.
+ * What the core's routes and every package are given when a deployment
+ * composes them: the store, the deployment's settings, and the registries
+ * packages extend while they register (post meta, roles and capabilities).
  */
 import type { Store } from '@cms/store'
+import { MetaRegistry, registerCoreMeta } from './content/meta.js'
+import { RoleRegistry } from './capabilities.js'
 import type { MediaStorage } from './media/storage.js'
 
 export interface Services {
@@ -15,4 +19,15 @@ export interface Services {
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage
+  /** The registered post meta (the core's keys, then each package's). */
+  meta: MetaRegistry
+  /** The roles and the capabilities each grants (the core's five, plus packages' grants). */
+  roles: RoleRegistry
+}
+
+/** Services with the core's own registrations: its meta keys and its five roles. */
+export function createServices (base: Pick<Services, 'store' | 'settings' | 'mediaStorage'>): Services {
+  const meta = new MetaRegistry()
+  registerCoreMeta(meta)
+  return { ...base, meta, roles: new RoleRegistry() }
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { findUserByLogin, importMedia, listUsers, outboundClientFromEnv } from '@cms/core';
-import type { Services, UserRecord } from '@cms/core';
+import { createServices, findUserByLogin, importMedia, listUsers, outboundClientFromEnv } from '@cms/core';
+import type { UserRecord } from '@cms/core';
 import { storeSettingsFromEnv } from '@cms/store';
 import type { Store } from '@cms/store';
 import { argvForParse, parseOrUsage, UsageError, withStore } from '../command.js';
@@ -81,7 +81,7 @@ export const mediaCommand: CommandGroup = {
     const baseUrl = (ctx.env.CMS_BASE_URL ?? '').replace(/\/+$/, '') || 'http://127.0.0.1:8080';
     return await withStore(ctx, async (store) => {
       const user = await owner(store, values.user);
-      const services: Services = { store, settings: { profile: ctx.env.CMS_DEPLOYMENT ?? 'A', ...settings } };
+      const services = createServices({ store, settings: { profile: ctx.env.CMS_DEPLOYMENT ?? 'A', ...settings } });
       const outbound = outboundClientFromEnv(ctx.env);
       let failed = 0;
       for (const [i, source] of sources.entries()) {

@@ -35,7 +35,7 @@ export interface Imported { id: number, sourceUrl: string, mime: string, bytes: 
 /** Imports one file or URL as an attachment. */
 export async function importMedia (services: Services, source: string, opts: ImportOptions): Promise<Imported> {
   const place = mediaPlace(services)
-  const user = new Caller(opts.user.id, opts.user.login, opts.user.roles.filter(isRole))
+  const user = new Caller(opts.user.id, opts.user.login, opts.user.roles.filter(isRole), undefined, services.roles)
   if (!user.can('upload_files')) throw new Error(`user ${opts.user.login} may not upload files (upload_files)`)
   if (opts.post !== undefined && opts.post !== 0) {
     const parent = await getPost(services.store, opts.post)
@@ -62,7 +62,7 @@ export async function importMedia (services: Services, source: string, opts: Imp
     opts.progress?.(bytes)
   })
   const file = await receiveFile(stream, name, place.work, place.maxBytes)
-  const settings = await siteSettings(services.store, opts.baseUrl)
+  const settings = await siteSettings(services.store, { baseUrl: opts.baseUrl, siteUrl: opts.baseUrl }, services.meta)
   const post = await createAttachment(services, { file, params: opts.post === undefined || opts.post === 0 ? {} : { post: opts.post }, user, settings })
   const meta = (await getMeta(services.store, [post.id])).get(post.id) ?? {}
   return { id: post.id, sourceUrl: fileUrl(settings.home, String(meta[ATTACHMENT_META.file] ?? '')), mime: String(meta[ATTACHMENT_META.mime] ?? ''), bytes: file.size }

@@ -6,6 +6,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Enum, IntList, Raw, StringList, unvalidated, type JsonSchema } from '@cms/rest'
 import { listArgs, postItemSchema, writeArgs } from '../content/post-schema.js'
+import type { MetaRegistry } from '../content/meta.js'
 import { ATTACHMENT_TYPE } from '../content/post-types.js'
 
 const ALL = ['view', 'edit', 'embed']
@@ -16,8 +17,8 @@ export const MEDIA_STATUSES = ['publish', 'future', 'draft', 'pending', 'private
 export const MEDIA_TYPES = ['image', 'video', 'text', 'application', 'audio'] as const
 
 /** The JSON schema of an attachment. */
-export function mediaItemSchema (): JsonSchema {
-  const base = postItemSchema(ATTACHMENT_TYPE) as { properties: Record<string, JsonSchema> }
+export function mediaItemSchema (meta: MetaRegistry): JsonSchema {
+  const base = postItemSchema(ATTACHMENT_TYPE, meta) as { properties: Record<string, JsonSchema> }
   const p: Record<string, JsonSchema> = {}
   for (const [name, schema] of Object.entries(base.properties)) {
     // Attachments have no content, excerpt, password or featured image of their own.
@@ -58,8 +59,8 @@ const textObject = (description: string): TSchema => unvalidated(Type.Optional(R
 })))
 
 /** Arguments of upload and update: the writable fields. */
-export function mediaWriteArgs (): Record<string, TSchema> {
-  const post = writeArgs(ATTACHMENT_TYPE)
+export function mediaWriteArgs (meta: MetaRegistry): Record<string, TSchema> {
+  const post = writeArgs(ATTACHMENT_TYPE, meta)
   const args: Record<string, TSchema> = {}
   for (const name of ['date', 'date_gmt', 'slug', 'status', 'title', 'author', 'comment_status', 'ping_status', 'meta', 'template']) {
     args[name] = name === 'status' ? Type.Optional(Enum(MEDIA_STATUSES, { description: 'A named status for the post.' })) : post[name]!

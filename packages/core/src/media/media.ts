@@ -33,6 +33,7 @@ import { renderedContent, renderedExcerpt, renderedTitle } from '../content/rend
 import { posts } from '../content/schema.js'
 import { htmlClass, sanitizeSlug } from '../content/slugs.js'
 import { requestSettings } from '../content/posts.js'
+import { registerPostType, typeRegistry, type PostTypeDefinition } from '../content/type-registry.js'
 import { mediaErrors } from './errors.js'
 import { mediaTypeOf, RESIZABLE } from './file-types.js'
 import { mediaItemSchema, mediaListArgs, mediaWriteArgs } from './media-schema.js'
@@ -42,6 +43,18 @@ import { identify, receiveBody, type ReceivedFile } from './upload.js'
 
 /** Where the service serves uploaded files, below its base URL. */
 export const UPLOADS_PATH = '/cms-content/uploads'
+
+/** The `attachment` post type as the core declares it: no archive, not in menus, created by `upload_files`. */
+const ATTACHMENT_POST_TYPE: PostTypeDefinition = {
+  slug: ATTACHMENT_TYPE.type,
+  name: 'Media',
+  singularName: 'Media',
+  restBase: ATTACHMENT_TYPE.restBase,
+  supports: ['title', 'author', 'comments'],
+  icon: 'admin-media',
+  showInNavMenus: false,
+  capabilities: { create_posts: 'upload_files' }
+}
 
 export const DEFAULT_UPLOAD_MAX_BYTES = 64 * 1024 * 1024
 
@@ -188,7 +201,7 @@ export async function formatMedia (post: PostRow, meta: Record<string, unknown>,
     comment_status: post.commentStatus,
     ping_status: post.pingStatus,
     template: post.template,
-    meta: metaResponse(meta)
+    meta: metaResponse(settings.meta, meta)
   }
   if (context === 'edit') {
     out.permalink_template = link
@@ -370,9 +383,11 @@ async function regenerateSizes (services: Services, post: PostRow, a: Attachment
 
 export function mediaRoutes (services: Services): RouteDecl[] {
   const { store } = services
+  // The type /cms/v2/types lists, as the core registers it (once per deployment).
+  if (!typeRegistry(services).postTypes.has(ATTACHMENT_TYPE.type)) registerPostType(services, ATTACHMENT_POST_TYPE)
   const place = mediaPlace(services)
-  const schema = mediaItemSchema()
-  const writeArgs = mediaWriteArgs()
+  const schema = mediaItemSchema(services.meta)
+  const writeArgs = mediaWriteArgs(services.meta)
   const writeArgInfo = argsOf(endpoint({ methods: ['POST'], args: writeArgs, permission: () => true, handler: () => null }))
 
   const loadMedia = async (req: RestRequest): Promise<PostRow | undefined> => await req.memo('media:item', async () => {
@@ -386,7 +401,7 @@ export function mediaRoutes (services: Services): RouteDecl[] {
   }
   const contextOf = (req: RestRequest, fallback = 'view'): string => typeof req.params.context === 'string' ? req.params.context : fallback
   const formatOne = async (req: RestRequest, post: PostRow, context: string): Promise<Record<string, unknown>> => {
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     const meta = (await getMeta(store, [post.id])).get(post.id) ?? {}
     return await formatMedia(post, meta, { req, settings, context, store })
   }
@@ -404,7 +419,7 @@ export function mediaRoutes (services: Services): RouteDecl[] {
 
   const list = async (req: RestRequest): Promise<RestResponse> => {
     const p = req.params
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     const search = typeof p.search === 'string' ? p.search : undefined
     const include = (p.include ?? []) as number[]
     if (p.orderby === 'relevance' && (search === undefined || search === '')) throw contentErrors.rest_no_search_term_defined()
@@ -494,7 +509,7 @@ export function mediaRoutes (services: Services): RouteDecl[] {
       await received.file.remove()
       throw err
     }
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     const post = await createAttachment(services, { file: received.file, params, user: req.user, settings })
     const body = await formatOne(req, post, 'edit')
     return new RestResponse(body, 201, { Location: restUrl(req.baseUrl, `/cms/v2/media/${post.id}`) })
@@ -511,7 +526,7 @@ export function mediaRoutes (services: Services): RouteDecl[] {
 
   const read = async (req: RestRequest): Promise<RestResponse> => {
     const post = await mustLoad(req)
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     const body = await formatOne(req, post, contextOf(req))
     return new RestResponse(body, 200, {
       'Last-Modified': post.modifiedGmt.toUTCString(),
@@ -534,7 +549,7 @@ export function mediaRoutes (services: Services): RouteDecl[] {
     const existing = await mustLoad(req)
     const p = req.params
     if (p.post !== undefined && p.post !== existing.parent) await checkParent(store, req.user, p.post)
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     const prepared = await preparePost(store, ATTACHMENT_TYPE, postParams(p), req.user, settings, existing)
     if (typeof p.post === 'number') prepared.row.parent = p.post
     if (typeof p.alt_text === 'string') {
@@ -548,7 +563,7 @@ export function mediaRoutes (services: Services): RouteDecl[] {
   const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
     const post = await loadMedia(req)
     if (post === undefined) return contentErrors.rest_post_invalid_id()
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     if (!req.user.can('delete_post', capObject(post, settings))) return denied(contentErrors.rest_cannot_delete(), req.user.id)
     return true
   }
