@@ -55,10 +55,21 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     },
     trustProxy: true
   })
-  const store = opts.store ?? await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir })
+  const store = opts.store ?? await openStore({
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    onProgress: (message) => app.log.info(message)
+  })
   if (opts.store === undefined) {
-    await migrate(store)
     app.addHook('onClose', async () => { await store.close() })
+    const started = performance.now()
+    try {
+      await migrate(store)
+    } catch (err) {
+      await store.close()
+      throw err
+    }
+    app.log.info(`${store.kind === 'pglite' ? 'embedded database' : 'database'}: migrations checked and applied in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }
 
   const profile = profiles[settings.deployment]!
