@@ -9,6 +9,8 @@ import { authenticator, authorizePage, batchRoutes, commitClock, hasAnyUser, sit
 import { namespacesOf, profiles } from './profiles.js'
 import { buildNamespace } from './namespaces.js'
 import type { Settings } from './settings.js'
+import { ensureFirstAdmin } from './first-admin.js'
+import { loggerOptions, RequestLog } from './request-log.js'
 
 export interface BuildOptions {
   /** An already open store (tests); otherwise one is opened from the settings and closed with the app. */
@@ -49,10 +51,9 @@ export function isStoreUnavailable (error: unknown, depth = 0): boolean {
 export async function buildApp (settings: Settings, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...kernelServerOptions({ bodyLimit: settings.bodyLimit }),
-    logger: opts.logger ?? {
-      level: settings.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'password'], censor: '[redacted]' }
-    },
+    logger: opts.logger ?? loggerOptions(settings),
+    // One line per request, written when it is answered.
+    logController: new RequestLog(),
     trustProxy: true
   })
   const store = opts.store ?? await openStore({
@@ -71,6 +72,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     }
     app.log.info(`${store.kind === 'pglite' ? 'embedded database' : 'database'}: migrations checked and applied in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }
+  if (settings.firstAdmin !== undefined) await ensureFirstAdmin(store, settings.firstAdmin, app.log)
 
   const profile = profiles[settings.deployment]!
   const services: Services = { store, settings: { profile: profile.name, contentDir: settings.contentDir } }
@@ -95,7 +97,9 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   app.addHook('onListen', async () => {
     try {
       if (!(await hasAnyUser(store))) {
-        app.log.warn('No user exists yet. Create the first administrator with: pnpm cms user create <login> --email <address> --role administrator [--password <password>]')
+        app.log.warn(store.kind === 'pglite'
+          ? 'No user exists yet. Create the first administrator: start with CMS_ADMIN_LOGIN, CMS_ADMIN_EMAIL and CMS_ADMIN_PASSWORD set, or stop the service and run: npx -y pnpm@10.34.8 cms user create <login> --email <address> --role administrator'
+          : 'No user exists yet. Create the first administrator: npx -y pnpm@10.34.8 cms user create <login> --email <address> --role administrator (or start with CMS_ADMIN_LOGIN, CMS_ADMIN_EMAIL and CMS_ADMIN_PASSWORD set)')
       }
     } catch (err) {
       app.log.warn({ err }, 'could not check for users')
