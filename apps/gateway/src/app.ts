@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, authorizePage, batchRoutes, commitClock, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
+import { authenticator, authorizePage, batchRoutes, commitClock, coreMigrations, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
 import { namespacesOf, profiles } from './profiles.js'
 import { buildNamespace } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -48,28 +48,44 @@ export function isStoreUnavailable (error: unknown, depth = 0): boolean {
   return isStoreUnavailable(e.cause, depth + 1) || (Array.isArray(e.errors) && e.errors.some((x) => isStoreUnavailable(x, depth + 1)))
 }
 
+/**
+ * Time limits of the HTTP server. Node checks the request and headers limits
+ * only every `connectionsCheckingInterval` (30 s by default): checked at a
+ * quarter of the shorter limit, so a slow client is cut off near its limit.
+ */
+function connectionLimits (settings: Settings): { requestTimeout: number, connectionTimeout: number, http: Record<string, number> } {
+  const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4)))
+  return {
+    requestTimeout: settings.requestTimeoutMs,
+    connectionTimeout: settings.connectionTimeoutMs,
+    http: { requestTimeout: settings.requestTimeoutMs, headersTimeout: settings.headersTimeoutMs, connectionsCheckingInterval: checkEvery }
+  }
+}
+
 export async function buildApp (settings: Settings, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     ...kernelServerOptions({ bodyLimit: settings.bodyLimit }),
+    ...connectionLimits(settings),
     logger: opts.logger ?? loggerOptions(settings),
     // One line per request, written when it is answered.
     logController: new RequestLog(),
     trustProxy: true
   })
+  app.server.maxConnections = settings.maxConnections
   const store = opts.store ?? await openStore({
     databaseUrl: settings.databaseUrl,
     dataDir: settings.dataDir,
     onProgress: (message) => app.log.info(message)
   })
+  if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
+  const started = performance.now()
+  try {
+    await migrate(store, [coreMigrations])
+  } catch (err) {
+    if (opts.store === undefined) await store.close()
+    throw err
+  }
   if (opts.store === undefined) {
-    app.addHook('onClose', async () => { await store.close() })
-    const started = performance.now()
-    try {
-      await migrate(store)
-    } catch (err) {
-      await store.close()
-      throw err
-    }
     app.log.info(`${store.kind === 'pglite' ? 'embedded database' : 'database'}: migrations checked and applied in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }
   if (settings.firstAdmin !== undefined) await ensureFirstAdmin(store, settings.firstAdmin, app.log)

@@ -17,6 +17,12 @@ const Env = Type.Object({
   CMS_BASE_URL: Type.String({ default: '' }),
   CMS_CORS_ORIGINS: Type.String({ default: '*' }),
   CMS_BODY_LIMIT: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1024 }),
+  // Connection limits: a client that trickles its headers or body, or holds a connection idle,
+  // is cut off; none of them can be switched off.
+  CMS_REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  CMS_HEADERS_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  CMS_CONNECTION_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  CMS_MAX_CONNECTIONS: Type.Integer({ default: 1024, minimum: 1 }),
   CMS_REMOTE_NAMESPACES: Type.String({ default: '' }),
   // Read by the outbound client and oEmbed when their namespaces are built (and checked there).
   CMS_OUTBOUND_ALLOW: Type.String({ default: '' }),
@@ -44,6 +50,14 @@ export interface Settings {
   baseUrl: string | undefined
   corsOrigins: string[] | '*'
   bodyLimit: number
+  /** Longest time to receive a whole request, headers and body (408 and closed after). */
+  requestTimeoutMs: number
+  /** Longest time to receive a request's headers. */
+  headersTimeoutMs: number
+  /** Longest time a connection may stay idle (nothing received or sent). */
+  connectionTimeoutMs: number
+  /** Most connections this process holds at once; more are refused. */
+  maxConnections: number
   remote: Record<string, string>
   logLevel: string
   /** From CMS_ADMIN_*: the administrator to create when no user exists. */
@@ -136,6 +150,9 @@ const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((
 
 export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
   const raw = readEnv(env)
+  if (raw.CMS_HEADERS_TIMEOUT_MS > raw.CMS_REQUEST_TIMEOUT_MS) {
+    throw new SettingError('CMS_HEADERS_TIMEOUT_MS', String(raw.CMS_HEADERS_TIMEOUT_MS), `at most CMS_REQUEST_TIMEOUT_MS (${raw.CMS_REQUEST_TIMEOUT_MS})`)
+  }
   const store = storeSettingsFromEnv(env)
   const remote: Record<string, string> = {}
   for (const pair of list(raw.CMS_REMOTE_NAMESPACES)) {
@@ -158,6 +175,10 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     baseUrl: base === '' ? undefined : base,
     corsOrigins: raw.CMS_CORS_ORIGINS.trim() === '*' ? '*' : list(raw.CMS_CORS_ORIGINS),
     bodyLimit: raw.CMS_BODY_LIMIT,
+    requestTimeoutMs: raw.CMS_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: raw.CMS_HEADERS_TIMEOUT_MS,
+    connectionTimeoutMs: raw.CMS_CONNECTION_TIMEOUT_MS,
+    maxConnections: raw.CMS_MAX_CONNECTIONS,
     remote,
     logLevel: raw.LOG_LEVEL,
     firstAdmin: firstAdminOf(raw, env)

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { chromium, type Browser } from 'playwright-core'
 import { openTestStore } from '@cms/store/testing'
-import { createUser } from '@cms/core'
+import { coreMigrations, createUser } from '@cms/core'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 
@@ -42,7 +42,7 @@ t.test('authorize an application in a browser', async (t) => {
     return
   }
 
-  const store = await openTestStore()
+  const store = await openTestStore({ migrations: [coreMigrations] })
   const app = await buildApp(loadSettings({ LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' }), { store, logger: false, jobs: false })
   t.teardown(async () => { await app.close(); await store.close() })
   await app.listen({ port: 0, host: '127.0.0.1' })

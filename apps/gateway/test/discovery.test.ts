@@ -32,6 +32,38 @@ for (const deployment of ['A', 'B'] as const) {
       endpoints: [{ methods: ['GET'], args: { context: { default: 'view', required: false } } }],
       _links: { self: [{ href: `${BASE}/index.php?rest_route=/` }] }
     }, 'the index route itself, as the core shows it')
+
+    // Path variables are listed in each endpoint's args, first, as the core's route-level args are.
+    const item = body.routes['/cms/v2/posts/(?P<id>[\\d]+)']
+    t.same(item.endpoints.map((e: any) => e.methods), [['GET'], ['POST', 'PUT', 'PATCH'], ['DELETE']])
+    for (const ep of item.endpoints) {
+      t.same(ep.args.id, { description: 'Unique identifier for the post.', type: 'integer', required: false }, `post item ${ep.methods[0]}: id`)
+      t.equal(Object.keys(ep.args)[0], 'id', `post item ${ep.methods[0]}: id first`)
+    }
+    t.same(Object.keys(item.endpoints[0].args), ['id', 'context', 'excerpt_length', 'password'])
+    t.same(Object.keys(item.endpoints[2].args), ['id', 'force'])
+    const parent = { description: 'The ID for the parent of the revision.', type: 'integer', required: false }
+    t.same(body.routes['/cms/v2/posts/(?P<parent>[\\d]+)/revisions'].endpoints[0].args.parent, parent, 'revisions: parent')
+    const revision = body.routes['/cms/v2/posts/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)']
+    for (const ep of revision.endpoints) {
+      t.same(Object.keys(ep.args).slice(0, 2), ['parent', 'id'], `revision ${ep.methods[0]}: parent and id first`)
+      t.same(ep.args.id, { description: 'Unique identifier for the revision.', type: 'integer', required: false })
+    }
+    t.same(body.routes['/cms/v2/posts/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)'].endpoints[0].args.parent,
+      { description: 'The ID for the parent of the autosave.', type: 'integer', required: false }, 'autosave: parent')
+    let withVariables = 0
+    for (const [pattern, entry] of Object.entries<any>(body.routes)) {
+      const vars = [...pattern.matchAll(/\(\?P<(\w+)>/g)].map((m) => m[1]!)
+      if (vars.length === 0) continue
+      withVariables++
+      for (const ep of entry.endpoints) {
+        for (const v of vars) {
+          t.ok(!Array.isArray(ep.args) && ep.args[v] !== undefined, `${pattern} ${ep.methods.join(',')}: ${v} listed`)
+          t.ok(typeof ep.args[v]?.type === 'string', `${pattern} ${ep.methods.join(',')}: ${v} has a type`)
+        }
+      }
+    }
+    t.ok(withVariables >= 10, `${withVariables} routes with path variables`)
     for (const ns of body.namespaces) {
       t.ok(body.routes[`/${ns}`], `root route of ${ns}`)
       const root = await getJson(app, `/index.php?rest_route=/${ns}`)

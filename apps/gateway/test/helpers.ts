@@ -6,13 +6,14 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { openTestStore } from '@cms/store/testing'
+import { coreMigrations } from '@cms/core'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 
 export const BASE = 'http://cms.test'
 
 export async function testApp (env: Record<string, string> = {}): Promise<FastifyInstance> {
-  const store = await openTestStore()
+  const store = await openTestStore({ migrations: [coreMigrations] })
   const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
   const app = await buildApp(settings, { store, logger: false })
   app.addHook('onClose', async () => { await store.close() })

@@ -7,6 +7,7 @@
  */
 import t from 'tap'
 import { openTestStore } from '@cms/store/testing'
+import { coreMigrations } from '@cms/core'
 import { createCaller, harnessApp, listenLoopback } from './harness/app.js'
 import { targetsOf } from './harness/routes.js'
 import { formatReport, pickResource, runLoad, verifyLoad } from './harness/load.js'
@@ -19,7 +20,7 @@ const MIN_OPS = Number(process.env.CMS_LOAD_MIN_OPS ?? 15)
 const TIMEOUT = Number(process.env.CMS_LOAD_TIMEOUT_MS ?? 10_000)
 
 t.test(`${CLIENTS} clients for ${DURATION / 1000} s`, async (t) => {
-  const store = await openTestStore({ poolSize: Math.min(20, CLIENTS) })
+  const store = await openTestStore({ poolSize: Math.min(20, CLIENTS), migrations: [coreMigrations] })
   t.teardown(async () => { await store.close() })
   const h = await harnessApp({ CMS_DEPLOYMENT: 'B' }, store)
   t.teardown(h.close)

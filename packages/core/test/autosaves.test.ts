@@ -31,13 +31,13 @@ t.test('autosaves', async (t) => {
 
   t.test('other posts get one autosave per user', async (t) => {
     const post = (await call('POST', '/cms/v2/posts', { as: author, body: { title: 'Live', content: 'published text', status: 'publish' } })).body
-    const first = await call('POST', `/cms/v2/posts/${post.id}/autosaves`, { as: author, body: { title: 'Live', content: 'edited text', meta: { footnotes: 'fn' } } })
+    const first = await call('POST', `/cms/v2/posts/${post.id}/autosaves`, { as: author, body: { title: 'Live', content: 'edited text', meta: { footnotes: '[{"id":"fn","content":"Note"}]' } } })
     t.equal(first.status, 200)
     t.not(first.body.id, post.id)
     t.equal(first.body.slug, `${post.id}-autosave-v1`)
     t.equal(first.body.parent, post.id)
     t.equal(first.body.author, author.id)
-    t.equal(first.body.meta.footnotes, 'fn')
+    t.equal(first.body.meta.footnotes, '[{"id":"fn","content":"Note"}]')
     t.match(first.body.preview_link, new RegExp(`^http://cms\\.test/\\?p=${post.id}&preview_id=${post.id}&preview_nonce=\\w+&preview=true$`))
     t.equal(first.body._links.parent[0].href, `http://cms.test/index.php?rest_route=/cms/v2/posts/${post.id}`)
     const live = await call('GET', `/cms/v2/posts/${post.id}`, { as: author, query: { context: 'edit' } })

@@ -134,7 +134,7 @@ t.test('posts list', async (t) => {
     const drafts = await call('GET', '/cms/v2/posts', { as: contributor, query: { status: 'draft' } })
     t.equal(drafts.status, 200)
     t.same(drafts.body, [], "a contributor may not read others' drafts: dropped")
-    t.equal(drafts.headers['x-cms-total'], '2', 'but still counted')
+    t.equal(drafts.headers['x-cms-total'], '0', 'nor count them (issue #11: totals reveal only readable rows)')
     t.same(await ids({ status: 'draft' }, author), [draftByAuthor])
     t.same(await ids({ status: 'draft' }, admin), [draftByAdmin, draftByAuthor])
     t.same((await ids({ status: 'any', per_page: 100 }, admin)).sort(), [p1, p2, p3, p4, p5, draftByAuthor, draftByAdmin, privateByAdmin].sort())
@@ -151,7 +151,7 @@ t.test('posts list', async (t) => {
     t.equal(sub.body.message, 'Sorry, you are not allowed to edit posts in this post type.')
     const mine = await call('GET', '/cms/v2/posts', { as: author, query: { context: 'edit' } })
     t.same(mine.body.map((p: any) => p.id), [p3], 'posts the caller cannot edit are left out')
-    t.equal(mine.headers['x-cms-total'], '5')
+    t.equal(mine.headers['x-cms-total'], '1', 'nor counted')
     t.ok('raw' in mine.body[0].title)
   })
 

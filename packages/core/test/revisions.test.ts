@@ -29,10 +29,10 @@ t.test('revisions', async (t) => {
     t.equal((await revisionsOf(id)).body.length, 2, 'a new title makes one')
     await call('POST', `/cms/v2/posts/${id}`, { as: author, body: { meta: { _builder_data: '[1]' } } })
     t.equal((await revisionsOf(id)).body.length, 2, 'meta that is not revisioned makes none')
-    await call('POST', `/cms/v2/posts/${id}`, { as: author, body: { meta: { footnotes: '[{"id":"a"}]' } } })
+    await call('POST', `/cms/v2/posts/${id}`, { as: author, body: { meta: { footnotes: '[{"id":"a","content":"A"}]' } } })
     const list = await revisionsOf(id)
     t.equal(list.body.length, 3, 'revisioned meta makes one')
-    t.equal(list.body[0].meta.footnotes, '[{"id":"a"}]', 'and is copied to it')
+    t.equal(list.body[0].meta.footnotes, '[{"id":"a","content":"A"}]', 'and is copied to it')
     t.equal(list.body[1].author, editor.id, 'the author of a revision is who made the update')
   })
 

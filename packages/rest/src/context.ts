@@ -2,7 +2,7 @@
  * `context` filtering: properties whose schema lists contexts that do not
  * include the requested one are removed, recursively.
  */
-import type { JsonSchema } from './validate.js'
+import type { JsonSchema } from './schema.js'
 
 export function filterByContext (data: unknown, schema: JsonSchema, context: string): unknown {
   if (Array.isArray(data)) {

@@ -6,7 +6,7 @@
  */
 import { argsOf, patternOf, type RouteDecl } from './route.js'
 import { restUrl } from './links.js'
-import type { JsonSchema } from './validate.js'
+import type { JsonSchema } from './schema.js'
 
 const ARG_KEYS = [
   'title', 'description', 'default', 'type', 'format', 'enum', 'items', 'properties',

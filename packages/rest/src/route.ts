@@ -4,9 +4,9 @@
  * check and handler; the kernel derives the Fastify route, validation, the
  * discovery entry, batch eligibility and the OpenAPI operation from it.
  */
-import { OptionalKind, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import { OptionalKind, Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { RestError } from './errors.js'
-import type { JsonSchema } from './validate.js'
+import type { JsonSchema } from './schema.js'
 import type { Dispatch } from './dispatch.js'
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -104,6 +104,13 @@ export interface RouteDecl {
   path: string
   /** The character class of each path variable, e.g. `{ id: '[\\d]+' }`. */
   vars?: Record<string, string>
+  /**
+   * Arguments every endpoint takes, listed first in each (the core's
+   * route-level args): the path variables with their description and type.
+   * A path variable named neither here nor by an endpoint is listed with the
+   * type its character class implies, as the core's index lists them all.
+   */
+  args?: TProperties
   endpoints: Array<EndpointDecl<any>>
   /** Shown as `allow_batch: {v1: true}` on every endpoint (unless one overrides it). */
   allowBatch?: boolean
@@ -117,12 +124,26 @@ export function endpoint<A extends TProperties> (decl: EndpointDecl<A>): Endpoin
 }
 
 export function route (decl: RouteDecl): RouteDecl {
+  const common: TProperties = {}
   for (const name of variablesOf(decl.path)) {
-    if (decl.vars?.[name] === undefined) {
-      throw new Error(`route ${decl.path}: variable {${name}} has no character class`)
-    }
+    const cls = decl.vars?.[name]
+    if (cls === undefined) throw new Error(`route ${decl.path}: variable {${name}} has no character class`)
+    common[name] = decl.args?.[name] ?? pathVariableArg(cls)
   }
-  return decl
+  Object.assign(common, decl.args)
+  // As the core merges route-level args: first in each endpoint, the endpoint's own schema winning.
+  const endpoints = decl.endpoints.map((ep) => {
+    const own = (ep.args ?? {}) as TProperties
+    const args: TProperties = {}
+    for (const [name, schema] of Object.entries(common)) args[name] = own[name] ?? schema
+    return { ...ep, args: Object.assign(args, own) }
+  })
+  return { ...decl, endpoints }
+}
+
+/** A path variable no declaration describes: an integer for a digits class, else a string. */
+function pathVariableArg (cls: string): TSchema {
+  return Type.Optional(Type.Unsafe({ type: /^(\[\\d\]|\\d|\[0-9\])\+$/.test(cls) ? 'integer' : 'string' }))
 }
 
 export function variablesOf (path: string): string[] {

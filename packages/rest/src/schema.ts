@@ -4,6 +4,9 @@
  */
 import { Type, type SchemaOptions, type TSchema, type TUnsafe } from '@sinclair/typebox'
 
+/** A JSON schema object (e.g. produced by @sinclair/typebox). */
+export type JsonSchema = Record<string, any>
+
 /** A string limited to the given values; `enum` is shown in the index as the core shows it. */
 export function Enum<const T extends readonly string[]> (values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] })

@@ -2,10 +2,8 @@
  * Parameter coercion and validation of the REST kernel.
  *
  * A port of the core's `rest_validate_value_from_schema()` /
- * `rest_sanitize_value_from_schema()` (src/wp-includes/rest-api.php) and of the
- * request-level pipeline `WP_REST_Request::has_valid_params()` +
- * `sanitize_params()` (src/wp-includes/rest-api/class-wp-rest-request.php),
- * with the same error codes and messages (see cms-core.md §3).
+ * `rest_sanitize_value_from_schema()` (src/wp-includes/rest-api.php), value by
+ * value, with the same error codes and messages (see cms-core.md §3).
  *
  * Values follow PHP semantics where they differ from JavaScript: a JSON object
  * and a JSON list are both "arrays"; numeric strings are numbers for the
@@ -23,469 +21,29 @@
  *   deeper than {@link MAX_DEPTH} levels are reported as ordinary invalid values.
  */
 
-import { RestError } from './errors.js'
+import type { JsonSchema } from './schema.js'
+import { entriesOf, fmtD, hasOwn, isPhpArray, isPlainObject, isScalar, isset, MAX_DEPTH, numberFormat, phpFloat, phpJsonEncode, phpToString, setOwn, isPhpIntKey, isNumeric, phpInt, wpSprintfList } from './php.js'
+import { ALLOWED_TYPES, containsUniqueItems, handleMultiType, restIsArray, restIsBoolean, restIsInteger, restIsObject, restSanitizeArray, restSanitizeBoolean, valuesEqual } from './value-types.js'
+import { isEmail, isHexColor, isIpAddress, isUuid, isValidDate, sanitizeTextField, sanitizeUrl } from './formats.js'
+import { matchesPattern } from './patterns.js'
 
-/** A JSON schema object (e.g. produced by @sinclair/typebox). */
-export type JsonSchema = Record<string, any>
-
-/** One declared handler argument. Its default is read from `schema.default`. */
-export interface ArgSpec { name: string; schema: JsonSchema; required: boolean; /** false: passed on as sent, the handler checks it */ validate?: boolean }
+export type { JsonSchema } from './schema.js'
+export { validateArgs, type ArgSpec } from './request-args.js'
+export { MAX_DEPTH } from './php.js'
 
 /** One failed check, as the core's WP_Error: code, message, data (null when none). */
 export interface ValidationIssue { code: string; message: string; data: unknown }
 
 /** Largest list accepted anywhere in a value. */
 export const MAX_ARRAY_ITEMS = 10_000
-/** Deepest nesting of arrays/objects accepted in a value. */
-export const MAX_DEPTH = 32
-
-const ALLOWED_TYPES = ['array', 'object', 'string', 'number', 'integer', 'boolean', 'null']
-
-// ---------------------------------------------------------------------------
-// Small PHP emulation helpers
-// ---------------------------------------------------------------------------
-
-const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
-
-function isset (v: unknown): boolean {
-  return v !== undefined && v !== null
-}
-
-function isPlainObject (v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
-/** PHP `is_array()` for decoded JSON / query values: lists and objects. */
-function isPhpArray (v: unknown): v is unknown[] | Record<string, unknown> {
-  return Array.isArray(v) || isPlainObject(v)
-}
-
-function isScalar (v: unknown): v is string | number | boolean {
-  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
-}
-
-/** Sets an own property, also for the key `__proto__`. */
-function setOwn (o: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === '__proto__') {
-    Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true })
-  } else {
-    o[k] = v
-  }
-}
-
-function entriesOf (v: unknown): Array<[string, unknown]> {
-  if (Array.isArray(v)) return Array.from(v, (x, i) => [String(i), x] as [string, unknown])
-  if (isPlainObject(v)) return Object.entries(v)
-  return []
-}
-
-const PHP_WS = '[ \\t\\n\\r\\v\\f]'
-/** PHP 8 numeric string: optional surrounding whitespace, decimal or exponent notation. */
-const NUMERIC_RE = new RegExp(`^${PHP_WS}*[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?${PHP_WS}*$`)
-const LEADING_NUMERIC_RE = new RegExp(`^${PHP_WS}*([+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?)`)
-
-/** PHP `is_numeric()`. */
-function isNumeric (v: unknown): boolean {
-  if (typeof v === 'number') return Number.isFinite(v)
-  if (typeof v === 'string') return NUMERIC_RE.test(v)
-  return false
-}
-
-/** PHP `(float)` cast. */
-function phpFloat (v: unknown): number {
-  if (typeof v === 'number') return v
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (typeof v === 'string') {
-    const m = LEADING_NUMERIC_RE.exec(v)
-    return m ? Number(m[1]) : 0
-  }
-  if (Array.isArray(v)) return v.length > 0 ? 1 : 0
-  if (isPlainObject(v)) return Object.keys(v).length > 0 ? 1 : 0
-  return 0
-}
-
-/** PHP `(int)` cast. */
-function phpInt (v: unknown): number {
-  const f = phpFloat(v)
-  if (!Number.isFinite(f)) return 0
-  const t = Math.trunc(f)
-  return t === 0 ? 0 : t // no -0
-}
-
-/** PHP `(string)` of a float (precision 14, `%.14G` style). */
-function phpFloatToString (x: number): string {
-  if (Number.isNaN(x)) return 'NAN'
-  if (!Number.isFinite(x)) return x > 0 ? 'INF' : '-INF'
-  if (Object.is(x, -0)) return '-0'
-  // An integral JSON number is a PHP int: printed in full.
-  if (Number.isInteger(x) && Math.abs(x) < 9.2e18) return BigInt(x).toString()
-  const exp = Math.floor(Math.log10(Math.abs(Number(x.toPrecision(14)))))
-  if (exp < -4 || exp >= 14) {
-    let [mant = '', e = '0'] = x.toExponential(13).split('e')
-    if (mant.includes('.')) mant = mant.replace(/0+$/, '').replace(/\.$/, '.0')
-    const en = Number(e)
-    return `${mant}E${en < 0 ? '-' : '+'}${Math.abs(en)}`
-  }
-  return String(Number(x.toPrecision(14)))
-}
-
-/** PHP `(string)` cast. */
-function phpToString (v: unknown): string {
-  if (typeof v === 'string') return v
-  if (typeof v === 'number') return phpFloatToString(v)
-  if (v === true) return '1'
-  if (v === false || v === null || v === undefined) return ''
-  if (isPhpArray(v)) return 'Array'
-  return String(v)
-}
-
-/** `number_format_i18n()` with the default (en_US) separators and no decimals. */
-function numberFormat (n: unknown): string {
-  const f = phpFloat(n)
-  const r = Math.round(Math.abs(f)) * (f < 0 ? -1 : 1)
-  const s = String(Math.abs(r)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-  return r < 0 ? `-${s}` : s
-}
-
-/** sprintf `%d`. */
-function fmtD (n: unknown): string {
-  return String(phpInt(n))
-}
-
-/** `wp_sprintf()`'s `%l` list: "A", "A and B", "A, B, and C". */
-export function wpSprintfList (items: string[]): string {
-  if (items.length === 0) return ''
-  if (items.length === 1) return items[0]!
-  if (items.length === 2) return `${items[0]} and ${items[1]}`
-  return `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`
-}
-
-function phpJsonString (s: string): string {
-  return JSON.stringify(s)
-    .replace(/\//g, '\\/')
-    .replace(/[\u0080-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
-}
-
-/** `wp_json_encode()` with PHP's default flags (escaped slashes and unicode; `{}` is `[]`). */
-function phpJsonEncode (v: unknown, depth = 0): string {
-  if (depth > MAX_DEPTH * 2) return 'null'
-  if (v === null || v === undefined) return 'null'
-  if (typeof v === 'string') return phpJsonString(v)
-  if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : '0'
-  if (typeof v === 'boolean') return v ? 'true' : 'false'
-  if (Array.isArray(v)) return '[' + v.map((x) => phpJsonEncode(x, depth + 1)).join(',') + ']'
-  if (isPlainObject(v)) {
-    const e = Object.entries(v)
-    if (e.every(([k], i) => k === String(i))) return '[' + e.map(([, x]) => phpJsonEncode(x, depth + 1)).join(',') + ']'
-    return '{' + e.map(([k, x]) => phpJsonString(k) + ':' + phpJsonEncode(x, depth + 1)).join(',') + '}'
-  }
-  return 'null'
-}
-
-/** Whether a key of a decoded JSON object would be an integer key of a PHP array. */
-function isPhpIntKey (k: string): boolean {
-  if (!/^(?:0|-?[1-9]\d*)$/.test(k)) return false
-  if (k.replace('-', '').length < 19) return true
-  const b = BigInt(k)
-  return b <= 9223372036854775807n && b >= -9223372036854775808n
-}
-
-/** `wp_parse_list()` of a scalar: split on commas and (ASCII) whitespace. */
-function parseList (v: string | number | boolean): string[] {
-  return phpToString(v).split(/[ \t\n\v\f\r,]+/).filter((s) => s !== '')
-}
-
-// ---------------------------------------------------------------------------
-// Type checks (rest_is_* helpers)
-// ---------------------------------------------------------------------------
-
-/** rest_is_boolean(). */
-function restIsBoolean (v: unknown): boolean {
-  if (typeof v === 'boolean') return true
-  if (typeof v === 'string') return ['false', 'true', '0', '1'].includes(v.toLowerCase())
-  if (typeof v === 'number') return v === 0 || v === 1
-  return false
-}
-
-/** rest_is_integer(). */
-function restIsInteger (v: unknown): boolean {
-  if (!isNumeric(v)) return false
-  const f = phpFloat(v)
-  return Math.round(f) === f
-}
-
-/** rest_is_array(): a scalar (split as a list) or an array whose keys are all integers. */
-function restIsArray (v: unknown): boolean {
-  if (isScalar(v)) return true
-  if (Array.isArray(v)) return true
-  if (isPlainObject(v)) return Object.keys(v).every(isPhpIntKey)
-  return false
-}
-
-/** rest_sanitize_array(). */
-function restSanitizeArray (v: unknown): unknown[] {
-  if (isScalar(v)) return parseList(v)
-  if (Array.isArray(v)) return Array.from(v)
-  if (isPlainObject(v)) return Object.values(v)
-  return []
-}
-
-/** rest_is_object(): an object, a list, or the empty string. */
-function restIsObject (v: unknown): boolean {
-  return v === '' || isPhpArray(v)
-}
-
-/** rest_sanitize_boolean(). */
-function restSanitizeBoolean (v: unknown): boolean {
-  if (typeof v === 'string') {
-    const l = v.toLowerCase()
-    if (l === 'false' || l === '0' || l === '') return false
-    return true
-  }
-  if (typeof v === 'number') return v !== 0
-  if (Array.isArray(v)) return v.length > 0
-  if (isPlainObject(v)) return Object.keys(v).length > 0
-  return Boolean(v)
-}
-
-const BEST_TYPE_CHECKS: Record<string, (v: unknown) => boolean> = {
-  array: restIsArray,
-  object: restIsObject,
-  integer: restIsInteger,
-  number: isNumeric,
-  boolean: restIsBoolean,
-  string: (v) => typeof v === 'string',
-  null: (v) => v === null
-}
-
-/** rest_get_best_type_for_value(). */
-function getBestType (v: unknown, types: unknown[]): string {
-  if (v === '' && types.includes('string')) return 'string'
-  for (const t of types) {
-    if (typeof t === 'string' && hasOwn(BEST_TYPE_CHECKS, t) && BEST_TYPE_CHECKS[t]!(v)) return t
-  }
-  return ''
-}
-
-/** rest_handle_multi_type_schema(). */
-function handleMultiType (v: unknown, types: unknown[]): string {
-  const invalid = types.filter((t) => typeof t !== 'string' || !ALLOWED_TYPES.includes(t))
-  const best = getBestType(v, types)
-  if (best) return best
-  if (invalid.length === 0) return ''
-  return phpToString(invalid[0]) // back compat: an unknown type accepts the value
-}
-
-/** Canonical form of a value for uniqueItems (rest_stabilize_value + serialize). */
-function stableKey (v: unknown, depth = 0): string {
-  if (depth > MAX_DEPTH * 2) throw new RangeError('value nested too deeply')
-  if (v === null || v === undefined) return 'N'
-  if (typeof v === 'string') return 's' + JSON.stringify(v)
-  if (typeof v === 'number') return 'n' + String(v)
-  if (typeof v === 'boolean') return v ? 'b1' : 'b0'
-  if (isPhpArray(v)) {
-    const e = entriesOf(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return 'a{' + e.map(([k, x]) => JSON.stringify(k) + ':' + stableKey(x, depth + 1)).join(',') + '}'
-  }
-  return 'u'
-}
-
-/** rest_validate_array_contains_unique_items(). */
-function containsUniqueItems (arr: unknown[]): boolean {
-  const seen = new Set<string>()
-  for (const item of arr) {
-    const k = stableKey(item)
-    if (seen.has(k)) return false
-    seen.add(k)
-  }
-  return true
-}
-
-/** rest_are_values_equal(): JSON-schema equality, key order ignored for objects. */
-function valuesEqual (a: unknown, b: unknown, depth = 0): boolean {
-  if (depth > MAX_DEPTH * 2) throw new RangeError('value nested too deeply')
-  if (isPhpArray(a) && isPhpArray(b)) {
-    const ea = entriesOf(a)
-    const mb = new Map(entriesOf(b))
-    if (ea.length !== mb.size) return false
-    for (const [k, x] of ea) {
-      if (!mb.has(k) || !valuesEqual(x, mb.get(k), depth + 1)) return false
-    }
-    return true
-  }
-  return a === b
-}
-
-// ---------------------------------------------------------------------------
-// Formats
-// ---------------------------------------------------------------------------
-
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2})(?::(\d{2}))?)?\n?$/
 
 /**
- * rest_parse_date() !== false: the core's RFC 3339 regex, then `strtotime()`.
- * strtotime() accepts month 00-12, day 00-31 (overflowing into the next month,
- * so 2021-02-30 is accepted), hour 00-24, minute 00-59, second 00-60.
+ * The bound of a string that declares no `maxLength` (characters): no
+ * argument reaches a pattern, a format or a handler unbounded. Arguments the
+ * handler checks itself (`unvalidated`: post content) are bounded by the
+ * body limit instead.
  */
-function isValidDate (v: unknown): boolean {
-  if (!isScalar(v)) return false
-  const m = DATE_RE.exec(phpToString(v))
-  if (!m) return false
-  const [, , mo, d, h, mi, s, tzh, tzm] = m.map((x) => (x === undefined ? undefined : Number(x)))
-  if (mo! > 12 || d! > 31 || h! > 24 || mi! > 59 || s! > 60) return false
-  if (tzh !== undefined && tzh > 24) return false
-  if (tzm !== undefined && tzm > 59) return false
-  return true
-}
-
-const HEX_COLOR_RE = /^#([A-Fa-f0-9]{3}){1,2}\n?$/
-
-/** rest_parse_hex_color(). */
-function isHexColor (v: unknown): boolean {
-  return isScalar(v) && HEX_COLOR_RE.test(phpToString(v))
-}
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\n?$/
-
-/** wp_is_uuid(): lower-case hex only. */
-function isUuid (v: unknown): boolean {
-  return typeof v === 'string' && UUID_RE.test(v)
-}
-
-/** is_email(). */
-function isEmail (v: unknown): boolean {
-  if (!isScalar(v)) return false
-  const email = phpToString(v)
-  if (Buffer.byteLength(email, 'utf8') < 6) return false
-  const at = email.indexOf('@', 1)
-  if (at === -1) return false
-  const local = email.slice(0, at)
-  const domain = email.slice(at + 1)
-  if (!/^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+$/.test(local)) return false
-  if (/\.{2,}/.test(domain)) return false
-  if (domain.replace(/^[ \t\n\r\0\x0B.]+|[ \t\n\r\0\x0B.]+$/g, '') !== domain) return false
-  const subs = domain.split('.')
-  if (subs.length < 2) return false
-  for (const sub of subs) {
-    if (sub.replace(/^[ \t\n\r\0\x0B-]+|[ \t\n\r\0\x0B-]+$/g, '') !== sub) return false
-    if (!/^[a-z0-9-]+$/i.test(sub)) return false
-  }
-  return true
-}
-
-const IPV4_RE = /^(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\n?$/
-
-/** Requests' Ipv6::uncompress(). */
-function ipv6Uncompress (ip: string): string {
-  if (ip.split('::').length - 1 !== 1) return ip
-  const [ip1 = '', ip2 = ''] = ip.split('::')
-  const count = (s: string): number => s.split(':').length - 1
-  const c1 = ip1 === '' ? -1 : count(ip1)
-  let c2 = ip2 === '' ? -1 : count(ip2)
-  if (ip2.includes('.')) c2++
-  const rep = (s: string, n: number): string => s.repeat(Math.max(0, n))
-  if (c1 === -1 && c2 === -1) return '0:0:0:0:0:0:0:0'
-  if (c1 === -1) return ip.replace('::', rep('0:', 7 - c2))
-  if (c2 === -1) return ip.replace('::', rep(':0', 7 - c1))
-  return ip.replace('::', ':' + rep('0:', 6 - c2 - c1))
-}
-
-/** Requests' Ipv6::check_ipv6(). */
-function isIpv6 (input: string): boolean {
-  const ip = ipv6Uncompress(input)
-  let v6 = ip
-  let v4 = ''
-  if (ip.includes('.')) {
-    const pos = ip.lastIndexOf(':')
-    v6 = pos === -1 ? '' : ip.slice(0, pos)
-    v4 = ip.slice(pos + 1)
-  }
-  const p6 = v6.split(':')
-  const p4 = v4.split('.')
-  if (!((p6.length === 8 && p4.length === 1) || (p6.length === 6 && p4.length === 4))) return false
-  for (const part of p6) {
-    if (part === '' || part.length > 4 || !/^[0-9a-f]+$/i.test(part)) return false
-  }
-  if (p4.length === 4) {
-    for (const part of p4) {
-      const n = phpInt(part)
-      if (String(n) !== part || n < 0 || n > 255) return false
-    }
-  }
-  return true
-}
-
-/** rest_is_ip_address(). */
-function isIpAddress (v: unknown): boolean {
-  if (typeof v !== 'string') return false
-  return IPV4_RE.test(v) || isIpv6(v)
-}
-
-/** A rough `esc_html()` for the lone `<` handling of sanitize_text_field(). */
-function escHtml (s: string): string {
-  return s
-    .replace(/&(?!(?:[a-zA-Z][a-zA-Z0-9]*|#\d+|#x[0-9a-fA-F]+);)/g, '&amp;')
-    .replace(/</g, '&lt;').replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;').replace(/'/g, '&#039;')
-}
-
-/** _sanitize_text_fields() (sanitize_text_field / sanitize_textarea_field). */
-function sanitizeTextField (v: unknown, keepNewlines = false): string {
-  if (isPhpArray(v)) return ''
-  let s = phpToString(v)
-  if (s.includes('<')) {
-    // wp_pre_kses_less_than(): a `<` without a closing `>` becomes `&lt;`.
-    s = s.replace(/<[^>]*?((?=<)|>|$)/g, (m) => (m.includes('>') ? m : escHtml(m)))
-    // wp_strip_all_tags()
-    s = s.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, '')
-    s = s.replace(/<[^>]*>/g, '').trim()
-    s = s.replace(/<\n/g, '&lt;\n')
-  }
-  if (!keepNewlines) s = s.replace(/[\r\n\t ]+/g, ' ')
-  s = s.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '')
-  let found = false
-  let m: RegExpExecArray | null
-  while ((m = /%[a-f0-9]{2}/i.exec(s)) !== null) {
-    s = s.split(m[0]).join('')
-    found = true
-  }
-  if (found) s = s.replace(/ +/g, ' ').trim()
-  return s
-}
-
-const ALLOWED_PROTOCOLS = ['http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher',
-  'nntp', 'feed', 'telnet', 'mms', 'rtsp', 'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn']
-
-/** esc_url_raw() / sanitize_url() (the `[`/`]` re-encoding is not reproduced). */
-function sanitizeUrl (v: unknown): string {
-  let url = phpToString(v)
-  if (url === '') return url
-  url = url.replace(/^[ \t\n\r\0\x0B]+/, '').replace(/ /g, '%20')
-  url = url.replace(/[^a-z0-9\-~+_.?#=!&;,/:%@$|*'()[\]\u0080-\uffff]/gi, '')
-  if (url === '') return url
-  if (!url.toLowerCase().startsWith('mailto:')) {
-    let prev: string
-    do {
-      prev = url
-      url = url.replace(/%0d|%0a/gi, '')
-    } while (prev !== url)
-  }
-  url = url.split(';//').join('://')
-  if (!url.includes(':') && !['/', '#', '?'].includes(url[0]!) && !/^[a-z0-9-]+?\.php/i.test(url)) {
-    url = 'http://' + url
-  }
-  if (url[0] === '/') return url
-  const colon = url.indexOf(':')
-  if (colon !== -1) {
-    const scheme = url.slice(0, colon)
-    if (!scheme.includes('/?')) {
-      const clean = scheme.replace(/\s/g, '').toLowerCase()
-      if (!ALLOWED_PROTOCOLS.includes(clean)) return ''
-      if (url.slice(colon + 1) !== url.slice(colon + 1).trim()) return ''
-    }
-  }
-  return url
-}
+export const DEFAULT_MAX_LENGTH = 1024 * 1024
 
 // ---------------------------------------------------------------------------
 // Schema normalisation (TypeBox / draft-6 support)
@@ -706,48 +264,37 @@ function validateInteger (value: unknown, args: JsonSchema, param: string): Vali
   return null
 }
 
-/** Compiles a schema `pattern` like the core's `#pattern#u` (unanchored, unicode). */
-const patternCache = new Map<string, RegExp | null>()
-function compilePattern (pattern: string): RegExp | null {
-  if (patternCache.has(pattern)) return patternCache.get(pattern)!
-  let re: RegExp | null = null
-  try {
-    re = new RegExp(pattern, 'u')
-  } catch {
-    try {
-      re = new RegExp(pattern)
-    } catch {
-      re = null
-    }
-  }
-  if (patternCache.size > 500) patternCache.clear()
-  patternCache.set(pattern, re)
-  return re
-}
-
-/** rest_validate_json_schema_pattern(). */
-function matchesPattern (pattern: unknown, value: string): boolean {
-  const re = compilePattern(phpToString(pattern))
-  return re !== null && re.test(value)
-}
-
 function validateString (value: unknown, args: JsonSchema, param: string): ValidationIssue | null {
   if (typeof value !== 'string') return typeIssue(param, 'string')
   // Text columns cannot hold NUL; refusing it here names the parameter.
   if (value.includes('\u0000')) return issue('rest_invalid_characters', `${param} must not contain NUL characters.`)
-  const len = [...value].length
+  const len = codePointLength(value)
   if (isset(args.minLength) && len < phpFloat(args.minLength)) {
     const n = phpFloat(args.minLength)
     return issue('rest_too_short', `${param} must be at least ${numberFormat(n)} ${n === 1 ? 'character' : 'characters'} long.`)
   }
-  if (isset(args.maxLength) && len > phpFloat(args.maxLength)) {
-    const n = phpFloat(args.maxLength)
-    return issue('rest_too_long', `${param} must be at most ${numberFormat(n)} ${n === 1 ? 'character' : 'characters'} long.`)
+  const max = isset(args.maxLength) ? phpFloat(args.maxLength) : DEFAULT_MAX_LENGTH
+  if (len > max) {
+    return issue('rest_too_long', `${param} must be at most ${numberFormat(max)} ${max === 1 ? 'character' : 'characters'} long.`)
   }
   if (isset(args.pattern) && !matchesPattern(args.pattern, value)) {
     return issue('rest_invalid_pattern', `${param} does not match pattern ${phpToString(args.pattern)}.`)
   }
   return null
+}
+
+/** The length in characters (code points), as PHP's `mb_strlen()` counts them. */
+function codePointLength (s: string): number {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    // A high surrogate followed by a low one is one character.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++ }
+    }
+  }
+  return n
 }
 
 function tooManyItems (param: string, n: unknown): ValidationIssue {
@@ -1095,7 +642,7 @@ export function parseValue (value: unknown, schema: JsonSchema, param: string):
   return sanitizeStrict(value, schema, param)
 }
 
-function sanitizeStrict (value: unknown, schema: JsonSchema, param: string):
+export function sanitizeStrict (value: unknown, schema: JsonSchema, param: string):
 { ok: true; value: unknown } | { ok: false; issue: ValidationIssue } {
   try {
     return { ok: true, value: sanitizeInner(value, schema, param, false) }
@@ -1104,92 +651,4 @@ function sanitizeStrict (value: unknown, schema: JsonSchema, param: string):
     if (e instanceof RangeError) return { ok: false, issue: overflowIssue(param) }
     throw e
   }
-}
-
-/**
- * The whole pipeline for one request: `present` holds the merged raw values of the request
- * (path/query/body already merged; values are strings, arrays and objects as parsed from a
- * query string or JSON). Applies defaults for absent args (sanitized too), checks required args
- * (absent or null -> throws RestError rest_missing_callback_param, 400, message "Missing parameter(s): a, b",
- * data {status:400, params:[...]}), validates every present arg that has a schema (all failures collected ->
- * throws RestError rest_invalid_param 400 "Invalid parameter(s): p1, p2" with data {status, params: {p: message}, details: {p: {code, message, data}}}),
- * then returns the sanitized values for the declared args plus the undeclared ones unchanged.
- *
- * Details as in the core:
- * - a default is used when the arg is absent or null (`get_param()` skips null values);
- *   `default: null` is no default;
- * - a required arg that is absent/null but has a default is not missing;
- * - a null value is not validated; it is sanitized (integer -> 0, string -> "",
- *   `['string','null']` -> null); when that gives null the default (if any) is used;
- * - defaults are validated and sanitized like sent values;
- * - invalid params are listed in declaration order; `details` is `[]` when empty.
- */
-export function validateArgs (args: ArgSpec[], present: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(present)) setOwn(out, k, v)
-
-  const specs = new Map<string, ArgSpec>()
-  for (const arg of args) specs.set(arg.name, arg)
-  const ordered = [...specs.values()]
-
-  const rawOf = (name: string): unknown => (hasOwn(present, name) ? present[name] : undefined)
-  const defaultOf = (arg: ArgSpec): unknown => (isPlainObject(arg.schema) ? arg.schema.default : undefined)
-
-  const missing: string[] = []
-  for (const arg of ordered) {
-    const raw = rawOf(arg.name)
-    if (arg.required && (raw === undefined || raw === null) && !isset(defaultOf(arg))) missing.push(arg.name)
-  }
-  if (missing.length > 0) {
-    throw new RestError('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing })
-  }
-
-  const params: Record<string, string> = {}
-  const details: Record<string, ValidationIssue> = {}
-  const fail = (name: string, i: ValidationIssue): void => {
-    setOwn(params, name, i.message)
-    setOwn(details, name, { code: i.code, message: i.message, data: i.data ?? null })
-  }
-
-  for (const arg of ordered) {
-    const name = arg.name
-    if (arg.validate === false) continue
-    const schema = isPlainObject(arg.schema) ? arg.schema : {}
-    const raw = rawOf(name)
-    const def = defaultOf(arg)
-
-    if (raw !== undefined && raw !== null) {
-      const r = parseValue(raw, schema, name)
-      if (r.ok) setOwn(out, name, r.value)
-      else fail(name, r.issue)
-      continue
-    }
-
-    if (raw === null) {
-      const r = sanitizeStrict(null, schema, name)
-      if (!r.ok) {
-        fail(name, r.issue)
-        continue
-      }
-      if (r.value !== null || !isset(def)) {
-        setOwn(out, name, r.value)
-        continue
-      }
-    }
-
-    if (isset(def)) {
-      const r = parseValue(def, schema, name)
-      if (r.ok) setOwn(out, name, r.value)
-      else fail(name, r.issue)
-    }
-  }
-
-  const invalid = Object.keys(params)
-  if (invalid.length > 0) {
-    throw new RestError('rest_invalid_param', `Invalid parameter(s): ${invalid.join(', ')}`, 400, {
-      params,
-      details: Object.keys(details).length > 0 ? details : []
-    })
-  }
-  return out
 }

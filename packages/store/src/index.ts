@@ -1,7 +1,7 @@
 export { openStore, dbOf, executeNamed, StoreLockedError } from './db.js';
 export type { Db, Tx, Queryable, Store, StoreKind, OpenStoreOptions } from './db.js';
-export { migrate, migrationsFolder, MIGRATION_LOCK_KEY } from './migrate.js';
-export type { MigrateOptions } from './migrate.js';
+export { migrate, migrationsFolder, migrationOrder, migrationsTableOf, storeMigrations, MIGRATION_LOCK_KEY } from './migrate.js';
+export type { MigrationSet } from './migrate.js';
 export {
   getOption,
   getOptions,

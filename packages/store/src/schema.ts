@@ -1,9 +1,8 @@
 /**
- * Tables owned by @cms/store.
- *
- * Every package that owns tables keeps them in its own `src/schema.ts`;
- * packages/store/drizzle.config.ts globs all of them, so one migrations
- * folder (packages/store/migrations) covers the whole database.
+ * Tables owned by @cms/store: only the site options. Every package that
+ * owns tables keeps them in its own `src/schema.ts` (or `src/<area>/schema.ts`)
+ * with its own drizzle config and migrations folder, run by `migrate()` in
+ * dependency order with a migrations table of its own.
  *
  * Conventions for schema files (so drizzle-kit can load them):
  * - database names are snake_case (the store runs drizzle with

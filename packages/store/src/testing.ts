@@ -11,10 +11,13 @@ import pg from 'pg';
 import { openStore } from './db.js';
 import type { Store } from './db.js';
 import { migrate } from './migrate.js';
+import type { MigrationSet } from './migrate.js';
 
 export interface TestStoreOptions {
-  /** Apply the migrations (default true). */
+  /** Apply the migrations (default true): the store's own and those of `migrations`. */
   migrate?: boolean;
+  /** The packages' migration sets to apply (`coreMigrations` of `@cms/core`...); the store knows none itself. */
+  migrations?: readonly MigrationSet[];
   /** Pool size for PostgreSQL (default 5). */
   poolSize?: number;
 }
@@ -53,7 +56,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 export async function openTestStore(opts: TestStoreOptions = {}): Promise<Store> {
   if (!testDatabaseUrl()) {
     const store = await openStore({ memory: true });
-    if (opts.migrate !== false) await migrate(store);
+    if (opts.migrate !== false) await migrate(store, opts.migrations);
     return store;
   }
 
@@ -61,7 +64,7 @@ export async function openTestStore(opts: TestStoreOptions = {}): Promise<Store>
   let store: Store;
   try {
     store = await openStore({ databaseUrl: database.url, poolSize: opts.poolSize ?? 5 });
-    if (opts.migrate !== false) await migrate(store);
+    if (opts.migrate !== false) await migrate(store, opts.migrations);
   } catch (err) {
     await database.drop().catch(() => {});
     throw err;

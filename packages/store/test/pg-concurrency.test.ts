@@ -48,7 +48,7 @@ t.test('concurrent migrate on PostgreSQL', async (t) => {
   t.same(codes, [0, 0], 'child processes migrated');
 
   const rows = await stores[0]!.execute<{ hash: string; n: number }>(
-    sql`select hash, count(*)::int as n from drizzle.__drizzle_migrations group by hash`,
+    sql`select hash, count(*)::int as n from drizzle.__migrations_cms_store group by hash`,
   );
   t.ok(rows.length >= 1);
   t.ok(rows.every((r) => r.n === 1), 'each migration recorded once');

@@ -6,7 +6,7 @@ import { openTestStore, testDatabaseUrl } from '../src/testing.js';
 const expectedKind = testDatabaseUrl() ? 'pg' : 'pglite';
 
 async function appliedMigrations(store: Awaited<ReturnType<typeof openTestStore>>): Promise<number> {
-  const rows = await store.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+  const rows = await store.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__migrations_cms_store`);
   return rows[0]!.n;
 }
 

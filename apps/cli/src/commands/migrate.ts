@@ -1,4 +1,5 @@
 import { migrate } from '@cms/store';
+import { coreMigrations } from '@cms/core';
 import { parseArgs } from 'node:util';
 import { argvForParse, parseOrUsage, UsageError, withStore } from '../command.js';
 import type { CommandGroup } from '../command.js';
@@ -23,7 +24,7 @@ CMS_DATA_DIR (default .data, relative to the directory pnpm was run from).`,
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, 'migrate');
     await withStore(ctx, async (store) => {
-      await migrate(store);
+      await migrate(store, [coreMigrations]);
       ctx.out(`Database migrated (${store.kind === 'pg' ? 'PostgreSQL' : 'embedded PGlite'}).`);
     });
   },

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import { createApplicationPassword, createUser, ROLES, type CallerKind, type Role } from '@cms/core'
+import { coreMigrations, createApplicationPassword, createUser, ROLES, type CallerKind, type Role } from '@cms/core'
 import { buildApp } from '../../src/app.js'
 import { loadSettings } from '../../src/settings.js'
 import { BASE } from '../helpers.js'
@@ -25,7 +25,7 @@ export interface Harness {
 
 export async function harnessApp (env: Record<string, string> = {}, store?: Store): Promise<Harness> {
   const own = store === undefined
-  const db = store ?? await openTestStore()
+  const db = store ?? await openTestStore({ migrations: [coreMigrations] })
   const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
   const app = await buildApp(settings, { store: db, logger: false, jobs: false })
   await app.ready()

@@ -106,25 +106,24 @@ export function autosaveRoutes (services: Services, spec: PostType): RouteDecl[]
       namespace: 'cms/v2',
       path: `/cms/v2/${plural}/{id}/autosaves`,
       vars: { id: '[\\d]+' },
+      // The core names the post `parent` in the arguments; `{id}` is listed too, as every path variable is.
+      args: { parent: parentArg, id: Type.Optional(Type.Integer({ description: 'The ID for the parent of the autosave.' })) },
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `List autosaves of a ${spec.type}`, args: { parent: parentArg, context: ContextArg() }, permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, args: { parent: parentArg, ...writeArgs(spec) }, permission: createPermission, handler: create })
+        endpoint({ methods: ['GET'], summary: `List autosaves of a ${spec.type}`, args: { context: ContextArg() }, permission: listPermission, handler: list }),
+        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, args: writeArgs(spec), permission: createPermission, handler: create })
       ]
     }),
     route({
       namespace: 'cms/v2',
       path: `/cms/v2/${plural}/{parent}/autosaves/{id}`,
       vars: { parent: '[\\d]+', id: '[\\d]+' },
+      args: { parent: parentArg, id: Type.Optional(Type.Integer({ description: 'The ID for the autosave.' })) },
       schema,
       endpoints: [endpoint({
         methods: ['GET'],
         summary: `Read the latest autosave of a ${spec.type}`,
-        args: {
-          parent: Type.Optional(Type.Integer({ description: 'The ID for the parent of the autosave.' })),
-          id: Type.Optional(Type.Integer({ description: 'The ID for the autosave.' })),
-          context: ContextArg()
-        },
+        args: { context: ContextArg() },
         permission: readPermission,
         handler: read
       })]

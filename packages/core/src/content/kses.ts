@@ -181,7 +181,8 @@ const CSS_GRADIENT = /^(?:repeating-)?(?:linear|radial|conic)-gradient\((?:[^()]
 const CSS_FUNCTION = /\b(?:var|calc|min|max|minmax|clamp|repeat)\(/g
 const CSS_UNSAFE = /[\\(&=}]|\/\*/
 
-function allowedUrl (url: string): boolean {
+/** Whether a URL's scheme is one the core allows in links (none, or http, https, mailto...). */
+export function allowedUrl (url: string): boolean {
   const compact = url.replace(/[\x00-\x20]+/g, '')
   if (compact === '' || compact.includes('\\')) return false
   const scheme = /^([^/?#]*?):/.exec(compact)?.[1]

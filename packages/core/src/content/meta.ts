@@ -1,9 +1,12 @@
 /**
  * Registered post meta: the keys the `meta` field shows and accepts, with
- * their schema (type, enum, default, context). Values are validated before
+ * their schema (type, enum, default, context) and the sanitizer of what a
+ * writer without `unfiltered_html` stores. Values are validated before
  * anything is written; unknown keys in a write are ignored.
  */
+import type { Principal } from '@cms/rest'
 import { ChainedError, invalidParam } from './errors.js'
+import { sanitizeBuilderData, sanitizeBuilderObject, sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
 
 export interface MetaKey {
   type: 'string' | 'object'
@@ -16,22 +19,29 @@ export interface MetaKey {
   additionalProperties?: boolean
   /** Copied to revisions; a change makes a new revision. */
   revisioned?: boolean
+  /**
+   * Cleans a valid value written by a caller without `unfiltered_html`
+   * (`param` is `meta.<key>`, for messages). Every key users may write
+   * declares one unless its schema already excludes markup (an enum).
+   */
+  sanitize?: (value: unknown, param: string) => Sanitized
 }
 
 const TEMPLATE_TYPES = ['post', 'cms-post', 'cms-page', 'kit', 'not-supported', 'page', 'section', 'container', 'floating-buttons', 'cloud-template-preview', ''] as const
 
 export const META_KEYS: Record<string, MetaKey> = {
-  footnotes: { type: 'string', default: '', description: 'Footnotes of the content (JSON).', revisioned: true },
+  footnotes: { type: 'string', default: '', description: 'Footnotes of the content (JSON).', revisioned: true, sanitize: sanitizeFootnotes },
   _builder_edit_mode: { type: 'string', default: '', enum: ['', 'builder'], context: ['edit'], description: 'Whether the page builder edits this content.' },
   _builder_template_type: { type: 'string', default: '', enum: TEMPLATE_TYPES, context: ['edit'], description: 'Page-builder template type.' },
-  _builder_data: { type: 'string', default: '', context: ['edit'], description: 'Page-builder data (JSON carried as a string).' },
+  _builder_data: { type: 'string', default: '', context: ['edit'], description: 'Page-builder data (JSON carried as a string).', sanitize: sanitizeBuilderData },
   _builder_page_settings: {
     type: 'object',
     default: {},
     context: ['edit'],
     description: 'Page-builder page settings.',
     properties: { hide_title: { type: 'string', enum: ['yes', 'no'] } },
-    additionalProperties: true
+    additionalProperties: true,
+    sanitize: sanitizeBuilderObject
   }
 }
 
@@ -101,12 +111,14 @@ export interface MetaChanges {
 /**
  * Validates the `meta` parameter. It must be an object (else the request
  * fails like any invalid parameter); each known key is checked and every
- * failure reported at once; `null` deletes the key.
+ * failure reported at once; `null` deletes the key. Values of a writer
+ * without `unfiltered_html` go through their key's sanitizer.
  */
-export function parseMetaParam (input: unknown): MetaChanges {
+export function parseMetaParam (input: unknown, writer: Principal): MetaChanges {
   if (typeof input !== 'object' || input === null) throw invalidParam('meta', 'Invalid parameter.')
   const changes: MetaChanges = { set: {}, remove: [] }
   const issues: Issue[] = []
+  const trusted = writer.can('unfiltered_html')
   for (const [key, value] of Object.entries(input)) {
     const spec = META_KEYS[key]
     if (spec === undefined) continue
@@ -115,8 +127,13 @@ export function parseMetaParam (input: unknown): MetaChanges {
       continue
     }
     const r = checkValue(key, spec, value)
-    if ('code' in r) issues.push(r)
-    else changes.set[key] = r.value
+    if ('code' in r) {
+      issues.push(r)
+      continue
+    }
+    const clean = spec.sanitize === undefined || trusted ? r : spec.sanitize(r.value, `meta.${key}`)
+    if ('invalid' in clean) issues.push({ code: 'rest_invalid_param', message: clean.invalid, param: `meta.${key}` })
+    else changes.set[key] = clean.value
   }
   if (issues.length > 0) throw new ChainedError(issues)
   return changes

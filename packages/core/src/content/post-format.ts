@@ -30,14 +30,17 @@ export function capObject (post: PostRow, settings?: SiteSettings): { type: stri
   return { type: post.type, author: post.author, status: post.status, isSpecialPage: special }
 }
 
+/** What the read and edit checks look at: the readability rule of lists asks them of (type, status, author) triples. */
+export type PostKind = Pick<PostRow, 'type' | 'author' | 'status'>
+
 /** Whether the caller may read the post (published posts are public). */
-export function canRead (user: Principal, post: PostRow): boolean {
+export function canRead (user: Principal, post: PostKind): boolean {
   if (post.status === 'publish') return true
-  return user.can('read_post', capObject(post))
+  return user.can('read_post', { type: post.type, author: post.author, status: post.status })
 }
 
-export function canEdit (user: Principal, post: PostRow): boolean {
-  return user.can('edit_post', capObject(post))
+export function canEdit (user: Principal, post: PostKind): boolean {
+  return user.can('edit_post', { type: post.type, author: post.author, status: post.status })
 }
 
 /** The post's effective date: its own, or its last save while floating. */

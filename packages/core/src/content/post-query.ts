@@ -1,11 +1,76 @@
 /**
- * The list query of posts, pages and revisions: every filter of the
- * collection parameters, the orderings, and the total before paging.
+ * The list query of posts, pages and revisions: the readability rule, every
+ * filter of the collection parameters, the orderings, and the total before
+ * paging.
  */
-import { and, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, not, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import type { Principal } from '@cms/rest'
 import { dbOf, type Queryable, type Store } from '@cms/store'
+import { canEdit, canRead } from './post-format.js'
+import { LIST_STATUSES } from './post-types.js'
 import { posts } from './schema.js'
 import type { PostRow } from './post-store.js'
+
+/**
+ * Which rows of one post type a caller may see, as data: it is part of the
+ * key of cached totals, so callers with the same rights share them.
+ */
+export interface ReadRule {
+  type: string
+  /** Statuses seen whoever the author is. */
+  any: string[]
+  /** Statuses seen on the caller's own posts only. */
+  own: string[]
+  /** The caller when `own` is not empty, else 0. */
+  userId: number
+}
+
+/** Every status a stored row may have; a row of any other status is readable by nobody. */
+const STORED_STATUSES = LIST_STATUSES.filter((s) => s !== 'any')
+
+/**
+ * The readability rule of lists: the statuses of `type` the caller may read
+ * (`'read'`) or edit (`'edit'`), asked of the same capability checks as a
+ * single post's read, for another author's post and for the caller's own.
+ * Lists filter with it in SQL, so totals, pages and ordering never count a
+ * row the caller may not read (a contributor without `read_private_posts`
+ * sees no other author's private posts, drafts, pending or future posts).
+ */
+export function readRule (user: Principal, type: string, purpose: 'read' | 'edit' = 'read'): ReadRule {
+  const may = (status: string, author: number): boolean => {
+    const post = { type, author, status }
+    return canRead(user, post) && (purpose === 'read' || canEdit(user, post))
+  }
+  // -1 is nobody's id: the answer for any other author.
+  const any = STORED_STATUSES.filter((s) => may(s, -1))
+  const own = user.id === 0 ? [] : STORED_STATUSES.filter((s) => !any.includes(s) && may(s, user.id))
+  return { type, any, own, userId: own.length === 0 ? 0 : user.id }
+}
+
+/** The rule as a condition on `posts` (it includes the type). */
+export function readableWhere (rule: ReadRule): SQL {
+  const allowed: SQL[] = []
+  if (rule.any.length > 0) allowed.push(inArray(posts.status, rule.any))
+  if (rule.own.length > 0) allowed.push(and(eq(posts.author, rule.userId), inArray(posts.status, rule.own))!)
+  return and(sql`${posts.type} = ${rule.type}`, allowed.length === 0 ? sql`false` : or(...allowed))!
+}
+
+/**
+ * The rows of these types the caller may read, as one condition: what every
+ * query listing or searching posts for a caller filters with.
+ */
+export function readableBy (user: Principal, types: readonly string[], purpose: 'read' | 'edit' = 'read'): SQL {
+  return types.length === 0 ? sql`false` : or(...types.map((type) => readableWhere(readRule(user, type, purpose))))!
+}
+
+/**
+ * Where a password-protected post's content and excerpt may take part in a
+ * search: the post is not protected, or the caller may edit it (its
+ * readers see that text only with the password).
+ */
+export function protectedTextGuard (editable: ReadRule[]): SQL {
+  return or(sql`${posts.password} = ''`, ...editable.map(readableWhere))!
+}
 
 export interface TaxClause {
   termIds: number[]
@@ -21,6 +86,14 @@ export interface ListQuery {
   exact: boolean
   /** Anonymous searches skip password-protected posts. */
   hideProtected: boolean
+  /**
+   * The rows the caller may see (`readRule`); null only where the route's
+   * permission admits every row the other filters leave (the revisions of a
+   * post the caller may edit).
+   */
+  readable: ReadRule | null
+  /** Posts whose protected content and excerpt a search may match (`readRule(user, type, 'edit')`); null: every post. */
+  searchable: ReadRule | null
   after?: Date
   before?: Date
   modifiedAfter?: Date
@@ -69,19 +142,38 @@ const COLUMNS: Record<string, SQL> = {
   post_content: sql`${posts.content}`
 }
 
-function searchCondition (q: ListQuery): SQL | undefined {
-  if (q.search === undefined || q.search === '') return undefined
-  const columns = (q.searchColumns.length === 0 ? ['post_title', 'post_excerpt', 'post_content'] : q.searchColumns).map((c) => COLUMNS[c]!)
+/** Columns that hold what a password protects. */
+const PROTECTED_COLUMNS = new Set(['post_excerpt', 'post_content'])
+
+/**
+ * The search of a list: every word in one of the columns, `-word` in none.
+ * Where `guard` is false (protected text the caller may not edit), content
+ * and excerpt count as empty: they neither match nor exclude.
+ */
+export function searchMatch (search: string, opts: { columns?: string[], exact?: boolean, guard?: SQL }): SQL {
+  const names = opts.columns === undefined || opts.columns.length === 0 ? ['post_title', 'post_excerpt', 'post_content'] : opts.columns
   const parts: SQL[] = []
-  for (let term of searchTerms(q.search)) {
+  for (let term of searchTerms(search)) {
     const exclude = term.startsWith('-') && term.length > 1
     if (exclude) term = term.slice(1)
-    const pattern = q.exact ? escapeLike(term) : `%${escapeLike(term)}%`
-    const each = columns.map((c) => exclude ? sql`${c} not ilike ${pattern}` : sql`${c} ilike ${pattern}`)
-    parts.push(exclude ? and(...each)! : or(...each)!)
+    const pattern = opts.exact === true ? escapeLike(term) : `%${escapeLike(term)}%`
+    const matches = names.map((name) => {
+      const match = sql`${COLUMNS[name]!} ilike ${pattern}`
+      return opts.guard !== undefined && PROTECTED_COLUMNS.has(name) ? and(opts.guard, match)! : match
+    })
+    parts.push(exclude ? not(or(...matches)!) : or(...matches)!)
   }
-  if (q.hideProtected) parts.push(sql`${posts.password} = ''`)
-  return and(...parts)
+  return and(...parts)!
+}
+
+function guardOf (q: ListQuery): SQL | undefined {
+  return q.searchable === null ? undefined : protectedTextGuard([q.searchable])
+}
+
+function searchCondition (q: ListQuery): SQL | undefined {
+  if (q.search === undefined || q.search === '') return undefined
+  const match = searchMatch(q.search, { columns: q.searchColumns, exact: q.exact, guard: guardOf(q) })
+  return q.hideProtected ? and(match, sql`${posts.password} = ''`) : match
 }
 
 const effectiveDate = sql`coalesce(${posts.dateGmt}, ${posts.modifiedGmt})`
@@ -96,6 +188,7 @@ function taxCondition (c: TaxClause): SQL {
 
 export function whereOf (q: ListQuery): SQL {
   const c: Array<SQL | undefined> = [sql`${posts.type} = ${q.type}`]
+  if (q.readable !== null) c.push(readableWhere(q.readable))
   if (q.parentOf !== undefined) c.push(sql`${posts.parent} = ${q.parentOf}`)
   if (q.statuses.length > 0) c.push(inArray(posts.status, q.statuses))
   c.push(searchCondition(q))
@@ -158,8 +251,11 @@ function relevance (q: ListQuery): SQL[] {
     cases.push(sql`when ${and(...terms.map((t) => sql`${posts.title} ilike ${t}`))} then 2`)
     cases.push(sql`when ${or(...terms.map((t) => sql`${posts.title} ilike ${t}`))} then 3`)
   }
-  cases.push(sql`when ${posts.excerpt} ilike ${phrase} then 4`)
-  cases.push(sql`when ${posts.content} ilike ${phrase} then 5`)
+  // Protected text the caller may not edit ranks nothing (the order would reveal it).
+  const guard = guardOf(q)
+  const guarded = (match: SQL): SQL => guard === undefined ? match : and(guard, match)!
+  cases.push(sql`when ${guarded(sql`${posts.excerpt} ilike ${phrase}`)} then 4`)
+  cases.push(sql`when ${guarded(sql`${posts.content} ilike ${phrase}`)} then 5`)
   return [sql`case ${sql.join(cases, sql` `)} else 6 end asc`, sql`${effectiveDate} desc`, sql`${posts.id} desc`]
 }
 

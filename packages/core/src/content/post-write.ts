@@ -161,7 +161,7 @@ export async function preparePost (
     row.featuredMedia = 0
   }
 
-  const meta = params.meta === undefined ? undefined : parseMetaParam(params.meta)
+  const meta = params.meta === undefined ? undefined : parseMetaParam(params.meta, user)
 
   const categories = spec.hasTerms && Array.isArray(params.categories) ? await existingTermIds(store, 'category', params.categories as number[]) : undefined
   const tags = spec.hasTerms && Array.isArray(params.tags) ? await existingTermIds(store, 'post_tag', params.tags as number[]) : undefined

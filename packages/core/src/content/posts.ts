@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
+import { Type } from '@sinclair/typebox'
 import {
   endpoint, paginationHeaders, checkPage, restUrl, route, RestResponse, type RestError, type RestRequest, type RouteDecl
 } from '@cms/rest'
@@ -13,7 +14,7 @@ import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
 import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions, type PostExtras } from './post-format.js'
 import { jsonWeight, ReadCache } from './read-cache.js'
-import { runListQuery, type KnownTotal, type ListQuery, type TaxClause, type TotalCache } from './post-query.js'
+import { readRule, runListQuery, type KnownTotal, type ListQuery, type TaxClause, type TotalCache } from './post-query.js'
 import { deleteArgs, listArgs, postItemSchema, readArgs, writeArgs } from './post-schema.js'
 import { deletePostFully, existingTermIds, getPost, idOf, recountTerms, setMeta, stickyPostIds, termIdsOfPost, withDescendants, type PostRow } from './post-store.js'
 import { ANY_STATUSES, permalink, siteSettings, type PostType, type SiteSettings } from './post-types.js'
@@ -229,6 +230,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
     const tz = settings.timeZone
     const date = (v: unknown): Date | undefined => typeof v === 'string' ? parseRequestDate(v, tz) ?? undefined : undefined
     const slugs = Array.isArray(p.slug) ? (p.slug as string[]).map((s) => s.trim()).filter((s) => s !== '') : undefined
+    const context = contextOf(req)
     const q: ListQuery = {
       type: spec.type,
       statuses,
@@ -236,6 +238,9 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
       searchColumns: (p.search_columns ?? []) as string[],
       exact: p.search_semantics === 'exact',
       hideProtected: req.user.id === 0,
+      // Only readable rows (editable ones in the edit context) are counted, paged and ordered.
+      readable: readRule(req.user, spec.type, context === 'edit' ? 'edit' : 'read'),
+      searchable: readRule(req.user, spec.type, 'edit'),
       after: date(p.after),
       before: date(p.before),
       modifiedAfter: date(p.modified_after),
@@ -276,7 +281,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
       items = [...lead, ...rows.filter((r) => !stickyIds.includes(r.id))]
     }
 
-    const context = contextOf(req)
+    // The rule is in the query; the sticky posts leading the first page come from outside it.
     items = items.filter((post) => canRead(req.user, post) && (context !== 'edit' || canEdit(req.user, post)))
     const extras = await loadExtras(store, items)
     const opts: FormatOptions = { req, spec, settings, context, store }
@@ -396,6 +401,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
       namespace: 'cms/v2',
       path: `/cms/v2/${plural}/{id}`,
       vars: { id: '[\\d]+' },
+      args: { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the post.' })) },
       allowBatch: true,
       schema,
       endpoints: [

@@ -96,6 +96,9 @@ export function revisionRoutes ({ store }: Services, spec: PostType): RouteDecl[
       searchColumns: [],
       exact: false,
       hideProtected: false,
+      // The permission admitted the caller as an editor of the parent: every revision of it is readable.
+      readable: null,
+      searchable: null,
       author: [],
       authorExclude: [],
       include,
@@ -161,11 +164,13 @@ export function revisionRoutes ({ store }: Services, spec: PostType): RouteDecl[
   }
 
   const base = `/cms/v2/${plural}/{parent}/revisions`
+  const parentArg = Type.Optional(Type.Integer({ description: 'The ID for the parent of the revision.' }))
   return [
     route({
       namespace: 'cms/v2',
       path: base,
       vars: { parent: '[\\d]+' },
+      args: { parent: parentArg },
       schema,
       endpoints: [endpoint({
         methods: ['GET'],
@@ -189,6 +194,7 @@ export function revisionRoutes ({ store }: Services, spec: PostType): RouteDecl[
       namespace: 'cms/v2',
       path: `${base}/{id}`,
       vars: { parent: '[\\d]+', id: '[\\d]+' },
+      args: { parent: parentArg, id: Type.Optional(Type.Integer({ description: 'Unique identifier for the revision.' })) },
       schema,
       endpoints: [
         endpoint({ methods: ['GET'], summary: `Read a revision of a ${spec.type}`, args: { context: ContextArg() }, permission: readPermission, handler: read }),

@@ -261,6 +261,7 @@ function taxonomyRoutes (store: Store, tax: Taxonomy): RouteDecl[] {
       namespace: 'cms/v2',
       path: `${collection}/{id}`,
       vars: { id: '[\\d]+' },
+      args: { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the term.' })) },
       schema,
       endpoints: [
         endpoint({ methods: ['GET'], summary: `Read a term of ${tax.restBase}`, args: { context: ContextArg() }, permission: readPermission, handler: read }),

@@ -13,7 +13,7 @@ import {
   createApplicationPassword, getApplicationPassword, listApplicationPasswords, revokeAllApplicationPasswords,
   revokeApplicationPassword, updateApplicationPassword, type AppPasswordRecord, type UserRecord
 } from './store.js'
-import { appPasswordOf, forceEditContext, userOnce, utcDate } from './route-helpers.js'
+import { appPasswordOf, forceEditContext, userOnce, userTextFilter, utcDate } from './route-helpers.js'
 
 const NS = 'cms/v2'
 const BASE = `/${NS}/users/{user_id}/application-passwords`
@@ -131,7 +131,7 @@ export function applicationPasswordRoutesOf (services: Services): RouteDecl[] {
         handler: async (req) => {
           const user = await owner(req)
           const { item, password } = await createApplicationPassword(store, user.id, {
-            name: req.params.name,
+            name: userTextFilter(req.user)(req.params.name),
             appId: typeof req.params.app_id === 'string' ? req.params.app_id : ''
           })
           forceEditContext(req)
@@ -202,7 +202,7 @@ export function applicationPasswordRoutesOf (services: Services): RouteDecl[] {
         handler: async (req) => {
           const user = await owner(req)
           await itemOf(req, user)
-          const name = typeof req.params.name === 'string' ? req.params.name : undefined
+          const name = typeof req.params.name === 'string' ? userTextFilter(req.user)(req.params.name) : undefined
           const updated = await updateApplicationPassword(store, user.id, String(req.params.uuid), { name })
           if (updated === undefined) throw appPasswordErrors.rest_application_password_not_found()
           forceEditContext(req)

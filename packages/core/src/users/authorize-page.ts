@@ -17,6 +17,7 @@ import { isIP } from 'node:net'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { RestError } from '@cms/rest'
 import type { Services } from '../services.js'
+import { Caller } from '../capabilities.js'
 import { cachedSiteOptions } from '../site.js'
 import { hidden, html, notice, page, type Html } from './html.js'
 import { chunkPassword, siteKey, verifyAccountPassword } from './passwords.js'
@@ -25,6 +26,7 @@ import {
   clearFailures, createSession, endSession, failureDelayMs, MAX_FAILURES_PER_LOGIN, readSession, recentFailures,
   recordFailure, SESSION_TTL_MS, throttleKeys, type Session
 } from './sessions.js'
+import { userTextFilter } from './route-helpers.js'
 
 export const AUTHORIZE_PATH = '/cms-admin/authorize-application.php'
 export const LOGIN_PATH = '/cms-admin/login'
@@ -323,7 +325,9 @@ ${whoBar(current.user, current.session.csrf)}`)
     if (req.appName === '') {
       return await authorizeForm(reply, 400, current.user, current.session, req, 'An application name is required to create an application password.')
     }
-    const { password } = await createApplicationPassword(store, current.user.id, { name: req.appName, appId: req.appId })
+    // The name comes from the application's link: kept as the approving user could have typed it.
+    const writer = new Caller(current.user.id, current.user.login, current.user.roles)
+    const { password } = await createApplicationPassword(store, current.user.id, { name: userTextFilter(writer)(req.appName), appId: req.appId })
     if (req.successUrl !== '') {
       const o = await siteOptions()
       return await redirect(reply, withParams(req.successUrl, {

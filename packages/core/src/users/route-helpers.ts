@@ -3,9 +3,10 @@
  * `rest_invalid_param` shape for a failed argument check, and a per-request
  * memo so a permission check and its handler read a user once.
  */
-import { RestError, type RestRequest } from '@cms/rest'
+import { RestError, type Principal, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
 import { Caller } from '../capabilities.js'
+import { filterTitleHtml } from '../content/kses.js'
 import { findUserById, type UserRecord } from './store.js'
 
 /** `2026-01-31T09:30:00` (UTC, no offset). */
@@ -20,6 +21,16 @@ export function invalidParam (name: string, inner: unknown): RestError {
     params: { [name]: inner.message },
     details: { [name]: { code: inner.code, message: inner.message, data: { status: 400 } } }
   })
+}
+
+/**
+ * How text a user stores about an account (display name, description,
+ * first and last name, nickname, application password names) is kept: as
+ * written for writers with `unfiltered_html`, else through the core's kses
+ * rules for such fields (the small inline set).
+ */
+export function userTextFilter (writer: Principal): (text: string) => string {
+  return writer.can('unfiltered_html') ? (text) => text : filterTitleHtml
 }
 
 /** The caller's application-password uuid when it signed in with one. */

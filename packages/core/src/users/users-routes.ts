@@ -17,7 +17,7 @@ import {
   checkAccountPassword, createUser, deleteUser, findUserById, getUserMetas, listUsers, PROFILE_FIELDS,
   updateUser, type ProfileField, type UserChanges, type UserOrderBy, type UserRecord
 } from './store.js'
-import { forceEditContext, forgetUser, invalidParam, userOnce, utcDate } from './route-helpers.js'
+import { forceEditContext, forgetUser, invalidParam, userOnce, userTextFilter, utcDate } from './route-helpers.js'
 
 const NS = 'cms/v2'
 const CONTEXTS = ['embed', 'view', 'edit']
@@ -177,18 +177,19 @@ export function userRoutesOf (services: Services): RouteDecl[] {
 
   function changesFrom (req: RestRequest): UserChanges {
     const q = req.params
+    const kses = userTextFilter(req.user)
     const changes: UserChanges = {}
     if (typeof q.email === 'string' && q.email !== '') changes.email = q.email
-    if (typeof q.name === 'string') changes.displayName = q.name
+    if (typeof q.name === 'string') changes.displayName = kses(q.name)
     if (typeof q.slug === 'string') changes.nicename = q.slug
     if (typeof q.url === 'string') changes.url = q.url
-    if (typeof q.description === 'string') changes.description = q.description
+    if (typeof q.description === 'string') changes.description = kses(q.description)
     if (Array.isArray(q.roles) && q.roles.length > 0) changes.roles = q.roles as string[]
     if (typeof q.password === 'string') {
       try { changes.password = checkAccountPassword(q.password) } catch (e) { throw invalidParam('password', e) }
     }
     const profile: Partial<Record<ProfileField, string>> = {}
-    for (const key of PROFILE_FIELDS) if (typeof q[key] === 'string') profile[key] = q[key]
+    for (const key of PROFILE_FIELDS) if (typeof q[key] === 'string') profile[key] = key === 'locale' ? q[key] : kses(q[key])
     changes.profile = profile
     return changes
   }

@@ -1,0 +1,95 @@
+/**
+ * Connections are bounded (issue #11, item 5): a request whose headers or
+ * body trickle in is closed at its time limit, an idle connection at its
+ * own, and a process holds at most so many connections at once. Real
+ * port, raw sockets: `inject` has no socket to time out.
+ */
+import { connect, type Socket } from 'node:net'
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { testApp } from './helpers.js'
+import { loadSettings } from '../src/settings.js'
+
+async function listening (env: Record<string, string>): Promise<{ app: FastifyInstance, port: number }> {
+  const app = await testApp(env)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return { app, port: address.port }
+}
+
+/** Opens a socket; resolves with what the server wrote and how long the socket stayed open. */
+function watch (port: number): { socket: Socket, closed: Promise<{ ms: number, text: string }> } {
+  const started = Date.now()
+  const socket = connect(port, '127.0.0.1')
+  let text = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (chunk: string) => { text += chunk })
+  socket.on('error', () => {})
+  const closed = new Promise<{ ms: number, text: string }>((resolve) => socket.on('close', () => resolve({ ms: Date.now() - started, text })))
+  return { socket, closed }
+}
+
+t.test('settings: validated, with safe defaults', async (t) => {
+  const d = loadSettings({})
+  t.equal(d.requestTimeoutMs, 30_000)
+  t.equal(d.headersTimeoutMs, 10_000)
+  t.equal(d.connectionTimeoutMs, 60_000)
+  t.equal(d.maxConnections, 1024)
+  const set = loadSettings({ CMS_REQUEST_TIMEOUT_MS: '5000', CMS_HEADERS_TIMEOUT_MS: '2000', CMS_CONNECTION_TIMEOUT_MS: '7000', CMS_MAX_CONNECTIONS: '50' })
+  t.same([set.requestTimeoutMs, set.headersTimeoutMs, set.connectionTimeoutMs, set.maxConnections], [5000, 2000, 7000, 50])
+  t.throws(() => loadSettings({ CMS_REQUEST_TIMEOUT_MS: '0' }), /CMS_REQUEST_TIMEOUT_MS/, 'no switching the limit off')
+  t.throws(() => loadSettings({ CMS_REQUEST_TIMEOUT_MS: 'soon' }), /CMS_REQUEST_TIMEOUT_MS/)
+  t.throws(() => loadSettings({ CMS_HEADERS_TIMEOUT_MS: '40000' }), /CMS_HEADERS_TIMEOUT_MS/, 'headers cannot take longer than the whole request')
+  t.throws(() => loadSettings({ CMS_MAX_CONNECTIONS: '0' }), /CMS_MAX_CONNECTIONS/)
+})
+
+t.test('a body that trickles is closed at the request time limit', async (t) => {
+  const { app, port } = await listening({ CMS_REQUEST_TIMEOUT_MS: '1500', CMS_HEADERS_TIMEOUT_MS: '1000', CMS_CONNECTION_TIMEOUT_MS: '60000' })
+  t.teardown(() => app.close())
+  const { socket, closed } = watch(port)
+  socket.write('POST /cms-json/cms/v2/posts HTTP/1.1\r\nHost: cms.test\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"title":"')
+  // One byte every 200 ms: the socket is never idle, the request is never complete.
+  const trickle = setInterval(() => { if (!socket.destroyed) socket.write('a') }, 200)
+  const { ms, text } = await closed
+  clearInterval(trickle)
+  t.ok(ms >= 1400, `held until the limit (${ms} ms)`)
+  t.ok(ms < 4500, `closed soon after it (${ms} ms)`)
+  t.match(text, /^HTTP\/1\.1 408/, 'answered 408 Request Timeout')
+  const health = await fetch(`http://127.0.0.1:${port}/healthz`)
+  t.equal(health.status, 200, 'the service answers others meanwhile and after')
+})
+
+t.test('headers that trickle are closed at the headers time limit', async (t) => {
+  const { app, port } = await listening({ CMS_REQUEST_TIMEOUT_MS: '5000', CMS_HEADERS_TIMEOUT_MS: '1000', CMS_CONNECTION_TIMEOUT_MS: '60000' })
+  t.teardown(() => app.close())
+  const { socket, closed } = watch(port)
+  socket.write('GET /healthz HTTP/1.1\r\nHost: cms.test\r\n')
+  const trickle = setInterval(() => { if (!socket.destroyed) socket.write('X-Slow: a\r\n') }, 200)
+  const { ms } = await closed
+  clearInterval(trickle)
+  t.ok(ms >= 900 && ms < 4000, `closed at the headers limit, before the request limit (${ms} ms)`)
+})
+
+t.test('an idle connection is closed at the connection time limit', async (t) => {
+  const { app, port } = await listening({ CMS_REQUEST_TIMEOUT_MS: '30000', CMS_HEADERS_TIMEOUT_MS: '10000', CMS_CONNECTION_TIMEOUT_MS: '1000' })
+  t.teardown(() => app.close())
+  const { closed } = watch(port)
+  const { ms } = await closed
+  t.ok(ms >= 900 && ms < 4000, `a connection that sends nothing is closed (${ms} ms)`)
+})
+
+t.test('a process holds at most CMS_MAX_CONNECTIONS connections', async (t) => {
+  const { app, port } = await listening({ CMS_MAX_CONNECTIONS: '3', CMS_CONNECTION_TIMEOUT_MS: '60000' })
+  t.teardown(() => app.close())
+  const held = [watch(port), watch(port), watch(port)]
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const extra = watch(port)
+  const { ms } = await extra.closed
+  t.ok(ms < 2000, `the connection over the limit is dropped at once (${ms} ms)`)
+  for (const h of held) h.socket.destroy()
+  await Promise.all(held.map(async (h) => await h.closed))
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const health = await fetch(`http://127.0.0.1:${port}/healthz`)
+  t.equal(health.status, 200, 'a new connection is served once others closed')
+})

@@ -1,0 +1,128 @@
+/**
+ * Every field a user stores is filtered for writers without `unfiltered_html`
+ * (issue #11, item 4): users' display name, description, first and last name
+ * and nickname (served publicly by the users route, `_embed` and oEmbed's
+ * `author_name`), and registered meta (footnotes, builder data) through the
+ * sanitizer their declaration carries.
+ */
+import t from 'tap'
+import { account, call, coreApp } from './fixtures/batch-oembed-app.js'
+
+const SCRIPT = '<script>alert(1)</script>Eve <b onclick="steal()">Bold</b><img src=x onerror=alert(2)>'
+
+t.test('users text fields and meta are filtered on save', async (t) => {
+  const h = await coreApp()
+  t.teardown(() => h.app.close())
+  const admin = await account(h.store, 'admin', ['administrator'], 'Ada Admin')
+  const subscriber = await account(h.store, 'sub', ['subscriber'])
+  const contributor = await account(h.store, 'contrib', ['contributor'])
+  const noScript = (t: Tap, value: unknown, what: string): void => {
+    t.type(value, 'string', `${what} is a string`)
+    t.notMatch(String(value), /<script|onclick|onerror|<img/i, `${what}: no script, handler or image`)
+  }
+  type Tap = typeof t
+
+  t.test("a subscriber's own profile fields", async (t) => {
+    const fields = { name: SCRIPT, description: SCRIPT, first_name: SCRIPT, last_name: SCRIPT, nickname: SCRIPT }
+    const saved = await call(h.app, 'POST', '/cms/v2/users/me', { auth: subscriber.auth, body: fields })
+    t.equal(saved.status, 200, JSON.stringify(saved.body))
+    for (const key of Object.keys(fields)) noScript(t, saved.body[key], `answer's ${key}`)
+    t.equal(saved.body.name, 'Eve <b>Bold</b>', 'the allowed inline markup and the text stay')
+    t.equal(saved.body.description, 'Eve <b>Bold</b>')
+
+    const mine = await call(h.app, 'GET', '/cms/v2/users/me', { auth: subscriber.auth, query: { context: 'edit' } })
+    for (const key of Object.keys(fields)) noScript(t, mine.body[key], `stored ${key}`)
+
+    // Served to everyone once the subscriber is shown as the author of a published post.
+    const post = await call(h.app, 'POST', '/cms/v2/posts', { auth: admin.auth, body: { title: 'By Eve', status: 'publish', author: subscriber.user.id } })
+    t.equal(post.status, 201, JSON.stringify(post.body))
+    const user = await call(h.app, 'GET', `/cms/v2/users/${subscriber.user.id}`)
+    t.equal(user.status, 200)
+    noScript(t, user.body.name, 'users route name')
+    noScript(t, user.body.description, 'users route description')
+    const embedded = await call(h.app, 'GET', `/cms/v2/posts/${post.body.id}`, { query: { _embed: '1' } })
+    noScript(t, embedded.body._embedded.author[0].name, '_embed author name')
+    t.equal(embedded.body._embedded.author[0].name, 'Eve <b>Bold</b>')
+    const oembed = await call(h.app, 'GET', '/oembed/1.0/embed', { query: { url: post.body.link } })
+    t.equal(oembed.status, 200, JSON.stringify(oembed.body))
+    noScript(t, oembed.body.author_name, 'oEmbed author_name')
+    const xml = await call(h.app, 'GET', '/oembed/1.0/embed', { query: { url: post.body.link, format: 'xml' } })
+    t.notMatch(xml.text, /<script|onclick/i, 'oEmbed XML')
+  })
+
+  t.test("a subscriber's application password names", async (t) => {
+    const made = await call(h.app, 'POST', '/cms/v2/users/me/application-passwords', { auth: subscriber.auth, body: { name: `${SCRIPT} app` } })
+    t.equal(made.status, 201, JSON.stringify(made.body))
+    t.equal(made.body.name, 'Eve <b>Bold</b> app')
+    const renamed = await call(h.app, 'POST', `/cms/v2/users/me/application-passwords/${made.body.uuid}`, { auth: subscriber.auth, body: { name: '<script>x</script>Renamed' } })
+    t.equal(renamed.status, 200, JSON.stringify(renamed.body))
+    t.equal(renamed.body.name, 'Renamed')
+  })
+
+  t.test('an administrator (unfiltered_html) may store markup', async (t) => {
+    const saved = await call(h.app, 'POST', `/cms/v2/users/${subscriber.user.id}`, { auth: admin.auth, body: { description: '<script>ok()</script>' } })
+    t.equal(saved.status, 200)
+    t.equal(saved.body.description, '<script>ok()</script>')
+  })
+
+  t.test('a user created by an administrator keeps the markup the administrator gave', async (t) => {
+    const made = await call(h.app, 'POST', '/cms/v2/users', {
+      auth: admin.auth,
+      body: { username: 'made', email: 'made@example.com', password: 'secret-pass', name: '<em>Made</em>', nickname: '<i>m</i>' }
+    })
+    t.equal(made.status, 201, JSON.stringify(made.body))
+    t.equal(made.body.name, '<em>Made</em>')
+  })
+
+  t.test("a contributor's footnotes and builder data", async (t) => {
+    const footnotes = JSON.stringify([
+      { id: 'Note-1', content: 'See <a href="javascript:alert(1)" onclick="x()">this</a><script>alert(2)</script> and <em>that</em>' },
+      { id: 'n2', content: '' },
+      'not an object'
+    ])
+    const builder = JSON.stringify([{
+      id: 'abc',
+      elType: 'widget',
+      widgetType: 'html',
+      settings: {
+        html: '<script>alert(3)</script><p onmouseover="x()">Hi</p>',
+        link: { url: 'javascript:alert(4)', is_external: '' },
+        title: 'Plain & <strong>strong</strong>',
+        nested: [['<iframe src="https://evil.example"></iframe>Deep']],
+        count: 3
+      },
+      elements: []
+    }])
+    const made = await call(h.app, 'POST', '/cms/v2/posts', { auth: contributor.auth, body: { title: 'Notes', meta: { footnotes, _builder_data: builder } } })
+    t.equal(made.status, 201, JSON.stringify(made.body))
+    const read = await call(h.app, 'GET', `/cms/v2/posts/${made.body.id}`, { auth: contributor.auth, query: { context: 'edit' } })
+    const notes = JSON.parse(read.body.meta.footnotes)
+    t.same(notes, [{ id: 'note-1', content: 'See <a>this</a> and <em>that</em>' }], 'footnotes: kses on each content, keys sanitized, empty and malformed entries dropped')
+    const data = JSON.parse(read.body.meta._builder_data)
+    const settings = data[0].settings
+    t.equal(settings.html, '<p>Hi</p>', 'builder strings filtered with the post rules')
+    t.equal(settings.link.url, '', 'a URL with a refused scheme is emptied')
+    t.equal(settings.title, 'Plain &amp; <strong>strong</strong>')
+    t.same(settings.nested, [['Deep']])
+    t.equal(settings.count, 3, 'numbers kept')
+    t.equal(data[0].widgetType, 'html')
+
+    const invalid = await call(h.app, 'POST', `/cms/v2/posts/${made.body.id}`, { auth: contributor.auth, body: { meta: { _builder_data: '[{"id": "x",' } } })
+    t.equal(invalid.status, 400, 'builder data that is not JSON is refused')
+    t.equal(invalid.body.code, 'rest_invalid_param')
+    const after = await call(h.app, 'GET', `/cms/v2/posts/${made.body.id}`, { auth: contributor.auth, query: { context: 'edit' } })
+    t.same(JSON.parse(after.body.meta._builder_data), data, 'and nothing was written')
+
+    const updated = await call(h.app, 'POST', `/cms/v2/posts/${made.body.id}`, { auth: contributor.auth, body: { meta: { footnotes: '<script>x</script>' } } })
+    t.equal(updated.status, 200)
+    t.equal(updated.body.meta.footnotes, '', 'footnotes that are not JSON are stored empty (as the core does)')
+  })
+
+  t.test("an editor's builder data is kept as written", async (t) => {
+    const builder = JSON.stringify([{ id: 'a', settings: { html: '<script>ok()</script>' } }])
+    const made = await call(h.app, 'POST', '/cms/v2/posts', { auth: admin.auth, body: { title: 'Raw', meta: { _builder_data: builder, footnotes: '[{"id":"a","content":"<script>ok()</script>"}]' } } })
+    t.equal(made.status, 201)
+    t.equal(made.body.meta._builder_data, builder)
+    t.equal(made.body.meta.footnotes, '[{"id":"a","content":"<script>ok()</script>"}]')
+  })
+})

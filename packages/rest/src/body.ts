@@ -1,0 +1,90 @@
+/**
+ * Reading request bodies under the limit. A body over the limit is answered
+ * 413 only once the client has finished sending it: the rest is read and
+ * dropped, as web servers' lingering close does, because a client still
+ * sending when the server answers and closes sees a reset, not the answer.
+ * Draining is bounded (a multiple of the limit, a few seconds); past the
+ * bound the answer is sent and the connection closed.
+ */
+import type { FastifyRequest } from 'fastify'
+import type { Readable } from 'node:stream'
+import { kernelErrors } from './errors.js'
+
+/** Bytes past the limit are drained up to this many times the limit in all. */
+export const DRAIN_FACTOR = 4
+/** And for at most this long after the limit was passed. */
+export const DRAIN_MS = 5000
+
+const BODY = Symbol('cms.rest.body')
+
+type BodyState = 'read' | 'unread'
+
+function mark (request: FastifyRequest, state: BodyState): void {
+  (request.raw as unknown as Record<symbol, BodyState>)[BODY] = state
+}
+
+/**
+ * Whether the connection may serve another request after this answer: not
+ * when part of the body was left unread. Fastify closes after any body error;
+ * a body read to its end (a drained 413, invalid JSON) leaves it usable.
+ */
+export function keepsConnection (request: FastifyRequest): boolean | undefined {
+  const state = (request.raw as unknown as Record<symbol, BodyState | undefined>)[BODY]
+  return state === undefined ? undefined : state === 'read'
+}
+
+function tooLarge (request: FastifyRequest, close: boolean): Error {
+  mark(request, close ? 'unread' : 'read')
+  return kernelErrors.rest_request_too_large()
+}
+
+/** The whole body, or a 413 after the excess was drained (or the bound reached). */
+export async function readBody (request: FastifyRequest, payload: Readable): Promise<Buffer> {
+  const limit = request.routeOptions.bodyLimit ?? 1024 * 1024
+  const bound = limit * DRAIN_FACTOR
+  const declared = Number(request.headers['content-length'])
+  if (declared > bound) throw tooLarge(request, true)
+  return await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let received = 0
+    let timer: NodeJS.Timeout | undefined
+    const finish = (error: Error | undefined, body?: Buffer): void => {
+      payload.removeListener('data', onData)
+      payload.removeListener('end', onEnd)
+      payload.removeListener('error', onError)
+      if (timer !== undefined) clearTimeout(timer)
+      if (error !== undefined) reject(error)
+      else resolve(body!)
+    }
+    const giveUp = (): void => {
+      payload.pause()
+      finish(tooLarge(request, true))
+    }
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length
+      if (received <= limit) {
+        chunks.push(chunk)
+        return
+      }
+      if (timer === undefined) {
+        // Over the limit: keep nothing more, and stop reading at the bound.
+        chunks.length = 0
+        timer = setTimeout(giveUp, DRAIN_MS)
+        timer.unref()
+      }
+      if (received > bound) giveUp()
+    }
+    const onEnd = (): void => {
+      if (received > limit) finish(tooLarge(request, false))
+      else {
+        mark(request, 'read')
+        finish(undefined, Buffer.concat(chunks, received))
+      }
+    }
+    const onError = (err: Error): void => { finish(err) }
+    payload.on('data', onData)
+    payload.on('end', onEnd)
+    payload.on('error', onError)
+    payload.resume()
+  })
+}

@@ -1,0 +1,50 @@
+/**
+ * In-process dispatch through the route's whole pipeline (validation,
+ * permission, handler, shaping), as the same caller, without HTTP: the
+ * request and the answer stay objects. Batch and `_embed` use it.
+ */
+import { kernelErrors } from './errors.js'
+import type { Registry, RouteDecl } from './route.js'
+import { parseQuery } from './params.js'
+import { API_PREFIX } from './addressing.js'
+import { ownHeaders, splitPath, type Dispatch, type DispatchRequest } from './dispatch.js'
+import type { Executor, Incoming } from './pipeline.js'
+
+export function localDispatcher (from: Incoming, registry: Registry, executors: Map<RouteDecl, Map<string, Executor>>): Dispatch {
+  return async (req: DispatchRequest) => {
+    const { pathname, search } = splitPath(req.path)
+    const method = req.method.toUpperCase()
+    const match = registry.match(method, pathname)
+    const execute = match === null ? undefined : executors.get(match.route)?.get(method)
+    if (match === null || execute === undefined) {
+      const error = kernelErrors.rest_no_route()
+      return { status: error.status, headers: {}, body: error.toBody() }
+    }
+    const params = new URLSearchParams(search)
+    for (const [k, v] of Object.entries(req.query ?? {})) params.set(k, String(v))
+    const qs = params.toString()
+    const encodedPath = pathname.replace(/[?#%\s]/g, (c) => encodeURIComponent(c))
+    const outcome = await execute({
+      method,
+      url: `${API_PREFIX}${encodedPath}${qs === '' ? '' : `?${qs}`}`,
+      query: parseQuery(qs),
+      body: req.body === null ? undefined : req.body,
+      params: match.vars,
+      headers: { ...req.headers },
+      principal: from.principal,
+      baseUrl: from.baseUrl,
+      callerAuthorization: from.callerAuthorization,
+      ip: from.ip,
+      log: from.log
+    })
+    if (outcome.rendered === undefined) {
+      return { status: outcome.status, headers: ownHeaders(outcome.headers), body: outcome.body ?? null }
+    }
+    const r = outcome.rendered
+    let body: unknown = null
+    if (r.payload !== undefined && r.payload !== '') {
+      try { body = JSON.parse(r.payload) } catch { body = r.payload }
+    }
+    return { status: r.status, headers: ownHeaders({ ...r.headers, ...(r.etag === undefined ? {} : { ETag: r.etag }) }), body }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * A route declaration mounted on Fastify: one Fastify route per method (GET
+ * also answers HEAD) running the endpoint's pipeline, and an OPTIONS route
+ * answering the route's index entry. The arguments are given to Fastify as
+ * schemas for the OpenAPI document only.
+ */
+import type { FastifyInstance } from 'fastify'
+import { argsOf, fastifyPathOf, patternOf, variablesOf, type Method, type RouteDecl } from './route.js'
+import { mergeParams } from './params.js'
+import { routeEntry } from './discovery.js'
+import { API_PREFIX } from './addressing.js'
+import { render, send, write } from './render.js'
+import { KeptAnswers } from './kept-answers.js'
+import { assertLinearPatterns } from './patterns.js'
+import { allowHeader, endpointExecutor, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
+
+/** Mounts a declaration; returns its executors by method (for in-process dispatch). */
+export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: PipelineContext): Map<string, Executor> {
+  const executors = new Map<string, Executor>()
+  const url = fastifyPathOf(decl, API_PREFIX)
+  const pattern = patternOf(decl)
+
+  for (const ep of decl.endpoints) {
+    const args = argsOf(ep)
+    for (const a of args) assertLinearPatterns(a.schema, `route ${decl.path} (${ep.methods.join(', ')}): argument ${a.name}`)
+    // For OpenAPI: required means what the core's index says, not TypeBox's default;
+    // path variables are documented once, as path parameters.
+    const vars = variablesOf(decl.path)
+    const bodyArgs = args.filter((a) => !vars.includes(a.name))
+    const argSchema = {
+      type: 'object',
+      properties: Object.fromEntries(bodyArgs.map((a) => [a.name, a.schema])),
+      required: bodyArgs.filter((a) => a.required).map((a) => a.name)
+    }
+    const paramsSchema = {
+      type: 'object',
+      properties: Object.fromEntries(vars.map((v) => [v, args.find((a) => a.name === v)?.schema ?? { type: 'string', pattern: `^${decl.vars![v]}$` }])),
+      required: vars
+    }
+    for (const method of ep.methods) {
+      const execute = endpointExecutor(decl, ep, method, ctx)
+      if (!executors.has(method)) executors.set(method, execute)
+      app.route({
+        method,
+        url,
+        // Validation is the kernel's own (the core's rules and messages), not Ajv's;
+        // the schema is still given to Fastify so the OpenAPI document shows it.
+        schema: {
+          tags: [decl.namespace === '' ? 'site' : decl.namespace],
+          summary: ep.summary,
+          ...(vars.length > 0 ? { params: paramsSchema } : {}),
+          ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : { body: argSchema })
+        },
+        validatorCompiler: () => () => true,
+        exposeHeadRoute: method === 'GET',
+        handler: async (request, reply) => {
+          const outcome = await execute(request)
+          if (outcome.rendered !== undefined) return write(request, reply, outcome.rendered)
+          const response = render(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
+          if (outcome.cache !== undefined) ctx.kept.keep(KeptAnswers.keyOf(request), outcome.cache, response)
+          return write(request, reply, response)
+        }
+      })
+    }
+  }
+  app.route({
+    method: 'OPTIONS',
+    url,
+    schema: { hide: true } as Record<string, unknown>,
+    handler: async (request, reply) => {
+      const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, request.params as Record<string, string>)
+      const restReq = restRequestOf(request, 'GET' as Method, pattern, raw, raw, ctx.registry, ctx.dispatchFor(request))
+      const entry = routeEntry(decl, { baseUrl: request.baseUrl, help: true })
+      const allow = await allowHeader(decl, restReq)
+      return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)
+    }
+  })
+  return executors
+}

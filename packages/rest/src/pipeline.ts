@@ -1,0 +1,171 @@
+/**
+ * One request through one endpoint, in the core's order: arguments validated
+ * -> permission -> preconditions -> handler -> shaped body (context,
+ * `_fields`, `_embed`) with the Allow header. The same pipeline serves HTTP
+ * and in-process dispatch (batch, `_embed`).
+ */
+import type { FastifyRequest } from 'fastify'
+import { denied, kernelErrors, RestError } from './errors.js'
+import { argsOf, patternOf, requestMemo, type EndpointDecl, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
+import { mergeParams } from './params.js'
+import { validateArgs } from './request-args.js'
+import { API_PREFIX, restPathOf } from './addressing.js'
+import { remoteDispatcher, type Dispatch } from './dispatch.js'
+import { asResponse, type HeaderValue } from './response.js'
+import { checkPreconditions } from './conditional.js'
+import { shapeBody } from './shape.js'
+import { toRestError } from './error-handler.js'
+import { KeptAnswers } from './kept-answers.js'
+import type { Rendered } from './render.js'
+import type { KernelOptions } from './options.js'
+
+/**
+ * What the pipeline reads of a request: a Fastify request, or a request
+ * dispatched in-process (batch, `_embed`) on behalf of one.
+ */
+export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'log'>
+
+/** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
+export type Outcome =
+  | { rendered: Rendered }
+  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, cache?: { tag: object, token?: string } }
+
+/** Runs one method of one route for a request. */
+export type Executor = (request: Incoming) => Promise<Outcome>
+
+/** What every endpoint's pipeline shares. */
+export interface PipelineContext {
+  opts: KernelOptions
+  registry: Registry
+  kept: KeptAnswers
+  dispatchFor: (request: Incoming) => Dispatch
+}
+
+/** The pipeline of one method of one endpoint; errors are answers that carry the route's Allow header. */
+export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method: Method, ctx: PipelineContext): Executor {
+  const { opts, registry, kept, dispatchFor } = ctx
+  const args = argsOf(ep)
+  const pattern = patternOf(decl)
+  const remoteBase = opts.remote?.[decl.namespace]
+  const remote = remoteBase === undefined ? undefined : remoteDispatcher(remoteBase)
+
+  // Parameters of body-less requests are a function of the URL alone: merged and
+  // validated once per URL (each request gets its own copies).
+  const validatedByUrl = new Map<string, { raw: Record<string, unknown>, params: Record<string, unknown> }>()
+  const parameters = (request: Incoming, query: Record<string, unknown>): { raw: Record<string, unknown>, validate: () => Record<string, unknown> } => {
+    const cacheable = request.body === undefined || request.body === null
+    const known = cacheable ? validatedByUrl.get(request.url) : undefined
+    if (known !== undefined) {
+      return { raw: Object.assign(Object.create(null) as Record<string, unknown>, known.raw), validate: () => ({ ...known.params }) }
+    }
+    const raw = mergeParams(query, request.body, request.params as Record<string, string>)
+    return {
+      raw,
+      validate: () => {
+        const params = validateArgs(args, raw)
+        if (cacheable) {
+          if (validatedByUrl.size >= 512) validatedByUrl.clear()
+          validatedByUrl.set(request.url, { raw: Object.assign(Object.create(null) as Record<string, unknown>, raw), params: { ...params } })
+        }
+        return params
+      }
+    }
+  }
+
+  const handle = async (request: Incoming, expose: (r: RestRequest) => void): Promise<Outcome> => {
+    const isHead = request.method === 'HEAD'
+    const query = (request.query ?? {}) as Record<string, unknown>
+    if (remote !== undefined) {
+      const res = await remote({
+        method: request.method,
+        path: request.url.slice(API_PREFIX.length),
+        body: request.body,
+        headers: request.callerAuthorization === undefined ? {} : { authorization: request.callerAuthorization }
+      })
+      return { status: res.status, headers: res.headers, body: res.body }
+    }
+    const cacheKey = KeptAnswers.keyOf(request)
+    const { hit, token } = await kept.fresh(request, method)
+    if (hit !== undefined) return { rendered: hit }
+    const { raw, validate } = parameters(request, query)
+    const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request))
+    // The Allow header of a validation error is computed on the request as sent.
+    expose(unvalidated)
+    const restReq: RestRequest = { ...unvalidated, params: validate() }
+    expose(restReq)
+    const allowed = await ep.permission(restReq)
+    if (allowed !== true) {
+      throw allowed instanceof RestError
+        ? allowed
+        : denied(kernelErrors.rest_forbidden(), request.principal.id)
+    }
+    if (method !== 'GET' && decl.path.includes('{')) await checkPreconditions(request, restReq)
+    const result = asResponse(await ep.handler(restReq))
+    // A handler that tags its body as unchanged gets the bytes it was last sent as.
+    if (result.cacheTag !== undefined) {
+      const reused = kept.reuse(cacheKey, result.cacheTag, token)
+      if (reused !== undefined) return { rendered: reused }
+    }
+    const allow = await allowHeader(decl, restReq)
+    const headers: Record<string, HeaderValue> = { ...result.headers }
+    if (allow !== '') headers.Allow = allow
+    let body = isHead ? null : result.body
+    if (!isHead && body !== null && body !== undefined) {
+      body = await shapeBody(body, decl, restReq, query)
+    }
+    return { status: result.status, headers, body, cache: result.cacheTag === undefined ? undefined : { tag: result.cacheTag, token } }
+  }
+
+  // Errors of a matched route carry its Allow header and its representation.
+  return async (request) => {
+    let restReq: RestRequest | undefined
+    try {
+      return await handle(request, (r) => { restReq = r })
+    } catch (err) {
+      const error = toRestError(err, opts)
+      if (error.status >= 500) request.log.error({ err }, 'request failed')
+      const allow = restReq === undefined ? '' : await allowHeader(decl, restReq)
+      return { status: error.status, headers: allow === '' ? {} : { Allow: allow }, body: error.toBody() }
+    }
+  }
+}
+
+export function restRequestOf (
+  request: Incoming,
+  method: Method,
+  pattern: string,
+  params: Record<string, unknown>,
+  query: Record<string, unknown>,
+  registry: Registry,
+  dispatch: Dispatch
+): RestRequest {
+  return {
+    method,
+    route: pattern,
+    path: restPathOf(request.url),
+    params,
+    query,
+    headers: request.headers,
+    user: request.principal,
+    baseUrl: request.baseUrl,
+    ip: request.ip,
+    dispatch,
+    registry,
+    memo: requestMemo()
+  }
+}
+
+/** The methods of the route this caller may use, as the core's Allow header lists them. */
+export async function allowHeader (decl: RouteDecl, req: RestRequest): Promise<string> {
+  const allowed: string[] = []
+  for (const ep of decl.endpoints) {
+    let ok = false
+    try {
+      ok = (await ep.permission({ ...req, method: ep.methods[0]! })) === true
+    } catch {
+      ok = false
+    }
+    if (ok) allowed.push(...ep.methods)
+  }
+  return allowed.join(', ')
+}

@@ -1,0 +1,72 @@
+/**
+ * What this server serves: the namespaces, their root routes (`GET
+ * /cms/v2`), the discovery index per base URL, and the route serving a
+ * method and path for in-process dispatch.
+ */
+import { Type } from '@sinclair/typebox'
+import { kernelErrors } from './errors.js'
+import { patternOf, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
+import { routesIndex } from './discovery.js'
+import { restUrl } from './links.js'
+import { cachedResponse } from './response.js'
+
+export function buildRegistry (routes: RouteDecl[], namespaces: string[], byNamespace: Map<string, RouteDecl[]>): Registry {
+  // The index depends only on the base URL of the request: built once per base URL.
+  const cache = new Map<string, Record<string, unknown>>()
+  const compiled = routes.map((decl) => ({
+    decl,
+    regex: new RegExp(`^${patternOf(decl).replace(/\(\?P</g, '(?<')}$`, 'i')
+  }))
+  return {
+    namespaces,
+    index (baseUrl, namespace) {
+      const key = `${baseUrl}\0${namespace ?? ''}`
+      let cached = cache.get(key)
+      if (cached === undefined) {
+        cached = routesIndex(namespace === undefined ? routes : byNamespace.get(namespace) ?? [], { baseUrl })
+        if (cache.size > 64) cache.clear()
+        cache.set(key, cached)
+      }
+      return cached
+    },
+    match (method, path) {
+      const wanted = method.toUpperCase()
+      const normal = path === '/' ? '/' : path.replace(/\/+$/, '')
+      for (const { decl, regex } of compiled) {
+        const m = regex.exec(normal)
+        if (m === null) continue
+        const endpoint = decl.endpoints.find((ep) => ep.methods.includes(wanted as Method))
+        if (endpoint !== undefined) return { route: decl, endpoint, vars: { ...m.groups } }
+      }
+      return null
+    }
+  }
+}
+
+/** The root route of a namespace: its name and its routes' index. */
+export function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: Map<string, RouteDecl[]>): RouteDecl {
+  return {
+    namespace: name,
+    path: `/${name}`,
+    endpoints: [{
+      methods: ['GET'],
+      args: {
+        namespace: Type.Unsafe<string>({ default: name }),
+        context: Type.Unsafe<string>({ default: 'view' })
+      },
+      permission: () => true,
+      handler: (req: RestRequest) => {
+        const wanted = String(req.params.namespace)
+        if (!all.has(wanted)) throw kernelErrors.rest_invalid_namespace()
+        const routes = wanted === name ? routesOf() : all.get(wanted)!
+        return cachedResponse({
+          namespace: wanted,
+          routes: req.params.context === 'help'
+            ? routesIndex(routes, { baseUrl: req.baseUrl, help: true })
+            : req.registry.index(req.baseUrl, wanted),
+          _links: { up: [{ href: restUrl(req.baseUrl, '/') }] }
+        }, routes)
+      }
+    }]
+  }
+}
