@@ -4,15 +4,17 @@
 # from. A maintenance check, never run by the tests: the reference lives
 # outside the repository and a plain clone does not have it.
 #
-#   scripts/check-routes-fixture.sh [path/to/reference/routes.json]   # default ../shared/reference/routes.json
-#   scripts/check-routes-fixture.sh --update [path]                    # copy the reference over the fixture
+#   scripts/check-routes-fixture.sh path/to/reference/routes.json            # compare
+#   scripts/check-routes-fixture.sh --update path/to/reference/routes.json   # copy the reference over the fixture
+# The path is required: nothing in the project assumes a tree beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FIXTURE=apps/gateway/test/fixtures/routes.json
 update=0
 if [ "${1:-}" = "--update" ]; then update=1; shift; fi
-REFERENCE="${1:-../shared/reference/routes.json}"
-[ -f "$REFERENCE" ] || { echo "check-routes-fixture: no reference at $REFERENCE (pass its path)" >&2; exit 2; }
+[ -n "${1:-}" ] || { echo "usage: $0 [--update] path/to/reference/routes.json" >&2; exit 2; }
+REFERENCE="$1"
+[ -f "$REFERENCE" ] || { echo "check-routes-fixture: no reference at $REFERENCE" >&2; exit 2; }
 if cmp -s "$REFERENCE" "$FIXTURE"; then
   echo "check-routes-fixture: $FIXTURE is the same as $REFERENCE"
   exit 0

@@ -17,9 +17,9 @@ ROOT="$PWD"
 # run) could not be written, and its old logs would be counted.
 LOG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/cms-test-logs.XXXXXX")"
 
-PACKAGES=(packages/rest packages/store packages/core apps/cli apps/gateway)
-TYPECHECKED=("${PACKAGES[@]}" bench)
-DB_PACKAGES=(packages/store packages/core apps/cli apps/gateway)
+PACKAGES=(packages/rest packages/store packages/core packages/builder apps/cli apps/gateway)
+TYPECHECKED=("${PACKAGES[@]}" packages/testing bench)
+DB_PACKAGES=(packages/store packages/core packages/builder apps/cli apps/gateway)
 passed=0
 failed=0
 skipped=0

@@ -1,13 +1,15 @@
 /**
- * Composes a deployment: the store, the kernel, the core routes and the
- * namespaces of the profile, plus health endpoints.
+ * Composes a deployment: the store, the packages the profile's namespaces
+ * need (each a Fastify plugin declaring what it owns), their migrations in
+ * dependency order, the kernel with what they declared, plus health
+ * endpoints.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
-import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type NamespaceDecl, type RestError } from '@cms/rest'
+import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, authorizePage, batchRoutes, commitClock, coreMigrations, hasAnyUser, siteRoutes, startContentJobs, type Services } from '@cms/core'
-import { namespacesOf, profiles } from './profiles.js'
-import { buildNamespace } from './namespaces.js'
+import { authenticator, commitClock, createServices, frontPage, packagesFor, Platform, type CmsPackage } from '@cms/core'
+import { namespacesOf, profiles, type Profile } from './profiles.js'
+import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
 import { ensureFirstAdmin } from './first-admin.js'
 import { loggerOptions, RequestLog } from './request-log.js'
@@ -19,6 +21,10 @@ export interface BuildOptions {
   /** Run background jobs (scheduled publishing). Default true. */
   jobs?: boolean
   authenticate?: KernelOptions['authenticate']
+  /** Packages besides the installed ones (a test's own package); composed when the profile names their namespaces. */
+  packages?: readonly CmsPackage[]
+  /** A profile instead of the named one of the settings (tests composing their own). */
+  profile?: Profile
 }
 
 /** Errors that mean the database cannot be reached right now. */
@@ -69,7 +75,9 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     logger: opts.logger ?? loggerOptions(settings),
     // One line per request, written when it is answered.
     logController: new RequestLog(),
-    trustProxy: true
+    // `X-Forwarded-*` are believed only from the named proxies: from anyone else they
+    // would choose the client address (sign-in throttle, `last_ip`), the scheme and the host.
+    trustProxy: settings.trustedProxies.length > 0 ? settings.trustedProxies : false
   })
   app.server.maxConnections = settings.maxConnections
   const store = opts.store ?? await openStore({
@@ -78,9 +86,23 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     onProgress: (message) => app.log.info(message)
   })
   if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
+
+  const profile = opts.profile ?? profiles[settings.deployment]!
+  const strangers = Object.keys(settings.remote).filter((ns) => !profile.namespaces.includes(ns))
+  if (strangers.length > 0) throw new Error(`CMS_REMOTE_NAMESPACES names namespaces profile ${profile.name} does not expose: ${strangers.join(', ')}`)
+  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir } })
+  const served = namespacesOf(profile, settings.namespaces)
+  // A namespace another service serves is not built here: the kernel proxies all of it.
+  const local = served.filter((ns) => settings.remote[ns] === undefined)
+  const platform = new Platform(services, served, profile.options, local)
+  // The core always (the index, batch, authentication), then the packages the local namespaces need.
+  for (const pkg of packagesFor([...installedPackages, ...(opts.packages ?? [])], local, ['@cms/core'])) {
+    await app.register(pkg.plugin, { platform })
+  }
+  app.decorate('platform', platform)
   const started = performance.now()
   try {
-    await migrate(store, [coreMigrations])
+    await migrate(store, platform.migrationSets())
   } catch (err) {
     if (opts.store === undefined) await store.close()
     throw err
@@ -90,45 +112,34 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   }
   if (settings.firstAdmin !== undefined) await ensureFirstAdmin(store, settings.firstAdmin, app.log)
 
-  const profile = profiles[settings.deployment]!
-  const services: Services = { store, settings: { profile: profile.name, contentDir: settings.contentDir } }
-  const namespaces: NamespaceDecl[] = namespacesOf(profile, settings.namespaces)
-    .map((name) => buildNamespace(name, services, profile.options?.[name]))
-
   await app.register(restKernel, {
-    namespaces,
-    routes: [...siteRoutes(services), ...batchRoutes(services)],
+    namespaces: platform.namespaces(),
+    routes: platform.routes(),
     authenticate: opts.authenticate ?? authenticator(services),
     baseUrl: settings.baseUrl,
+    allowedHosts: settings.allowedHosts,
+    siteUrl: settings.siteUrl,
     corsOrigins: settings.corsOrigins,
     remote: settings.remote,
+    remoteTimeoutMs: settings.remoteTimeoutMs,
     classifyError: storeErrorToRest,
     // Anonymous answers are reused while nothing has been committed.
     freshness: async () => await commitClock(store).now(),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
 
-  // The admin pages (sign-in and application authorization), outside the REST prefix.
-  await app.register(authorizePage, { services })
-  app.addHook('onListen', async () => {
-    try {
-      if (!(await hasAnyUser(store))) {
-        app.log.warn(store.kind === 'pglite'
-          ? 'No user exists yet. Create the first administrator: start with CMS_ADMIN_LOGIN, CMS_ADMIN_EMAIL and CMS_ADMIN_PASSWORD set, or stop the service and run: npx -y pnpm@10.34.8 cms user create <login> --email <address> --role administrator'
-          : 'No user exists yet. Create the first administrator: npx -y pnpm@10.34.8 cms user create <login> --email <address> --role administrator (or start with CMS_ADMIN_LOGIN, CMS_ADMIN_EMAIL and CMS_ADMIN_PASSWORD set)')
-      }
-    } catch (err) {
-      app.log.warn({ err }, 'could not check for users')
-    }
-  })
+  // The site's front page, outside the REST prefix (after the kernel, as before).
+  await app.register(frontPage, { services })
 
   if (opts.jobs !== false) {
-    const stopJobs = startContentJobs(services)
-    app.addHook('onClose', async () => { await stopJobs() })
+    let stopJobs: (() => Promise<void>) | undefined
+    app.addHook('onReady', async () => { stopJobs = platform.startBackground() })
+    app.addHook('onClose', async () => { await stopJobs?.() })
   }
 
-  app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async () => ({ status: 'ok' }))
-  app.get('/readyz', { schema: { hide: true } as Record<string, unknown> }, async (_req, reply) => {
+  // Probes call by whatever address reaches the process: no Host check.
+  app.get('/healthz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true } }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true } }, async (_req, reply) => {
     const ok = await store.ping(1000)
     return await reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', database: store.kind })
   })

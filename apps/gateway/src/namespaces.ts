@@ -1,18 +1,9 @@
 /**
- * Which package serves which namespace. A namespace without a module yet is
- * served with its root route only.
+ * The packages this gateway can compose. A profile names namespaces; the
+ * packages serving them (and what those depend on) are registered. A
+ * namespace no package serves answers its root route only.
  */
-import type { NamespaceDecl } from '@cms/rest'
-import { cmsV2Namespace, oembedNamespace, type Services } from '@cms/core'
+import { corePackage, type CmsPackage } from '@cms/core'
+import { builderPackage } from '@cms/builder'
 
-export type NamespaceFactory = (services: Services, options: Record<string, unknown>) => NamespaceDecl
-
-export const namespaceModules: Record<string, NamespaceFactory> = {
-  'oembed/1.0': oembedNamespace,
-  'cms/v2': cmsV2Namespace
-}
-
-export function buildNamespace (name: string, services: Services, options: Record<string, unknown> = {}): NamespaceDecl {
-  const factory = namespaceModules[name]
-  return factory === undefined ? { name, routes: [] } : factory(services, options)
-}
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage]

@@ -4,9 +4,11 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { isIP } from 'node:net'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
+import { isHostValue } from '@cms/rest'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -24,6 +26,9 @@ const Env = Type.Object({
   CMS_CONNECTION_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
   CMS_MAX_CONNECTIONS: Type.Integer({ default: 1024, minimum: 1 }),
   CMS_REMOTE_NAMESPACES: Type.String({ default: '' }),
+  CMS_REMOTE_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
+  CMS_TRUSTED_PROXIES: Type.String({ default: '' }),
+  CMS_ALLOWED_HOSTS: Type.String({ default: '' }),
   // Read by the outbound client and oEmbed when their namespaces are built (and checked there).
   CMS_OUTBOUND_ALLOW: Type.String({ default: '' }),
   CMS_OEMBED_PROVIDERS: Type.String({ default: '' }),
@@ -59,6 +64,17 @@ export interface Settings {
   /** Most connections this process holds at once; more are refused. */
   maxConnections: number
   remote: Record<string, string>
+  /** How long a namespace service may take to answer before the gateway answers 504. */
+  remoteTimeoutMs: number
+  /** Addresses and CIDR ranges whose `X-Forwarded-*` headers are believed; empty: none. */
+  trustedProxies: string[]
+  /** `Host` values accepted besides the base URL's host and loopback names (lowercase, `host` or `host:port`). */
+  allowedHosts: string[]
+  /**
+   * The site URL kept in stored data (post `guid`): the base URL, else the
+   * listening address; never a request header.
+   */
+  siteUrl: string
   logLevel: string
   /** From CMS_ADMIN_*: the administrator to create when no user exists. */
   firstAdmin?: FirstAdmin
@@ -164,6 +180,15 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
   }
   const base = raw.CMS_BASE_URL.replace(/\/+$/, '')
   if (base !== '' && !/^https?:\/\/[^/]+/.test(base)) throw new SettingError('CMS_BASE_URL', raw.CMS_BASE_URL, 'an absolute http(s) URL such as https://cms.example.com')
+  const trustedProxies = list(raw.CMS_TRUSTED_PROXIES)
+  for (const entry of trustedProxies) {
+    if (!isAddressOrRange(entry)) throw new SettingError('CMS_TRUSTED_PROXIES', entry, 'a comma list of IP addresses or CIDR ranges (10.0.0.0/8, fd00::/8)')
+  }
+  const allowedHosts = list(raw.CMS_ALLOWED_HOSTS).map((h) => h.toLowerCase())
+  for (const host of allowedHosts) {
+    if (!isHostValue(host)) throw new SettingError('CMS_ALLOWED_HOSTS', host, 'a comma list of host names with an optional port (cms.example.com, cms.example.com:8443)')
+  }
+  const listening = /^(0\.0\.0\.0|::|)$/.test(raw.HOST) ? 'localhost' : isIP(raw.HOST) === 6 ? `[${raw.HOST}]` : raw.HOST
   return {
     port: raw.PORT,
     host: raw.HOST,
@@ -180,7 +205,22 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     connectionTimeoutMs: raw.CMS_CONNECTION_TIMEOUT_MS,
     maxConnections: raw.CMS_MAX_CONNECTIONS,
     remote,
+    remoteTimeoutMs: raw.CMS_REMOTE_TIMEOUT_MS,
+    trustedProxies,
+    allowedHosts,
+    siteUrl: base !== '' ? base : `http://${listening}:${raw.PORT}`,
     logLevel: raw.LOG_LEVEL,
     firstAdmin: firstAdminOf(raw, env)
   }
+}
+
+/** `192.0.2.1`, `2001:db8::1`, `10.0.0.0/8`, `fd00::/8`. */
+function isAddressOrRange (entry: string): boolean {
+  const slash = entry.indexOf('/')
+  const address = slash === -1 ? entry : entry.slice(0, slash)
+  const family = isIP(address)
+  if (family === 0) return false
+  if (slash === -1) return true
+  const bits = entry.slice(slash + 1)
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
 }

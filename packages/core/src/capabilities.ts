@@ -38,6 +38,39 @@ export const roleCapabilities: Readonly<Record<Role, ReadonlySet<string>>> = {
   administrator: new Set(ADMINISTRATOR)
 }
 
+/**
+ * The capabilities each role grants in one composed app: the core's sets,
+ * plus what packages grant while they register (the SEO package's
+ * `manage_seo_options` to administrators and editors). `can()` answers
+ * from these sets, so a granted capability is checked like a core one.
+ */
+export class RoleRegistry {
+  private readonly caps = new Map<Role, Set<string>>(ROLES.map((r) => [r, new Set(roleCapabilities[r])]))
+  /** Capabilities packages declared, with the package that declared each. */
+  private readonly declared = new Map<string, string>()
+
+  /** Declares a capability a package checks (documentation and a guard against typos in grants). */
+  declare (capability: string, owner: string): void {
+    if (!/^[a-z0-9_]{1,100}$/.test(capability)) throw new TypeError(`capability ${JSON.stringify(capability)} is not a plain name`)
+    this.declared.set(capability, owner)
+  }
+
+  /** Grants capabilities to a role (granting one twice is harmless). */
+  grant (role: Role, capabilities: readonly string[]): void {
+    const set = this.caps.get(role)
+    if (set === undefined) throw new TypeError(`there is no role ${String(role)}`)
+    for (const cap of capabilities) set.add(cap)
+  }
+
+  /** The capabilities of a role (empty for an unknown role). */
+  capabilitiesOf (role: string): ReadonlySet<string> {
+    return this.caps.get(role as Role) ?? new Set()
+  }
+
+  /** Capabilities declared by packages (name -> package). */
+  declaredCapabilities (): ReadonlyMap<string, string> { return this.declared }
+}
+
 export function isRole (value: unknown): value is Role {
   return typeof value === 'string' && (ROLES as readonly string[]).includes(value)
 }
@@ -150,9 +183,9 @@ export function mapMetaCap (cap: string, userId: number, object?: unknown): stri
 /** A signed-in user (or the anonymous caller) as the kernel sees it. */
 export class Caller implements Principal {
   readonly caps: ReadonlySet<string>
-  constructor (readonly id: number, readonly login: string, readonly roles: readonly Role[], readonly appPasswordUuid?: string) {
+  constructor (readonly id: number, readonly login: string, readonly roles: readonly Role[], readonly appPasswordUuid?: string, registry?: RoleRegistry) {
     const caps = new Set<string>()
-    for (const role of roles) for (const c of roleCapabilities[role]) caps.add(c)
+    for (const role of roles) for (const c of registry?.capabilitiesOf(role) ?? roleCapabilities[role]) caps.add(c)
     this.caps = caps
   }
 

@@ -1,12 +1,15 @@
 /**
  * The cms/v2 namespace: the content routes first (posts, pages, their
- * revisions and autosaves, terms), then users and application passwords.
+ * revisions and autosaves, types, statuses, taxonomies, terms), then users
+ * and application passwords, search and the site settings.
  */
 import type { NamespaceDecl } from '@cms/rest'
 import type { Services } from './services.js'
 import { contentRoutes } from './content/index.js'
 import { userRoutes } from './users/index.js'
+import { settingsRoutes } from './settings.js'
+import { searchRoutes } from './content/search.js'
 
 export function cmsV2Namespace (services: Services): NamespaceDecl {
-  return { name: 'cms/v2', routes: [...contentRoutes(services), ...userRoutes(services)] }
+  return { name: 'cms/v2', routes: [...contentRoutes(services), ...userRoutes(services), ...searchRoutes(services), ...settingsRoutes(services)] }
 }

@@ -5,7 +5,9 @@
  * passwords, §13 capabilities, §14 oEmbed) and CONVENTIONS.md §4, not read
  * from the implementation: the gateway's permission matrix test probes every
  * served route with each caller and fails on any difference, and on any
- * served route missing here. A new route needs its row.
+ * served route missing here. A new route needs its row. The root route of
+ * every served namespace (public) is added by the platform, not listed here;
+ * other packages keep their cases beside their routes.
  *
  * Outcomes: 'allowed' means the permission check passed (any status but 401
  * and 403: a 400 or 404 from the probe itself is fine); 401 and 403 are the
@@ -54,13 +56,6 @@ const EDIT_POSTS: Row = /*        */ [401, 403, A, A, A, A]
 const EDITORS: Row = /*           */ [401, 403, 403, 403, A, A]
 const ADMINS: Row = /*            */ [401, 403, 403, 403, 403, A]
 const NOBODY_SIGNED_IN: Row = /*  */ [401, 403, 403, 403, 403, 403]
-
-/** Every namespace of both profiles: its root route describes it to anyone (reference, "Every namespace has a root route"). */
-const NAMESPACES = [
-  'oembed/1.0', 'cms/v2', 'rollback/v1', 'theme-a/v1', 'hdrftr/v1', 'builder/v1', 'builder/v1/documents', 'builder-ai/v1',
-  'nps-survey/v1', 'builder/v1/feedback', 'seo/v1', 'builder-one/v1', 'assistant/v1', 'addons-a/v1', 'addons-b/v1',
-  'theme-helper/v1', 'analytics-connector/v1', 'cms-site-health/v1', 'cms-block-editor/v1', 'cms-abilities/v1'
-]
 
 /** Posts and pages share one rule set with their own capabilities (§13: pages use the *_pages equivalents). */
 function contentRows (type: 'posts' | 'pages', item: 'post' | 'page'): Record<string, PermissionCase | PermissionCase[]> {
@@ -159,17 +154,33 @@ export const permissionsTable: Readonly<Record<string, PermissionCase | readonly
   'GET /': row('the site index is public', EVERYONE),
   'POST /batch/v1': row('§11 anyone may send a batch; each request checks its own permission', EVERYONE,
     { body: { requests: [{ method: 'POST', path: '/cms/v2/posts', body: { title: 'Probe' } }] } }),
-  ...Object.fromEntries(NAMESPACES.map((ns) => [`GET /${ns}`, row('namespace roots are public', EVERYONE)])),
 
   'GET /oembed/1.0/embed': row('§14 embed is public', EVERYONE, { query: { url: 'http://cms.test/?p=1' } }),
   'GET /oembed/1.0/proxy': row('§14 proxy needs edit_posts', EDIT_POSTS, { query: { url: 'http://cms.test/?p=1' } }),
 
   ...contentRows('posts', 'post'),
   ...contentRows('pages', 'page'),
+  'GET /cms/v2/types': row('types are public (the edit context needs a type\'s edit_posts)', EVERYONE),
+  'GET /cms/v2/types/{type}': row('a type is public (the edit context needs its edit_posts)', EVERYONE, { vars: { type: 'post' } }),
+  'GET /cms/v2/statuses': row('statuses are public (only publish for callers who edit no type)', EVERYONE),
+  'GET /cms/v2/statuses/{status}': [
+    row('the public status is readable by anyone', EVERYONE, { vars: { status: 'publish' } }),
+    row('another status needs edit_posts of some type', EDIT_POSTS, { vars: { status: 'draft' } })
+  ],
+  'GET /cms/v2/taxonomies': row('taxonomies are public (the edit context needs assign_terms)', EVERYONE),
+  'GET /cms/v2/taxonomies/{taxonomy}': [
+    row('a taxonomy is public', EVERYONE, { vars: { taxonomy: 'post_tag' } }),
+    row('its edit context needs assign_terms (assign_post_tags: edit_posts; `category` names a fixture here)', EDIT_POSTS, { vars: { taxonomy: 'post_tag' }, query: { context: 'edit' } })
+  ],
   ...termRows('categories', 'category'),
   ...termRows('tags', 'tag'),
   ...userRows(),
-  ...appPasswordRows()
+  ...appPasswordRows(),
+  'GET /cms/v2/search': row('search is public (it finds only what the caller may read)', EVERYONE, { query: { search: 'probe' } }),
+  'GET /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS),
+  'POST /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } }),
+  'PUT /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } }),
+  'PATCH /cms/v2/settings': row('CONVENTIONS §4: site settings need manage_options', ADMINS, { body: { description: 'Probe tagline' } })
 }
 
 /** The cases of a row, one or several. */

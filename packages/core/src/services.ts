@@ -1,7 +1,11 @@
 /**
- * What a namespace package is given when a deployment composes it.
+ * What the core's routes and every package are given when a deployment
+ * composes them: the store, the deployment's settings, and the registries
+ * packages extend while they register (post meta, roles and capabilities).
  */
 import type { Store } from '@cms/store'
+import { MetaRegistry, registerCoreMeta } from './content/meta.js'
+import { RoleRegistry } from './capabilities.js'
 
 export interface Services {
   store: Store
@@ -10,4 +14,15 @@ export interface Services {
     profile: string
     contentDir: string
   }
+  /** The registered post meta (the core's keys, then each package's). */
+  meta: MetaRegistry
+  /** The roles and the capabilities each grants (the core's five, plus packages' grants). */
+  roles: RoleRegistry
+}
+
+/** Services with the core's own registrations: its meta keys and its five roles. */
+export function createServices (base: Pick<Services, 'store' | 'settings'>): Services {
+  const meta = new MetaRegistry()
+  registerCoreMeta(meta)
+  return { ...base, meta, roles: new RoleRegistry() }
 }

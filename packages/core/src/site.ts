@@ -1,20 +1,32 @@
 /**
  * `GET /`: the site description and the full route table of this deployment.
  */
-import { cachedResponse, endpoint, restUrl, route, Untyped, type RouteDecl } from '@cms/rest'
+import { cachedResponse, endpoint, restUrl, route, Untyped, type RestRequest, type RouteDecl } from '@cms/rest'
 import { getOptions, type Store } from '@cms/store'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from './services.js'
+import { escapeHtml } from './users/html.js'
+import { horizonOf } from './content/read-cache.js'
 
-/** Site options change rarely; every replica re-reads them after a short while. */
+/**
+ * Site options, kept between reads. A read for a REST request reuses them
+ * while nothing has been committed (the commit horizon, read-cache.ts), so
+ * a change made through /cms/v2/settings shows at once; other reads re-read
+ * them after a short while.
+ */
 const OPTIONS_TTL_MS = 2000
 
-export function cachedSiteOptions (store: Store): () => Promise<Awaited<ReturnType<typeof getOptions>>> {
+export function cachedSiteOptions (store: Store): (req?: RestRequest) => Promise<Awaited<ReturnType<typeof getOptions>>> {
   let value: Awaited<ReturnType<typeof getOptions>> | undefined
   let loadedAt = 0
-  return async () => {
-    if (value === undefined || Date.now() - loadedAt > OPTIONS_TTL_MS) {
+  let loadedUnder: string | undefined
+  return async (req) => {
+    const horizon = req === undefined ? undefined : await horizonOf(store, req)
+    const stale = horizon !== undefined ? horizon !== loadedUnder : Date.now() - loadedAt > OPTIONS_TTL_MS
+    if (value === undefined || stale) {
       value = await getOptions(store)
       loadedAt = Date.now()
+      loadedUnder = horizon
     }
     return value
   }
@@ -35,7 +47,7 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       summary: 'Describe the site and every route it serves',
       permission: () => true,
       handler: async (req) => {
-        const o = await options()
+        const o = await options(req)
         const base = req.baseUrl
         // The same options object means the same description: the kernel reuses the bytes.
         return cachedResponse({
@@ -61,4 +73,30 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       }
     })]
   })]
+}
+
+/**
+ * The site's front page (`/`, `/index.php`). A headless site shows nothing
+ * there but where its API is: the discovery `Link` header and `<link>`
+ * element clients start from (autodiscovery). A request naming a
+ * `rest_route` the kernel did not route (an empty one) stays a REST answer.
+ */
+export async function frontPage (app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const options = cachedSiteOptions(services.store)
+  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (/(?:^|[?&])rest_route(?:=|%5B|\[|&|$)/i.test(request.url)) {
+      reply.callNotFound()
+      return undefined
+    }
+    const root = restUrl(request.baseUrl, '/')
+    const o = await options()
+    reply.header('Link', `<${root}>; rel="https://api.cms.invalid/"`).type('text/html; charset=UTF-8')
+    return await reply.send(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(o.name)}</title>
+<link rel="https://api.cms.invalid/" href="${escapeHtml(root)}"></head>
+<body><h1>${escapeHtml(o.name)}</h1><p>${escapeHtml(o.description)}</p><p><a href="${escapeHtml(root)}">REST API</a></p></body></html>
+`)
+  }
+  app.get('/', { schema: { hide: true } as Record<string, unknown> }, answer)
+  app.get('/index.php', { schema: { hide: true } as Record<string, unknown> }, answer)
 }

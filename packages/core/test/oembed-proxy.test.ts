@@ -292,3 +292,57 @@ t.test('a redirect to loopback is refused', async (t) => {
   t.equal(front.requests.length, 2, 'the allowed server was asked')
   t.equal(target.connections, 0, 'the redirect target was never contacted')
 })
+
+/** A megabyte of page or half a megabyte of provider XML made to stall a pattern-based reader. */
+function crafted (url: URL, _req: IncomingMessage, res: ServerResponse): void {
+  const size = 1024 * 1024
+  if (url.pathname === '/links') {
+    // `<link ` never closed: each one made `/<link\s([^>]*)>/gi` read to the end again.
+    res.writeHead(200, { 'content-type': 'text/html' })
+    res.end('<!doctype html><html><head>' + '<link '.repeat(Math.floor(size / 6)))
+    return
+  }
+  if (url.pathname === '/xml-page') {
+    res.writeHead(200, { 'content-type': 'text/html' })
+    res.end(`<html><head><link rel="alternate" type="text/xml+oembed" href="/crafted.xml"></head><body>${'<div>'.repeat(Math.floor(size / 5) - 30)}</body></html>`)
+    return
+  }
+  if (url.pathname === '/crafted.xml') {
+    // Elements never closed: each one made the flat reader look for its end tag to the end of the text.
+    res.writeHead(200, { 'content-type': 'text/xml' })
+    res.end(`<?xml version="1.0"?>\n<oembed>${'<a>'.repeat(Math.floor(size / 2 / 3) - 30)}<type>link</type><title>T</title></oembed>`)
+    return
+  }
+  res.writeHead(404)
+  res.end()
+}
+
+t.test('crafted pages and provider answers are read in linear time', async (t) => {
+  const server = await upstream('127.0.0.1', crafted)
+  const h = await appWith({ allow: '127.0.0.1' })
+  t.teardown(async () => { await h.app.close(); await server.close() })
+  const editor = await account(h.store, 'crafted', ['editor'])
+  // The outbound client's time limit for a fetch (packages/core/src/outbound/client.ts).
+  const PROXY_LIMIT_MS = 10_000
+
+  for (const [path, status] of [['/links', 404], ['/xml-page', 502]] as const) {
+    // The event loop's longest stall while the proxy reads the page, seen by a timer that should fire every 10 ms.
+    let longest = 0
+    let last = performance.now()
+    const probe = setInterval(() => {
+      const now = performance.now()
+      longest = Math.max(longest, now - last)
+      last = now
+    }, 10)
+    const started = performance.now()
+    const res = await proxy(h, editor, { url: `${server.origin}${path}` })
+    const took = performance.now() - started
+    clearInterval(probe)
+    t.equal(res.status, status, `${path}: ${res.body.code}`)
+    t.ok(took < PROXY_LIMIT_MS, `${path}: answered in ${took.toFixed(0)} ms, within the proxy's ${PROXY_LIMIT_MS} ms`)
+    // 200 ms on an idle core; ten times that for a loaded two-core machine. The patterns took 4 s for 180 KB
+    // (minutes for a megabyte).
+    t.ok(longest < 2000, `${path}: the event loop stalled at most ${longest.toFixed(0)} ms`)
+  }
+  t.ok(server.requests.some((r) => r.pathname === '/crafted.xml'), 'the XML provider was reached through the crafted page')
+})

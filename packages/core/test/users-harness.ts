@@ -6,7 +6,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelServerOptions, restKernel } from '@cms/rest'
 import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import { authenticator, authorizePage, coreMigrations, cmsV2Namespace, commitClock, createApplicationPassword, createUser, siteRoutes, type Role, type Services, type UserRecord } from '../src/index.js'
+import { authenticator, authorizePage, coreMigrations, createServices, cmsV2Namespace, commitClock, createApplicationPassword, createUser, siteRoutes, type Role, type Services, type UserRecord } from '../src/index.js'
+import { registerPackageMeta } from './fixtures/package-meta.js'
 
 export const BASE = 'http://cms.test'
 
@@ -18,7 +19,8 @@ export interface Harness {
 
 export async function usersApp (opts: { environment?: string, logLines?: string[], baseUrl?: string } = {}): Promise<Harness> {
   const store = await openTestStore({ migrations: [coreMigrations] })
-  const services: Services = { store, settings: { profile: 'A', contentDir: '/nonexistent' } }
+  const services: Services = createServices({ store, settings: { profile: 'A', contentDir: '/nonexistent' } })
+  registerPackageMeta(services.meta)
   const lines = opts.logLines
   const app = Fastify({
     ...kernelServerOptions(),

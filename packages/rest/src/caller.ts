@@ -9,6 +9,8 @@ import { kernelErrors } from './errors.js'
 import { anonymous, type Principal } from './route.js'
 import { INVALID_ROUTE, isRestPath, overriddenByHeader } from './addressing.js'
 import type { KernelOptions } from './options.js'
+import { hostChecker } from './host.js'
+import { isProxied } from './remote.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,19 +22,25 @@ declare module 'fastify' {
   }
 }
 
-export function installCaller (app: FastifyInstance, opts: Pick<KernelOptions, 'authenticate' | 'baseUrl'>): void {
+export function installCaller (app: FastifyInstance, opts: Pick<KernelOptions, 'authenticate' | 'baseUrl' | 'allowedHosts'>): void {
   const authenticate = opts.authenticate ?? (async (_request: FastifyRequest) => anonymous)
   app.decorateRequest('principal', null as unknown as Principal)
   app.decorateRequest('baseUrl', '')
   app.decorateRequest('callerAuthorization', undefined)
   app.decorateRequest('methodOverridden', false)
 
+  const checkHost = hostChecker({ baseUrl: opts.baseUrl, allowedHosts: opts.allowedHosts })
   app.addHook('onRequest', async (request) => {
     request.methodOverridden = overriddenByHeader(request.raw)
-    request.baseUrl = opts.baseUrl ?? `${request.protocol}://${request.host}`
     request.principal = anonymous
+    request.baseUrl = opts.baseUrl ?? ''
+    // The (possibly forwarded) host and scheme are checked before they shape any link.
+    // Health checks call by whatever address reaches the process.
+    if ((request.routeOptions.config as { anyHost?: boolean } | undefined)?.anyHost !== true) checkHost(request.host, request.protocol)
+    if (opts.baseUrl === undefined) request.baseUrl = `${request.protocol}://${request.host.toLowerCase()}`
     if (request.url === INVALID_ROUTE) throw kernelErrors.rest_path_invalid_type()
-    if (!isRestPath(request.url)) return
+    // A namespace service authenticates its own callers.
+    if (!isRestPath(request.url) || isProxied(request)) return
     request.callerAuthorization = request.headers.authorization
     request.principal = await authenticate(request)
   })

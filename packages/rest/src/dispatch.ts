@@ -1,9 +1,8 @@
 /**
  * Dispatch is one function: batch, `_embed` and the gateway send a request
  * through it and get a response back, whether the namespace is served in
- * this process or by another service.
+ * this process or by another service (remote.ts).
  */
-import { request as httpRequest } from 'undici'
 import type { HeaderValue } from './response.js'
 
 export interface DispatchRequest {
@@ -55,28 +54,4 @@ export function canonicalHeaderName (name: string): string {
 export function splitPath (path: string): { pathname: string, search: string } {
   const q = path.indexOf('?')
   return q === -1 ? { pathname: path, search: '' } : { pathname: path.slice(0, q), search: path.slice(q + 1) }
-}
-
-/** Dispatches over HTTP to a namespace served by another service, with the caller's credentials. */
-export function remoteDispatcher (baseUrl: string, timeoutMs = 10_000): Dispatch {
-  const root = baseUrl.replace(/\/+$/, '')
-  return async (req) => {
-    const { pathname, search } = splitPath(req.path)
-    const params = new URLSearchParams(search)
-    for (const [k, v] of Object.entries(req.query ?? {})) params.set(k, String(v))
-    const qs = params.toString()
-    const res = await httpRequest(`${root}/cms-json${pathname}${qs === '' ? '' : `?${qs}`}`, {
-      method: req.method as 'GET',
-      headers: { ...(req.body === undefined ? {} : { 'content-type': 'application/json' }), ...req.headers },
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs
-    })
-    const text = await res.body.text()
-    let body: unknown = null
-    if (text !== '') {
-      try { body = JSON.parse(text) } catch { body = text }
-    }
-    return { status: res.statusCode, headers: ownHeaders(res.headers as Record<string, unknown>), body }
-  }
 }

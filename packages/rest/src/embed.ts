@@ -1,7 +1,9 @@
 /**
  * `_embed`: links marked embeddable are fetched through dispatch (as the
  * same caller, in `embed` context) and placed under `_embedded`, parallel to
- * `_links`. Each href is fetched once per response.
+ * `_links`. Each href is fetched once per response; a response dispatches at
+ * most EMBED_REQUEST_LIMIT of them, EMBED_CONCURRENCY at a time, so a page of
+ * a hundred items costs a bounded multiple of a plain page.
  */
 import { argsOf, type RestRequest } from './route.js'
 import { splitPath } from './dispatch.js'
@@ -19,18 +21,49 @@ function compactRel (name: string): string {
   return name.startsWith(LINK_REL_BASE) ? `${CURIE}:${name.slice(LINK_REL_BASE.length)}` : name
 }
 
-const fetched = new WeakMap<RestRequest, Map<string, Promise<unknown>>>()
+/**
+ * Distinct sub-requests one response may embed. Relations are met in link
+ * order across all items (every item's `author` before any item's terms),
+ * so the first relations are embedded for the whole page; links past the
+ * limit are left in `_links`, unembedded.
+ */
+export const EMBED_REQUEST_LIMIT = 100
+
+/** Embedded sub-requests of one response running at once (the others wait their turn). */
+export const EMBED_CONCURRENCY = 8
+
+interface EmbedState {
+  fetched: Map<string, Promise<unknown>>
+  running: number
+  waiting: Array<() => void>
+}
+
+const states = new WeakMap<RestRequest, EmbedState>()
+
+/** Runs `work` when fewer than EMBED_CONCURRENCY sub-requests of this response are running. */
+async function inTurn<T> (state: EmbedState, work: () => Promise<T>): Promise<T> {
+  if (state.running >= EMBED_CONCURRENCY) await new Promise<void>((resolve) => state.waiting.push(resolve))
+  state.running++
+  try {
+    return await work()
+  } finally {
+    state.running--
+    state.waiting.shift()?.()
+  }
+}
 
 export async function embedLinks (
   links: Links,
   which: true | string[],
   req: RestRequest
 ): Promise<Record<string, unknown[]> | undefined> {
-  let cache = fetched.get(req)
-  if (cache === undefined) {
-    cache = new Map()
-    fetched.set(req, cache)
+  let state = states.get(req)
+  if (state === undefined) {
+    state = { fetched: new Map(), running: 0, waiting: [] }
+    states.set(req, state)
   }
+  const cache = state.fetched
+  const turn = state
   const out: Record<string, unknown[]> = {}
   for (const [name, list] of Object.entries(links)) {
     const compact = compactRel(name)
@@ -43,7 +76,8 @@ export async function embedLinks (
       const target = embedTarget(path, req)
       let pending = cache.get(target)
       if (pending === undefined) {
-        pending = req.dispatch({ method: 'GET', path: target }).then((res) => res.body)
+        if (cache.size >= EMBED_REQUEST_LIMIT) return []
+        pending = inTurn(turn, async () => (await req.dispatch({ method: 'GET', path: target })).body)
         cache.set(target, pending)
       }
       return await pending

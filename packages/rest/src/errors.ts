@@ -88,6 +88,8 @@ export const kernelErrors = declareErrors({
   rest_invalid_value: { status: 400, message: 'A parameter holds a value that cannot be stored (out of range or invalid characters).' },
   rest_upstream_unconfigured: { status: 503, message: 'This route needs an outside service that is not configured.' },
   rest_upstream_error: { status: 502, message: 'The outside service failed to answer.' },
+  rest_upstream_timeout: { status: 504, message: 'The outside service did not answer in time.' },
+  rest_invalid_host: { status: 400, message: 'The host (or forwarded host or scheme) of the request is not one this service answers for.' },
   rest_service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
   rest_internal_error: { status: 500, message: 'An internal error occurred.' }
 })

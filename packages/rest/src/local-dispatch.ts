@@ -9,10 +9,20 @@ import { parseQuery } from './params.js'
 import { API_PREFIX } from './addressing.js'
 import { ownHeaders, splitPath, type Dispatch, type DispatchRequest } from './dispatch.js'
 import type { Executor, Incoming } from './pipeline.js'
+import { forwardedForOf, type RemoteNamespaces } from './remote.js'
 
-export function localDispatcher (from: Incoming, registry: Registry, executors: Map<RouteDecl, Map<string, Executor>>): Dispatch {
+export function localDispatcher (from: Incoming, registry: Registry, executors: Map<RouteDecl, Map<string, Executor>>, remote: RemoteNamespaces): Dispatch {
   return async (req: DispatchRequest) => {
     const { pathname, search } = splitPath(req.path)
+    // A remote namespace's sub-request goes to its service, as the caller.
+    if (remote.serviceOf(pathname) !== undefined) {
+      return await remote.dispatch({
+        authorization: from.callerAuthorization,
+        headers: from.headers,
+        forwardedFor: forwardedForOf(from),
+        baseUrl: from.baseUrl
+      }, req)
+    }
     const method = req.method.toUpperCase()
     const match = registry.match(method, pathname)
     const execute = match === null ? undefined : executors.get(match.route)?.get(method)
@@ -35,6 +45,7 @@ export function localDispatcher (from: Incoming, registry: Registry, executors: 
       baseUrl: from.baseUrl,
       callerAuthorization: from.callerAuthorization,
       ip: from.ip,
+      ips: from.ips,
       log: from.log
     })
     if (outcome.rendered === undefined) {

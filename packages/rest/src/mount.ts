@@ -69,7 +69,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
     schema: { hide: true } as Record<string, unknown>,
     handler: async (request, reply) => {
       const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, request.params as Record<string, string>)
-      const restReq = restRequestOf(request, 'GET' as Method, pattern, raw, raw, ctx.registry, ctx.dispatchFor(request))
+      const restReq = restRequestOf(request, 'GET' as Method, pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '')
       const entry = routeEntry(decl, { baseUrl: request.baseUrl, help: true })
       const allow = await allowHeader(decl, restReq)
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)

@@ -28,9 +28,15 @@ export async function registerOpenApi (app: FastifyInstance, opts: OpenApiOption
   })
 }
 
-export async function exposeOpenApi (app: FastifyInstance): Promise<void> {
-  app.get('/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async () => app.swagger())
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+/** `extraPaths`: paths served elsewhere (namespace services), added to this document. */
+export async function exposeOpenApi (app: FastifyInstance, extraPaths: () => Record<string, unknown> = () => ({})): Promise<void> {
+  const document = (): Record<string, unknown> => {
+    const doc = app.swagger() as unknown as Record<string, unknown>
+    const extra = extraPaths()
+    return Object.keys(extra).length === 0 ? doc : { ...doc, paths: { ...(doc.paths as Record<string, unknown>), ...extra } }
+  }
+  app.get('/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async () => document())
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformSpecification: () => document() })
 }
 
 /** `/a/:id(^[\\d]+$)/b` -> `/a/:id/b`; the classes may hold parentheses of their own. */

@@ -20,8 +20,23 @@ export interface KernelOptions {
   baseUrl?: string
   /** Origins allowed for CORS; `*` echoes any origin. */
   corsOrigins?: string[] | '*'
-  /** Namespaces served by another service: namespace -> that service's base URL. */
+  /**
+   * `Host` values accepted besides the base URL's host and loopback names. With
+   * neither, any well-formed host is accepted (and links follow it).
+   */
+  allowedHosts?: string[]
+  /**
+   * The site URL for what is stored (a post's `guid`): configuration, never a
+   * request header. Default: `baseUrl`.
+   */
+  siteUrl?: string
+  /**
+   * Namespaces served by another service: namespace -> that service's base URL.
+   * Every request under them is proxied there (see remote.ts).
+   */
   remote?: Record<string, string>
+  /** How long a namespace service may take to answer (ms) before `504 rest_upstream_timeout`. Default 10 s. */
+  remoteTimeoutMs?: number
   /**
    * Maps errors the kernel does not know (the store's) to REST errors: an
    * outage to 503, a value the database refuses to 400. Undefined: 500.

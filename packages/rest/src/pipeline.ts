@@ -9,8 +9,8 @@ import { denied, kernelErrors, RestError } from './errors.js'
 import { argsOf, patternOf, requestMemo, type EndpointDecl, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
 import { validateArgs } from './request-args.js'
-import { API_PREFIX, restPathOf } from './addressing.js'
-import { remoteDispatcher, type Dispatch } from './dispatch.js'
+import { restPathOf } from './addressing.js'
+import type { Dispatch } from './dispatch.js'
 import { asResponse, type HeaderValue } from './response.js'
 import { checkPreconditions } from './conditional.js'
 import { shapeBody } from './shape.js'
@@ -23,7 +23,7 @@ import type { KernelOptions } from './options.js'
  * What the pipeline reads of a request: a Fastify request, or a request
  * dispatched in-process (batch, `_embed`) on behalf of one.
  */
-export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'log'>
+export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'ips' | 'log'>
 
 /** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
 export type Outcome =
@@ -46,8 +46,7 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
   const { opts, registry, kept, dispatchFor } = ctx
   const args = argsOf(ep)
   const pattern = patternOf(decl)
-  const remoteBase = opts.remote?.[decl.namespace]
-  const remote = remoteBase === undefined ? undefined : remoteDispatcher(remoteBase)
+  const siteUrl = opts.siteUrl ?? opts.baseUrl ?? ''
 
   // Parameters of body-less requests are a function of the URL alone: merged and
   // validated once per URL (each request gets its own copies).
@@ -75,20 +74,11 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
   const handle = async (request: Incoming, expose: (r: RestRequest) => void): Promise<Outcome> => {
     const isHead = request.method === 'HEAD'
     const query = (request.query ?? {}) as Record<string, unknown>
-    if (remote !== undefined) {
-      const res = await remote({
-        method: request.method,
-        path: request.url.slice(API_PREFIX.length),
-        body: request.body,
-        headers: request.callerAuthorization === undefined ? {} : { authorization: request.callerAuthorization }
-      })
-      return { status: res.status, headers: res.headers, body: res.body }
-    }
     const cacheKey = KeptAnswers.keyOf(request)
     const { hit, token } = await kept.fresh(request, method)
     if (hit !== undefined) return { rendered: hit }
     const { raw, validate } = parameters(request, query)
-    const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request))
+    const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request), siteUrl)
     // The Allow header of a validation error is computed on the request as sent.
     expose(unvalidated)
     const restReq: RestRequest = { ...unvalidated, params: validate() }
@@ -137,7 +127,8 @@ export function restRequestOf (
   params: Record<string, unknown>,
   query: Record<string, unknown>,
   registry: Registry,
-  dispatch: Dispatch
+  dispatch: Dispatch,
+  siteUrl: string
 ): RestRequest {
   return {
     method,
@@ -148,6 +139,7 @@ export function restRequestOf (
     headers: request.headers,
     user: request.principal,
     baseUrl: request.baseUrl,
+    siteUrl,
     ip: request.ip,
     dispatch,
     registry,

@@ -9,8 +9,15 @@ import { patternOf, type Method, type Registry, type RestRequest, type RouteDecl
 import { routesIndex } from './discovery.js'
 import { restUrl } from './links.js'
 import { cachedResponse } from './response.js'
+import type { RemoteNamespaces } from './remote.js'
 
-export function buildRegistry (routes: RouteDecl[], namespaces: string[], byNamespace: Map<string, RouteDecl[]>): Registry {
+export function buildRegistry (
+  routes: RouteDecl[],
+  namespaces: string[],
+  byNamespace: Map<string, RouteDecl[]>,
+  siteRoutes: RouteDecl[],
+  remote: RemoteNamespaces
+): Registry {
   // The index depends only on the base URL of the request: built once per base URL.
   const cache = new Map<string, Record<string, unknown>>()
   const compiled = routes.map((decl) => ({
@@ -20,10 +27,16 @@ export function buildRegistry (routes: RouteDecl[], namespaces: string[], byName
   return {
     namespaces,
     index (baseUrl, namespace) {
-      const key = `${baseUrl}\0${namespace ?? ''}`
+      const key = `${baseUrl}\0${namespace ?? ''}\0${remote.version()}`
       let cached = cache.get(key)
       if (cached === undefined) {
-        cached = routesIndex(namespace === undefined ? routes : byNamespace.get(namespace) ?? [], { baseUrl })
+        // A remote namespace lists the routes its service listed (only its root until they are known).
+        const of = (ns: string): Record<string, unknown> => remote.namespaces.includes(ns)
+          ? remote.index(ns, baseUrl) ?? routesIndex([namespaceRoot(ns, () => [], byNamespace)], { baseUrl })
+          : routesIndex(byNamespace.get(ns) ?? [], { baseUrl })
+        cached = namespace !== undefined
+          ? of(namespace)
+          : Object.assign(routesIndex(siteRoutes, { baseUrl }), ...namespaces.map(of)) as Record<string, unknown>
         if (cache.size > 64) cache.clear()
         cache.set(key, cached)
       }
@@ -38,7 +51,7 @@ export function buildRegistry (routes: RouteDecl[], namespaces: string[], byName
         const endpoint = decl.endpoints.find((ep) => ep.methods.includes(wanted as Method))
         if (endpoint !== undefined) return { route: decl, endpoint, vars: { ...m.groups } }
       }
-      return null
+      return remote.match(method, normal)
     }
   }
 }

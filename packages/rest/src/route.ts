@@ -35,6 +35,12 @@ export interface RestRequest<P = Record<string, unknown>> {
   readonly user: Principal
   /** `{scheme}://{host}` of the site, without a trailing slash. */
   readonly baseUrl: string
+  /**
+   * The site URL from configuration, for what is stored (never derived from a
+   * request header); empty when none is configured.
+   */
+  readonly siteUrl: string
+  /** The client's address: the socket's, or a trusted proxy's `X-Forwarded-For`. */
   readonly ip: string
   /** Sends a sub-request through the same pipeline, as the same caller. */
   readonly dispatch: Dispatch

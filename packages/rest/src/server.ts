@@ -23,6 +23,7 @@ import { localDispatcher } from './local-dispatch.js'
 import { addCommonHeaders } from './headers.js'
 import type { Executor, Incoming } from './pipeline.js'
 import type { KernelOptions } from './options.js'
+import { remoteNamespaces } from './remote.js'
 
 export { API_PREFIX } from './addressing.js'
 export { kernelServerOptions, type KernelOptions } from './options.js'
@@ -32,8 +33,11 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   const allRoutes: RouteDecl[] = [...(opts.routes ?? [])]
   const namespaceNames = opts.namespaces.map((ns) => ns.name)
   const routesByNamespace = new Map<string, RouteDecl[]>()
+  const remote = remoteNamespaces({ services: opts.remote ?? {}, timeoutMs: opts.remoteTimeoutMs })
 
   for (const ns of opts.namespaces) {
+    // Served by its service (remote.ts), whatever code this process has for it.
+    if (remote.namespaces.includes(ns.name)) continue
     const root: RouteDecl = namespaceRoot(ns.name, () => routesByNamespace.get(ns.name) ?? [], routesByNamespace)
     const list = [root, ...ns.routes]
     routesByNamespace.set(ns.name, list)
@@ -48,16 +52,17 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   // Before any route: a route takes the handlers in force when it is declared.
   installErrorHandlers(app, opts)
 
-  const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace)
+  const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace, opts.routes ?? [], remote)
   app.decorate('restRegistry', registry)
   const kept = new KeptAnswers(opts.keptAnswerBytes ?? 32 * 1024 * 1024, opts.freshness)
   const executors = new Map<RouteDecl, Map<string, Executor>>()
-  const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors)
+  const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors, remote)
   const ctx = { opts, registry, kept, dispatchFor }
 
   if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi, API_PREFIX)
   for (const decl of allRoutes) executors.set(decl, mountRoute(app, decl, ctx))
-  if (opts.openapi !== undefined) await exposeOpenApi(app)
+  await remote.register(app, API_PREFIX)
+  if (opts.openapi !== undefined) await exposeOpenApi(app, remote.openApiPaths)
 
   // A callback hook: no promise per response.
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -21,6 +21,12 @@ export interface OptionSpec<V extends OptionValue = OptionValue> {
   maximum?: number;
   /** Extra check / normalisation after type coercion; throw `OptionError` or return the value to store. */
   normalize?: (value: V) => V;
+  /**
+   * Shown and written through `/cms/v2/settings`: `true` under the option's
+   * own name, or under `name`, with `title` as its label and `format`
+   * (`email`, `uri`) checked by the REST layer.
+   */
+  showInRest?: boolean | { name?: string; title?: string; format?: string };
 }
 
 export type OptionErrorCode = 'unknown_option' | 'invalid_option_value';
@@ -134,6 +140,31 @@ const builtinOptions = {
     default: 1,
     enum: [0, 1],
     description: 'Whether search engines may index the site (1) or not (0).',
+  },
+  admin_email: {
+    type: 'string',
+    default: '',
+    description: 'Address used for admin purposes (empty: none yet).',
+    normalize: (v: string) => {
+      if (v !== '' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) invalid('admin_email', 'must be an e-mail address or empty');
+      return v;
+    },
+  },
+  start_of_week: { type: 'integer', default: 1, minimum: 0, maximum: 6, description: 'Day the week starts on (0: Sunday).' },
+  language: {
+    type: 'string',
+    default: 'en_US',
+    description: 'Site locale code, e.g. "en_US", "de_DE" (empty: en_US).',
+    normalize: (v: string) => {
+      if (v !== '' && !/^[a-z]{2,3}(_[A-Za-z0-9]{2,12}){0,2}$/.test(v)) invalid('language', 'must be a locale code like "en_US"');
+      return v;
+    },
+  },
+  default_post_format: {
+    type: 'string',
+    default: '0',
+    enum: ['0', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio'],
+    description: 'Format of new posts ("0": standard).',
   },
 } as const satisfies Record<string, OptionSpec<string> | OptionSpec<number>>;
 

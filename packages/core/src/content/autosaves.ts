@@ -26,7 +26,7 @@ function previewToken (postId: number, userId: number): string {
 
 export function autosaveRoutes (services: Services, spec: PostType): RouteDecl[] {
   const { store } = services
-  const schema = revisionItemSchema(spec, true)
+  const schema = revisionItemSchema(spec, services.meta, true)
   const plural = spec.restBase
   const loader = postLoader(store, spec.type)
   const createPermission = updatePermissionFor(store, spec, loader)
@@ -54,7 +54,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RouteDecl[]
 
   const list = async (req: RestRequest): Promise<unknown> => {
     const parent = (await loadParent(store, spec, req.params.id))!
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await siteSettings(store, req, services.meta)
     const rows = await store.db.select().from(posts)
       .where(and(eq(posts.type, 'revision'), eq(posts.parent, parent.id), like(posts.slug, `${parent.id}-autosave%`)))
       .orderBy(desc(posts.dateGmt), desc(posts.id))
@@ -64,7 +64,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RouteDecl[]
   const create = async (req: RestRequest): Promise<RestResponse> => {
     const post = (await loader.load(req))!
     loader.forget(req)
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await siteSettings(store, req, services.meta)
     const user = req.user
     // `parent` names the autosaved post here, never a new page parent.
     const { parent: _autosaveParent, ...fields } = req.params
@@ -97,7 +97,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RouteDecl[]
     const parent = (await loadParent(store, spec, req.params.parent))!
     const autosave = await latestAutosave(store, parent.id)
     if (autosave === undefined) throw contentErrors.rest_post_no_autosave()
-    return await format(autosave, req, await siteSettings(store, req.baseUrl))
+    return await format(autosave, req, await siteSettings(store, req, services.meta))
   }
 
   const parentArg = Type.Optional(Type.Integer({ description: 'The ID for the parent of the autosave.' }))
@@ -111,7 +111,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RouteDecl[]
       schema,
       endpoints: [
         endpoint({ methods: ['GET'], summary: `List autosaves of a ${spec.type}`, args: { context: ContextArg() }, permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, args: writeArgs(spec), permission: createPermission, handler: create })
+        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, args: writeArgs(spec, services.meta), permission: createPermission, handler: create })
       ]
     }),
     route({

@@ -43,7 +43,13 @@ export const contentErrors = declareErrors({
   term_exists: { status: 400, message: 'A term with the name provided already exists in this taxonomy.' },
   rest_taxonomy_not_hierarchical: { status: 400, message: 'Cannot set parent term, taxonomy is not hierarchical.' },
   rest_term_invalid_parent: { status: 400, message: 'Parent term does not exist.' },
-  empty_term_name: { status: 400, message: 'A name is required for this term.' }
+  empty_term_name: { status: 400, message: 'A name is required for this term.' },
+  // Types, statuses, taxonomies.
+  rest_type_invalid: { status: 404, message: 'Invalid post type.' },
+  rest_cannot_view: { status: 401, message: 'Sorry, you are not allowed to edit posts in this post type.' },
+  rest_status_invalid: { status: 404, message: 'Invalid status.' },
+  rest_cannot_read_status: { status: 401, message: 'Cannot view status.' },
+  rest_taxonomy_invalid: { status: 404, message: 'Invalid taxonomy.' }
 })
 
 

@@ -1,6 +1,7 @@
 /**
- * Posts, pages, their revisions and autosaves, categories and tags: the
- * content routes of cms/v2, and the scheduled-publishing job.
+ * Posts, pages, their revisions and autosaves, the types, statuses and
+ * taxonomies that describe them, categories and tags: the content routes of
+ * cms/v2, and the scheduled-publishing job.
  */
 import type { RouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
@@ -10,7 +11,10 @@ import { PAGE_TYPE, POST_TYPE } from './post-types.js'
 import { postRoutes } from './posts.js'
 import { revisionRoutes } from './revisions.js'
 import { startScheduler, type JobOptions } from './scheduler.js'
+import { statusRoutes } from './statuses.js'
+import { taxonomyRoutes } from './taxonomies.js'
 import { termRoutes } from './terms.js'
+import { typeRoutes } from './types.js'
 import { userContentHandler } from './user-content.js'
 
 export function contentRoutes (services: Services): RouteDecl[] {
@@ -22,6 +26,9 @@ export function contentRoutes (services: Services): RouteDecl[] {
     ...postRoutes(services, PAGE_TYPE),
     ...revisionRoutes(services, PAGE_TYPE),
     ...autosaveRoutes(services, PAGE_TYPE),
+    ...typeRoutes(services),
+    ...statusRoutes(services),
+    ...taxonomyRoutes(services),
     ...termRoutes(services)
   ]
 }
@@ -33,3 +40,4 @@ export function startContentJobs (services: Services, opts: JobOptions = {}): ()
 
 export { publishDuePosts } from './scheduler.js'
 export { allowTemplates } from './post-types.js'
+export { registerPostType, registerTaxonomy, typeRegistry, type PostTypeDefinition, type PostTypeInfo, type TaxonomyDefinition, type TaxonomyInfo } from './type-registry.js'

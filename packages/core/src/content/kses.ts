@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import sanitizeHtml from 'sanitize-html'
+import { limitNesting } from './nesting.js'
 
 // Attributes every allowed post tag accepts.
 const GLOBAL_ATTRIBUTES = [
@@ -308,7 +309,7 @@ function filter (html: string, tags: Record<string, string[]>, global: string[])
     const inside = (/[<>&\u00a0]/.test(raw) ? filter(raw, tags, global) : raw).replace(/--+/g, '-').replace(/-$/, '')
     return inside === '' ? '' : `<!--${inside}-->`
   }
-  const clean = sanitizeHtml(marked, options(tags, global, commentHtml))
+  const clean = sanitizeHtml(limitNesting(marked), options(tags, global, commentHtml))
   // Markers left inside attribute values or text-only elements become the escaped comment text.
   return clean.replace(TOKEN, (token) => {
     const original = lookup(token)

@@ -5,8 +5,8 @@
  * anything is written; unknown keys in a write are ignored.
  */
 import type { Principal } from '@cms/rest'
-import { ChainedError, invalidParam } from './errors.js'
-import { sanitizeBuilderData, sanitizeBuilderObject, sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
+import { ChainedError, contentErrors, denied, invalidParam } from './errors.js'
+import { sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
 
 export interface MetaKey {
   type: 'string' | 'object'
@@ -27,30 +27,69 @@ export interface MetaKey {
   sanitize?: (value: unknown, param: string) => Sanitized
 }
 
-const TEMPLATE_TYPES = ['post', 'cms-post', 'cms-page', 'kit', 'not-supported', 'page', 'section', 'container', 'floating-buttons', 'cloud-template-preview', ''] as const
+/** Who may write a key, beyond the post's own update permission (the core's `auth_callback`). */
+export type MetaAuthorize = (caller: Principal, post: { id: number, type: string } | undefined) => boolean
 
-export const META_KEYS: Record<string, MetaKey> = {
-  footnotes: { type: 'string', default: '', description: 'Footnotes of the content (JSON).', revisioned: true, sanitize: sanitizeFootnotes },
-  _builder_edit_mode: { type: 'string', default: '', enum: ['', 'builder'], context: ['edit'], description: 'Whether the page builder edits this content.' },
-  _builder_template_type: { type: 'string', default: '', enum: TEMPLATE_TYPES, context: ['edit'], description: 'Page-builder template type.' },
-  _builder_data: { type: 'string', default: '', context: ['edit'], description: 'Page-builder data (JSON carried as a string).', sanitize: sanitizeBuilderData },
-  _builder_page_settings: {
-    type: 'object',
-    default: {},
-    context: ['edit'],
-    description: 'Page-builder page settings.',
-    properties: { hide_title: { type: 'string', enum: ['yes', 'no'] } },
-    additionalProperties: true,
-    sanitize: sanitizeBuilderObject
-  }
+/** What a package gives `registerMeta` besides the schema. */
+export interface MetaOptions {
+  /** Contexts the key appears in (default: view and edit, as the `meta` field). */
+  context?: readonly string[]
+  /** Extra check before a write of this key (default: the post's update permission suffices). */
+  authorize?: MetaAuthorize
+  /** Cleans a value written by a caller without `unfiltered_html` (overrides the schema's `sanitize`). */
+  sanitize?: MetaKey['sanitize']
 }
 
-export const REVISIONED_META = Object.keys(META_KEYS).filter((k) => META_KEYS[k]!.revisioned === true)
+interface RegisteredMeta extends MetaKey {
+  owner: string
+  authorize?: MetaAuthorize
+}
+
+/**
+ * The post meta keys of one composed app: the core registers its own, each
+ * package adds its keys through `registerMeta` while it registers. Keys are
+ * listed in registration order (the order of the `meta` field). Registration
+ * ends when the routes are built; a key registered twice is an error.
+ */
+export class MetaRegistry {
+  private readonly keys = new Map<string, RegisteredMeta>()
+  private sealed = false
+
+  /** Registers `key` on the given object type (`post`: posts and pages of cms/v2). */
+  register (objectType: 'post', key: string, schema: MetaKey, opts: MetaOptions & { owner?: string } = {}): void {
+    if (objectType !== 'post') throw new TypeError(`meta of ${String(objectType)} objects cannot be registered`)
+    if (this.sealed) throw new Error(`meta key ${key} registered after the routes were built`)
+    if (this.keys.has(key)) throw new Error(`meta key ${key} is registered twice (by ${this.keys.get(key)!.owner} and ${opts.owner ?? 'another package'})`)
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(key)) throw new TypeError(`meta key ${JSON.stringify(key)} is not a plain name`)
+    const context = opts.context ?? schema.context
+    this.keys.set(key, {
+      ...schema,
+      ...(context === undefined ? {} : { context }),
+      owner: opts.owner ?? 'unknown',
+      ...(opts.authorize === undefined ? {} : { authorize: opts.authorize }),
+      ...(opts.sanitize === undefined ? {} : { sanitize: opts.sanitize })
+    })
+  }
+
+  /** Ends registration (the item schema is derived from the keys once). */
+  seal (): void { this.sealed = true }
+
+  get (key: string): RegisteredMeta | undefined { return this.keys.get(key) }
+  entries (): IterableIterator<[string, RegisteredMeta]> { return this.keys.entries() }
+
+  /** Keys copied to revisions. */
+  get revisioned (): string[] { return [...this.keys].filter(([, k]) => k.revisioned === true).map(([name]) => name) }
+}
+
+/** The core's own keys. */
+export function registerCoreMeta (registry: MetaRegistry): void {
+  registry.register('post', 'footnotes', { type: 'string', default: '', description: 'Footnotes of the content (JSON).', revisioned: true, sanitize: sanitizeFootnotes }, { owner: '@cms/core' })
+}
 
 /** The `meta` property of the item schema. */
-export function metaSchema (): Record<string, unknown> {
+export function metaSchema (registry: MetaRegistry): Record<string, unknown> {
   const properties: Record<string, unknown> = {}
-  for (const [key, spec] of Object.entries(META_KEYS)) {
+  for (const [key, spec] of registry.entries()) {
     const prop: Record<string, unknown> = { type: spec.type }
     if (spec.description !== undefined) prop.description = spec.description
     prop.default = spec.default
@@ -114,14 +153,15 @@ export interface MetaChanges {
  * failure reported at once; `null` deletes the key. Values of a writer
  * without `unfiltered_html` go through their key's sanitizer.
  */
-export function parseMetaParam (input: unknown, writer: Principal): MetaChanges {
+export function parseMetaParam (registry: MetaRegistry, input: unknown, writer: Principal, post?: { id: number, type: string }): MetaChanges {
   if (typeof input !== 'object' || input === null) throw invalidParam('meta', 'Invalid parameter.')
   const changes: MetaChanges = { set: {}, remove: [] }
   const issues: Issue[] = []
   const trusted = writer.can('unfiltered_html')
   for (const [key, value] of Object.entries(input)) {
-    const spec = META_KEYS[key]
+    const spec = registry.get(key)
     if (spec === undefined) continue
+    if (spec.authorize !== undefined && !spec.authorize(writer, post)) throw denied(contentErrors.rest_cannot_update(), writer.id)
     if (value === null) {
       changes.remove.push(key)
       continue
@@ -140,9 +180,9 @@ export function parseMetaParam (input: unknown, writer: Principal): MetaChanges 
 }
 
 /** The `meta` field: every registered key, stored value or default (stored values that no longer fit read as null). */
-export function metaResponse (stored: Record<string, unknown>): Record<string, unknown> {
+export function metaResponse (registry: MetaRegistry, stored: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [key, spec] of Object.entries(META_KEYS)) {
+  for (const [key, spec] of registry.entries()) {
     if (!(key in stored)) {
       out[key] = spec.default
       continue

@@ -189,7 +189,7 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
   if (spec.hasTerms) out.sticky = post.sticky
   out.template = post.template
   if (spec.hasTerms) out.format = post.format
-  out.meta = metaResponse(extras.meta)
+  out.meta = metaResponse(opts.settings.meta, extras.meta)
   if (spec.hasTerms) {
     out.categories = extras.terms.category.map((t) => t.id)
     out.tags = extras.terms.post_tag.map((t) => t.id)

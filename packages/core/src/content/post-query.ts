@@ -78,7 +78,8 @@ export interface TaxClause {
 }
 
 export interface ListQuery {
-  type: string
+  /** One type, or several (the search route). */
+  type: string | readonly string[]
   parentOf?: number
   statuses: string[]
   search?: string
@@ -91,9 +92,9 @@ export interface ListQuery {
    * permission admits every row the other filters leave (the revisions of a
    * post the caller may edit).
    */
-  readable: ReadRule | null
+  readable: ReadRule | readonly ReadRule[] | null
   /** Posts whose protected content and excerpt a search may match (`readRule(user, type, 'edit')`); null: every post. */
-  searchable: ReadRule | null
+  searchable: ReadRule | readonly ReadRule[] | null
   after?: Date
   before?: Date
   modifiedAfter?: Date
@@ -167,7 +168,11 @@ export function searchMatch (search: string, opts: { columns?: string[], exact?:
 }
 
 function guardOf (q: ListQuery): SQL | undefined {
-  return q.searchable === null ? undefined : protectedTextGuard([q.searchable])
+  return q.searchable === null ? undefined : protectedTextGuard(rulesOf(q.searchable))
+}
+
+function rulesOf (rule: ReadRule | readonly ReadRule[]): ReadRule[] {
+  return Array.isArray(rule) ? [...rule] : [rule as ReadRule]
 }
 
 function searchCondition (q: ListQuery): SQL | undefined {
@@ -187,8 +192,8 @@ function taxCondition (c: TaxClause): SQL {
 }
 
 export function whereOf (q: ListQuery): SQL {
-  const c: Array<SQL | undefined> = [sql`${posts.type} = ${q.type}`]
-  if (q.readable !== null) c.push(readableWhere(q.readable))
+  const c: Array<SQL | undefined> = [typeof q.type === 'string' ? sql`${posts.type} = ${q.type}` : inArray(posts.type, [...q.type])]
+  if (q.readable !== null) c.push(or(...rulesOf(q.readable).map(readableWhere)) ?? sql`false`)
   if (q.parentOf !== undefined) c.push(sql`${posts.parent} = ${q.parentOf}`)
   if (q.statuses.length > 0) c.push(inArray(posts.status, q.statuses))
   c.push(searchCondition(q))

@@ -5,7 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox'
 import { ContextArg, Enum, IntList, Raw, StringList, unvalidated, type JsonSchema } from '@cms/rest'
-import { metaSchema } from './meta.js'
+import { metaSchema, type MetaRegistry } from './meta.js'
 import { LIST_STATUSES, POST_FORMATS, WRITE_STATUSES, type PostType } from './post-types.js'
 
 const ALL = ['view', 'edit', 'embed']
@@ -18,7 +18,7 @@ function renderedObject (description: string, props: Record<string, JsonSchema>,
 }
 
 /** The JSON schema of a post or page. */
-export function postItemSchema (spec: PostType): JsonSchema {
+export function postItemSchema (spec: PostType, meta: MetaRegistry): JsonSchema {
   const p: Record<string, JsonSchema> = {
     date: { description: "The date the post was published, in the site's timezone.", type: ['string', 'null'], format: 'date-time', context: ALL },
     date_gmt: { description: 'The date the post was published, as GMT.', type: ['string', 'null'], format: 'date-time', context: VE },
@@ -60,7 +60,7 @@ export function postItemSchema (spec: PostType): JsonSchema {
   p.ping_status = { description: 'Whether or not the post can be pinged.', type: 'string', enum: ['open', 'closed'], context: VE }
   if (spec.hierarchical) p.menu_order = { description: 'The order of the post in relation to other posts.', type: 'integer', context: VE }
   if (spec.hasTerms) p.format = { description: 'The format for the post.', type: 'string', enum: [...POST_FORMATS], context: VE }
-  p.meta = { description: 'Meta fields.', type: 'object', context: VE, properties: metaSchema() }
+  p.meta = { description: 'Meta fields.', type: 'object', context: VE, properties: metaSchema(meta) }
   if (spec.hasTerms) p.sticky = { description: 'Whether or not the post should be treated as sticky.', type: 'boolean', context: VE }
   p.template = { description: 'The theme file to use to display the post.', type: 'string', context: VE }
   if (spec.hasTerms) {
@@ -71,7 +71,7 @@ export function postItemSchema (spec: PostType): JsonSchema {
 }
 
 /** The JSON schema of a revision; autosaves add `preview_link`. */
-export function revisionItemSchema (spec: PostType, autosave = false): JsonSchema {
+export function revisionItemSchema (spec: PostType, meta: MetaRegistry, autosave = false): JsonSchema {
   const p: Record<string, JsonSchema> = {
     author: { description: 'The ID for the author of the revision.', type: 'integer', context: ALL },
     date: { description: "The date the revision was published, in the site's timezone.", type: ['string', 'null'], format: 'date-time', context: ALL },
@@ -97,7 +97,7 @@ export function revisionItemSchema (spec: PostType, autosave = false): JsonSchem
       raw: { description: 'Excerpt for the post, as it exists in the database.', type: 'string', context: EDIT },
       rendered: { description: 'HTML excerpt for the post, transformed for display.', type: 'string', context: ALL, readonly: true }
     }, ALL),
-    meta: { description: 'Meta fields.', type: 'object', context: VE, properties: metaSchema() }
+    meta: { description: 'Meta fields.', type: 'object', context: VE, properties: metaSchema(meta) }
   }
   if (autosave) p.preview_link = { description: 'Preview link for the post.', type: 'string', format: 'uri', context: EDIT, readonly: true }
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${spec.type}-revision`, type: 'object', properties: p }
@@ -112,7 +112,7 @@ const rendered = (raw: string): TSchema => unvalidated(Type.Optional(Raw({ type:
 })))
 
 /** Arguments of create and update: the writable fields. */
-export function writeArgs (spec: PostType): Record<string, TSchema> {
+export function writeArgs (spec: PostType, meta: MetaRegistry): Record<string, TSchema> {
   const args: Record<string, TSchema> = {
     date: Type.Optional(Raw({ description: "The date the post was published, in the site's timezone.", type: ['string', 'null'], format: 'date-time' })),
     date_gmt: Type.Optional(Raw({ description: 'The date the post was published, as GMT.', type: ['string', 'null'], format: 'date-time' })),
@@ -141,7 +141,7 @@ export function writeArgs (spec: PostType): Record<string, TSchema> {
     featured_media: Type.Optional(Type.Integer({ description: 'The ID of the featured media for the post.' })),
     comment_status: Type.Optional(Enum(['open', 'closed'], { description: 'Whether or not comments are open on the post.' })),
     ping_status: Type.Optional(Enum(['open', 'closed'], { description: 'Whether or not the post can be pinged.' })),
-    meta: unvalidated(Type.Optional(Raw({ type: 'object', description: 'Meta fields.', properties: metaSchema() }))),
+    meta: unvalidated(Type.Optional(Raw({ type: 'object', description: 'Meta fields.', properties: metaSchema(meta) }))),
     template: Type.Optional(Type.String({ description: 'The theme file to use to display the post.' }))
   }
   if (spec.hasTerms) {

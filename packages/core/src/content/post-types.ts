@@ -3,6 +3,7 @@
  * plus the site settings every content route reads.
  */
 import { getOptions, type Queryable, type Store } from '@cms/store'
+import type { MetaRegistry } from './meta.js'
 
 export interface PostType {
   type: 'post' | 'page'
@@ -45,7 +46,15 @@ export function allowedTemplates (type: string): string[] {
 }
 
 export interface SiteSettings {
+  /** The app's registered post meta. */
+  meta: MetaRegistry
+  /** The home URL for links in answers: the `home` option, else the request's base URL. */
   home: string
+  /**
+   * The home URL for what is stored (a post's `guid`): the `home` option, else
+   * the configured site URL; never derived from request headers.
+   */
+  storedHome: string
   timeZone: string
   defaultCategory: number
   defaultCommentStatus: string
@@ -55,10 +64,12 @@ export interface SiteSettings {
 }
 
 /** The settings content routes need, read fresh (tests and admins change them at any time). */
-export async function siteSettings (db: Store | Queryable, baseUrl: string): Promise<SiteSettings> {
+export async function siteSettings (db: Store | Queryable, site: { baseUrl: string, siteUrl: string }, meta: MetaRegistry): Promise<SiteSettings> {
   const o = await getOptions(db, ['home', 'timezone_string', 'default_category', 'default_comment_status', 'default_ping_status', 'page_on_front', 'page_for_posts'])
   return {
-    home: o.home === '' ? baseUrl : o.home,
+    meta,
+    home: o.home === '' ? site.baseUrl : o.home,
+    storedHome: o.home === '' ? site.siteUrl : o.home,
     timeZone: o.timezone_string,
     defaultCategory: Number(o.default_category),
     defaultCommentStatus: o.default_comment_status,

@@ -161,7 +161,7 @@ export async function preparePost (
     row.featuredMedia = 0
   }
 
-  const meta = params.meta === undefined ? undefined : parseMetaParam(params.meta, user)
+  const meta = params.meta === undefined ? undefined : parseMetaParam(settings.meta, params.meta, user, existing)
 
   const categories = spec.hasTerms && Array.isArray(params.categories) ? await existingTermIds(store, 'category', params.categories as number[]) : undefined
   const tags = spec.hasTerms && Array.isArray(params.tags) ? await existingTermIds(store, 'post_tag', params.tags as number[]) : undefined
@@ -261,9 +261,9 @@ async function insertPost (
   const terms = spec.hasTerms
     ? { ids: [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])], fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
     : undefined
-  const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.home, spec.type) })
+  const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.storedHome, spec.type) })
   if (written === undefined) return undefined
-  const post = { ...row, id: written.id, guid: permalink(settings.home, spec.type, written.id) }
+  const post = { ...row, id: written.id, guid: permalink(settings.storedHome, spec.type, written.id) }
   return { post, newTerms: terms === undefined ? undefined : written.terms }
 }
 

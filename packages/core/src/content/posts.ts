@@ -10,6 +10,7 @@ import {
 } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
+import type { MetaRegistry } from './meta.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
 import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions, type PostExtras } from './post-format.js'
@@ -35,6 +36,16 @@ function postCache (store: Store): ReadCache<PostRow | undefined> {
   return cache
 }
 
+/**
+ * A post a GET request needs (an embedded term list checks the post it
+ * names): read through the same cache as post reads, so a page's embeds
+ * reuse the rows the page itself read.
+ */
+export async function readPostFor (store: Store, req: RestRequest, id: number): Promise<PostRow | undefined> {
+  if (req.method !== 'GET') return await getPost(store, id)
+  return await postCache(store).get(req, `post:${id}`, async () => await getPost(store, id))
+}
+
 /** Loads the post a request names, once per request (the Allow header asks every endpoint). */
 export function postLoader (store: Store, type: string, param = 'id'): {
   load: (req: RestRequest) => Promise<PostRow | undefined>
@@ -43,8 +54,7 @@ export function postLoader (store: Store, type: string, param = 'id'): {
   const cache = new WeakMap<object, Promise<PostRow | undefined>>()
   const read = async (req: RestRequest, id: number): Promise<PostRow | undefined> => {
     // Reads may reuse a row nothing has changed since; writes always read afresh.
-    if (req.method === 'GET') return await postCache(store).get(req, `post:${id}`, async () => await getPost(store, id))
-    return await getPost(store, id)
+    return await readPostFor(store, req, id)
   }
   return {
     load: async (req) => {
@@ -62,15 +72,15 @@ export function postLoader (store: Store, type: string, param = 'id'): {
 const settingsCaches = new WeakMap<Store, ReadCache<SiteSettings>>()
 
 /** The site settings, once per request; GET requests reuse them while nothing is committed. */
-export async function requestSettings (store: Store, req: RestRequest): Promise<SiteSettings> {
+export async function requestSettings (store: Store, req: RestRequest, meta: MetaRegistry): Promise<SiteSettings> {
   return await req.memo('content:settings', async () => {
-    if (req.method !== 'GET') return await siteSettings(store, req.baseUrl)
+    if (req.method !== 'GET') return await siteSettings(store, req, meta)
     let cache = settingsCaches.get(store)
     if (cache === undefined) {
       cache = new ReadCache(store, 16)
       settingsCaches.set(store, cache)
     }
-    return await cache.get(req, req.baseUrl, async () => await siteSettings(store, req.baseUrl))
+    return await cache.get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
   })
 }
 
@@ -191,10 +201,11 @@ export function updatePermissionFor (store: Store, spec: PostType, loader: Retur
   }
 }
 
-export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
+export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
+  const { store } = services
   const publicResponse = publicResponses(store)
   const totalsFor = totalCache(store)
-  const schema = postItemSchema(spec)
+  const schema = postItemSchema(spec, services.meta)
   const loader = postLoader(store, spec.type)
   const plural = spec.restBase
 
@@ -220,7 +231,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
 
   const listResponse = async (req: RestRequest): Promise<RestResponse> => {
     const p = req.params
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     const search = typeof p.search === 'string' ? p.search : undefined
     const include = (p.include ?? []) as number[]
     if (p.orderby === 'relevance' && (search === undefined || search === '')) throw contentErrors.rest_no_search_term_defined()
@@ -264,6 +275,8 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
       offset: typeof p.offset === 'number' ? p.offset : undefined
     }
     const { rows, total } = await runListQuery(store, q, totalsFor(req))
+    // Kept for what this page's embeds (term lists naming each post) and later reads ask for.
+    if (req.method === 'GET') for (const row of rows) await postCache(store).put(req, `post:${row.id}`, row)
     const info = { total, perPage: q.perPage!, page: q.page }
     checkPage(info, 'rest_post_invalid_page_number')
 
@@ -305,7 +318,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
   }
 
   const create = async (req: RestRequest): Promise<RestResponse> => {
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     const prepared = await preparePost(store, spec, req.params, req.user, settings, undefined)
     // The row as written: its slug was made unique in the same transaction. Without meta
     // in the request, what a read of its extras would answer is known.
@@ -336,7 +349,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
 
   const readResponse = async (req: RestRequest): Promise<RestResponse> => {
     const post = await mustLoad(req)
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     const extras = (await loadExtras(store, [post])).get(post.id)!
     const body = await formatOne(store, spec, post, req, settings, contextOf(req), extras)
     return new RestResponse(body, 200, {
@@ -350,7 +363,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
 
   const update = async (req: RestRequest): Promise<unknown> => {
     const existing = await mustLoad(req)
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     const prepared = await preparePost(store, spec, req.params, req.user, settings, existing)
     const { post } = await writePost(store, spec, prepared, req.user, settings, existing, { revision: true })
     loader.forget(req)
@@ -360,14 +373,14 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
   const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
     const post = await loader.load(req)
     if (post === undefined) return contentErrors.rest_post_invalid_id()
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     if (!req.user.can('delete_post', capObject(post, settings))) return denied(contentErrors.rest_cannot_delete(), req.user.id)
     return true
   }
 
   const remove = async (req: RestRequest): Promise<unknown> => {
     const post = await mustLoad(req)
-    const settings = await requestSettings(store, req)
+    const settings = await requestSettings(store, req, services.meta)
     loader.forget(req)
     if (req.params.force === true) {
       const previous = await formatOne(store, spec, post, req, settings, 'edit')
@@ -394,7 +407,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
       schema,
       endpoints: [
         endpoint({ methods: ['GET'], args: listArgs(spec), summary: `List ${plural}`, permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], args: writeArgs(spec), summary: `Create a ${spec.type}`, permission: createPermission, handler: create })
+        endpoint({ methods: ['POST'], args: writeArgs(spec, services.meta), summary: `Create a ${spec.type}`, permission: createPermission, handler: create })
       ]
     }),
     route({
@@ -406,7 +419,7 @@ export function postRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
       schema,
       endpoints: [
         endpoint({ methods: ['GET'], args: readArgs(), summary: `Read a ${spec.type}`, permission: readPermission, handler: read }),
-        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: writeArgs(spec), summary: `Update a ${spec.type}`, permission: updatePermission, handler: update }),
+        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: writeArgs(spec, services.meta), summary: `Update a ${spec.type}`, permission: updatePermission, handler: update }),
         endpoint({ methods: ['DELETE'], args: deleteArgs(), summary: `Trash or delete a ${spec.type}`, permission: deletePermission, handler: remove })
       ]
     })

@@ -2,31 +2,29 @@
  * Rendering (texturizing, paragraphs, shortcodes) is a pure function of the
  * stored text and the most expensive part of formatting a post: the result
  * is kept for texts seen recently, so a list of ten posts does not render
- * ten contents and ten excerpts on every request.
+ * ten contents and ten excerpts on every request. Entries are weighed by
+ * their characters (key and value), so a few large texts share the budget
+ * with many small ones instead of being rendered on every read.
  */
+import { LRUCache } from 'lru-cache'
 import { renderContent, renderExcerpt, renderTitle } from './render.js'
 
 /** Characters (keys and values) kept at most, one or two bytes each. */
-const MAX_CHARS = 4_000_000
-/** Texts longer than this are rendered every time (rare, and they would crowd out the rest). */
-const MAX_TEXT = 200_000
+const MAX_CHARS = 8_000_000
+/** One entry may take half of it: a megabyte post and its rendering fit, a body at the 8 MiB limit does not. */
+const MAX_ENTRY_CHARS = MAX_CHARS / 2
 
-const rendered = new Map<string, string>()
-let chars = 0
+const rendered = new LRUCache<string, string>({
+  maxSize: MAX_CHARS,
+  maxEntrySize: MAX_ENTRY_CHARS,
+  sizeCalculation: (value, key) => Math.max(1, key.length + value.length)
+})
 
 function memo (key: string, render: () => string): string {
   const hit = rendered.get(key)
   if (hit !== undefined) return hit
   const value = render()
-  if (key.length > MAX_TEXT) return value
-  // Oldest first out (a Map iterates in insertion order).
-  while (chars + key.length + value.length > MAX_CHARS && rendered.size > 0) {
-    const [oldKey, oldValue] = rendered.entries().next().value as [string, string]
-    rendered.delete(oldKey)
-    chars -= oldKey.length + oldValue.length
-  }
   rendered.set(key, value)
-  chars += key.length + value.length
   return value
 }
 

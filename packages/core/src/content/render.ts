@@ -3,11 +3,13 @@
  * shortcodes and image attributes for content; texturizing for titles; the
  * trimmed, rendered teaser for excerpts.
  */
-import { autop } from '@wordpress/autop'
-import { parse } from '@wordpress/block-serialization-default-parser'
+import { autop } from './autop.js'
+import { parseBlocks, type Block } from './blocks.js'
 import { texturize } from './texturize.js'
+import { doShortcodes, shortcodeUnautop, stripShortcodes } from './shortcodes.js'
 
-type Block = ReturnType<typeof parse>[number]
+export { stripShortcodes }
+import { nextLineEnd, NextIndex } from './scan.js'
 
 export const BLOCK_MARKER = '<!-- wp:'
 
@@ -32,7 +34,7 @@ function renderBlock (block: Block): string {
 /** Block delimiters removed; static blocks give their saved HTML. */
 export function renderBlocks (content: string): string {
   if (!hasBlocks(content)) return content
-  return parse(content).map(renderBlock).join('')
+  return parseBlocks(content).map(renderBlock).join('')
 }
 
 // Emoji the core substitutes for text smilies, longest first within each start.
@@ -58,9 +60,28 @@ const SMILEY_RE = new RegExp(
 )
 const SMILEY_IGNORED = /^<(code|pre|style|script|textarea)[^>]*>/
 
+/**
+ * `text.split(/(<[^>]*>)/)`: text and tags alternating, by one scan (the
+ * pattern rescans to the end from every `<` that no `>` follows).
+ */
+export function splitTags (text: string): string[] {
+  const out: string[] = []
+  let from = 0
+  for (;;) {
+    const lt = text.indexOf('<', from)
+    if (lt < 0) break
+    const gt = text.indexOf('>', lt + 1)
+    if (gt < 0) break
+    out.push(text.slice(from, lt), text.slice(lt, gt + 1))
+    from = gt + 1
+  }
+  out.push(text.slice(from))
+  return out
+}
+
 export function convertSmilies (text: string): string {
   let ignored = ''
-  return text.split(/(<[^>]*>)/).map((part) => {
+  return splitTags(text).map((part) => {
     if (ignored === '') {
       const m = SMILEY_IGNORED.exec(part)
       if (m !== null) ignored = m[1]!
@@ -77,33 +98,36 @@ export function convertChars (text: string): string {
   return text.includes('&') ? text.replace(/&([^#])(?![a-z1-4]{1,8};)/gi, '&#038;$1') : text
 }
 
-// The only shortcode the service knows renders nothing: there is no media library.
-const SHORTCODE_RE = /(\[?)\[gallery(?![\w-])[^\]]*\](?:[^[]*?\[\/gallery\])?(\]?)/g
+const IMG_OPEN = /<img\s/gi
 
-function doShortcodes (text: string): string {
-  if (!text.includes('[')) return text
-  // `[[gallery]]` is the escaped form: it prints the shortcode itself.
-  return text.replace(SHORTCODE_RE, (whole: string, open: string, close: string) => open === '[' && close === ']' ? whole.slice(1, -1) : '')
+function withImageAttributes (tag: string): string {
+  let out = tag
+  if (!/\sdecoding=/i.test(out)) out = out.replace(/^<img/i, '<img decoding="async"')
+  if (!/\sloading=/i.test(out) && /\swidth=/i.test(out) && /\sheight=/i.test(out)) out = out.replace(/^<img/i, '<img loading="lazy"')
+  return out
 }
 
-export function stripShortcodes (text: string): string {
-  return doShortcodes(text)
-}
-
-/** A paragraph holding nothing but a shortcode loses its `<p>`. */
-function shortcodeUnautop (text: string): string {
-  return text.replace(/<p>\s*(\[(?:gallery)\b[^\]]*\](?:[^[]*\[\/gallery\])?)\s*<\/p>/g, '$1')
-}
-
-/** `decoding="async"` on images, and lazy loading when they state their size. */
+/**
+ * `decoding="async"` on images, and lazy loading when they state their size:
+ * each `<img\s[^>]+>` (the core's pattern), found by a scan that stops at the
+ * first image with no `>` after it (no later one can have one either).
+ */
 function imageAttributes (text: string): string {
   if (!text.includes('<img')) return text
-  return text.replace(/<img\s[^>]+>/gi, (tag) => {
-    let out = tag
-    if (!/\sdecoding=/i.test(out)) out = out.replace(/^<img/i, '<img decoding="async"')
-    if (!/\sloading=/i.test(out) && /\swidth=/i.test(out) && /\sheight=/i.test(out)) out = out.replace(/^<img/i, '<img loading="lazy"')
-    return out
-  })
+  let out = ''
+  let from = 0
+  IMG_OPEN.lastIndex = 0
+  for (let m = IMG_OPEN.exec(text); m !== null; m = IMG_OPEN.exec(text)) {
+    const gt = text.indexOf('>', m.index + 5)
+    if (gt < 0) break
+    if (gt === m.index + 5) {
+      IMG_OPEN.lastIndex = m.index + 1
+      continue
+    }
+    out += text.slice(from, m.index) + withImageAttributes(text.slice(m.index, gt + 1))
+    from = IMG_OPEN.lastIndex = gt + 1
+  }
+  return out + text.slice(from)
 }
 
 /** `content.rendered`. */
@@ -125,10 +149,22 @@ export function renderTitle (raw: string): string {
   return convertChars(texturize(raw)).trim()
 }
 
-/** The part of the content before `<!--more-->`. */
+/**
+ * The part of the content before `<!--more-->`: the first `<!--more` with a
+ * `-->` after it on the same line (the core's `/<!--more(.*?)?-->/`).
+ */
 export function teaser (content: string): string {
-  const m = /<!--more(.*?)?-->/.exec(content)
-  return m === null ? content : content.slice(0, m.index)
+  let search = 0
+  for (;;) {
+    const at = content.indexOf('<!--more', search)
+    if (at < 0) return content
+    const end = content.indexOf('-->', at + 8)
+    if (end < 0) return content
+    const lineEnd = nextLineEnd(content, at + 8)
+    if (lineEnd < 0 || lineEnd >= end) return content.slice(0, at)
+    // Every `<!--more` before that line end meets it first.
+    search = lineEnd + 1
+  }
 }
 
 const EXCERPT_INNER = new Set<string | null>([null, 'core/freeform', 'core/heading', 'core/html', 'core/list', 'core/media-text', 'core/paragraph', 'core/preformatted', 'core/pullquote', 'core/quote', 'core/table', 'core/verse'])
@@ -148,7 +184,7 @@ function excerptInner (block: Block): string {
 export function excerptRemoveBlocks (content: string): string {
   if (!hasBlocks(content)) return content
   let out = ''
-  for (const block of parse(content)) {
+  for (const block of parseBlocks(content)) {
     if (EXCERPT_WRAPPERS.has(block.blockName)) {
       if (block.innerBlocks.length > 0) out += excerptInner(block)
       continue
@@ -160,8 +196,39 @@ export function excerptRemoveBlocks (content: string): string {
   return out
 }
 
+const SCRIPT_OR_STYLE = /<(script|style)/gi
+
+/**
+ * `/<(script|style)[^>]*?>.*?<\/\1>/gis` removed, by a scan: a name whose end
+ * tag does not occur further on is not looked for again.
+ */
+function stripScripts (text: string): string {
+  const nextGt = new NextIndex(text, '>')
+  const closing: Record<string, { re: RegExp, at: number }> = {}
+  let out = ''
+  let from = 0
+  SCRIPT_OR_STYLE.lastIndex = 0
+  for (let m = SCRIPT_OR_STYLE.exec(text); m !== null; m = SCRIPT_OR_STYLE.exec(text)) {
+    const name = m[1]!.toLowerCase()
+    const gt = nextGt.at(m.index + m[0].length)
+    if (gt < 0) break
+    const close = closing[name] ??= { re: new RegExp(`</${name}>`, 'gi'), at: -2 }
+    if (close.at !== -1 && close.at < gt + 1) {
+      close.re.lastIndex = gt + 1
+      close.at = close.re.exec(text)?.index ?? -1
+    }
+    if (close.at === -1) {
+      SCRIPT_OR_STYLE.lastIndex = m.index + 1
+      continue
+    }
+    out += text.slice(from, m.index)
+    from = SCRIPT_OR_STYLE.lastIndex = close.at + name.length + 3
+  }
+  return out + text.slice(from)
+}
+
 export function stripAllTags (text: string): string {
-  return text.replace(/<(script|style)[^>]*?>.*?<\/\1>/gis, '').replace(/<[^>]*>?/g, '').trim()
+  return stripScripts(text).replace(/<[^>]*>?/g, '').trim()
 }
 
 /** Text after stripping tags cut to `words` words, with ` [&hellip;]` when cut. */
@@ -171,7 +238,36 @@ export function trimWords (text: string, words: number): string {
   return list.join(' ')
 }
 
-const FOOTNOTE_REF = /<sup\b[^>]*\bdata-fn=[^>]*>.*?<\/sup>/gis
+const SUP_OPEN = /<sup\b/gi
+const SUP_CLOSE = /<\/sup>/gi
+const DATA_FN = /\Wdata-fn=/i
+
+/**
+ * Footnote references removed: `/<sup\b[^>]*\bdata-fn=[^>]*>.*?<\/sup>/gis`,
+ * by a scan that reads each tag and each end tag once.
+ */
+function removeFootnoteRefs (text: string): string {
+  if (!/data-fn=/i.test(text)) return text
+  let out = ''
+  let from = 0
+  SUP_OPEN.lastIndex = 0
+  for (let m = SUP_OPEN.exec(text); m !== null; m = SUP_OPEN.exec(text)) {
+    const gt = text.indexOf('>', m.index + 4)
+    if (gt < 0) break
+    // From the `p` of `sup`: `\bdata-fn=` needs a non-word character before it.
+    if (!DATA_FN.test(text.slice(m.index + 3, gt))) {
+      // A later `<sup` before this `>` sees less of the same tag.
+      SUP_OPEN.lastIndex = gt + 1
+      continue
+    }
+    SUP_CLOSE.lastIndex = gt + 1
+    const close = SUP_CLOSE.exec(text)
+    if (close === null) break
+    out += text.slice(from, m.index)
+    from = SUP_OPEN.lastIndex = close.index + 6
+  }
+  return out + text.slice(from)
+}
 
 /** `excerpt.rendered`: the stored excerpt, or the trimmed teaser of the content. */
 export function renderExcerpt (excerpt: string, content: string, length = 55): string {
@@ -180,7 +276,7 @@ export function renderExcerpt (excerpt: string, content: string, length = 55): s
     let source = teaser(content)
     source = stripShortcodes(source)
     source = excerptRemoveBlocks(source)
-    source = source.replace(FOOTNOTE_REF, '')
+    source = removeFootnoteRefs(source)
     source = renderContent(source).split(']]>').join(']]&gt;')
     text = trimWords(source, length)
   }

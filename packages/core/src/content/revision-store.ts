@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, like } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store, type Tx } from '@cms/store'
-import { REVISIONED_META, sameValue } from './meta.js'
+import { sameValue } from './meta.js'
 import { getMeta, setMeta, type PostRow } from './post-store.js'
 import { permalink, type SiteSettings } from './post-types.js'
 import { posts } from './schema.js'
@@ -58,7 +58,7 @@ async function insertRevision (tx: Tx, post: PostRow, userId: number, settings: 
     commentStatus: 'closed',
     pingStatus: 'closed'
   }).returning()
-  const [withGuid] = await tx.update(posts).set({ guid: permalink(settings.home, 'post', row!.id) }).where(eq(posts.id, row!.id)).returning()
+  const [withGuid] = await tx.update(posts).set({ guid: permalink(settings.storedHome, 'post', row!.id) }).where(eq(posts.id, row!.id)).returning()
   return withGuid!
 }
 
@@ -72,12 +72,12 @@ export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: numb
   const postMeta = (await getMeta(tx, [post.id])).get(post.id)!
   if (latest !== undefined) {
     const revMeta = (await getMeta(tx, [latest.id])).get(latest.id)!
-    const metaChanged = REVISIONED_META.some((k) => !sameValue(postMeta[k], revMeta[k]))
+    const metaChanged = settings.meta.revisioned.some((k) => !sameValue(postMeta[k], revMeta[k]))
     if (!differs(post, latest) && !metaChanged) return undefined
   }
   const revision = await insertRevision(tx, post, userId, settings, 'revision', post)
   const copy: Record<string, unknown> = {}
-  for (const key of REVISIONED_META) if (key in postMeta) copy[key] = postMeta[key]
+  for (const key of settings.meta.revisioned) if (key in postMeta) copy[key] = postMeta[key]
   await setMeta(tx, revision.id, copy)
   return revision
 }
@@ -96,7 +96,7 @@ export async function upsertAutosave (
   meta: Record<string, unknown>
 ): Promise<PostRow> {
   const postMeta = (await getMeta(tx, [post.id])).get(post.id)!
-  const revisioned = REVISIONED_META.filter((k) => k in meta)
+  const revisioned = settings.meta.revisioned.filter((k) => k in meta)
   const metaDiffers = revisioned.some((k) => !sameValue(meta[k], postMeta[k] ?? ''))
   const old = await latestAutosave(tx, post.id, userId)
   if (old !== undefined) {

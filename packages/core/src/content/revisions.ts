@@ -42,7 +42,7 @@ export function formatRevision (row: PostRow, meta: Record<string, unknown>, req
     title: { raw: row.title, rendered: renderTitle(row.title) },
     content: { raw: row.content, rendered: renderContent(row.content) },
     excerpt: { raw: row.excerpt, rendered: renderExcerpt(row.excerpt, row.content) },
-    meta: metaResponse(meta)
+    meta: metaResponse(settings.meta, meta)
   }
   return out
 }
@@ -66,8 +66,9 @@ export async function formatRevisions (store: Store, rows: PostRow[], req: RestR
   }))
 }
 
-export function revisionRoutes ({ store }: Services, spec: PostType): RouteDecl[] {
-  const schema = revisionItemSchema(spec)
+export function revisionRoutes (services: Services, spec: PostType): RouteDecl[] {
+  const { store } = services
+  const schema = revisionItemSchema(spec, services.meta)
   const plural = spec.restBase
 
   /** Parent of the right type and the right to edit it. */
@@ -81,7 +82,7 @@ export function revisionRoutes ({ store }: Services, spec: PostType): RouteDecl[
   const list = async (req: RestRequest): Promise<RestResponse> => {
     const p = req.params
     const parent = (await loadParent(store, spec, p.parent))!
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await siteSettings(store, req, services.meta)
     const perPage = typeof p.per_page === 'number' ? p.per_page : undefined
     const page = Number(p.page ?? 1)
     const offset = perPage !== undefined && typeof p.offset === 'number' ? p.offset : undefined
@@ -135,14 +136,14 @@ export function revisionRoutes ({ store }: Services, spec: PostType): RouteDecl[
   const read = async (req: RestRequest): Promise<unknown> => {
     const parent = (await loadParent(store, spec, req.params.parent))!
     const revision = await loadRevision(req, parent)
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await siteSettings(store, req, services.meta)
     return (await formatRevisions(store, [revision], req, settings))[0]
   }
 
   const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
     const parent = await loadParent(store, spec, req.params.parent)
     if (parent === undefined) return contentErrors.rest_post_invalid_parent()
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await siteSettings(store, req, services.meta)
     if (!req.user.can('delete_post', capObject(parent, settings))) {
       return denied(contentErrors.rest_cannot_delete(undefined, 'Sorry, you are not allowed to delete revisions of this post.'), req.user.id)
     }
@@ -157,7 +158,7 @@ export function revisionRoutes ({ store }: Services, spec: PostType): RouteDecl[
     if (req.params.force !== true) {
       throw contentErrors.rest_trash_not_supported(undefined, "Revisions do not support trashing. Set 'force=true' to delete.")
     }
-    const settings = await siteSettings(store, req.baseUrl)
+    const settings = await siteSettings(store, req, services.meta)
     const previous = (await formatRevisions(store, [revision], req, settings))[0]
     await store.transaction(async (tx) => { await deletePostFully(tx, revision) })
     return { deleted: true, previous }

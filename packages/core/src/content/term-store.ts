@@ -49,7 +49,8 @@ export async function termLoop (db: Db, id: number, parent: number): Promise<boo
 }
 
 export interface TermQuery {
-  taxonomy: string
+  /** One taxonomy, or several (the search route). */
+  taxonomy: string | readonly string[]
   search?: string
   include: number[]
   exclude: number[]
@@ -66,7 +67,7 @@ export interface TermQuery {
 
 export async function listTerms (db: Db, q: TermQuery): Promise<{ rows: TermRow[], total: number }> {
   const d = dbOf(db)
-  const c: SQL[] = [eq(terms.taxonomy, q.taxonomy)]
+  const c: SQL[] = [typeof q.taxonomy === 'string' ? eq(terms.taxonomy, q.taxonomy) : inArray(terms.taxonomy, [...q.taxonomy])]
   if (q.search !== undefined && q.search !== '') {
     const pattern = `%${q.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
     c.push(or(ilike(terms.name, pattern), ilike(terms.slug, pattern))!)

@@ -12,7 +12,8 @@ import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { canRead, restUrlWithQuery } from './post-format.js'
-import { getPost, idOf, type TermRow } from './post-store.js'
+import { idOf, type TermRow } from './post-store.js'
+import { readPostFor } from './posts.js'
 import { siteSettings } from './post-types.js'
 import { terms } from './schema.js'
 import { sanitizeSlug } from './slugs.js'
@@ -45,16 +46,17 @@ function termSchema (tax: Taxonomy): JsonSchema {
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: tax.name, type: 'object', properties: p }
 }
 
-export function termRoutes ({ store }: Services): RouteDecl[] {
-  return [...taxonomyRoutes(store, CATEGORY), ...taxonomyRoutes(store, TAG)]
+export function termRoutes (services: Services): RouteDecl[] {
+  return [...taxonomyRoutes(services, CATEGORY), ...taxonomyRoutes(services, TAG)]
 }
 
-function taxonomyRoutes (store: Store, tax: Taxonomy): RouteDecl[] {
+function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
+  const { store } = services
   const schema = termSchema(tax)
   const collection = `/cms/v2/${tax.restBase}`
 
   const format = async (term: TermRow, req: RestRequest): Promise<Record<string, unknown>> => {
-    const { home } = await siteSettings(store, req.baseUrl)
+    const { home } = await siteSettings(store, req, services.meta)
     const out: Record<string, unknown> = {
       id: term.id,
       count: term.count,
@@ -85,7 +87,7 @@ function taxonomyRoutes (store: Store, tax: Taxonomy): RouteDecl[] {
       return denied(contentErrors.rest_forbidden_context(undefined, 'Sorry, you are not allowed to edit terms in this taxonomy.'), req.user.id)
     }
     if (typeof req.params.post === 'number' && req.params.post !== 0) {
-      const post = await getPost(store, req.params.post)
+      const post = await readPostFor(store, req, req.params.post)
       if (post === undefined || post.type === 'revision') return contentErrors.rest_post_invalid_id().withStatus(400)
       if (!canRead(req.user, post)) return denied(contentErrors.rest_forbidden_context(undefined, 'Sorry, you are not allowed to view terms for this post.'), req.user.id)
     }
@@ -201,7 +203,7 @@ function taxonomyRoutes (store: Store, tax: Taxonomy): RouteDecl[] {
   const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
     const term = await load(req)
     if (term === undefined) return contentErrors.rest_term_invalid()
-    const { defaultCategory } = await siteSettings(store, req.baseUrl)
+    const { defaultCategory } = await siteSettings(store, req, services.meta)
     const isDefault = tax.hierarchical && term.id === defaultCategory
     if (isDefault || !req.user.can('delete_term')) {
       return denied(contentErrors.rest_cannot_delete(undefined, 'Sorry, you are not allowed to delete this term.'), req.user.id)
@@ -215,7 +217,7 @@ function taxonomyRoutes (store: Store, tax: Taxonomy): RouteDecl[] {
       throw contentErrors.rest_trash_not_supported(undefined, "Terms do not support trashing. Set 'force=true' to delete.")
     }
     const previous = await format(term, req)
-    const { defaultCategory } = await siteSettings(store, req.baseUrl)
+    const { defaultCategory } = await siteSettings(store, req, services.meta)
     await store.transaction(async (tx) => { await deleteTerm(tx, term, defaultCategory) })
     return { deleted: true, previous }
   }

@@ -3,6 +3,7 @@
  * apostrophes and primes, dashes, ellipses, (tm), 2x4 and stray `&`, never
  * inside tags, comments or `pre, code, kbd, style, script, tt`.
  */
+import { isWordChar } from './scan.js'
 
 const SP = '(?:[\\r\\n\\t ]|\\u00a0|&nbsp;)'
 const END = '\\n?$'
@@ -107,8 +108,59 @@ function primes (haystack: string, needle: string, prime: string, openQuote: str
   return sentences.join(openQuote)
 }
 
+const isNumberChar = (c: string | undefined): boolean => c !== undefined && ((c >= '0' && c <= '9') || c === '.' || c === ',')
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9'
+const boundary = (s: string, i: number): boolean => isWordChar(s[i - 1]) !== isWordChar(s[i])
+
+/**
+ * `2x4` becomes `2&#215;4`: the core's
+ * `/\b(0[\d.,]+|[1-9][\d.,]*)x(\d[\d.,]*)\b/g` by one scan over runs of
+ * `[\d.,]` (the pattern backtracks through a whole run from each of its
+ * starts, quadratic on `1.1.1.…y1x1`). A run decides its match the same way
+ * from any start inside it, so it is read once.
+ */
+function dimensions (s: string): string {
+  let out = ''
+  let from = 0
+  let i = 0
+  while (i < s.length) {
+    if (!isNumberChar(s[i])) {
+      i++
+      continue
+    }
+    let run = i
+    while (isNumberChar(s[run])) run++
+    // [i, run) is a run of [\d.,]; the factor must end at `run` with an `x` and a digit after it.
+    if (s[run] !== 'x' || !isDigit(s[run + 1])) {
+      i = run
+      continue
+    }
+    let end = run + 2
+    while (isNumberChar(s[end])) end++
+    while (end > run + 1 && !boundary(s, end)) end--
+    let start = -1
+    if (end > run + 1) {
+      for (let k = i; k < run; k++) {
+        if (!isDigit(s[k]) || !boundary(s, k)) continue
+        if (s[k] === '0' ? run - k >= 2 : true) {
+          start = k
+          break
+        }
+      }
+    }
+    if (start < 0) {
+      // No match starts in this run; the second factor's run is read next as a run of its own.
+      i = run + 1
+      continue
+    }
+    out += `${s.slice(from, start)}${s.slice(start, run)}&#215;${s.slice(run + 1, end)}`
+    from = i = end
+  }
+  return from === 0 ? s : out + s.slice(from)
+}
+
 function texturizeText (s: string): string {
-  for (const [from, to] of STATIC) s = s.split(from).join(to)
+  for (const [from, to] of STATIC) if (s.includes(from)) s = s.split(from).join(to)
   if (s.includes("'")) {
     s = applyRules(s, APOS_RULES)
     s = primes(s, "'", PRIME, OPEN_SQ_FLAG, CLOSE_SQ)
@@ -120,8 +172,8 @@ function texturizeText (s: string): string {
     s = s.split(OPEN_Q_FLAG).join(OPEN_Q)
   }
   if (s.includes('-')) s = applyRules(s, DASH_RULES)
-  if (/(?<=\d)x\d/.test(s)) s = s.replace(/\b(0[\d.,]+|[1-9][\d.,]*)x(\d[\d.,]*)\b/g, '$1&#215;$2')
-  return s.replace(STRAY_AMP, '&#038;')
+  if (/(?<=\d)x\d/.test(s)) s = dimensions(s)
+  return s.includes('&') ? s.replace(STRAY_AMP, '&#038;') : s
 }
 
 /** Splits text into HTML comments, elements and the text between them. */
@@ -176,7 +228,7 @@ export function texturize (text: string): string {
     const part = parts[i]!
     if (part[0] === '<') {
       if (part.startsWith('<!--')) continue
-      const element = part.replace(STRAY_AMP, '&#038;')
+      const element = part.includes('&') ? part.replace(STRAY_AMP, '&#038;') : part
       parts[i] = element
       pushPop(element, stack)
     } else if (part.trim() === '') {

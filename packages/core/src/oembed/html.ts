@@ -5,6 +5,7 @@
  * ones).
  */
 import { randomInt } from 'node:crypto'
+import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2'
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
@@ -71,23 +72,74 @@ export function localEmbedHtml ({ permalink, title, siteName, width, height }: L
     `scrolling="no" class="cms-embedded-content"></iframe>${RESIZE_SCRIPT}`
 }
 
-/** Attributes of the first tag named `tag` in `html`, lower-cased names, entity-decoded values. */
-export function firstTagAttributes (html: string, tag: string): Record<string, string> | null {
-  const m = new RegExp(`<${tag}(\\s[^>]*)?>`, 'i').exec(html)
-  if (m === null) return null
-  return parseAttributes(m[1] ?? '')
+type Attributes = Record<string, string>
+
+/**
+ * The start tags named one of `names` (lower case) in `html`, in order, with
+ * their attributes (names lower-cased, values entity-decoded, the first of
+ * a repeated name kept), read by htmlparser2's tokenizer: one pass whatever
+ * the markup (an unclosed `<link ` or `<iframe ` does not make every later
+ * one read to the end), and no element tree (its parser's open-element
+ * stack costs time in the nesting depth for every tag). `visit` returns true
+ * to stop looking.
+ */
+export function eachTag (html: string, names: ReadonlySet<string>, visit: (name: string, attrs: Attributes) => boolean): void {
+  let tag: string | null = null
+  let attrs: Attributes = Object.create(null) as Attributes
+  let attrName = ''
+  let attrValue = ''
+  let stopped = false
+  const lengths = new Set([...names].map((name) => name.length))
+  const finish = (): void => {
+    if (tag !== null && !stopped && visit(tag, attrs)) {
+      stopped = true
+      tokenizer.pause()
+    }
+    tag = null
+  }
+  const ignore = (): void => {}
+  const tokenizer = new Tokenizer({ decodeEntities: true }, {
+    onopentagname (start, end) {
+      tag = null
+      // Most tags are not looked for: their name is not even copied.
+      if (!lengths.has(end - start)) return
+      const name = html.slice(start, end).toLowerCase()
+      if (!names.has(name)) return
+      tag = name
+      attrs = Object.create(null) as Attributes
+    },
+    onattribname (start, end) {
+      if (tag === null) return
+      attrName = html.slice(start, end).toLowerCase()
+      attrValue = ''
+    },
+    onattribdata (start, end) { if (tag !== null) attrValue += html.slice(start, end) },
+    onattribentity (codepoint) { if (tag !== null) attrValue += String.fromCodePoint(codepoint) },
+    onattribend () { if (tag !== null && !(attrName in attrs)) attrs[attrName] = attrValue },
+    onopentagend: finish,
+    onselfclosingtag: finish,
+    oncdata: ignore,
+    onclosetag: ignore,
+    oncomment: ignore,
+    ondeclaration: ignore,
+    onend: ignore,
+    onprocessinginstruction: ignore,
+    ontext: ignore,
+    ontextentity: ignore
+  } satisfies TokenizerCallbacks)
+  tokenizer.write(html)
+  // Paused when `visit` stopped: the rest is not read.
+  tokenizer.end()
 }
 
-export function parseAttributes (source: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  const re = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g
-  let m: RegExpExecArray | null
-  while ((m = re.exec(source)) !== null) {
-    const name = m[1]!.toLowerCase()
-    if (name in out) continue
-    out[name] = decodeEntities(m[2] ?? m[3] ?? m[4] ?? '')
-  }
-  return out
+/** Attributes of the first tag named `tag` in `html`, lower-cased names, entity-decoded values. */
+export function firstTagAttributes (html: string, tag: string): Attributes | null {
+  let found: Attributes | null = null
+  eachTag(html, new Set([tag.toLowerCase()]), (_name, attrs) => {
+    found = attrs
+    return true
+  })
+  return found
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' }

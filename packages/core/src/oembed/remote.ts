@@ -6,7 +6,8 @@
  */
 import { kernelErrors, type RestError } from '@cms/rest'
 import { OutboundError, restErrorOf, type OutboundClient, type OutboundResponse } from '../outbound/index.js'
-import { decodeEntities, escAttr, escHtml, escUrl, parseAttributes, sandboxedFrame } from './html.js'
+import { XMLParser } from 'fast-xml-parser'
+import { decodeEntities, eachTag, escAttr, escHtml, escUrl, sandboxedFrame } from './html.js'
 import { oembedErrors } from './errors.js'
 import type { ProviderList } from './providers.js'
 
@@ -31,28 +32,46 @@ function fetchError (err: unknown, ownUrl: boolean): unknown {
   return ownUrl ? restErrorOf(err) : upstream(err.message)
 }
 
+const LINK = new Set(['link'])
+
 /** The first oEmbed link of a page (JSON preferred), resolved against the page's URL. */
 export function discoveryLink (html: string, pageUrl: string): string | null {
   const found: Record<string, string> = {}
-  for (const m of html.matchAll(/<link\s([^>]*)>/gi)) {
-    const attrs = parseAttributes(m[1]!)
+  eachTag(html, LINK, (_name, attrs) => {
     const rels = (attrs.rel ?? '').toLowerCase().split(/\s+/)
     const type = (attrs.type ?? '').toLowerCase().trim()
-    if (!rels.includes('alternate') || !LINK_TYPES.includes(type) || attrs.href === undefined || type in found) continue
-    found[type] = attrs.href
-  }
+    if (rels.includes('alternate') && LINK_TYPES.includes(type) && attrs.href !== undefined && !(type in found)) found[type] = attrs.href
+    // The JSON link wins: nothing after it can change the answer.
+    return found[LINK_TYPES[0]!] !== undefined
+  })
   const href = found[LINK_TYPES[0]!] ?? found[LINK_TYPES[1]!]
   if (href === undefined) return null
   try { return new URL(href.trim(), pageUrl).href } catch { return null }
 }
 
-/** A flat `<oembed>` XML document as an object. */
-function parseXml (text: string): Record<string, unknown> | null {
-  const root = /<oembed>([\s\S]*)<\/oembed>/i.exec(text)
-  if (root === null) return null
+// Entities are decoded afterwards as the core does (predefined, `&nbsp;`, numeric); the parser
+// expands none, so a DOCTYPE cannot declare any.
+const XML = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: false, ignoreDeclaration: true, ignorePiTags: true })
+
+/** A flat `<oembed>` XML document as an object (its text children; nested elements are left out). */
+export function parseXml (text: string): Record<string, unknown> | null {
+  let doc: unknown
+  try {
+    doc = XML.parse(text)
+  } catch {
+    return null
+  }
+  if (typeof doc !== 'object' || doc === null) return null
+  const rootKey = Object.keys(doc).find((key) => key.toLowerCase() === 'oembed')
+  if (rootKey === undefined) return null
+  const root = (doc as Record<string, unknown>)[rootKey]
   const out: Record<string, unknown> = {}
-  for (const m of root[1]!.matchAll(/<([A-Za-z_][\w.-]*)>([\s\S]*?)<\/\1>/g)) {
-    out[m[1]!] = decodeEntities(m[2]!.replace(/^<!\[CDATA\[([\s\S]*)\]\]>$/, '$1'))
+  if (typeof root !== 'object' || root === null) return out
+  for (const [key, value] of Object.entries(root)) {
+    // A repeated element: the last one, as a flat reading would keep it.
+    const item = Array.isArray(value) ? value.at(-1) : value
+    if (typeof item === 'string') out[key] = decodeEntities(item)
+    else if (typeof item === 'number' || typeof item === 'boolean') out[key] = decodeEntities(String(item))
   }
   return out
 }

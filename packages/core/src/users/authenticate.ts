@@ -13,7 +13,7 @@ import type { FastifyRequest } from 'fastify'
 import { eq, or, sql } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import type { Store } from '@cms/store'
-import { anonymousCaller, Caller, isRole } from '../capabilities.js'
+import { anonymousCaller, Caller, isRole, type RoleRegistry } from '../capabilities.js'
 import { applicationPasswords, users } from './schema.js'
 import { keyedHash, normalizeAppPassword, sameHash, siteKey } from './passwords.js'
 import { isEmail, recordApplicationPasswordUse } from './store.js'
@@ -68,7 +68,7 @@ function credentialsQuery (store: Store): ReturnType<typeof prepareCredentialsQu
 }
 
 /** Checks credentials against the store; resolves to the caller or throws the 401. */
-export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string): Promise<Caller> {
+export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string, roles?: RoleRegistry): Promise<Caller> {
   const presented = keyedHash(await siteKey(store), normalizeAppPassword(credentials.password))
   const login = credentials.login.trim()
   // No stored login holds a NUL character (and the database refuses to compare one).
@@ -95,14 +95,14 @@ export async function authenticateBasic (store: Store, credentials: BasicCredent
       // Bookkeeping only: a failed write does not refuse valid credentials.
     }
   }
-  return new Caller(matched.id, matched.login, matched.roles.filter(isRole), matched.uuid)
+  return new Caller(matched.id, matched.login, matched.roles.filter(isRole), matched.uuid, roles)
 }
 
-export function authenticator (services: { store: Store }): (request: FastifyRequest) => Promise<Principal> {
-  const { store } = services
+export function authenticator (services: { store: Store, roles?: RoleRegistry }): (request: FastifyRequest) => Promise<Principal> {
+  const { store, roles } = services
   return async (request) => {
     const header = request.headers.authorization
     if (header === undefined || header.trim() === '') return anonymousCaller
-    return await authenticateBasic(store, parseBasicAuthorization(header), request.ip)
+    return await authenticateBasic(store, parseBasicAuthorization(header), request.ip, roles)
   }
 }

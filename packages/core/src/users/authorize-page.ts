@@ -106,6 +106,15 @@ function parseCookies (header: string | undefined): Record<string, string> {
 
 const str = (value: unknown): string => typeof value === 'string' ? value : ''
 
+/** Sign-in and approval forms are a few short fields. */
+const FORM_LIMIT_BYTES = 64 * 1024
+
+/** Fastify's own errors for an unreadable request (415, 413, 400) stay 4xx. */
+function clientErrorStatus (err: unknown): number | undefined {
+  const status = (err as { statusCode?: unknown }).statusCode
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined
+}
+
 function fieldsOf (source: unknown): Record<string, unknown> {
   return typeof source === 'object' && source !== null && !Array.isArray(source) ? source as Record<string, unknown> : {}
 }
@@ -129,6 +138,10 @@ export async function authorizePage (app: FastifyInstance, opts: AuthorizePageOp
   const { store } = opts.services
   const local = (opts.environment ?? process.env.CMS_ENVIRONMENT ?? '') === 'local'
   const siteOptions = cachedSiteOptions(store)
+  // The pages read their own forms: they may be registered before the REST kernel's parsers exist.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))))
+  })
 
   const baseOf = (request: FastifyRequest): string => request.baseUrl !== '' ? request.baseUrl : `${request.protocol}://${request.host}`
   const secure = (request: FastifyRequest): boolean => request.protocol === 'https' || baseOf(request).startsWith('https:')
@@ -344,9 +357,9 @@ ${whoBar(current.user, current.session.csrf)}`)
   })
 
   app.setErrorHandler(async (err, request, reply) => {
-    const status = err instanceof RestError ? err.status : 500
+    const status = err instanceof RestError ? err.status : clientErrorStatus(err) ?? 500
     if (status >= 500) request.log.error({ err }, 'admin page failed')
-    const message = err instanceof RestError && status < 500 ? err.message : 'Something went wrong. Please try again.'
+    const message = status >= 500 ? 'Something went wrong. Please try again.' : err instanceof RestError ? err.message : 'The form could not be read.'
     return await send(reply, status, 'Error', html`<h1>Error</h1>${notice(message)}`)
   })
 }

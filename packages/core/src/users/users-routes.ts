@@ -10,7 +10,7 @@ import {
 } from '@cms/rest'
 import type { Services } from '../services.js'
 import { cachedSiteOptions } from '../site.js'
-import { isRole, roleCapabilities, ROLES, type Role } from '../capabilities.js'
+import { isRole, ROLES, type Role, type RoleRegistry } from '../capabilities.js'
 import { denied, userErrors } from './errors.js'
 import { AUTHOR_POST_TYPES, countPublishedPosts } from './authors.js'
 import {
@@ -114,9 +114,9 @@ function avatarUrls (email: string): Record<string, string> {
   return Object.fromEntries(AVATAR_SIZES.map((s) => [String(s), `https://secure.gravatar.com/avatar/${hash}?s=${s}&d=mm&r=g`]))
 }
 
-function allCapabilities (roles: readonly Role[]): Record<string, boolean> {
+function allCapabilities (registry: RoleRegistry, roles: readonly Role[]): Record<string, boolean> {
   const out: Record<string, boolean> = {}
-  for (const role of roles) for (const cap of roleCapabilities[role]) out[cap] = true
+  for (const role of roles) for (const cap of registry.capabilitiesOf(role)) out[cap] = true
   for (const role of roles) out[role] = true
   return out
 }
@@ -143,7 +143,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
       Object.assign(out, {
         roles: [...user.roles],
         registered_date: utcDate(user.registered),
-        capabilities: allCapabilities(user.roles),
+        capabilities: allCapabilities(services.roles, user.roles),
         extra_capabilities: Object.fromEntries(user.roles.map((r) => [r, true]))
       })
     }
@@ -169,7 +169,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
   function checkRoleUpdate (req: RestRequest, targetId: number | undefined, roles: readonly string[]): void {
     for (const role of roles) {
       if (!isRole(role)) throw userErrors.rest_user_invalid_role(undefined, `The role ${role} does not exist.`)
-      if (targetId === req.user.id && !roleCapabilities[role].has('edit_users')) {
+      if (targetId === req.user.id && !services.roles.capabilitiesOf(role).has('edit_users')) {
         throw deny(req, userErrors.rest_user_invalid_role(undefined, 'Sorry, you are not allowed to give users that role.').withStatus(401))
       }
     }
@@ -278,7 +278,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
           if (hpp === true) publishedIn = AUTHOR_POST_TYPES
           else if (Array.isArray(hpp) && hpp.length > 0) publishedIn = hpp
           const capabilityRoles = (q.capabilities?.length ?? 0) > 0
-            ? ROLES.filter((r) => q.capabilities!.some((c) => c === r || roleCapabilities[r].has(c)))
+            ? ROLES.filter((r) => q.capabilities!.some((c) => c === r || services.roles.capabilitiesOf(r).has(c)))
             : undefined
           const { users, total } = await listUsers(store, {
             search: q.search,

@@ -1,0 +1,103 @@
+/**
+ * nps-survey/v1 (builder-family.md §5): the satisfaction survey a product
+ * shows its administrators. `rating` records a rating (locally: nothing is
+ * sent out) and retires the survey; `dismiss-nps-survey` postpones it and
+ * retires it from the second dismissal on. Both need `manage_options` and
+ * answer `{"success":true,"data":{"status":true}}`; their body fields are
+ * not declared (the reference lists none) and are checked here.
+ */
+import { sql } from 'drizzle-orm'
+import { denied, endpoint, route, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
+import type { Services } from '@cms/core'
+import { builderErrors } from './errors.js'
+import { npsSurveys } from './schema.js'
+
+const NS = 'nps-survey/v1'
+const SUCCESS = { success: true, data: { status: true } }
+
+function invalid (name: string, why: string): RestError {
+  return builderErrors.rest_invalid_param({ params: { [name]: why } }, `Invalid parameter(s): ${name}`)
+}
+
+/** `plugin_slug`: the product whose survey this is (`header-footer-builder`). */
+function pluginSlug (req: RestRequest): string {
+  const v = req.params.plugin_slug
+  if (typeof v !== 'string' || !/^[a-z0-9_-]{1,100}$/.test(v)) throw invalid('plugin_slug', 'plugin_slug must be a product slug of lowercase letters, digits, - and _.')
+  return v
+}
+
+/** An integer in [min, max] given as a number or a string of digits. */
+function integerParam (req: RestRequest, name: string, min: number, max: number, fallback?: number): number {
+  const v = req.params[name]
+  if (v === undefined && fallback !== undefined) return fallback
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,10}$/.test(v.trim()) ? Number(v.trim()) : NaN
+  if (!Number.isInteger(n) || n < min || n > max) throw invalid(name, `${name} must be an integer from ${min} to ${max}.`)
+  return n
+}
+
+function text (req: RestRequest, name: string, max: number): string {
+  const v = req.params[name] ?? ''
+  if (typeof v !== 'string' || v.length > max) throw invalid(name, `${name} must be a string of at most ${max} characters.`)
+  return v
+}
+
+function mayManage (req: RestRequest): true | RestError {
+  return req.user.can('manage_options') ? true : denied(builderErrors.gt_rest_cannot_access(), req.user.id)
+}
+
+export function npsSurveyRoutes ({ store }: Services): RouteDecl[] {
+  const rating = route({
+    namespace: NS,
+    path: `/${NS}/rating`,
+    endpoints: [endpoint({
+      methods: ['POST'],
+      args: {},
+      summary: 'Record a rating of a product and retire its survey',
+      permission: mayManage,
+      handler: async (req) => {
+        const slug = pluginSlug(req)
+        const score = integerParam(req, 'rating', 0, 10)
+        const comment = text(req, 'comment', 5000)
+        await store.db.insert(npsSurveys)
+          .values({ pluginSlug: slug, dismissCount: 0, dismissPermanently: true, dismissStep: '', rating: score, comment, ratedBy: req.user.id })
+          .onConflictDoUpdate({
+            target: npsSurveys.pluginSlug,
+            set: { dismissCount: 0, dismissPermanently: true, dismissStep: '', rating: score, comment, ratedBy: req.user.id }
+          })
+        return SUCCESS
+      }
+    })]
+  })
+
+  const dismiss = route({
+    namespace: NS,
+    path: `/${NS}/dismiss-nps-survey`,
+    endpoints: [endpoint({
+      methods: ['POST'],
+      args: {},
+      summary: "Postpone a product's survey (retired from the second dismissal)",
+      permission: mayManage,
+      handler: async (req) => {
+        const slug = pluginSlug(req)
+        const timespan = integerParam(req, 'dismiss_timespan', 0, 2_147_483_647, 0)
+        const step = text(req, 'current_step', 100)
+        const now = Math.floor(Date.now() / 1000)
+        // One statement: two dismissals at once both count.
+        await store.db.insert(npsSurveys)
+          .values({ pluginSlug: slug, dismissCount: 1, dismissPermanently: false, dismissStep: step, dismissTime: now, dismissTimespan: timespan })
+          .onConflictDoUpdate({
+            target: npsSurveys.pluginSlug,
+            set: {
+              dismissCount: sql`${npsSurveys.dismissCount} + 1`,
+              dismissPermanently: sql`${npsSurveys.dismissPermanently} or ${npsSurveys.dismissCount} + 1 >= 2`,
+              dismissStep: step,
+              dismissTime: now,
+              dismissTimespan: timespan
+            }
+          })
+        return SUCCESS
+      }
+    })]
+  })
+  return [rating, dismiss]
+}

@@ -1,0 +1,48 @@
+/**
+ * The core as a package like the others: cms/v2 (content, users,
+ * application passwords), oembed/1.0, the site index `/` and `/batch/v1`,
+ * the sign-in and authorization pages, scheduled publishing, its
+ * migrations and its permission cases.
+ */
+import { Type } from '@sinclair/typebox'
+import { batchRoutes } from './batch/index.js'
+import { cmsV2Namespace } from './cms-v2.js'
+import { startContentJobs } from './content/index.js'
+import { coreMigrations } from './migrations.js'
+import { oembedNamespace } from './oembed/index.js'
+import { permissionsTable } from './permissions-table.js'
+import { definePackage } from './platform.js'
+import { siteRoutes } from './site.js'
+import { authorizePage } from './users/index.js'
+import { hasAnyUser } from './users/store.js'
+
+export const corePackage = definePackage({
+  name: '@cms/core',
+  namespaces: ['cms/v2', 'oembed/1.0'],
+  options: Type.Object({
+    /** Mount the sign-in and application authorization pages under /cms-admin/. */
+    adminPages: Type.Boolean({ default: true })
+  }, { additionalProperties: false }),
+  async register (api, options, app) {
+    const { services } = api
+    api.migrations(coreMigrations.folder)
+    api.namespace('cms/v2', () => cmsV2Namespace(services).routes)
+    api.namespace('oembed/1.0', () => oembedNamespace(services).routes)
+    api.routes(() => [...siteRoutes(services), ...batchRoutes(services)])
+    api.permissionCases(permissionsTable)
+    api.background('scheduled publishing', () => startContentJobs(services))
+    if (options.adminPages) await app.register(authorizePage, { services })
+    app.addHook('onListen', async () => {
+      try {
+        if (!(await hasAnyUser(services.store))) {
+          // The embedded database admits one process: the CLI needs the service stopped.
+          app.log.warn(services.store.kind === 'pglite'
+            ? 'No user exists yet. Create the first administrator: start with CMS_ADMIN_LOGIN, CMS_ADMIN_EMAIL and CMS_ADMIN_PASSWORD set, or stop the service and run: npx -y pnpm@10.34.8 cms user create <login> --email <address> --role administrator'
+            : 'No user exists yet. Create the first administrator: npx -y pnpm@10.34.8 cms user create <login> --email <address> --role administrator (or start with CMS_ADMIN_LOGIN, CMS_ADMIN_EMAIL and CMS_ADMIN_PASSWORD set)')
+        }
+      } catch (err) {
+        app.log.warn({ err }, 'could not check for users')
+      }
+    })
+  }
+})

@@ -1,0 +1,250 @@
+/**
+ * The package platform: what a deployment is composed of. Each package
+ * (the core included) is a Fastify plugin made with `definePackage`; while
+ * it registers it declares, through the `PackageApi` it is handed, its
+ * namespaces and routes, its migrations, its permission cases, the post
+ * meta, capabilities and role grants it adds, and its background work. The
+ * gateway registers the packages a profile needs, then runs their
+ * migrations and mounts the kernel with what they declared.
+ */
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import { type Static, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import type { NamespaceDecl, RouteDecl } from '@cms/rest'
+import type { MigrationSet } from '@cms/store'
+import type { Role } from './capabilities.js'
+import type { MetaKey, MetaOptions } from './content/meta.js'
+import type { PermissionCase } from './permissions-table.js'
+import type { Services } from './services.js'
+
+/** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
+export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
+
+/** Starts background work; returns what stops it (called when the app closes). */
+export type BackgroundStart = () => (() => Promise<void> | void)
+
+/**
+ * The extension API a package is handed while it registers. Everything a
+ * package owns is declared here; nothing is set on a module.
+ */
+export interface PackageApi {
+  /** The package's name (`@cms/builder`). */
+  readonly name: string
+  /** The store, the deployment's settings and the shared registries. */
+  readonly services: Services
+  /** Whether this deployment serves `namespace` here (a profile or a namespace service may leave it out). */
+  serves: (namespace: string) => boolean
+  /**
+   * Declares a namespace and its routes, built once every package has
+   * registered (so meta and capabilities other packages add are known).
+   * Ignored when the deployment does not serve it. `options` are the
+   * profile's per-namespace options.
+   */
+  namespace: (name: string, build: (options: Record<string, unknown>) => RouteDecl[]) => void
+  /** Routes outside any namespace (`/`, `/batch/v1`: the core's). */
+  routes: (build: () => RouteDecl[]) => void
+  /** The package's drizzle-kit migrations folder (absolute), run after its dependencies'. */
+  migrations: (folder: string) => void
+  /** Expected outcomes of the package's routes for anonymous and each role (see permissions-table.ts). */
+  permissionCases: (cases: PermissionCases) => void
+  /** Registers a post meta key: shown under `meta` in cms/v2 and writable as the core's keys are. */
+  registerMeta: (objectType: 'post', key: string, schema: MetaKey, opts?: MetaOptions) => void
+  /** Declares a capability the package checks and grants it to roles. */
+  capability: (name: string, grantedTo: readonly Role[]) => void
+  /** Work that runs while the app runs (started when it is ready, stopped when it closes). */
+  background: (name: string, start: BackgroundStart) => void
+}
+
+/** What `definePackage` returns: the plugin and what the gateway needs to know before registering it. */
+export interface CmsPackage {
+  readonly name: string
+  /** Packages that must be registered first (their names). */
+  readonly dependencies: readonly string[]
+  /** Namespaces this package can serve. */
+  readonly namespaces: readonly string[]
+  readonly plugin: FastifyPluginAsync<PackagePluginOptions>
+}
+
+/** The options every package plugin is registered with. */
+export interface PackagePluginOptions {
+  platform: Platform
+  /** The package's own options, validated against its schema. */
+  options?: unknown
+}
+
+export interface PackageDefinition<O extends TSchema> {
+  name: string
+  dependencies?: readonly string[]
+  namespaces: readonly string[]
+  /** TypeBox schema of the package's options (defaults applied before the check). */
+  options?: O
+  register: (api: PackageApi, options: Static<O>, app: FastifyInstance) => void | Promise<void>
+}
+
+/**
+ * Makes a package: a Fastify plugin (`fastify-plugin`, with its name and
+ * dependencies, so Fastify refuses to register it before them) whose
+ * options are checked when it registers.
+ */
+export function definePackage<O extends TSchema> (def: PackageDefinition<O>): CmsPackage {
+  const dependencies = def.dependencies ?? []
+  const plugin: FastifyPluginAsync<PackagePluginOptions> = async (app, opts) => {
+    if (!(opts.platform instanceof Platform)) throw new TypeError(`${def.name}: registered without a platform`)
+    let options: unknown = opts.options ?? {}
+    if (def.options !== undefined) {
+      options = Value.Default(def.options, structuredClone(options))
+      const first = Value.Errors(def.options, options).First()
+      if (first !== undefined) throw new TypeError(`${def.name}: invalid option ${first.path === '' ? '(root)' : first.path}: ${first.message}`)
+    }
+    await def.register(opts.platform.apiFor(def.name, dependencies), options as Static<O>, app)
+  }
+  return {
+    name: def.name,
+    dependencies,
+    namespaces: def.namespaces,
+    plugin: fp(plugin, { name: def.name, dependencies: [...dependencies], fastify: '5.x' })
+  }
+}
+
+interface NamespaceEntry { owner: string, build: (options: Record<string, unknown>) => RouteDecl[] }
+
+/** One deployment's registry of what its packages declared. */
+export class Platform {
+  private readonly declared = new Map<string, NamespaceEntry>()
+  private readonly outside: Array<() => RouteDecl[]> = []
+  private readonly sets: MigrationSet[] = []
+  private readonly cases = new Map<string, PermissionCases>()
+  private readonly jobs: Array<{ owner: string, name: string, start: BackgroundStart }> = []
+  private readonly registered: Array<{ name: string, dependencies: readonly string[] }> = []
+  private built = false
+
+  constructor (
+    readonly services: Services,
+    /** The namespaces served here, in the order of the index. */
+    readonly served: readonly string[],
+    /** Per-namespace options of the profile. */
+    private readonly namespaceOptions: Record<string, Record<string, unknown>> = {},
+    /** The served namespaces built here (default all); the others are proxied to another service. */
+    private readonly local: readonly string[] = served
+  ) {}
+
+  /** @internal The API handed to one package. */
+  apiFor (name: string, dependencies: readonly string[] = []): PackageApi {
+    if (this.built) throw new Error(`${name} registered after the app was built`)
+    if (this.registered.some((p) => p.name === name)) throw new Error(`${name} is registered twice`)
+    this.registered.push({ name, dependencies })
+    return {
+      name,
+      services: this.services,
+      serves: (ns) => this.local.includes(ns),
+      namespace: (ns, build) => {
+        const known = this.declared.get(ns)
+        if (known !== undefined) throw new Error(`namespace ${ns} is declared by ${known.owner} and ${name}`)
+        this.declared.set(ns, { owner: name, build })
+      },
+      routes: (build) => { this.outside.push(build) },
+      migrations: (folder) => { this.sets.push({ name, folder, dependsOn: [] }) },
+      permissionCases: (cases) => { this.cases.set(name, { ...this.cases.get(name), ...cases }) },
+      registerMeta: (objectType, key, schema, opts = {}) => { this.services.meta.register(objectType, key, schema, { ...opts, owner: name }) },
+      capability: (capability, grantedTo) => {
+        this.services.roles.declare(capability, name)
+        for (const role of grantedTo) this.services.roles.grant(role, [capability])
+      },
+      background: (job, start) => { this.jobs.push({ owner: name, name: job, start }) }
+    }
+  }
+
+  /** The migrations of the registered packages, each after those of the packages it depends on. */
+  migrationSets (): MigrationSet[] {
+    const owners = new Set(this.sets.map((s) => s.name))
+    return this.sets.map((s) => {
+      const deps = this.registered.find((p) => p.name === s.name)?.dependencies ?? []
+      return { ...s, dependsOn: deps.filter((d) => owners.has(d)) }
+    })
+  }
+
+  /** Names of the registered packages, in registration order. */
+  packages (): string[] { return this.registered.map((p) => p.name) }
+
+  /**
+   * The served namespaces with their routes, in the profile's order; a
+   * served namespace no package declares answers its root route only.
+   * Ends registration: meta and capabilities are final from here on.
+   */
+  namespaces (): NamespaceDecl[] {
+    this.built = true
+    this.services.meta.seal()
+    return this.served.map((ns) => {
+      const entry = this.local.includes(ns) ? this.declared.get(ns) : undefined
+      return { name: ns, routes: entry === undefined ? [] : entry.build(this.namespaceOptions[ns] ?? {}) }
+    })
+  }
+
+  /** Routes outside any namespace. */
+  routes (): RouteDecl[] { return this.outside.flatMap((build) => build()) }
+
+  /**
+   * Every registered package's permission cases, plus the root route of
+   * each served namespace, which describes it to anyone (reference: "Every
+   * namespace has a root route").
+   */
+  permissionCases (): Record<string, PermissionCase | readonly PermissionCase[]> {
+    const out: Record<string, PermissionCase | readonly PermissionCase[]> = {}
+    for (const ns of this.served) {
+      out[`GET /${ns}`] = { why: 'namespace roots are public', anonymous: 'allowed', subscriber: 'allowed', contributor: 'allowed', author: 'allowed', editor: 'allowed', administrator: 'allowed' }
+    }
+    const roots = new Set(Object.keys(out))
+    const owners = new Map<string, string>()
+    for (const [owner, cases] of this.cases) {
+      for (const [key, c] of Object.entries(cases)) {
+        const other = owners.get(key)
+        if (other !== undefined) throw new Error(`a permission case for ${key} is declared by ${other} and ${owner}`)
+        owners.set(key, owner)
+        if (!roots.has(key)) out[key] = c
+      }
+    }
+    return out
+  }
+
+  /** Starts the background work of every package; returns what stops it all. */
+  startBackground (): () => Promise<void> {
+    const stops = this.jobs.map((job) => job.start())
+    return async () => {
+      for (const stop of stops.reverse()) await stop()
+    }
+  }
+}
+
+/**
+ * The packages to register for a set of served namespaces: those serving
+ * one of them, the `always` ones, and everything they depend on, each after
+ * its dependencies. A dependency missing from the catalog is an error.
+ */
+export function packagesFor (catalog: readonly CmsPackage[], served: readonly string[], always: readonly string[] = []): CmsPackage[] {
+  const byName = new Map(catalog.map((p) => [p.name, p]))
+  const out: CmsPackage[] = []
+  const seen = new Set<string>()
+  const visit = (pkg: CmsPackage, path: string[]): void => {
+    if (seen.has(pkg.name)) return
+    if (path.includes(pkg.name)) throw new Error(`packages depend on each other in a cycle: ${[...path, pkg.name].join(' -> ')}`)
+    for (const dep of pkg.dependencies) {
+      const target = byName.get(dep)
+      if (target === undefined) throw new Error(`${pkg.name} depends on ${dep}, which is not installed`)
+      visit(target, [...path, pkg.name])
+    }
+    seen.add(pkg.name)
+    out.push(pkg)
+  }
+  for (const pkg of catalog) {
+    if (always.includes(pkg.name) || pkg.namespaces.some((ns) => served.includes(ns))) visit(pkg, [])
+  }
+  return out
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the composed packages declared (set by the gateway): their permission cases, packages, migrations. */
+    platform: Platform
+  }
+}
