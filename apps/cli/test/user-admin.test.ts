@@ -3,10 +3,10 @@
 import t from 'tap';
 import { inProcess } from './helpers.js';
 import { openTestStore } from '@cms/store/testing';
-import { createApplicationPassword, findUserById, findUserByLogin, findUserForSignIn, listApplicationPasswords } from '@cms/core';
+import { coreMigrations, createApplicationPassword, findUserById, findUserByLogin, findUserForSignIn, listApplicationPasswords } from '@cms/core';
 
 t.test('set-password, set-role and delete', async (t) => {
-  const db = await openTestStore();
+  const db = await openTestStore({ migrations: [coreMigrations] });
   t.teardown(() => db.close());
   const { exec } = inProcess(db);
   const ok = async (args: string[]) => {
