@@ -465,7 +465,7 @@ export function mediaRoutes (services: Services): RouteDecl[] {
     }
     const { rows, total } = await runListQuery(store, q)
     const info = { total, perPage: q.perPage!, page: q.page }
-    checkPage(info, 'rest_post_invalid_page_number')
+    checkPage(info, contentErrors.rest_post_invalid_page_number)
     const parentIds = [...new Set(rows.map((r) => r.parent).filter((id) => id !== 0))]
     const parents = new Map<number, PostRow | undefined>(await Promise.all(parentIds.map(async (id) => [id, await getPost(store, id)] as const)))
     const visible: PostRow[] = []
