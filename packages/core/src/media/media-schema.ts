@@ -4,8 +4,8 @@
  * plus what a file adds, as the core's media controller declares them.
  */
 import { Type, type TSchema } from '@sinclair/typebox'
-import { Enum, IntList, Raw, StringList, unvalidated, type JsonSchema } from '@cms/rest'
-import { listArgs, postItemSchema, writeArgs } from '../content/post-schema.js'
+import { argsFromSchema, Enum, IntList, Raw, StringList, unvalidated, type JsonSchema } from '@cms/rest'
+import { listArgs, postItemSchema } from '../content/post-schema.js'
 import type { MetaRegistry } from '../content/meta.js'
 import { ATTACHMENT_TYPE } from '../content/post-types.js'
 
@@ -60,7 +60,7 @@ const textObject = (description: string): TSchema => unvalidated(Type.Optional(R
 
 /** Arguments of upload and update: the writable fields. */
 export function mediaWriteArgs (meta: MetaRegistry): Record<string, TSchema> {
-  const post = writeArgs(ATTACHMENT_TYPE, meta)
+  const post = argsFromSchema(postItemSchema(ATTACHMENT_TYPE, meta), 'create') as Record<string, TSchema>
   const args: Record<string, TSchema> = {}
   for (const name of ['date', 'date_gmt', 'slug', 'status', 'title', 'author', 'comment_status', 'ping_status', 'meta', 'template']) {
     args[name] = name === 'status' ? Type.Optional(Enum(MEDIA_STATUSES, { description: 'A named status for the post.' })) : post[name]!
@@ -73,8 +73,8 @@ export function mediaWriteArgs (meta: MetaRegistry): Record<string, TSchema> {
 }
 
 /** Arguments of the list: the post list's that apply, with parents, statuses and types of files. */
-export function mediaListArgs (): Record<string, TSchema> {
-  const args = listArgs(ATTACHMENT_TYPE)
+export function mediaListArgs (meta: MetaRegistry): Record<string, TSchema> {
+  const args: Record<string, TSchema> = listArgs(ATTACHMENT_TYPE, postItemSchema(ATTACHMENT_TYPE, meta))
   args.parent = IntList({ description: 'Limit result set to items with particular parent IDs.', default: [] })
   args.parent_exclude = IntList({ description: 'Limit result set to all items except those of a particular parent ID.', default: [] })
   args.status = StringList({ description: 'Limit result set to posts assigned one or more statuses.', default: 'inherit' as unknown as string[] },

@@ -16,7 +16,7 @@ import { Type } from '@sinclair/typebox'
 import { eq } from 'drizzle-orm'
 import {
   argsOf, checkPage, ContextArg, endpoint, Enum, paginationHeaders, restUrl, route, RestResponse, validateArgs,
-  type Links, type Principal, type RestError, type RestRequest, type RouteDecl
+  type Links, type Principal, type RelativeRouteDecl, type RestError, type RestRequest, type RouteDecl
 } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
@@ -381,7 +381,7 @@ async function regenerateSizes (services: Services, post: PostRow, a: Attachment
   }
 }
 
-export function mediaRoutes (services: Services): RouteDecl[] {
+export function mediaRoutes (services: Services): RelativeRouteDecl[] {
   const { store } = services
   // The type /cms/v2/types lists, as the core registers it (once per deployment).
   if (!typeRegistry(services).postTypes.has(ATTACHMENT_TYPE.type)) registerPostType(services, ATTACHMENT_POST_TYPE)
@@ -592,12 +592,11 @@ export function mediaRoutes (services: Services): RouteDecl[] {
 
   return [
     route({
-      namespace: 'cms/v2',
-      path: '/cms/v2/media',
+      path: '/media',
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: mediaListArgs(), summary: 'List media', permission: listPermission, handler: list }),
+        endpoint({ methods: ['GET'], args: mediaListArgs(services.meta), summary: 'List media', permission: listPermission, handler: list }),
         endpoint({
           methods: ['POST'],
           args: writeArgs,
@@ -610,8 +609,7 @@ export function mediaRoutes (services: Services): RouteDecl[] {
       ]
     }),
     route({
-      namespace: 'cms/v2',
-      path: '/cms/v2/media/{id}',
+      path: '/media/{id}',
       vars: { id: '[\\d]+' },
       allowBatch: true,
       schema,
@@ -622,8 +620,7 @@ export function mediaRoutes (services: Services): RouteDecl[] {
       ]
     }),
     route({
-      namespace: 'cms/v2',
-      path: '/cms/v2/media/{id}/post-process',
+      path: '/media/{id}/post-process',
       vars: { id: '[\\d]+' },
       allowBatch: true,
       endpoints: [
