@@ -67,9 +67,12 @@ function connectionLimits (settings: Settings): { requestTimeout: number, connec
 }
 
 export async function buildApp (settings: Settings, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const server = kernelServerOptions({ bodyLimit: settings.bodyLimit, maxUrlLength: settings.maxUrlLength })
+  const limits = connectionLimits(settings)
   const app = Fastify({
-    ...kernelServerOptions({ bodyLimit: settings.bodyLimit }),
-    ...connectionLimits(settings),
+    ...server,
+    ...limits,
+    http: { ...(server as { http?: object }).http, ...limits.http },
     logger: opts.logger ?? {
       level: settings.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'password'], censor: '[redacted]' }

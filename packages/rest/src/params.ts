@@ -1,14 +1,28 @@
 /**
- * Where parameters come from and which source wins. Query strings are read
- * the PHP way (`a[]=1&a[]=2`, `categories[terms][]=3`); a repeated plain
- * name keeps its last value. Path variables win over everything else.
+ * Where parameters come from and which source wins. Query strings (and
+ * form bodies) are read the PHP way (`a[]=1&a[]=2`, `categories[terms][]=3`);
+ * a repeated plain name keeps its last value. Path variables win over
+ * everything else.
+ *
+ * Reading is linear in the input and bounded as PHP bounds it: the first
+ * {@link MAX_INPUT_VARS} non-empty `name=value` parts are read and the rest
+ * ignored (PHP's `max_input_vars`), and a name nested deeper than
+ * {@link MAX_INPUT_NESTING} brackets is dropped whole (PHP's
+ * `max_input_nesting_level`). PHP's behaviour was chosen over a 400: the
+ * core's clients get what the core gives them, and an oversized input
+ * costs no more than reading it once.
  */
 import qs from 'qs'
 
+/** PHP's `max_input_vars` default: parts past this many are ignored. */
+export const MAX_INPUT_VARS = 1000
+/** PHP's `max_input_nesting_level` default: a name with more bracket levels is dropped. */
+export const MAX_INPUT_NESTING = 64
+
 const QS_OPTIONS: qs.IParseOptions = {
-  depth: 8,
+  depth: MAX_INPUT_NESTING,
   arrayLimit: 1000,
-  parameterLimit: 2000,
+  parameterLimit: MAX_INPUT_VARS,
   duplicates: 'last',
   allowPrototypes: false,
   strictDepth: false
@@ -16,24 +30,67 @@ const QS_OPTIONS: qs.IParseOptions = {
 
 export function parseQuery (search: string): Record<string, unknown> {
   if (search === '') return {}
+  const { parts, nested } = inputVars(search)
   // Most query strings are flat (`per_page=10&page=2`): read those without qs,
   // with the same result (test/params.test.ts compares the two).
-  if (!NESTED.test(search)) {
-    const flat = parseFlat(search)
-    if (flat !== undefined) return flat
-  }
-  return qs.parse(search, QS_OPTIONS) as Record<string, unknown>
+  if (!nested) return parseFlat(parts)
+  return qs.parse(parts.join('&'), QS_OPTIONS) as Record<string, unknown>
 }
 
-/** A bracket, raw or percent-encoded, anywhere: a PHP-style array or object. */
-const NESTED = /\[|%5b|%5d|\]/i
+/**
+ * The parts PHP would read: at most {@link MAX_INPUT_VARS} non-empty ones, in
+ * one pass that stops there (a megabyte of `&` is not split into a million
+ * strings), without the names nested too deep; and whether any name has a
+ * bracket (raw or percent-encoded), which needs qs.
+ */
+function inputVars (search: string): { parts: string[], nested: boolean } {
+  const parts: string[] = []
+  let nested = false
+  let start = 0
+  while (start <= search.length && parts.length < MAX_INPUT_VARS) {
+    let end = search.indexOf('&', start)
+    if (end === -1) end = search.length
+    if (end > start) {
+      const part = search.slice(start, end)
+      if (BRACKET.test(part)) {
+        // Where qs ends the name: at `]=` when there is one, else at the first `=`.
+        const bracketEq = part.indexOf(']=')
+        const eq = bracketEq === -1 ? part.indexOf('=') : bracketEq + 1
+        if (nestingOf(decodeComponent(eq === -1 ? part : part.slice(0, eq))) <= MAX_INPUT_NESTING) {
+          nested = true
+          parts.push(part)
+        }
+      } else {
+        parts.push(part)
+      }
+    }
+    start = end + 1
+  }
+  return { parts, nested }
+}
 
-function parseFlat (search: string): Record<string, unknown> | undefined {
-  const parts = search.split('&')
-  if (parts.length > (QS_OPTIONS.parameterLimit ?? 1000)) return undefined
+/** A bracket, raw or percent-encoded: maybe a PHP-style array or object, read by qs. */
+const BRACKET = /\[|%5b|%5d|\]/i
+
+/** How many `[...]` levels a name has, as qs splits it (a group is `[`, no bracket, `]`); counting stops past the limit. */
+function nestingOf (key: string): number {
+  let levels = 0
+  let open = false
+  for (let i = key.indexOf('['); i !== -1 && i < key.length; i++) {
+    const c = key.charCodeAt(i)
+    if (c === 0x5b) {
+      open = true
+    } else if (c === 0x5d && open) {
+      open = false
+      if (++levels > MAX_INPUT_NESTING) break
+    }
+  }
+  return levels
+}
+
+function parseFlat (parts: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const part of parts) {
-    if (part === '') continue
     const eq = part.indexOf('=')
     const key = decodeComponent(eq === -1 ? part : part.slice(0, eq))
     // qs drops empty names and names of Object.prototype members.
