@@ -29,8 +29,10 @@ export interface BuildOptions {
 /** Store errors as REST errors: an outage is 503, a value the database refuses is 400. */
 export function storeErrorToRest (error: unknown): RestError | undefined {
   if (isStoreUnavailable(error)) return kernelErrors.rest_service_unavailable()
-  // SQLSTATE class 22: data exceptions (a number out of range, an invalid character...).
-  if (sqlStateOf(error)?.startsWith('22') === true) return kernelErrors.rest_invalid_value()
+  // SQLSTATE class 22: data exceptions (a number out of range, an invalid character...);
+  // class 54: a program limit passed by a value (a text too long for an index entry, 54000).
+  const state = sqlStateOf(error)
+  if (state?.startsWith('22') === true || state?.startsWith('54') === true) return kernelErrors.rest_invalid_value()
   return undefined
 }
 

@@ -12,6 +12,17 @@
  * CMS_ADVERSARIAL_FACTOR (default 10) multiplies both for a loaded two-core
  * machine. The stalls found on 2026-11-25 took seconds to minutes per
  * request (a megabyte of `[gallery ` took minutes), far beyond either.
+ *
+ * Every probe is sent; each with CMS_ADVERSARIAL_PER_PROBE strings (default
+ * 3; `all` for every string) drawn by a seeded generator so that the strings
+ * rotate over the probes (every string is sent many times per run) and a run
+ * is repeatable: CMS_ADVERSARIAL_SEED (printed) replays one. The defaults
+ * send about 250 requests of a megabyte, a few minutes on a loaded machine;
+ * `all` about 1,900.
+ *
+ * The service is started with its URL limit raised (CMS_MAX_URL_LENGTH, 8 MB)
+ * so that a megabyte reaches the handlers of GET routes too: the default limit
+ * answers such a request 414 before reading it (test/url-limits.test.ts).
  */
 import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -35,17 +46,54 @@ const MAX_STALLS = 5
 const ONLY = process.env.CMS_ADVERSARIAL_ONLY === undefined ? undefined : new RegExp(process.env.CMS_ADVERSARIAL_ONLY)
 
 const STRINGS = adversarialStrings(SIZE)
+const PER_PROBE = process.env.CMS_ADVERSARIAL_PER_PROBE === 'all' ? STRINGS.length : Math.min(STRINGS.length, Number(process.env.CMS_ADVERSARIAL_PER_PROBE ?? 3))
+const SEED = Number(process.env.CMS_ADVERSARIAL_SEED ?? 20261125)
 t.ok(STRINGS.length >= 15, `${STRINGS.length} adversarial strings of ${SIZE} characters`)
-t.comment(`bounds: answers ${ANSWER_MS} ms, /healthz ${HEALTH_MS} ms (factor ${FACTOR})`)
+t.comment(`bounds: answers ${ANSWER_MS} ms, /healthz ${HEALTH_MS} ms (factor ${FACTOR}); ${PER_PROBE} strings per probe, seed ${SEED}`)
 t.setTimeout(3_600_000)
+
+/** A small seeded generator (mulberry32): the same seed draws the same strings. */
+function generator (seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let x = Math.imul(a ^ (a >>> 15), 1 | a)
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/**
+ * The strings each probe gets: `per` of them, taken in turn from a shuffled
+ * deck reshuffled when used up, so every string is sent about equally often.
+ */
+function drawStrings<T> (probes: number, strings: readonly T[], per: number, seed: number): T[][] {
+  const random = generator(seed)
+  let deck: T[] = []
+  return Array.from({ length: probes }, () => {
+    const picked: T[] = []
+    while (picked.length < per) {
+      if (deck.length === 0) {
+        deck = [...strings]
+        for (let i = deck.length - 1; i > 0; i--) {
+          const j = Math.floor(random() * (i + 1));
+          [deck[i], deck[j]] = [deck[j]!, deck[i]!]
+        }
+      }
+      const next = deck.pop()!
+      if (!picked.includes(next)) picked.push(next)
+    }
+    return picked
+  })
+}
 
 interface Served { child: ChildProcess, base: string, headers: Record<string, string> }
 
 async function serve (profile: 'A' | 'B'): Promise<Served> {
   const script = fileURLToPath(new URL('./harness/serve.ts', import.meta.url))
-  // Query strings of several megabytes: the header limit is raised (percent-encoded, 1 MB of `<` is 3 MB).
-  const child = spawn(process.execPath, ['--max-http-header-size=16777216', '--import', 'tsx', script], {
-    env: { ...process.env, CMS_DEPLOYMENT: profile },
+  // Query strings of several megabytes (percent-encoded, 1 MB of `<` is 3 MB): the URL limit is raised.
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, CMS_DEPLOYMENT: profile, CMS_MAX_URL_LENGTH: String(8 * SIZE + 4096) },
     stdio: ['pipe', 'pipe', 'inherit']
   })
   const lines = createInterface({ input: child.stdout! })
@@ -92,7 +140,8 @@ for (const profile of ['A', 'B'] as const) {
       .flatMap(stringProbes)
     await h.close()
     for (const probe of probes) probed.add(probe.target.key)
-    t.comment(`${probes.length} probes on ${new Set(probes.map((p) => p.target.key)).size} routes not probed before`)
+    const drawn = drawStrings(probes.length, STRINGS, PER_PROBE, SEED + (profile === 'A' ? 0 : 7919))
+    t.comment(`${probes.length} probes on ${new Set(probes.map((p) => p.target.key)).size} routes not probed before: ${probes.length * PER_PROBE} requests`)
 
     let served = await serve(profile)
     t.teardown(async () => { await stop(served) })
@@ -103,8 +152,8 @@ for (const profile of ['A', 'B'] as const) {
     let stalls = 0
     let sent = 0
     outer:
-    for (const probe of probes) {
-      for (const s of STRINGS) {
+    for (const [index, probe] of probes.entries()) {
+      for (const s of drawn[index]!) {
         const req = probeRequest(probe, s.value, served.headers)
         // /healthz, one after another, for as long as the probe is in flight.
         let inFlight = true

@@ -88,7 +88,7 @@ export const kernelErrors = declareErrors({
   rest_headers_too_large: { status: 431, message: 'The request headers are larger than the allowed limit.' },
   rest_request_timeout: { status: 408, message: 'The request was not received within the time limit.' },
   rest_bad_request: { status: 400, message: 'The request could not be read.' },
-  rest_invalid_value: { status: 400, message: 'A parameter holds a value that cannot be stored (out of range or invalid characters).' },
+  rest_invalid_value: { status: 400, message: 'A parameter holds a value that cannot be stored (out of range, too long or invalid characters).' },
   rest_upstream_unconfigured: { status: 503, message: 'This route needs an outside service that is not configured.' },
   rest_upstream_error: { status: 502, message: 'The outside service failed to answer.' },
   rest_upstream_timeout: { status: 504, message: 'The outside service did not answer in time.' },

@@ -34,6 +34,9 @@ t.test('any query string of flat-ish parts: same result', async (t) => {
 t.test('nested names still go to qs', async (t) => {
   t.same(parseQuery('a[]=1&a[]=2&c[terms][]=3'), { a: ['1', '2'], c: { terms: ['3'] } })
   t.same(parseQuery('a%5B%5D=1'), { a: ['1'] })
+  t.same(parseQuery('a[b]=%5Bx%5D&a[c]=%2B+y&d[]&e=%5B'), { a: { b: '[x]', c: '+ y' }, d: [''], e: '[' }, 'values decoded as qs decodes them')
+  t.same(parseQuery('a[]=1&a[]=2&a[5]=3'), qs.parse('a[]=1&a[]=2&a[5]=3'))
+  t.same(parseQuery('a=x%5D=y&b[]=1'), { a: 'x]=y', b: ['1'] }, 'an encoded bracket in a value stays in the value (as PHP reads it; qs would move the name)')
 })
 
 t.test('PHP limits: the first 1000 parts are read, the rest ignored; names nested past 64 levels dropped', async (t) => {
@@ -78,6 +81,8 @@ t.test('reading is linear: a megabyte of brackets, escapes or separators costs a
     'x[]=1&': 'x[]=1&'.repeat(MB / 6),
     '&': '&'.repeat(MB),
     'a=1&': 'a=1&'.repeat(MB / 4),
+    'a[]=%5B…': `a[]=${'%5B'.repeat(MB / 3)}`,
+    'a=%5B…': `a=${'%5B'.repeat(MB / 3)}`,
     'x[i]=1 (distinct indexes)': Array.from({ length: MB / 10 }, (_, i) => `x[${i}]=1`).join('&'),
     '[=': '[='.repeat(MB / 2),
     '%': '%'.repeat(MB)
