@@ -111,7 +111,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RouteDecl[]
       schema,
       endpoints: [
         endpoint({ methods: ['GET'], summary: `List autosaves of a ${spec.type}`, args: { context: ContextArg() }, permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, args: writeArgs(spec, services.meta), permission: createPermission, handler: create })
+        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, status: 200, args: writeArgs(spec, services.meta), permission: createPermission, handler: create })
       ]
     }),
     route({
