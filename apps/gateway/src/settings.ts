@@ -8,6 +8,7 @@ import envSchema from 'env-schema'
 import { Type, type Static } from '@sinclair/typebox'
 import { storeSettingsFromEnv } from '@cms/store'
 import { isHostValue } from '@cms/rest'
+import { upstreamConfigFromEnv, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -69,6 +70,8 @@ export interface Settings {
    */
   siteUrl: string
   logLevel: string
+  /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
+  upstreams: Record<string, UpstreamConfig>
 }
 
 const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '')
@@ -118,7 +121,8 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     trustedProxies,
     allowedHosts,
     siteUrl: base !== '' ? base : `http://${listening}:${raw.PORT}`,
-    logLevel: raw.LOG_LEVEL
+    logLevel: raw.LOG_LEVEL,
+    upstreams: upstreamConfigFromEnv(env)
   }
 }
 

@@ -17,6 +17,8 @@ import type { Role } from './capabilities.js'
 import type { MetaKey, MetaOptions } from './content/meta.js'
 import type { PermissionCase } from './permissions-table.js'
 import type { Services } from './services.js'
+import type { UpstreamClient } from './upstream.js'
+import { resolveInside } from './paths.js'
 
 /** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
 export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
@@ -54,6 +56,17 @@ export interface PackageApi {
   capability: (name: string, grantedTo: readonly Role[]) => void
   /** Work that runs while the app runs (started when it is ready, stopped when it closes). */
   background: (name: string, start: BackgroundStart) => void
+  /**
+   * The outside service `name` (`rank-tracker`), configured by
+   * `CMS_UPSTREAM_RANK_TRACKER_URL` / `_TOKEN` / `_TIMEOUT_MS`; throws
+   * `503 rest_upstream_unconfigured` naming the setting when it is not.
+   * Call it where the route needs it (in the handler, after validation).
+   */
+  upstream: (name: string) => UpstreamClient
+  /** The deployment's content directory (uploads, files packages keep). */
+  readonly contentDir: string
+  /** A path from a request resolved inside the content directory, or `400 rest_invalid_path` (see paths.ts). */
+  resolveContent: (path: string) => Promise<string>
 }
 
 /** What `definePackage` returns: the plugin and what the gateway needs to know before registering it. */
@@ -151,7 +164,10 @@ export class Platform {
         this.services.roles.declare(capability, name)
         for (const role of grantedTo) this.services.roles.grant(role, [capability])
       },
-      background: (job, start) => { this.jobs.push({ owner: name, name: job, start }) }
+      background: (job, start) => { this.jobs.push({ owner: name, name: job, start }) },
+      upstream: (upstream) => this.services.upstreams.get(upstream),
+      contentDir: this.services.settings.contentDir,
+      resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path)
     }
   }
 

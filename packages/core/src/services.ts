@@ -6,6 +6,7 @@
 import type { Store } from '@cms/store'
 import { MetaRegistry, registerCoreMeta } from './content/meta.js'
 import { RoleRegistry } from './capabilities.js'
+import { Upstreams } from './upstream.js'
 
 export interface Services {
   store: Store
@@ -18,11 +19,13 @@ export interface Services {
   meta: MetaRegistry
   /** The roles and the capabilities each grants (the core's five, plus packages' grants). */
   roles: RoleRegistry
+  /** The outside services configured for this deployment (`CMS_UPSTREAM_<NAME>_*`, see upstream.ts). */
+  upstreams: Upstreams
 }
 
-/** Services with the core's own registrations: its meta keys and its five roles. */
-export function createServices (base: Pick<Services, 'store' | 'settings'>): Services {
+/** Services with the core's own registrations: its meta keys and its five roles. Without `upstreams`, none is configured. */
+export function createServices (base: Pick<Services, 'store' | 'settings'> & { upstreams?: Upstreams }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, roles: new RoleRegistry() }
+  return { ...base, meta, roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams() }
 }
