@@ -27,6 +27,8 @@ export async function usersApp (opts: { environment?: string, logLines?: string[
     // When asked, every log line (at the most verbose level) is kept for inspection.
     logger: lines === undefined ? false : { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } }
   })
+  // The pages before the kernel, as the core package registers them (they bring their own form parser).
+  await app.register(authorizePage, { services, environment: opts.environment ?? '' })
   await app.register(restKernel, {
     namespaces: [cmsV2Namespace(services)],
     routes: siteRoutes(services),
@@ -35,7 +37,6 @@ export async function usersApp (opts: { environment?: string, logLines?: string[
     // As the gateway wires it: anonymous answers reused while nothing is committed.
     freshness: async () => await commitClock(store).now()
   })
-  await app.register(authorizePage, { services, environment: opts.environment ?? '' })
   app.addHook('onClose', async () => { await store.close() })
   await app.ready()
   return { app, store, services }
