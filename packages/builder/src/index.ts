@@ -21,5 +21,7 @@ export const builderPackage = definePackage({
     registerBuilderMeta(api)
     api.namespace('nps-survey/v1', () => npsSurveyRoutes(api))
     api.permissionCases(builderPermissionCases)
+    // Whether the builder may share usage data (builder-family.md: `elementor_allow_tracking`); off until an administrator opts in.
+    api.option('builder_allow_tracking', Type.Boolean(), { default: false, description: 'Whether the page builder may share anonymous usage data.' })
   }
 })

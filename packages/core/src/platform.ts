@@ -8,7 +8,7 @@
  * migrations and mounts the kernel with what they declared.
  */
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import { type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { NamespaceDecl, RouteDecl } from '@cms/rest'
@@ -19,6 +19,7 @@ import type { PermissionCase } from './permissions-table.js'
 import type { Services } from './services.js'
 import type { UpstreamClient } from './upstream.js'
 import { resolveInside } from './paths.js'
+import type { PackageOption } from './package-options.js'
 
 /** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
 export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
@@ -63,6 +64,13 @@ export interface PackageApi {
    * Call it where the route needs it (in the handler, after validation).
    */
   upstream: (name: string) => UpstreamClient
+  /**
+   * Declares a site option the package owns (stored in the site's options,
+   * `cms option get/set <name>`): its TypeBox schema and default. The
+   * handle is the one way to read and write it; writes are checked against
+   * the schema.
+   */
+  option: <S extends TSchema>(name: string, schema: S, opts: { default: Static<S>, description?: string }) => PackageOption<S>
   /** The deployment's content directory (uploads, files packages keep). */
   readonly contentDir: string
   /** A path from a request resolved inside the content directory, or `400 rest_invalid_path` (see paths.ts). */
@@ -166,6 +174,7 @@ export class Platform {
       },
       background: (job, start) => { this.jobs.push({ owner: name, name: job, start }) },
       upstream: (upstream) => this.services.upstreams.get(upstream),
+      option: (option, schema, opts) => this.services.options.handle(this.services.options.declare(name, option, schema, opts.default, opts.description)),
       contentDir: this.services.settings.contentDir,
       resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path)
     }
@@ -256,6 +265,25 @@ export function packagesFor (catalog: readonly CmsPackage[], served: readonly st
     if (always.includes(pkg.name) || pkg.namespaces.some((ns) => served.includes(ns))) visit(pkg, [])
   }
   return out
+}
+
+/**
+ * What a set of installed packages declares, for tools that serve nothing
+ * (the command line's `migrate` and `option`): every package of `catalog`
+ * registered on a bare Fastify app with every namespace it can serve.
+ * `close` closes that app (the store is the caller's).
+ */
+export async function declaredBy (catalog: readonly CmsPackage[], services: Services): Promise<{ platform: Platform, close: () => Promise<void> }> {
+  const served = [...new Set(catalog.flatMap((p) => p.namespaces))]
+  const platform = new Platform(services, served)
+  const app = Fastify({ logger: false })
+  try {
+    for (const pkg of packagesFor(catalog, served, catalog.map((p) => p.name))) await app.register(pkg.plugin, { platform })
+  } catch (err) {
+    await app.close()
+    throw err
+  }
+  return { platform, close: async () => { await app.close() } }
 }
 
 declare module 'fastify' {

@@ -7,6 +7,7 @@ import type { Store } from '@cms/store'
 import { MetaRegistry, registerCoreMeta } from './content/meta.js'
 import { RoleRegistry } from './capabilities.js'
 import { Upstreams } from './upstream.js'
+import { PackageOptions } from './package-options.js'
 
 export interface Services {
   store: Store
@@ -21,11 +22,13 @@ export interface Services {
   roles: RoleRegistry
   /** The outside services configured for this deployment (`CMS_UPSTREAM_<NAME>_*`, see upstream.ts). */
   upstreams: Upstreams
+  /** The site options packages declared, with their schemas (see package-options.ts). */
+  options: PackageOptions
 }
 
 /** Services with the core's own registrations: its meta keys and its five roles. Without `upstreams`, none is configured. */
 export function createServices (base: Pick<Services, 'store' | 'settings'> & { upstreams?: Upstreams }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams() }
+  return { ...base, meta, roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store) }
 }
