@@ -51,8 +51,14 @@ export interface PackageApi {
   migrations: (folder: string) => void
   /** Expected outcomes of the package's routes for anonymous and each role (see permissions-table.ts). */
   permissionCases: (cases: PermissionCases) => void
-  /** Registers a post meta key: shown under `meta` in cms/v2 and writable as the core's keys are. */
-  registerMeta: (objectType: 'post', key: string, schema: MetaKey, opts?: MetaOptions) => void
+  /**
+   * Registers a post or user meta key: shown under `meta` in cms/v2 posts
+   * and pages (`post`) or users (`user`), and writable there as the core's
+   * keys are (validated before any write, its contexts, the object's update
+   * permission plus `opts.authorize`, `sanitize` for writers without
+   * `unfiltered_html`).
+   */
+  registerMeta: (objectType: 'post' | 'user', key: string, schema: MetaKey, opts?: MetaOptions) => void
   /** Declares a capability the package checks and grants it to roles. */
   capability: (name: string, grantedTo: readonly Role[]) => void
   /** Work that runs while the app runs (started when it is ready, stopped when it closes). */
@@ -167,7 +173,10 @@ export class Platform {
       routes: (build) => { this.outside.push(build) },
       migrations: (folder) => { this.sets.push({ name, folder, dependsOn: [] }) },
       permissionCases: (cases) => { this.cases.set(name, { ...this.cases.get(name), ...cases }) },
-      registerMeta: (objectType, key, schema, opts = {}) => { this.services.meta.register(objectType, key, schema, { ...opts, owner: name }) },
+      registerMeta: (objectType, key, schema, opts = {}) => {
+        const registry = objectType === 'user' ? this.services.userMeta : this.services.meta
+        registry.register(objectType, key, schema, { ...opts, owner: name })
+      },
       capability: (capability, grantedTo) => {
         this.services.roles.declare(capability, name)
         for (const role of grantedTo) this.services.roles.grant(role, [capability])
@@ -200,6 +209,7 @@ export class Platform {
   namespaces (): NamespaceDecl[] {
     this.built = true
     this.services.meta.seal()
+    this.services.userMeta.seal()
     return this.served.map((ns) => {
       const entry = this.local.includes(ns) ? this.declared.get(ns) : undefined
       return { name: ns, routes: entry === undefined ? [] : entry.build(this.namespaceOptions[ns] ?? {}) }

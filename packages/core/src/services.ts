@@ -18,6 +18,8 @@ export interface Services {
   }
   /** The registered post meta (the core's keys, then each package's). */
   meta: MetaRegistry
+  /** The registered user meta (packages' keys; shown under `meta` in cms/v2 users once one is registered). */
+  userMeta: MetaRegistry
   /** The roles and the capabilities each grants (the core's five, plus packages' grants). */
   roles: RoleRegistry
   /** The outside services configured for this deployment (`CMS_UPSTREAM_<NAME>_*`, see upstream.ts). */
@@ -30,5 +32,5 @@ export interface Services {
 export function createServices (base: Pick<Services, 'store' | 'settings'> & { upstreams?: Upstreams }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store) }
+  return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store) }
 }

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import {
-  ContextArg, created, endpoint, Enum, IntList, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
+  ContextArg, created, endpoint, Enum, IntList, paginationHeaders, Raw, RestResponse, restUrl, route, StringList, unvalidated,
   type JsonSchema, type RestError, type RestRequest, type RouteDecl
 } from '@cms/rest'
 import type { Services } from '../services.js'
@@ -18,6 +18,7 @@ import {
   updateUser, type ProfileField, type UserChanges, type UserOrderBy, type UserRecord
 } from './store.js'
 import { forceEditContext, forgetUser, invalidParam, userOnce, userTextFilter, utcDate } from './route-helpers.js'
+import { metaResponse, metaSchema, parseMetaParam, type MetaRegistry } from '../content/meta.js'
 
 const NS = 'cms/v2'
 const CONTEXTS = ['embed', 'view', 'edit']
@@ -61,7 +62,7 @@ const p = userSchema.properties as Record<string, JsonSchema>
 const d = (name: string): { description: string } => ({ description: p[name]!.description as string })
 
 /** The writable fields as arguments; `create` marks the required ones. */
-function writeArgs (create: boolean) {
+function writeArgs (create: boolean, meta: MetaRegistry) {
   const maybe = <T extends ReturnType<typeof Type.String>>(schema: T) => create ? schema : Type.Optional(schema)
   return {
     username: maybe(Type.String(d('username'))),
@@ -75,8 +76,16 @@ function writeArgs (create: boolean) {
     nickname: Type.Optional(Type.String(d('nickname'))),
     slug: Type.Optional(Type.String(d('slug'))),
     roles: Type.Optional(StringList(d('roles'))),
-    password: maybe(Type.String(d('password')))
+    password: maybe(Type.String(d('password'))),
+    // Registered user meta (packages' keys), checked key by key as post meta is.
+    ...(meta.size === 0 ? {} : { meta: unvalidated(Type.Optional(Raw({ type: 'object', description: 'Meta fields.', properties: metaSchema(meta) }))) })
   }
+}
+
+/** The item schema, with `meta` once a package registered user meta (the answers stay as before otherwise). */
+function userSchemaWith (meta: MetaRegistry): JsonSchema {
+  if (meta.size === 0) return userSchema
+  return { ...userSchema, properties: { ...userSchema.properties as Record<string, JsonSchema>, meta: { description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchema(meta) } } }
 }
 
 const idArg = { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the user.' })) }
@@ -122,7 +131,9 @@ function allCapabilities (registry: RoleRegistry, roles: readonly Role[]): Recor
 }
 
 export function userRoutesOf (services: Services): RouteDecl[] {
-  const { store } = services
+  const { store, userMeta } = services
+  const schema = userSchemaWith(userMeta)
+  const metaKeys = [...userMeta.entries()].map(([key]) => key)
   const siteOptions = cachedSiteOptions(store)
 
   /** A user as the API shows it; the kernel then keeps the fields of the request's context. */
@@ -148,6 +159,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
       })
     }
     out.avatar_urls = avatarUrls(user.email)
+    if (metaKeys.length > 0) out.meta = metaResponse(userMeta, await getUserMetas(store, user.id, metaKeys))
     if (opts.links !== false) {
       out._links = {
         self: [{ href: restUrl(req.baseUrl, `/${NS}/users/${user.id}`) }],
@@ -191,6 +203,11 @@ export function userRoutesOf (services: Services): RouteDecl[] {
     const profile: Partial<Record<ProfileField, string>> = {}
     for (const key of PROFILE_FIELDS) if (typeof q[key] === 'string') profile[key] = key === 'locale' ? q[key] : kses(q[key])
     changes.profile = profile
+    // Validated (every failure at once) before anything is written; null removes a key.
+    if (q.meta !== undefined && metaKeys.length > 0) {
+      const parsed = parseMetaParam(userMeta, q.meta, req.user, typeof q.id === 'number' ? { id: q.id, type: 'user' } : undefined)
+      changes.meta = { ...parsed.set, ...Object.fromEntries(parsed.remove.map((k) => [k, null])) }
+    }
     return changes
   }
 
@@ -252,7 +269,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
   const collection = route({
     namespace: NS,
     path: `/${NS}/users`,
-    schema: userSchema,
+    schema,
     endpoints: [
       endpoint({
         methods: ['GET'],
@@ -302,7 +319,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
       }),
       endpoint({
         methods: ['POST'],
-        args: writeArgs(true),
+        args: writeArgs(true, userMeta),
         summary: 'Create a user',
         permission: (req) => req.user.can('create_users') ? true : deny(req, userErrors.rest_cannot_create_user()),
         handler: async (req) => {
@@ -323,7 +340,8 @@ export function userRoutesOf (services: Services): RouteDecl[] {
               nicename: changes.nicename,
               url: changes.url,
               description: changes.description,
-              profile: changes.profile
+              profile: changes.profile,
+              meta: changes.meta
             })
           } catch (e) {
             const code = (e as { code?: string }).code
@@ -341,7 +359,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
     namespace: NS,
     path: `/${NS}/users/{id}`,
     vars: { id: '[\\d]+' },
-    schema: userSchema,
+    schema,
     endpoints: [
       endpoint({
         methods: ['GET'],
@@ -363,7 +381,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
       }),
       endpoint({
         methods: ['POST', 'PUT', 'PATCH'],
-        args: { ...idArg, ...writeArgs(false) },
+        args: { ...idArg, ...writeArgs(false, userMeta) },
         summary: 'Update a user',
         permission: async (req) => await canUpdate(req, Number(req.params.id)),
         handler: async (req) => await update(req, Number(req.params.id))
@@ -381,7 +399,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
   const me = route({
     namespace: NS,
     path: `/${NS}/users/me`,
-    schema: userSchema,
+    schema,
     endpoints: [
       endpoint({
         methods: ['GET'],
@@ -398,7 +416,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
       }),
       endpoint({
         methods: ['POST', 'PUT', 'PATCH'],
-        args: writeArgs(false),
+        args: writeArgs(false, userMeta),
         summary: 'Update the current user',
         permission: async (req) => {
           const id = signedIn(req)

@@ -1,0 +1,142 @@
+/**
+ * The extension API as a package author uses it, through HTTP: a package
+ * written in this test (`demo-api`) declares an option with a schema and a
+ * user meta key, and the gateway composes it with the core.
+ */
+import t from 'tap'
+import { Type } from '@sinclair/typebox'
+import { definePackage, type PackageApi } from '@cms/core'
+import { denied, endpoint, kernelErrors, route, type RestRequest } from '@cms/rest'
+import { openTestStore } from '@cms/store/testing'
+import type { Store } from '@cms/store'
+import { buildApp } from '../src/app.js'
+import { loadSettings } from '../src/settings.js'
+import { profiles } from '../src/profiles.js'
+import { BASE } from './helpers.js'
+import { createCaller, type TestCaller } from './harness/app.js'
+
+const NS = 'demo-api/v1'
+
+/** The package under test: what a package author writes. */
+function demoPackage (seen: { api?: PackageApi }) {
+  return definePackage({
+    name: '@cms/demo-api',
+    dependencies: ['@cms/core'],
+    namespaces: [NS],
+    register (api) {
+      seen.api = api
+      const limits = api.option('demo_limits', Type.Object({ max: Type.Integer({ minimum: 1, maximum: 100 }), label: Type.String({ maxLength: 20 }) }, { additionalProperties: false }), {
+        default: { max: 10, label: 'ten' },
+        description: 'Limits of the demo package.'
+      })
+      api.registerMeta('user', 'demo_score', { type: 'string', default: '', enum: ['', 'low', 'high'], description: 'A score of the user.' })
+      api.registerMeta('user', 'demo_private', { type: 'string', default: '', description: 'Shown in the edit context only.', context: ['edit'], sanitize: (v) => ({ value: String(v).replace(/</g, '') }) })
+      const manage = (req: RestRequest) => req.user.can('manage_options') ? true : denied(kernelErrors.rest_forbidden(), req.user.id)
+      api.namespace(NS, () => [route({
+        namespace: NS,
+        path: `/${NS}/limits`,
+        endpoints: [
+          endpoint({ methods: ['GET'], args: {}, summary: 'Read the limits', permission: manage, handler: async () => await limits.get() }),
+          endpoint({ methods: ['POST'], args: {}, summary: 'Change the limits', permission: manage, handler: async (req) => await limits.set(req.params.limits) })
+        ]
+      })])
+      const ADMINS = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: 'allowed' } as const
+      api.permissionCases({
+        'GET /demo-api/v1/limits': { why: 'manage_options', ...ADMINS },
+        'POST /demo-api/v1/limits': { why: 'manage_options', ...ADMINS, probe: { body: { limits: { max: 5, label: 'five' } } } }
+      })
+    }
+  })
+}
+
+async function composed (store: Store, seen: { api?: PackageApi } = {}) {
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' })
+  const profile = { name: 'A', namespaces: [...profiles.A!.namespaces, NS] }
+  const app = await buildApp(settings, { store, logger: false, jobs: false, packages: [demoPackage(seen)], profile })
+  await app.ready()
+  const call = async (method: string, path: string, as?: TestCaller, body?: unknown) => {
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/cms-json${path}`,
+      headers: { ...as?.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) })
+    })
+    return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) }
+  }
+  return { app, call }
+}
+
+t.test('a package\'s options: schema, default, validated writes through its handle', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: { api?: PackageApi } = {}
+  const { app, call } = await composed(store, seen)
+  t.teardown(() => app.close())
+  const admin = await createCaller(store, 'administrator', 'opt')
+
+  t.same((await call('GET', `/${NS}/limits`, admin)).body, { max: 10, label: 'ten' }, 'the default')
+  const set = await call('POST', `/${NS}/limits`, admin, { limits: { max: 42, label: 'answer' } })
+  t.same([set.status, set.body], [200, { max: 42, label: 'answer' }])
+  t.same((await call('GET', `/${NS}/limits`, admin)).body, { max: 42, label: 'answer' }, 'stored')
+  for (const bad of [{ max: 0, label: 'x' }, { max: 5 }, { max: 5, label: 'x', extra: 1 }, 'text', null, { max: 5, label: 'x'.repeat(21) }]) {
+    const res = await call('POST', `/${NS}/limits`, admin, { limits: bad })
+    t.same([res.status, res.body.code], [400, 'rest_invalid_param'], JSON.stringify(bad))
+    t.match(res.body.data.params.demo_limits, /^Invalid value for option demo_limits/)
+  }
+  t.same((await call('GET', `/${NS}/limits`, admin)).body, { max: 42, label: 'answer' }, 'a refused value writes nothing')
+
+  // A value stored by an older version that the schema no longer accepts reads as the default.
+  await store.execute("update options set value = '{\"max\": 500, \"label\": \"old\"}'::jsonb where name = 'demo_limits'")
+  t.same((await call('GET', `/${NS}/limits`, admin)).body, { max: 10, label: 'ten' })
+
+  const api = seen.api!
+  t.throws(() => api.option('demo_limits', Type.String(), { default: '' }), /declared by @cms\/demo-api and @cms\/demo-api/, 'an option is declared once')
+  t.throws(() => api.option('posts_per_page', Type.Integer(), { default: 10 }), /the core's/, "the core's options are not a package's")
+  t.throws(() => api.option('demo_bad', Type.Integer({ minimum: 1 }), { default: 0 }), /default of option demo_bad does not fit/)
+  t.throws(() => api.option('Demo-Name', Type.Integer(), { default: 1 }), /lowercase/)
+})
+
+t.test('user meta registered by a package: under meta in cms/v2 users, written as post meta are', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const { app, call } = await composed(store)
+  t.teardown(() => app.close())
+  const admin = await createCaller(store, 'administrator', 'um')
+  const author = await createCaller(store, 'author', 'um')
+  const subscriber = await createCaller(store, 'subscriber', 'um')
+
+  const own = await call('GET', '/cms/v2/users/me?context=edit', author)
+  t.same(own.body.meta, { demo_score: '', demo_private: '' }, 'defaults, in the edit context')
+  t.same((await call('GET', `/cms/v2/users/${author.id}`, admin)).body.meta, { demo_score: '' }, 'edit-only keys stay out of view')
+
+  const updated = await call('POST', '/cms/v2/users/me', author, { meta: { demo_score: 'high', demo_private: '<b>mine' } })
+  t.equal(updated.status, 200, JSON.stringify(updated.body))
+  t.same(updated.body.meta, { demo_score: 'high', demo_private: 'b>mine' }, "a writer without unfiltered_html gets the key's sanitizer")
+  t.same(await store.execute(`select key, value from user_meta where user_id = ${author.id} and key like 'demo_%' order by key`),
+    [{ key: 'demo_private', value: 'b>mine' }, { key: 'demo_score', value: 'high' }])
+
+  const bad = await call('POST', '/cms/v2/users/me', author, { name: 'Changed', meta: { demo_score: 'medium' } })
+  t.same([bad.status, bad.body.code], [400, 'rest_not_in_enum'])
+  t.equal((await call('GET', '/cms/v2/users/me?context=edit', author)).body.name !== 'Changed', true, 'an invalid meta value writes nothing at all')
+
+  t.equal((await call('POST', `/cms/v2/users/${author.id}`, subscriber, { meta: { demo_score: 'low' } })).status, 403, "another user's meta needs edit_user")
+  const byAdmin = await call('POST', `/cms/v2/users/${author.id}`, admin, { meta: { demo_score: null } })
+  t.same(byAdmin.body.meta, { demo_score: '', demo_private: 'b>mine' }, 'null removes a key')
+
+  const made = await call('POST', '/cms/v2/users', admin, { username: 'metauser', email: 'metauser@example.com', password: 'pw-metauser-1', meta: { demo_score: 'low' } })
+  t.equal(made.status, 201, JSON.stringify(made.body))
+  t.same(made.body.meta, { demo_score: 'low', demo_private: '' }, 'meta given at creation')
+  const schema = await app.inject({ method: 'OPTIONS', url: '/cms-json/cms/v2/users' })
+  t.same(Object.keys(JSON.parse(schema.body).schema.properties.meta.properties), ['demo_score', 'demo_private'], 'in the item schema')
+})
+
+t.test('without user meta registered, cms/v2 users answer as before (no meta field)', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' })
+  const app = await buildApp(settings, { store, logger: false, jobs: false })
+  t.teardown(() => app.close())
+  const author = await createCaller(store, 'author', 'nm')
+  const res = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me?context=edit', headers: author.headers })
+  t.equal('meta' in JSON.parse(res.body), false)
+})
