@@ -20,6 +20,7 @@ import type { Services } from './services.js'
 import type { UpstreamClient } from './upstream.js'
 import { resolveInside } from './paths.js'
 import type { PackageOption } from './package-options.js'
+import type { LifecycleListener, LifecycleTopic } from './events/index.js'
 
 /** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
 export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
@@ -77,6 +78,14 @@ export interface PackageApi {
    * the schema.
    */
   option: <S extends TSchema>(name: string, schema: S, opts: { default: Static<S>, description?: string }) => PackageOption<S>
+  /**
+   * Listens to a post or user lifecycle event (`post.created`,
+   * `post.updated`, `post.status_changed`, `post.trashed`, `post.deleted`,
+   * `user.deleted`), delivered after the change committed and never lost
+   * (at least once; see events/index.ts). `name` is stable: deliveries are
+   * recorded under `<package>:<name>`.
+   */
+  on: (topic: LifecycleTopic, name: string, listener: LifecycleListener) => void
   /** The deployment's content directory (uploads, files packages keep). */
   readonly contentDir: string
   /** A path from a request resolved inside the content directory, or `400 rest_invalid_path` (see paths.ts). */
@@ -183,6 +192,7 @@ export class Platform {
       },
       background: (job, start) => { this.jobs.push({ owner: name, name: job, start }) },
       upstream: (upstream) => this.services.upstreams.get(upstream),
+      on: (topic, listener, handler) => { this.services.events.on(name, topic, listener, handler) },
       option: (option, schema, opts) => this.services.options.handle(this.services.options.declare(name, option, schema, opts.default, opts.description)),
       contentDir: this.services.settings.contentDir,
       resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path)

@@ -8,6 +8,7 @@ import { MetaRegistry, registerCoreMeta } from './content/meta.js'
 import { RoleRegistry } from './capabilities.js'
 import { Upstreams } from './upstream.js'
 import { PackageOptions } from './package-options.js'
+import { LifecycleEvents, type LifecycleOptions } from './events/index.js'
 
 export interface Services {
   store: Store
@@ -26,11 +27,13 @@ export interface Services {
   upstreams: Upstreams
   /** The site options packages declared, with their schemas (see package-options.ts). */
   options: PackageOptions
+  /** Post and user lifecycle events: the listeners packages registered and the outbox worker (see events/index.ts). */
+  events: LifecycleEvents
 }
 
 /** Services with the core's own registrations: its meta keys and its five roles. Without `upstreams`, none is configured. */
-export function createServices (base: Pick<Services, 'store' | 'settings'> & { upstreams?: Upstreams }): Services {
+export function createServices (base: Pick<Services, 'store' | 'settings'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store) }
+  return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events) }
 }
