@@ -140,3 +140,36 @@ t.test('without user meta registered, cms/v2 users answer as before (no meta fie
   const res = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me?context=edit', headers: author.headers })
   t.equal('meta' in JSON.parse(res.body), false)
 })
+
+t.test('content read functions: the list route\'s filters, a post with meta and terms, user meta', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: { api?: PackageApi } = {}
+  const { app, call } = await composed(store, seen)
+  t.teardown(() => app.close())
+  const admin = await createCaller(store, 'administrator', 'cr')
+  const author = await createCaller(store, 'author', 'cr')
+  const cat = (await call('POST', '/cms/v2/categories', admin, { name: 'News' })).body.id as number
+  const news = (await call('POST', '/cms/v2/posts', author, { title: 'Apples in the news', status: 'publish', categories: [cat], meta: { footnotes: '' } })).body.id as number
+  const other = (await call('POST', '/cms/v2/posts', admin, { title: 'Pears', status: 'publish' })).body.id as number
+  const draft = (await call('POST', '/cms/v2/posts', author, { title: 'Apples draft', status: 'draft' })).body.id as number
+  await call('POST', '/cms/v2/users/me', author, { meta: { demo_score: 'high' } })
+  const content = seen.api!.content
+
+  const ids = async (q: Parameters<typeof content.posts>[0]): Promise<number[]> => (await content.posts(q)).posts.map((p) => p.id)
+  t.same(await ids({}), [other, news], 'published posts, newest first (as GET /posts)')
+  t.same(await ids({ categories: [cat] }), [news])
+  t.same(await ids({ search: 'apples' }), [news])
+  t.same(await ids({ search: 'apples', status: ['publish', 'draft'], orderby: 'id', order: 'asc' }), [news, draft])
+  t.same(await ids({ author: [author.id], status: ['draft'] }), [draft])
+  t.same(await ids({ perPage: 1, page: 2 }), [news])
+  t.equal((await content.posts({ perPage: 1 })).total, 2)
+  const listed = await call('GET', '/cms/v2/posts', undefined)
+  t.same(listed.body.map((p: { id: number }) => p.id), await ids({}), 'the same answer as the list route')
+
+  const one = await content.post(news)
+  t.equal(one?.post.title, 'Apples in the news')
+  t.same(one?.terms.category.map((c) => c.id), [cat])
+  t.same(await content.post(999999), undefined)
+  t.same(await content.userMeta(author.id, ['demo_score']), { demo_score: 'high' })
+})

@@ -20,3 +20,4 @@ export { Upstreams, upstreamConfigFromEnv, upstreamSetting, type UpstreamClient,
 export { resolveInside } from './paths.js'
 export { PackageOptions, type PackageOption, type PackageOptionSpec } from './package-options.js'
 export { LifecycleEvents, LIFECYCLE_TOPICS, type LifecycleEvent, type LifecycleListener, type LifecycleTopic, type LifecycleOptions } from './events/index.js'
+export { contentReader, type ContentReader, type PostsQuery, type PostWithDetails } from './content-reader.js'

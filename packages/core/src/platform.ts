@@ -21,6 +21,7 @@ import type { UpstreamClient } from './upstream.js'
 import { resolveInside } from './paths.js'
 import type { PackageOption } from './package-options.js'
 import type { LifecycleListener, LifecycleTopic } from './events/index.js'
+import type { ContentReader } from './content-reader.js'
 
 /** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
 export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
@@ -86,6 +87,8 @@ export interface PackageApi {
    * recorded under `<package>:<name>`.
    */
   on: (topic: LifecycleTopic, name: string, listener: LifecycleListener) => void
+  /** The core's content, read without touching its tables: `posts(query)` with the list route's filters, `post(id)` with meta and terms, `userMeta(id)`. */
+  readonly content: ContentReader
   /** The deployment's content directory (uploads, files packages keep). */
   readonly contentDir: string
   /** A path from a request resolved inside the content directory, or `400 rest_invalid_path` (see paths.ts). */
@@ -194,6 +197,7 @@ export class Platform {
       upstream: (upstream) => this.services.upstreams.get(upstream),
       on: (topic, listener, handler) => { this.services.events.on(name, topic, listener, handler) },
       option: (option, schema, opts) => this.services.options.handle(this.services.options.declare(name, option, schema, opts.default, opts.description)),
+      content: this.services.content,
       contentDir: this.services.settings.contentDir,
       resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path)
     }

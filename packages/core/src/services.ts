@@ -9,6 +9,7 @@ import { RoleRegistry } from './capabilities.js'
 import { Upstreams } from './upstream.js'
 import { PackageOptions } from './package-options.js'
 import { LifecycleEvents, type LifecycleOptions } from './events/index.js'
+import { contentReader, type ContentReader } from './content-reader.js'
 
 export interface Services {
   store: Store
@@ -29,11 +30,13 @@ export interface Services {
   options: PackageOptions
   /** Post and user lifecycle events: the listeners packages registered and the outbox worker (see events/index.ts). */
   events: LifecycleEvents
+  /** Read functions over the core's content (posts by query, a post with meta and terms, user meta): see content-reader.ts. */
+  content: ContentReader
 }
 
 /** Services with the core's own registrations: its meta keys and its five roles. Without `upstreams`, none is configured. */
 export function createServices (base: Pick<Services, 'store' | 'settings'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events) }
+  return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store) }
 }
