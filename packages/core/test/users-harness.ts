@@ -27,7 +27,7 @@ export async function usersApp (opts: { environment?: string, logLines?: string[
     // When asked, every log line (at the most verbose level) is kept for inspection.
     logger: lines === undefined ? false : { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } }
   })
-  // The pages before the kernel, as the core package registers them (they bring their own form parser).
+  // Before the kernel, as the core package registers it: the admin pages read their own forms.
   await app.register(authorizePage, { services, environment: opts.environment ?? '' })
   await app.register(restKernel, {
     namespaces: [cmsV2Namespace(services)],
