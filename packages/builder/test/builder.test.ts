@@ -44,7 +44,7 @@ t.test('builder package', async (t) => {
   const h = await testApp({
     packages: [builderPackage],
     namespaces: ['cms/v2', 'nps-survey/v1'],
-    env: { CMS_UPSTREAM_NPS_SURVEY_URL: metrics.url, CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'metrics-token', CMS_UPSTREAM_NPS_SURVEY_TIMEOUT_MS: '400' }
+    env: { CMS_UPSTREAM_NPS_SURVEY_URL: metrics.url, CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'metrics-token', CMS_UPSTREAM_NPS_SURVEY_TIMEOUT_MS: '2500' }
   })
   t.teardown(h.close)
   const admin = await h.caller('administrator')
@@ -92,7 +92,7 @@ t.test('builder package', async (t) => {
     const started = Date.now()
     const hung = await h.call('POST', '/nps-survey/v1/rating', { as: admin, body: { plugin_slug: 'failing', rating: 3 } })
     t.same([hung.status, hung.body.code], [504, 'rest_upstream_timeout'])
-    t.ok(Date.now() - started < 3000, 'within the configured timeout')
+    t.ok(Date.now() - started < 10000, 'within the configured timeout (and not long after)')
     t.same(await h.store.execute("select plugin_slug from nps_surveys where plugin_slug = 'failing'"), [])
   })
 
