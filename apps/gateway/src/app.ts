@@ -31,8 +31,10 @@ export interface BuildOptions {
 /** Store errors as REST errors: an outage is 503, a value the database refuses is 400. */
 export function storeErrorToRest (error: unknown): RestError | undefined {
   if (isStoreUnavailable(error)) return kernelErrors.rest_service_unavailable()
-  // SQLSTATE class 22: data exceptions (a number out of range, an invalid character...).
-  if (sqlStateOf(error)?.startsWith('22') === true) return kernelErrors.rest_invalid_value()
+  // SQLSTATE class 22: data exceptions (a number out of range, an invalid character...);
+  // class 54: a program limit passed by a value (a text too long for an index entry, 54000).
+  const state = sqlStateOf(error)
+  if (state?.startsWith('22') === true || state?.startsWith('54') === true) return kernelErrors.rest_invalid_value()
   return undefined
 }
 
@@ -69,9 +71,12 @@ function connectionLimits (settings: Settings): { requestTimeout: number, connec
 }
 
 export async function buildApp (settings: Settings, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const server = kernelServerOptions({ bodyLimit: settings.bodyLimit, maxUrlLength: settings.maxUrlLength })
+  const limits = connectionLimits(settings)
   const app = Fastify({
-    ...kernelServerOptions({ bodyLimit: settings.bodyLimit }),
-    ...connectionLimits(settings),
+    ...server,
+    ...limits,
+    http: { ...(server as { http?: object }).http, ...limits.http },
     logger: opts.logger ?? loggerOptions(settings),
     // One line per request, written when it is answered.
     logController: new RequestLog(),

@@ -29,8 +29,6 @@ function demoPackage (seen: { api?: PackageApi }) {
         default: { max: 10, label: 'ten' },
         description: 'Limits of the demo package.'
       })
-      api.registerMeta('user', 'demo_score', { type: 'string', default: '', enum: ['', 'low', 'high'], description: 'A score of the user.' })
-      api.registerMeta('user', 'demo_private', { type: 'string', default: '', description: 'Shown in the edit context only.', context: ['edit'], sanitize: (v) => ({ value: String(v).replace(/</g, '') }) })
       const manage = (req: RestRequest) => req.user.can('manage_options') ? true : denied(kernelErrors.rest_forbidden(), req.user.id)
       api.namespace(NS, () => [route({
         namespace: NS,
@@ -96,40 +94,6 @@ t.test('a package\'s options: schema, default, validated writes through its hand
   t.throws(() => api.option('Demo-Name', Type.Integer(), { default: 1 }), /lowercase/)
 })
 
-t.test('user meta registered by a package: under meta in cms/v2 users, written as post meta are', async (t) => {
-  const store = await openTestStore({ migrate: false })
-  t.teardown(() => store.close())
-  const { app, call } = await composed(store)
-  t.teardown(() => app.close())
-  const admin = await createCaller(store, 'administrator', 'um')
-  const author = await createCaller(store, 'author', 'um')
-  const subscriber = await createCaller(store, 'subscriber', 'um')
-
-  const own = await call('GET', '/cms/v2/users/me?context=edit', author)
-  t.same(own.body.meta, { demo_score: '', demo_private: '' }, 'defaults, in the edit context')
-  t.same((await call('GET', `/cms/v2/users/${author.id}`, admin)).body.meta, { demo_score: '' }, 'edit-only keys stay out of view')
-
-  const updated = await call('POST', '/cms/v2/users/me', author, { meta: { demo_score: 'high', demo_private: '<b>mine' } })
-  t.equal(updated.status, 200, JSON.stringify(updated.body))
-  t.same(updated.body.meta, { demo_score: 'high', demo_private: 'b>mine' }, "a writer without unfiltered_html gets the key's sanitizer")
-  t.same(await store.execute(`select key, value from user_meta where user_id = ${author.id} and key like 'demo_%' order by key`),
-    [{ key: 'demo_private', value: 'b>mine' }, { key: 'demo_score', value: 'high' }])
-
-  const bad = await call('POST', '/cms/v2/users/me', author, { name: 'Changed', meta: { demo_score: 'medium' } })
-  t.same([bad.status, bad.body.code], [400, 'rest_not_in_enum'])
-  t.equal((await call('GET', '/cms/v2/users/me?context=edit', author)).body.name !== 'Changed', true, 'an invalid meta value writes nothing at all')
-
-  t.equal((await call('POST', `/cms/v2/users/${author.id}`, subscriber, { meta: { demo_score: 'low' } })).status, 403, "another user's meta needs edit_user")
-  const byAdmin = await call('POST', `/cms/v2/users/${author.id}`, admin, { meta: { demo_score: null } })
-  t.same(byAdmin.body.meta, { demo_score: '', demo_private: 'b>mine' }, 'null removes a key')
-
-  const made = await call('POST', '/cms/v2/users', admin, { username: 'metauser', email: 'metauser@example.com', password: 'pw-metauser-1', meta: { demo_score: 'low' } })
-  t.equal(made.status, 201, JSON.stringify(made.body))
-  t.same(made.body.meta, { demo_score: 'low', demo_private: '' }, 'meta given at creation')
-  const schema = await app.inject({ method: 'OPTIONS', url: '/cms-json/cms/v2/users' })
-  t.same(Object.keys(JSON.parse(schema.body).schema.properties.meta.properties), ['demo_score', 'demo_private'], 'in the item schema')
-})
-
 t.test('without user meta registered, cms/v2 users answer as before (no meta field)', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
@@ -153,7 +117,7 @@ t.test('content read functions: the list route\'s filters, a post with meta and 
   const news = (await call('POST', '/cms/v2/posts', author, { title: 'Apples in the news', status: 'publish', categories: [cat], meta: { footnotes: '' } })).body.id as number
   const other = (await call('POST', '/cms/v2/posts', admin, { title: 'Pears', status: 'publish' })).body.id as number
   const draft = (await call('POST', '/cms/v2/posts', author, { title: 'Apples draft', status: 'draft' })).body.id as number
-  await call('POST', '/cms/v2/users/me', author, { meta: { demo_score: 'high' } })
+  await call('POST', '/cms/v2/users/me', author, { first_name: 'Ada' })
   const content = seen.api!.content
 
   const ids = async (q: Parameters<typeof content.posts>[0]): Promise<number[]> => (await content.posts(q)).posts.map((p) => p.id)
@@ -171,5 +135,5 @@ t.test('content read functions: the list route\'s filters, a post with meta and 
   t.equal(one?.post.title, 'Apples in the news')
   t.same(one?.terms.category.map((c) => c.id), [cat])
   t.same(await content.post(999999), undefined)
-  t.same(await content.userMeta(author.id, ['demo_score']), { demo_score: 'high' })
+  t.same(await content.userMeta(author.id, ['first_name']), { first_name: 'Ada' })
 })

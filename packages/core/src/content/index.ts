@@ -3,7 +3,7 @@
  * taxonomies that describe them, categories and tags: the content routes of
  * cms/v2, and the scheduled-publishing job.
  */
-import type { RouteDecl } from '@cms/rest'
+import type { RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { setUserContentHandler } from '../users/authors.js'
 import { autosaveRoutes } from './autosaves.js'
@@ -17,7 +17,7 @@ import { termRoutes } from './terms.js'
 import { typeRoutes } from './types.js'
 import { userContentHandler } from './user-content.js'
 
-export function contentRoutes (services: Services): RouteDecl[] {
+export function contentRoutes (services: Services): RelativeRouteDecl[] {
   setUserContentHandler(userContentHandler)
   return [
     ...postRoutes(services, POST_TYPE),
