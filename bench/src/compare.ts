@@ -6,7 +6,7 @@
  * stays steady when the machine is shared.
  *
  *   git worktree add /tmp/before HEAD~1 && (cd /tmp/before && pnpm install --offline)
- *   pnpm bench:compare --other /tmp/before [--scenarios single,index,list,create,batch] [--rounds 2] [--duration 4]
+ *   pnpm bench:compare --other /tmp/before [--scenarios single,index,list,list-signed-in,create,batch] [--rounds 2] [--duration 4]
  */
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
@@ -38,6 +38,8 @@ const SCENARIOS: Record<string, Scenario> = {
   single: (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts/${Math.max(1, Math.floor(Number(opts.posts) / 2))}`, connections }),
   index: (base) => ({ url: `${base}/index.php?rest_route=/`, connections }),
   list: (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, connections }),
+  // Signed in: never answered from the anonymous cache, so validation, permission and handler run every time.
+  'list-signed-in': (base, auth) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, headers: { authorization: auth }, connections }),
   create: (base, auth) => ({
     url: `${base}/index.php?rest_route=/cms/v2/posts`, method: 'POST', headers: json(auth), idReplacement: true, connections,
     body: JSON.stringify({ title: 'Bench post [<id>]', content: 'Created by the benchmark.', status: 'publish' })
@@ -69,7 +71,8 @@ try {
   for (let round = 1; round <= Number(opts.rounds); round++) {
     for (const name of opts.scenarios!.split(',')) {
       const scenario = SCENARIOS[name]!
-      for (const [label, gateway] of gateways) {
+      // Each round changes who goes first: the run after another scenario's writes pays for them (vacuum, a new horizon).
+      for (const [label, gateway] of round % 2 === 1 ? gateways : [...gateways].reverse()) {
         const m = await observe(gateway, db, async () => await measure({ ...scenario(gateway.url, auth), duration: Number(opts.duration) }))
         console.log(`| ${name} | ${round} | ${label} | ${m.requestsPerSec.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.errors} | ${m.cpuUsPerRequest?.toFixed(0) ?? ''} | ${m.dbCpuUsPerRequest?.toFixed(0) ?? ''} |`)
       }

@@ -134,7 +134,14 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   })
 
   // The site's front page, outside the REST prefix (after the kernel, as before).
-  await app.register(frontPage, { services })
+  await app.register(frontPage, {
+    services,
+    links: [
+      { path: '/docs/', label: 'API reference (OpenAPI; the document itself: /openapi.json)' },
+      { path: '/healthz', label: 'Health (/healthz)' },
+      { path: '/readyz', label: 'Readiness, with the database (/readyz)' }
+    ]
+  })
 
   if (opts.jobs !== false) {
     let stopJobs: (() => Promise<void>) | undefined

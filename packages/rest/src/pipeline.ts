@@ -6,9 +6,9 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { denied, kernelErrors, RestError } from './errors.js'
-import { argsOf, patternOf, requestMemo, type EndpointDecl, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
+import { patternOf, requestMemo, type EndpointDecl, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
-import { validateArgs } from './request-args.js'
+import { endpointValidator } from './request-args.js'
 import { restPathOf } from './addressing.js'
 import type { Dispatch } from './dispatch.js'
 import { asResponse, type HeaderValue } from './response.js'
@@ -44,32 +44,10 @@ export interface PipelineContext {
 /** The pipeline of one method of one endpoint; errors are answers that carry the route's Allow header. */
 export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method: Method, ctx: PipelineContext): Executor {
   const { opts, registry, kept, dispatchFor } = ctx
-  const args = argsOf(ep)
+  // Compiled here, when the route is registered; batch pre-validation uses the same closure.
+  const validateArgs = endpointValidator(ep)
   const pattern = patternOf(decl)
   const siteUrl = opts.siteUrl ?? opts.baseUrl ?? ''
-
-  // Parameters of body-less requests are a function of the URL alone: merged and
-  // validated once per URL (each request gets its own copies).
-  const validatedByUrl = new Map<string, { raw: Record<string, unknown>, params: Record<string, unknown> }>()
-  const parameters = (request: Incoming, query: Record<string, unknown>): { raw: Record<string, unknown>, validate: () => Record<string, unknown> } => {
-    const cacheable = request.body === undefined || request.body === null
-    const known = cacheable ? validatedByUrl.get(request.url) : undefined
-    if (known !== undefined) {
-      return { raw: Object.assign(Object.create(null) as Record<string, unknown>, known.raw), validate: () => ({ ...known.params }) }
-    }
-    const raw = mergeParams(query, request.body, request.params as Record<string, string>)
-    return {
-      raw,
-      validate: () => {
-        const params = validateArgs(args, raw)
-        if (cacheable) {
-          if (validatedByUrl.size >= 512) validatedByUrl.clear()
-          validatedByUrl.set(request.url, { raw: Object.assign(Object.create(null) as Record<string, unknown>, raw), params: { ...params } })
-        }
-        return params
-      }
-    }
-  }
 
   const handle = async (request: Incoming, expose: (r: RestRequest) => void): Promise<Outcome> => {
     const isHead = request.method === 'HEAD'
@@ -77,11 +55,11 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     const cacheKey = KeptAnswers.keyOf(request)
     const { hit, token } = await kept.fresh(request, method)
     if (hit !== undefined) return { rendered: hit }
-    const { raw, validate } = parameters(request, query)
+    const raw = mergeParams(query, request.body, request.params as Record<string, string>)
     const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request), siteUrl)
     // The Allow header of a validation error is computed on the request as sent.
     expose(unvalidated)
-    const restReq: RestRequest = { ...unvalidated, params: validate() }
+    const restReq: RestRequest = { ...unvalidated, params: validateArgs(raw) }
     expose(restReq)
     const allowed = await ep.permission(restReq)
     if (allowed !== true) {

@@ -7,7 +7,8 @@
 import { RestError } from './errors.js'
 import type { JsonSchema } from './schema.js'
 import { hasOwn, isPlainObject, isset, setOwn } from './php.js'
-import { parseValue, sanitizeStrict, type ValidationIssue } from './validate.js'
+import { compileSchema, parseValue, sanitizeStrict, type ValidationIssue } from './validate.js'
+import { argsOf, type EndpointDecl } from './route.js'
 
 /** One declared handler argument. Its default is read from `schema.default`. */
 export interface ArgSpec { name: string; schema: JsonSchema; required: boolean; /** false: passed on as sent, the handler checks it */ validate?: boolean }
@@ -31,71 +32,131 @@ export interface ArgSpec { name: string; schema: JsonSchema; required: boolean; 
  * - invalid params are listed in declaration order; `details` is `[]` when empty.
  */
 export function validateArgs (args: ArgSpec[], present: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(present)) setOwn(out, k, v)
+  return compileArgs(args)(present)
+}
 
+/** An endpoint's arguments compiled: the whole request-level check as one closure. */
+export type ArgsValidator = (present: Record<string, unknown>) => Record<string, unknown>
+
+/** The outcome of parsing a constant (a default): computed once, copied per request. */
+type Parsed = { ok: true, value: unknown } | { ok: false, issue: ValidationIssue }
+
+interface CompiledArg {
+  name: string
+  schema: JsonSchema
+  /** Required and without a default: absent or null is missing. */
+  mustBeSent: boolean
+  validate: boolean
+  /** The default validated and sanitized, when there is one. */
+  byDefault: Parsed | undefined
+}
+
+/**
+ * Compiles {@link validateArgs} for one list of arguments: the order, the
+ * required set, the normalized schemas and every default's validated value
+ * are worked out here, once, so a request only checks what it sent.
+ */
+export function compileArgs (args: ArgSpec[]): ArgsValidator {
+  // A later declaration of a name replaces an earlier one in its place.
   const specs = new Map<string, ArgSpec>()
   for (const arg of args) specs.set(arg.name, arg)
-  const ordered = [...specs.values()]
-
-  const rawOf = (name: string): unknown => (hasOwn(present, name) ? present[name] : undefined)
-  const defaultOf = (arg: ArgSpec): unknown => (isPlainObject(arg.schema) ? arg.schema.default : undefined)
-
-  const missing: string[] = []
-  for (const arg of ordered) {
-    const raw = rawOf(arg.name)
-    if (arg.required && (raw === undefined || raw === null) && !isset(defaultOf(arg))) missing.push(arg.name)
-  }
-  if (missing.length > 0) {
-    throw new RestError('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing })
-  }
-
-  const params: Record<string, string> = {}
-  const details: Record<string, ValidationIssue> = {}
-  const fail = (name: string, i: ValidationIssue): void => {
-    setOwn(params, name, i.message)
-    setOwn(details, name, { code: i.code, message: i.message, data: i.data ?? null })
-  }
-
-  for (const arg of ordered) {
-    const name = arg.name
-    if (arg.validate === false) continue
+  const compiled: CompiledArg[] = [...specs.values()].map((arg) => {
     const schema = isPlainObject(arg.schema) ? arg.schema : {}
-    const raw = rawOf(name)
-    const def = defaultOf(arg)
+    const def = isPlainObject(arg.schema) ? arg.schema.default : undefined
+    compileSchema(schema)
+    return {
+      name: arg.name,
+      schema,
+      mustBeSent: arg.required && !isset(def),
+      validate: arg.validate !== false,
+      byDefault: isset(def) ? parseValue(def, schema, arg.name) : undefined
+    }
+  })
+  const checked = compiled.filter((arg) => arg.validate)
 
-    if (raw !== undefined && raw !== null) {
-      const r = parseValue(raw, schema, name)
-      if (r.ok) setOwn(out, name, r.value)
-      else fail(name, r.issue)
-      continue
+  // No closures are made per request (tsx names every one it creates, at a cost).
+  return (present) => {
+    let missing: string[] | undefined
+    for (const arg of compiled) {
+      if (!arg.mustBeSent) continue
+      const raw = hasOwn(present, arg.name) ? present[arg.name] : undefined
+      if (raw === undefined || raw === null) (missing ??= []).push(arg.name)
+    }
+    if (missing !== undefined) {
+      throw new RestError('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing })
     }
 
-    if (raw === null) {
-      const r = sanitizeStrict(null, schema, name)
-      if (!r.ok) {
-        fail(name, r.issue)
+    const out: Record<string, unknown> = {}
+    for (const k in present) if (hasOwn(present, k)) setOwn(out, k, present[k])
+    const failures: Failures = { params: undefined, details: undefined }
+    for (const arg of checked) {
+      const name = arg.name
+      const raw = hasOwn(present, name) ? present[name] : undefined
+      if (raw !== undefined && raw !== null) {
+        settle(out, failures, name, parseValue(raw, arg.schema, name))
         continue
       }
-      if (r.value !== null || !isset(def)) {
-        setOwn(out, name, r.value)
-        continue
+      if (raw === null) {
+        const r = sanitizeStrict(null, arg.schema, name)
+        if (!r.ok) {
+          fail(failures, name, r.issue)
+          continue
+        }
+        if (r.value !== null || arg.byDefault === undefined) {
+          setOwn(out, name, r.value)
+          continue
+        }
       }
+      const def = arg.byDefault
+      if (def !== undefined) settle(out, failures, name, def.ok ? { ok: true, value: copyOf(def.value) } : def)
     }
 
-    if (isset(def)) {
-      const r = parseValue(def, schema, name)
-      if (r.ok) setOwn(out, name, r.value)
-      else fail(name, r.issue)
+    const { params, details } = failures
+    if (params !== undefined) {
+      throw new RestError('rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, 400, {
+        params,
+        details: Object.keys(details!).length > 0 ? details : []
+      })
     }
+    return out
   }
+}
 
-  const invalid = Object.keys(params)
-  if (invalid.length > 0) {
-    throw new RestError('rest_invalid_param', `Invalid parameter(s): ${invalid.join(', ')}`, 400, {
-      params,
-      details: Object.keys(details).length > 0 ? details : []
-    })
+/** The invalid arguments of one request, by name, in declaration order. */
+interface Failures { params: Record<string, string> | undefined, details: Record<string, ValidationIssue> | undefined }
+
+function fail (failures: Failures, name: string, i: ValidationIssue): void {
+  setOwn(failures.params ??= {}, name, i.message)
+  setOwn(failures.details ??= {}, name, { code: i.code, message: i.message, data: i.data ?? null })
+}
+
+function settle (out: Record<string, unknown>, failures: Failures, name: string, r: Parsed): void {
+  if (r.ok) setOwn(out, name, r.value)
+  else fail(failures, name, r.issue)
+}
+
+const validators = new WeakMap<object, ArgsValidator>()
+
+/**
+ * The compiled validator of an endpoint, made when its route is registered
+ * and shared by HTTP, batch and `_embed` (one per declaration).
+ */
+export function endpointValidator (ep: EndpointDecl<any>): ArgsValidator {
+  let validate = validators.get(ep)
+  if (validate === undefined) {
+    validate = compileArgs(argsOf(ep))
+    validators.set(ep, validate)
   }
-  return out
+  return validate
+}
+
+/** A fresh copy of a default, so a handler changing its params changes no other request's. */
+function copyOf (value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyOf)
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, copyOf(v))
+    return out
+  }
+  return value
 }

@@ -95,6 +95,11 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
   handler (req: RestRequest<Params<A>>): unknown
   summary?: string
   /**
+   * The status a success answers, for the OpenAPI document, when it is not
+   * the usual one (201 for a POST on a list route, else 200).
+   */
+  status?: number
+  /**
    * Another representation than JSON for some requests (oEmbed's `format=xml`):
    * given the query, status and body (data or error), the bytes to send, or
    * undefined for JSON.

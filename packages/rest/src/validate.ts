@@ -60,7 +60,26 @@ const SIMPLE_BRANCH_KEYS = new Set(['type', 'const', 'title', 'description', '$i
  *   Unions of literals plus a bare `null` become an enum that includes null.
  */
 function normalizeSchema (schema: unknown): JsonSchema {
-  const args: JsonSchema = isPlainObject(schema) ? { ...schema } : {}
+  if (!isPlainObject(schema)) return EMPTY_SCHEMA
+  let args = normalized.get(schema)
+  if (args === undefined) {
+    args = normalizeOnce(schema)
+    normalized.set(schema, args)
+  }
+  return args
+}
+
+/**
+ * Normalized schemas by declared schema: every schema node is normalized once
+ * (the first request, or `compileSchema` at registration), never per value.
+ * Declared schemas are not changed after registration; the normalized copies
+ * are shared, so callers never change them either (they copy to narrow `type`).
+ */
+const normalized = new WeakMap<object, JsonSchema>()
+const EMPTY_SCHEMA: JsonSchema = Object.freeze({}) as JsonSchema
+
+function normalizeOnce (schema: Record<string, unknown>): JsonSchema {
+  const args: JsonSchema = { ...schema }
   if (hasOwn(args, 'const') && !Array.isArray(args.enum)) args.enum = [args.const]
 
   const branches = args.anyOf
@@ -91,6 +110,20 @@ function normalizeSchema (schema: unknown): JsonSchema {
     }
   }
   return args
+}
+
+/**
+ * Normalizes a declared schema and every schema inside it, once (at
+ * registration): requests then find each node ready.
+ */
+export function compileSchema (schema: unknown, depth = 0): void {
+  if (!isPlainObject(schema) || depth > MAX_DEPTH) return
+  const args = normalizeSchema(schema)
+  const children: unknown[] = [args.items, args.additionalProperties]
+  if (isPlainObject(args.properties)) children.push(...Object.values(args.properties))
+  if (isPlainObject(args.patternProperties)) children.push(...Object.values(args.patternProperties))
+  for (const key of ['anyOf', 'oneOf'] as const) if (Array.isArray(args[key])) children.push(...(args[key] as unknown[]))
+  for (const child of children) compileSchema(child, depth + 1)
 }
 
 /** Effective lower/upper bound, accepting draft-4 boolean and draft-6 numeric exclusives. */
@@ -131,11 +164,25 @@ function typeIssue (param: string, type: string): ValidationIssue {
 
 interface CombiningError { issue: ValidationIssue; schema: JsonSchema; index: number }
 
+/** A branch of anyOf/oneOf with the parent's type when it has none (copies made once per branch and type). */
 function withInheritedType (sub: unknown, args: JsonSchema): JsonSchema {
-  const schema: JsonSchema = isPlainObject(sub) ? { ...sub } : {}
-  if (!isset(schema.type) && isset(args.type)) schema.type = args.type
+  if (!isPlainObject(sub)) return isset(args.type) ? { type: args.type } : {}
+  if (isset(sub.type) || !isset(args.type)) return sub
+  let byType = inherited.get(sub)
+  if (byType === undefined) {
+    byType = new Map()
+    inherited.set(sub, byType)
+  }
+  const key = JSON.stringify(args.type)
+  let schema = byType.get(key)
+  if (schema === undefined) {
+    schema = { ...sub, type: args.type }
+    byType.set(key, schema)
+  }
   return schema
 }
+
+const inherited = new WeakMap<object, Map<string, JsonSchema>>()
 
 /** rest_format_combining_operation_error(). */
 function formatCombiningError (param: string, e: CombiningError): ValidationIssue {
@@ -409,19 +456,19 @@ function validateEnum (value: unknown, args: JsonSchema, param: string): Validat
 }
 
 function validateInner (value: unknown, schema: unknown, param: string): ValidationIssue | null {
-  const args = normalizeSchema(schema)
+  let args = normalizeSchema(schema)
 
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (!Array.isArray(args[key])) continue
     const m = findMatching(key, value, args, param)
     if (m.issue) return m.issue
-    if (!isset(args.type) && isset(m.schema.type)) args.type = m.schema.type
+    if (!isset(args.type) && isset(m.schema.type)) args = { ...args, type: m.schema.type }
   }
 
   if (Array.isArray(args.type)) {
     const best = handleMultiType(value, args.type)
     if (!best) return typeIssue(param, args.type.map(phpToString).join(','))
-    args.type = best
+    args = { ...args, type: best }
   }
 
   let r: ValidationIssue | null = null
@@ -483,7 +530,7 @@ class SanitizeFailure extends Error {
  *   ignored (the value is sanitized as far as possible instead).
  */
 function sanitizeInner (value: unknown, schema: unknown, param: string, lenient: boolean): unknown {
-  const args = normalizeSchema(schema)
+  let args = normalizeSchema(schema)
 
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (!Array.isArray(args[key])) continue
@@ -492,14 +539,14 @@ function sanitizeInner (value: unknown, schema: unknown, param: string, lenient:
       if (!lenient) throw new SanitizeFailure(m.issue)
       continue
     }
-    if (!isset(args.type)) args.type = m.schema.type
+    if (!isset(args.type)) args = { ...args, type: m.schema.type }
     value = sanitizeInner(value, m.schema, param, lenient)
   }
 
   if (Array.isArray(args.type)) {
     const best = handleMultiType(value, args.type)
     if (!best) return null
-    args.type = best
+    args = { ...args, type: best }
   }
 
   if (args.type === 'array') {

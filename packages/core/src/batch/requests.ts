@@ -3,7 +3,7 @@
  * against the route it names before anything runs (route exists, batch
  * allowed, parameters valid), and turned into a dispatch request.
  */
-import { argsOf, isPlainObject, kernelErrors, mergeParams, parseQuery, patternOf, RestError, validateArgs, type DispatchRequest, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpointValidator, isPlainObject, kernelErrors, mergeParams, parseQuery, patternOf, RestError, type DispatchRequest, type RestRequest, type RouteDecl } from '@cms/rest'
 // The kernel's validation, run ahead of dispatch; @cms/rest does not export it from its index.
 import { batchErrors } from './errors.js'
 
@@ -95,7 +95,7 @@ export function prepare (item: BatchItem, parent: RestRequest): Prepared {
     return { ok: false, error: batchErrors.rest_batch_not_allowed(), route: match.route, sub }
   }
   try {
-    validateArgs(argsOf(match.endpoint), sub.params)
+    endpointValidator(match.endpoint)(sub.params)
   } catch (err) {
     if (err instanceof RestError) return { ok: false, error: err, route: match.route, sub }
     throw err

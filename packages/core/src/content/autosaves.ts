@@ -112,7 +112,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RelativeRou
       schema,
       endpoints: [
         endpoint({ methods: ['GET'], summary: `List autosaves of a ${spec.type}`, args: { context: contextParam(schema) }, permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, args: saveArgs, permission: createPermission, handler: create })
+        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, status: 200, args: saveArgs, permission: createPermission, handler: create })
       ]
     }),
     route({

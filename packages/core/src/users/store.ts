@@ -5,7 +5,7 @@
  * (400) for bad input, so every caller reports the same messages.
  */
 import { randomUUID } from 'node:crypto'
-import { and, asc, count, desc, eq, ilike, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, notInArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store } from '@cms/store'
 import { isRole, type Role } from '../capabilities.js'
 import { applicationPasswords, userMeta, users } from './schema.js'
@@ -358,9 +358,11 @@ export async function listUsers (store: Store, q: UserQuery = {}): Promise<{ use
   if (q.publishedIn !== undefined) where.push(await hasPublishedPostsCondition(store, users.id, q.publishedIn))
   const term = text(q.search ?? '').trim()
   if (term !== '') {
-    const like = likePattern(term)
-    const columns: SQL[] = [ilike(users.login, like), ilike(users.nicename, like), ilike(users.displayName, like)]
-    if (q.searchScope !== 'public') columns.push(ilike(users.email, like), ilike(users.url, like))
+    // Lower-cased once here: ILIKE lower-cases its pattern again for every row it compares.
+    const like = likePattern(term).toLowerCase()
+    const matches = (column: AnyColumn): SQL => sql`lower(${column}) like ${like}`
+    const columns: SQL[] = [matches(users.login), matches(users.nicename), matches(users.displayName)]
+    if (q.searchScope !== 'public') columns.push(matches(users.email), matches(users.url))
     if (/^\d{1,9}$/.test(term)) columns.push(eq(users.id, Number(term)))
     where.push(or(...columns)!)
   }
