@@ -9,6 +9,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { isHostValue } from '@cms/rest'
+import { upstreamConfigFromEnv, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -83,6 +84,8 @@ export interface Settings {
    */
   siteUrl: string
   logLevel: string
+  /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
+  upstreams: Record<string, UpstreamConfig>
   /** From CMS_ADMIN_*: the administrator to create when no user exists. */
   firstAdmin?: FirstAdmin
 }
@@ -219,6 +222,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     allowedHosts,
     siteUrl: base !== '' ? base : `http://${listening}:${raw.PORT}`,
     logLevel: raw.LOG_LEVEL,
+    upstreams: upstreamConfigFromEnv(env),
     firstAdmin: firstAdminOf(raw, env)
   }
 }
