@@ -5,5 +5,6 @@ import { siteCommand } from './commands/site.js';
 import { userCommand } from './commands/user.js';
 import { appPasswordCommand } from './commands/app-password.js';
 import { optionCommand } from './commands/option.js';
+import { mediaCommand } from './commands/media.js';
 
-export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand];
+export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand];

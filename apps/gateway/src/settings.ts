@@ -20,6 +20,7 @@ const Env = Type.Object({
   CMS_BASE_URL: Type.String({ default: '' }),
   CMS_CORS_ORIGINS: Type.String({ default: '*' }),
   CMS_BODY_LIMIT: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1024 }),
+  CMS_UPLOAD_MAX_BYTES: Type.Integer({ default: 64 * 1024 * 1024, minimum: 1024 }),
   // Longest request target (path and query string): longer is answered 414 before anything reads it.
   CMS_MAX_URL_LENGTH: Type.Integer({ default: 8192, minimum: 1024, maximum: 64 * 1024 * 1024 }),
   // Connection limits: a client that trickles its headers or body, or holds a connection idle,
@@ -58,6 +59,8 @@ export interface Settings {
   baseUrl: string | undefined
   corsOrigins: string[] | '*'
   bodyLimit: number
+  /** The largest media upload in bytes. */
+  uploadMaxBytes: number
   /** Longest request target in characters (414 past it; the whole head may hold 16 KiB more, else 431). */
   maxUrlLength: number
   /** Longest time to receive a whole request, headers and body (408 and closed after). */
@@ -207,6 +210,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     baseUrl: base === '' ? undefined : base,
     corsOrigins: raw.CMS_CORS_ORIGINS.trim() === '*' ? '*' : list(raw.CMS_CORS_ORIGINS),
     bodyLimit: raw.CMS_BODY_LIMIT,
+    uploadMaxBytes: raw.CMS_UPLOAD_MAX_BYTES,
     maxUrlLength: raw.CMS_MAX_URL_LENGTH,
     requestTimeoutMs: raw.CMS_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: raw.CMS_HEADERS_TIMEOUT_MS,

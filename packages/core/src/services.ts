@@ -10,6 +10,7 @@ import { Upstreams } from './upstream.js'
 import { PackageOptions } from './package-options.js'
 import { LifecycleEvents, type LifecycleOptions } from './events/index.js'
 import { contentReader, type ContentReader } from './content-reader.js'
+import type { MediaStorage } from './media/storage.js'
 
 export interface Services {
   store: Store
@@ -17,7 +18,11 @@ export interface Services {
   settings: {
     profile: string
     contentDir: string
+    /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`, default 64 MiB). */
+    uploadMaxBytes?: number
   }
+  /** Where uploaded files live (default: `uploads/` under the content directory). */
+  mediaStorage?: MediaStorage
   /** The registered post meta (the core's keys, then each package's). */
   meta: MetaRegistry
   /** The registered user meta (packages' keys; shown under `meta` in cms/v2 users once one is registered). */
@@ -35,7 +40,7 @@ export interface Services {
 }
 
 /** Services with the core's own registrations: its meta keys and its five roles. Without `upstreams`, none is configured. */
-export function createServices (base: Pick<Services, 'store' | 'settings'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
+export function createServices (base: Pick<Services, 'store' | 'settings' | 'mediaStorage'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
   return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store) }

@@ -57,6 +57,17 @@ class Fixtures {
         const id = await this.resolve(type, this.owner)
         return String((await this.call('POST', `/cms/v2/${type}s/${id}/autosaves`, { title: 'Autosaved', content: `Autosave ${randomUUID()}` }, 200)).id)
       }
+      case 'media': {
+        // A 1x1 PNG, uploaded as the block editor does (raw body named by Content-Disposition).
+        const res = await this.h.app.inject({
+          method: 'POST',
+          url: urlOf('/cms/v2/media', ''),
+          headers: { ...this.owner.headers, 'content-type': 'image/png', 'content-disposition': 'attachment; filename="probe.png"' },
+          payload: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+        })
+        if (res.statusCode !== 201) throw new Error(`fixture: media upload answered ${res.statusCode}: ${res.body.slice(0, 300)}`)
+        return String((JSON.parse(res.body) as { id: number }).id)
+      }
       case 'category':
       case 'tag':
         return String((await this.call('POST', `/cms/v2/${name === 'category' ? 'categories' : 'tags'}`, { name: `Probe ${randomUUID().slice(0, 8)}` }, 201)).id)

@@ -6,6 +6,7 @@
 import type { RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { setUserContentHandler } from '../users/authors.js'
+import { mediaRoutes } from '../media/media.js'
 import { autosaveRoutes } from './autosaves.js'
 import { PAGE_TYPE, POST_TYPE } from './post-types.js'
 import { postRoutes } from './posts.js'
@@ -26,6 +27,7 @@ export function contentRoutes (services: Services): RelativeRouteDecl[] {
     ...postRoutes(services, PAGE_TYPE),
     ...revisionRoutes(services, PAGE_TYPE),
     ...autosaveRoutes(services, PAGE_TYPE),
+    ...mediaRoutes(services),
     ...typeRoutes(services),
     ...statusRoutes(services),
     ...taxonomyRoutes(services),
