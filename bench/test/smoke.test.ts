@@ -19,7 +19,7 @@ t.test('pnpm bench --smoke runs every scenario without errors', async (t) => {
   const db = process.env.CMS_TEST_DATABASE_URL
   if (db !== undefined && db !== '') args.push('--database-url', db)
   const { stdout } = await promisify(execFile)('node', args, { cwd: ROOT, timeout: 240_000, maxBuffer: 10 * 1024 * 1024 })
-  t.match(stdout, /\| scenario \| posts \| req\/s/, 'prints the table')
+  t.match(stdout, /\| scenario \| caller \| posts \| req\/s/, 'prints the table')
   const result = JSON.parse(readFileSync(out, 'utf8')) as {
     rows: Array<{ scenario: string, caller?: string, database?: string, service: { requests: number, errors: number, cpuUsPerRequest?: number, dbCpuUsPerRequest?: number, idlePercent?: number, peakRssMb?: number }, ratio?: number }>
     peakRssMb: number
