@@ -2,6 +2,8 @@
  * Slugs as the core makes them: accents transliterated, lower case,
  * non-ASCII kept as `%xx` escapes, punctuation dropped, dashes collapsed.
  */
+import { stripAllTags } from './render.js'
+import { nextLineEnd, NextIndex } from './scan.js'
 
 const SPECIAL: Record<string, string> = {
   ß: 'ss', ẞ: 'SS', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D',
@@ -19,8 +21,31 @@ export function removeAccents (s: string): string {
     .normalize('NFC')
 }
 
-function stripTags (s: string): string {
-  return s.replace(/<(script|style)[^>]*?>.*?<\/\1>/gis, '').replace(/<[^>]*>?/g, '')
+/**
+ * The core's `/&.+?;/` (entities killed) in one pass: from an `&` the match
+ * ends at the first `;` after at least one character, on the same line; when
+ * there is none, no later `&` of that line has one either, so the scan goes
+ * on after the line end (the regex rescans to the end from every `&`: a
+ * megabyte of `&#1` took minutes).
+ */
+function killEntities (s: string): string {
+  const semicolon = new NextIndex(s, ';')
+  let lineEnd = -2
+  let out = ''
+  let from = 0
+  let amp = s.indexOf('&')
+  while (amp !== -1) {
+    if (lineEnd !== -1 && lineEnd <= amp) lineEnd = nextLineEnd(s, amp + 1)
+    const end = semicolon.at(amp + 2)
+    if (end !== -1 && (lineEnd === -1 || end < lineEnd)) {
+      out += s.slice(from, amp)
+      from = end + 1
+      amp = s.indexOf('&', from)
+    } else {
+      amp = lineEnd === -1 ? -1 : s.indexOf('&', lineEnd + 1)
+    }
+  }
+  return from === 0 ? s : out + s.slice(from)
 }
 
 /** Percent-encodes non-ASCII characters (lower-case hex), at most 200 characters of output. */
@@ -53,7 +78,7 @@ const replaceAll = (s: string, list: string[], by: string): string => list.reduc
 
 /** The slug of a title (or of a requested slug); `fallback` when nothing is left. */
 export function sanitizeSlug (title: string, fallback = ''): string {
-  let s = removeAccents(stripTags(title))
+  let s = removeAccents(stripAllTags(title))
   s = s.replace(/%([a-fA-F0-9][a-fA-F0-9])/g, '---$1---').replace(/%/g, '').replace(/---([a-fA-F0-9][a-fA-F0-9])---/g, '%$1')
   // eslint-disable-next-line no-control-regex
   if (!/^[\x00-\x7f]*$/.test(s)) s = uriEncodeUtf8(s.toLowerCase())
@@ -63,7 +88,7 @@ export function sanitizeSlug (title: string, fallback = ''): string {
   s = s.replace(/\//g, '-')
   s = replaceAll(s, STRIPPED_OCTETS, '')
   s = s.replace(/%c3%97/g, 'x')
-  s = s.replace(/&.+?;/g, '').replace(/\./g, '-')
+  s = killEntities(s).replace(/\./g, '-')
   s = s.replace(/[^%a-z0-9 _-]/g, '').replace(/\s+/g, '-').replace(/-+/g, '-').replace(/^-+|-+$/g, '')
   return s === '' ? fallback : s
 }
