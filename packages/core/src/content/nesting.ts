@@ -10,7 +10,7 @@
  * that would nest deeper than `MAX_DEPTH` are left out (their text stays).
  * Markup nested less deeply is returned unchanged.
  */
-import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2'
+import { htmlTokenizer } from '../html-tokenizer.js'
 
 export const MAX_DEPTH = 512
 
@@ -51,7 +51,6 @@ export function limitNesting (html: string, maxDepth = MAX_DEPTH): string {
   const cut: Array<[number, number]> = []
   let tagStart = -1
   let tagName = ''
-  const ignore = (): void => {}
   const endOpenTag = (endIndex: number): void => {
     if (tagName === '' || VOID.has(tagName)) return
     if (stack.length >= maxDepth) {
@@ -61,7 +60,7 @@ export function limitNesting (html: string, maxDepth = MAX_DEPTH): string {
     stack.push(tagName)
     open.set(tagName, (open.get(tagName) ?? 0) + 1)
   }
-  const tokenizer = new Tokenizer({ decodeEntities: true }, {
+  const tokenizer = htmlTokenizer({
     onopentagname (start, end) {
       tagStart = start - 1
       tagName = html.slice(start, end).toLowerCase()
@@ -79,19 +78,8 @@ export function limitNesting (html: string, maxDepth = MAX_DEPTH): string {
         pop()
         if (top === name) break
       }
-    },
-    onattribdata: ignore,
-    onattribentity: ignore,
-    onattribend: ignore,
-    onattribname: ignore,
-    oncdata: ignore,
-    oncomment: ignore,
-    ondeclaration: ignore,
-    onend: ignore,
-    onprocessinginstruction: ignore,
-    ontext: ignore,
-    ontextentity: ignore
-  } satisfies TokenizerCallbacks)
+    }
+  })
   tokenizer.write(html)
   tokenizer.end()
   if (cut.length === 0) return html

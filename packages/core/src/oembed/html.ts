@@ -5,7 +5,7 @@
  * ones).
  */
 import { randomInt } from 'node:crypto'
-import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2'
+import { htmlTokenizer } from '../html-tokenizer.js'
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
@@ -97,8 +97,7 @@ export function eachTag (html: string, names: ReadonlySet<string>, visit: (name:
     }
     tag = null
   }
-  const ignore = (): void => {}
-  const tokenizer = new Tokenizer({ decodeEntities: true }, {
+  const tokenizer = htmlTokenizer({
     onopentagname (start, end) {
       tag = null
       // Most tags are not looked for: their name is not even copied.
@@ -117,16 +116,8 @@ export function eachTag (html: string, names: ReadonlySet<string>, visit: (name:
     onattribentity (codepoint) { if (tag !== null) attrValue += String.fromCodePoint(codepoint) },
     onattribend () { if (tag !== null && !(attrName in attrs)) attrs[attrName] = attrValue },
     onopentagend: finish,
-    onselfclosingtag: finish,
-    oncdata: ignore,
-    onclosetag: ignore,
-    oncomment: ignore,
-    ondeclaration: ignore,
-    onend: ignore,
-    onprocessinginstruction: ignore,
-    ontext: ignore,
-    ontextentity: ignore
-  } satisfies TokenizerCallbacks)
+    onselfclosingtag: finish
+  })
   tokenizer.write(html)
   // Paused when `visit` stopped: the rest is not read.
   tokenizer.end()
