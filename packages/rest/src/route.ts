@@ -51,6 +51,13 @@ export interface RestRequest<P = Record<string, unknown>> {
    * header's checks of the other methods, so a record is loaded once.
    */
   readonly memo: <T>(key: string, load: () => Promise<T>) => Promise<T>
+  /**
+   * The store's commit horizon for this request (see `KernelOptions.horizon`),
+   * asked once and shared by everything the request reads: values read after
+   * it was taken may be reused by later requests while it reads the same.
+   * Undefined when there is none.
+   */
+  readonly horizon: () => Promise<string | undefined>
 }
 
 /** A fresh per-request memo. */
@@ -90,6 +97,14 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
   args?: A
   /** Overrides the route's `allowBatch` for this endpoint. */
   allowBatch?: boolean
+  /**
+   * `'public'`: the answer to an anonymous caller depends only on the URL and
+   * the stored data. The kernel then keeps the bytes of such answers (200
+   * only) and answers the same address again with them, before validation,
+   * the permission check and the handler, for as long as the store's commit
+   * horizon reads the same. Signed-in callers are always answered afresh.
+   */
+  cache?: 'public'
   // Method syntax keeps endpoints of different argument types assignable to one list.
   permission (req: RestRequest<Params<A>>): ReturnType<Permission<Params<A>>>
   handler (req: RestRequest<Params<A>>): unknown

@@ -6,7 +6,7 @@ import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  cachedResponse, ContextArg, endpoint, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
+  ContextArg, endpoint, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
   restKernel, rel, route, restUrl, type Principal
 } from '../src/index.js'
 
@@ -50,7 +50,8 @@ let peopleCalls = 0
 let thingLoads = 0
 const loadThing = async (): Promise<number> => { thingLoads++; return 7 }
 let cachedValue = 1
-let cacheTag = {}
+/** The store's horizon as the kernel is told it (`horizon`); undefined: none. */
+let currentHorizon: string | undefined
 
 const routes = [
   route({
@@ -138,8 +139,9 @@ const routes = [
     endpoints: [endpoint({
       methods: ['GET'],
       args: {},
+      cache: 'public',
       permission: () => true,
-      handler: () => cachedResponse({ value: cachedValue }, cacheTag)
+      handler: () => ({ value: cachedValue })
     })]
   }),
   route({
@@ -171,6 +173,7 @@ async function build (opts: { corsOrigins?: string[] | '*', bodyLimit?: number }
     namespaces: [{ name: 'test/v1', routes }],
     baseUrl: BASE,
     corsOrigins: opts.corsOrigins,
+    horizon: async () => currentHorizon,
     authenticate: async (request) => {
       const auth = request.headers.authorization
       if (auth === undefined) return { id: 0, can: () => false }
@@ -461,17 +464,19 @@ t.test('discovery entries from the declarations', async (t) => {
   t.same(ns.body.routes['/test/v1/echo'].endpoints[0].args, [], 'no args is an empty array')
 })
 
-t.test('a tagged body is rendered once per tag', async (t) => {
+t.test('a public answer is rendered once per horizon', async (t) => {
   const app = await build()
-  t.teardown(() => app.close())
+  t.teardown(async () => { currentHorizon = undefined; await app.close() })
   cachedValue = 1
-  cacheTag = {}
+  currentHorizon = 'h1'
   t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 })
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 }, 'kept bytes: the horizon is noted')
   cachedValue = 2
-  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 }, 'same tag: the rendered bytes are reused')
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 }, 'same horizon: the rendered bytes are reused')
   t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached&_fields=value')).body, { value: 2 }, 'another URL is rendered on its own')
-  cacheTag = {}
-  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 2 }, 'a new tag renders again')
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached', { headers: { authorization: 'Bearer editor' } })).body, { value: 2 }, 'a signed-in caller is answered afresh')
+  currentHorizon = 'h2'
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 2 }, 'a new horizon renders again')
 })
 
 t.test('errors of a matched route carry its Allow header and its representation', async (t) => {

@@ -14,7 +14,7 @@ import type { MetaRegistry } from './meta.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
 import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions, type PostExtras } from './post-format.js'
-import { jsonWeight, ReadCache } from './read-cache.js'
+import { jsonWeight, readCache, type ReadCache } from './read-cache.js'
 import { readRule, runListQuery, type KnownTotal, type ListQuery, type TaxClause, type TotalCache } from './post-query.js'
 import { deleteArgs, listArgs, postItemSchema, readArgs, writeArgs } from './post-schema.js'
 import { deletePostFully, existingTermIds, getPost, idOf, recountTerms, setMeta, stickyPostIds, termIdsOfPost, withDescendants, type PostRow } from './post-store.js'
@@ -24,16 +24,9 @@ import { posts } from './schema.js'
 import { truncateSlug } from './slugs.js'
 
 /** Posts read by GET requests, reused while nothing is committed (see read-cache.ts). */
-const postCaches = new WeakMap<Store, ReadCache<PostRow | undefined>>()
-
 function postCache (store: Store): ReadCache<PostRow | undefined> {
-  let cache = postCaches.get(store)
-  if (cache === undefined) {
-    // 16 MiB of posts: a count alone would not bound them (a post's content may be megabytes).
-    cache = new ReadCache<PostRow | undefined>(store, 16 * 1024 * 1024, jsonWeight)
-    postCaches.set(store, cache)
-  }
-  return cache
+  // 16 MiB of posts: a count alone would not bound them (a post's content may be megabytes).
+  return readCache<PostRow | undefined>(store, 'posts', 16 * 1024 * 1024, jsonWeight)
 }
 
 /**
@@ -69,61 +62,20 @@ export function postLoader (store: Store, type: string, param = 'id'): {
   }
 }
 
-const settingsCaches = new WeakMap<Store, ReadCache<SiteSettings>>()
-
 /** The site settings, once per request; GET requests reuse them while nothing is committed. */
 export async function requestSettings (store: Store, req: RestRequest, meta: MetaRegistry): Promise<SiteSettings> {
   return await req.memo('content:settings', async () => {
     if (req.method !== 'GET') return await siteSettings(store, req, meta)
-    let cache = settingsCaches.get(store)
-    if (cache === undefined) {
-      cache = new ReadCache(store, 16)
-      settingsCaches.set(store, cache)
-    }
-    return await cache.get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
+    return await readCache<SiteSettings>(store, 'settings', 16).get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
   })
 }
 
-const totalCaches = new WeakMap<Store, ReadCache<KnownTotal>>()
-
 /** List totals, reused by read requests while nothing is committed. */
 function totalCache (store: Store): (req: RestRequest) => TotalCache | undefined {
-  let cache = totalCaches.get(store)
-  if (cache === undefined) {
-    cache = new ReadCache(store, 500)
-    totalCaches.set(store, cache)
-  }
-  const totals = cache
+  const totals = readCache<KnownTotal>(store, 'totals', 500)
   return (req) => req.method !== 'GET'
     ? undefined
     : { get: async (key) => await totals.peek(req, key), set: async (key, total) => { await totals.put(req, key, total) } }
-}
-
-const responseCaches = new WeakMap<Store, ReadCache<RestResponse>>()
-
-/**
- * What anonymous callers are answered, reused while nothing is committed:
- * their answer depends only on the address and the data (the caller's rights
- * are all the same). The cache entry is the kernel's tag for reusing the
- * rendered bytes. Signed-in callers are always answered afresh.
- */
-function publicResponses (store: Store): (req: RestRequest, build: (req: RestRequest) => Promise<RestResponse>) => Promise<RestResponse> {
-  let cache = responseCaches.get(store)
-  if (cache === undefined) {
-    // 32 MiB of answers: one page of a hundred long posts can weigh megabytes.
-    cache = new ReadCache<RestResponse>(store, 32 * 1024 * 1024, (res) => jsonWeight(res.body))
-    responseCaches.set(store, cache)
-  }
-  const responses = cache
-  return async (req, build) => {
-    if (req.user.id !== 0) return await build(req)
-    const key = `${req.baseUrl} ${req.path} ${JSON.stringify(req.query)}`
-    const entry = await responses.entry(req, key, async () => await build(req))
-    if (entry === undefined) return await build(req)
-    const res = new RestResponse(entry.value.body, entry.value.status, entry.value.headers)
-    res.cacheTag = entry
-    return res
-  }
 }
 
 /** A version tag of everything the post's responses show, whatever the context. */
@@ -203,7 +155,6 @@ export function updatePermissionFor (store: Store, spec: PostType, loader: Retur
 
 export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
   const { store } = services
-  const publicResponse = publicResponses(store)
   const totalsFor = totalCache(store)
   const schema = postItemSchema(spec, services.meta)
   const loader = postLoader(store, spec.type)
@@ -227,9 +178,7 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
     return true
   }
 
-  const list = async (req: RestRequest): Promise<RestResponse> => await publicResponse(req, listResponse)
-
-  const listResponse = async (req: RestRequest): Promise<RestResponse> => {
+  const list = async (req: RestRequest): Promise<RestResponse> => {
     const p = req.params
     const settings = await requestSettings(store, req, services.meta)
     const search = typeof p.search === 'string' ? p.search : undefined
@@ -345,9 +294,7 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
     return canRead(req.user, post)
   }
 
-  const read = async (req: RestRequest): Promise<RestResponse> => await publicResponse(req, readResponse)
-
-  const readResponse = async (req: RestRequest): Promise<RestResponse> => {
+  const read = async (req: RestRequest): Promise<RestResponse> => {
     const post = await mustLoad(req)
     const settings = await requestSettings(store, req, services.meta)
     const extras = (await loadExtras(store, [post])).get(post.id)!
@@ -406,7 +353,7 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: listArgs(spec), summary: `List ${plural}`, permission: listPermission, handler: list }),
+        endpoint({ methods: ['GET'], args: listArgs(spec), summary: `List ${plural}`, cache: 'public', permission: listPermission, handler: list }),
         endpoint({ methods: ['POST'], args: writeArgs(spec, services.meta), summary: `Create a ${spec.type}`, permission: createPermission, handler: create })
       ]
     }),
@@ -418,7 +365,7 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: readArgs(), summary: `Read a ${spec.type}`, permission: readPermission, handler: read }),
+        endpoint({ methods: ['GET'], args: readArgs(), summary: `Read a ${spec.type}`, cache: 'public', permission: readPermission, handler: read }),
         endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: writeArgs(spec, services.meta), summary: `Update a ${spec.type}`, permission: updatePermission, handler: update }),
         endpoint({ methods: ['DELETE'], args: deleteArgs(), summary: `Trash or delete a ${spec.type}`, permission: deletePermission, handler: remove })
       ]
