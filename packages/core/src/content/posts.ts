@@ -39,26 +39,19 @@ export async function readPostFor (store: Store, req: RestRequest, id: number): 
   return await postCache(store).get(req, `post:${id}`, async () => await getPost(store, id))
 }
 
-/** Loads the post a request names, once per request (the Allow header asks every endpoint). */
+/** Loads the post a request names, once per request (the Allow header asks every endpoint), through `req.memo`. */
 export function postLoader (store: Store, type: string, param = 'id'): {
   load: (req: RestRequest) => Promise<PostRow | undefined>
   forget: (req: RestRequest) => void
 } {
-  const cache = new WeakMap<object, Promise<PostRow | undefined>>()
-  const read = async (req: RestRequest, id: number): Promise<PostRow | undefined> => {
-    // Reads may reuse a row nothing has changed since; writes always read afresh.
-    return await readPostFor(store, req, id)
-  }
+  const keyOf = (req: RestRequest): string => `post:${type}:${param}:${idOf(req.params[param])}`
   return {
-    load: async (req) => {
-      let pending = cache.get(req.params)
-      if (pending === undefined) {
-        pending = read(req, idOf(req.params[param])).then((p) => p !== undefined && p.type === type ? p : undefined)
-        cache.set(req.params, pending)
-      }
-      return await pending
-    },
-    forget: (req) => { cache.delete(req.params) }
+    // Reads may reuse a row nothing has changed since; writes always read afresh.
+    load: async (req) => await req.memo(keyOf(req), async () => {
+      const p = await readPostFor(store, req, idOf(req.params[param]))
+      return p !== undefined && p.type === type ? p : undefined
+    }),
+    forget: (req) => { req.memo.forget(keyOf(req)) }
   }
 }
 
