@@ -2,7 +2,7 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 RUN corepack enable && corepack prepare pnpm@10.34.8 --activate
-COPY package.json pnpm-lock.yaml pnpm-workspace.yaml turbo.json tsconfig.base.json .npmrc ./
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml turbo.json tsconfig.base.json ./
 COPY packages ./packages
 COPY apps ./apps
 RUN pnpm install --frozen-lockfile

@@ -1,5 +1,5 @@
 /** Dispatch of `cms <group> ...` to a command group, with usage and errors. */
-import { OptionError, StoreLockedError } from '@cms/store';
+import { OptionError, StoreLockedError, SettingError, storeErrorLine } from '@cms/store';
 import { defaultContext, UsageError } from './command.js';
 import type { CliContext, CommandGroup } from './command.js';
 import { commandGroups } from './registry.js';
@@ -15,7 +15,9 @@ Run "cms <command> --help" for a command's arguments.
 
 Environment:
   DATABASE_URL   PostgreSQL connection URL (default: embedded PGlite database)
-  CMS_DATA_DIR   directory of the embedded database (default: .data)`;
+  CMS_DATA_DIR   directory of the embedded database (default: .data)
+  Read from the environment and from .env in the current directory, as the
+  service reads them (CMS_ENV_FILE names another file).`;
 }
 
 export interface RunIo {
@@ -58,7 +60,10 @@ function errorLine(e: unknown): string {
   if (e instanceof UsageError) {
     return `${e.message} (see: cms ${e.group ? `${e.group} ` : ''}--help)`;
   }
-  if (e instanceof OptionError || e instanceof StoreLockedError) return e.message;
+  if (e instanceof OptionError || e instanceof StoreLockedError || e instanceof SettingError) return e.message;
+  // The same line the service prints at start.
+  const known = storeErrorLine(e, process.env.DATABASE_URL?.trim() || undefined);
+  if (known !== undefined) return known;
   const error = e as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
   // drizzle wraps driver errors ("Failed query: ...") with the driver error as cause
   const pgCode = error.cause?.code ?? error.code;

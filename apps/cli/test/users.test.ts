@@ -128,7 +128,7 @@ t.test('cms user and cms app-password', async (t) => {
 
   t.test('help', async (t) => {
     const [help, groupHelp] = await Promise.all([exec(['--help']), exec(['app-password', '--help'])]);
-    t.match(help.stdout, /\n\s+user\s+create and list users/);
+    t.match(help.stdout, /\n\s+user\s+create, list, change and delete users/);
     t.match(help.stdout, /\n\s+app-password\s+create, list and revoke application passwords/);
     t.equal(groupHelp.code, 0);
     t.match(groupHelp.stdout, /cms app-password revoke <login> <uuid>/);

@@ -11,6 +11,8 @@ import { authenticator, createServices, frontPage, packagesFor, Platform, type C
 import { namespacesOf, profiles, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
+import { ensureFirstAdmin } from './first-admin.js'
+import { loggerOptions, RequestLog } from './request-log.js'
 
 export interface BuildOptions {
   /** An already open store (tests); otherwise one is opened from the settings and closed with the app. */
@@ -70,16 +72,19 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   const app = Fastify({
     ...kernelServerOptions({ bodyLimit: settings.bodyLimit }),
     ...connectionLimits(settings),
-    logger: opts.logger ?? {
-      level: settings.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'password'], censor: '[redacted]' }
-    },
+    logger: opts.logger ?? loggerOptions(settings),
+    // One line per request, written when it is answered.
+    logController: new RequestLog(),
     // `X-Forwarded-*` are believed only from the named proxies: from anyone else they
     // would choose the client address (sign-in throttle, `last_ip`), the scheme and the host.
     trustProxy: settings.trustedProxies.length > 0 ? settings.trustedProxies : false
   })
   app.server.maxConnections = settings.maxConnections
-  const store = opts.store ?? await openStore({ databaseUrl: settings.databaseUrl, dataDir: settings.dataDir })
+  const store = opts.store ?? await openStore({
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    onProgress: (message) => app.log.info(message)
+  })
   if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
 
   const profile = opts.profile ?? profiles[settings.deployment]!
@@ -95,7 +100,17 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     await app.register(pkg.plugin, { platform })
   }
   app.decorate('platform', platform)
-  await migrate(store, platform.migrationSets())
+  const started = performance.now()
+  try {
+    await migrate(store, platform.migrationSets())
+  } catch (err) {
+    if (opts.store === undefined) await store.close()
+    throw err
+  }
+  if (opts.store === undefined) {
+    app.log.info(`${store.kind === 'pglite' ? 'embedded database' : 'database'}: migrations checked and applied in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  }
+  if (settings.firstAdmin !== undefined) await ensureFirstAdmin(store, settings.firstAdmin, app.log)
 
   await app.register(restKernel, {
     namespaces: platform.namespaces(),

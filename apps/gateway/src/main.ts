@@ -3,8 +3,10 @@
  */
 import { setFlagsFromString } from 'node:v8'
 import closeWithGrace from 'close-with-grace'
+import type { FastifyInstance } from 'fastify'
+import { loadEnvFile, SettingError, storeErrorLine } from '@cms/store'
 import { buildApp } from './app.js'
-import { loadSettings } from './settings.js'
+import { loadSettings, type Settings } from './settings.js'
 
 // Under load much of what a request allocates outlives a young-generation
 // collection; by default V8 then lets the old generation grow to several times
@@ -13,14 +15,39 @@ import { loadSettings } from './settings.js'
 // little CPU cost, without capping the heap as --max-old-space-size would.
 setFlagsFromString('--heap-growing-percent=50')
 
-const settings = loadSettings()
-const app = await buildApp(settings)
+/**
+ * A failed start as one line a person can act on (a bad setting, an
+ * unreachable database, a busy embedded database, a taken port); anything
+ * else is a fault of the service and keeps its stack.
+ */
+function startFailure (err: unknown, settings: Settings | undefined): string {
+  const known = storeErrorLine(err, settings?.databaseUrl)
+  if (known !== undefined) return known
+  const e = err as { code?: string, message?: string, stack?: string }
+  if (e?.code === 'EADDRINUSE' && settings !== undefined) return `port ${settings.port} on ${settings.host} is in use (set PORT to another port)`
+  if (e?.code === 'EADDRNOTAVAIL' && settings !== undefined) return `HOST ${settings.host} is not an address of this machine (set HOST, e.g. 127.0.0.1 or 0.0.0.0)`
+  if (e?.code === 'EACCES' && settings !== undefined) return `port ${settings.port} needs privileges (set PORT to 1024 or above)`
+  return e?.stack ?? String(err)
+}
 
-closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
-  if (err !== undefined) app.log.error({ err }, 'shutting down after an error')
-  else app.log.info({ signal }, 'shutting down')
-  await app.close()
-})
-
-await app.listen({ port: settings.port, host: settings.host })
-app.log.info({ deployment: settings.deployment, database: settings.databaseUrl === undefined ? `embedded (${settings.dataDir})` : 'postgres' }, 'service ready')
+let settings: Settings | undefined
+let app: FastifyInstance | undefined
+try {
+  loadEnvFile()
+  settings = loadSettings()
+  app = await buildApp(settings)
+  const running = app
+  closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
+    if (err !== undefined) running.log.error({ err }, 'shutting down after an error')
+    else running.log.info(`${signal ?? 'signal'} received: shutting down`)
+    await running.close()
+  })
+  await app.listen({ port: settings.port, host: settings.host })
+  app.log.info({ deployment: settings.deployment, database: settings.databaseUrl === undefined ? `embedded (${settings.dataDir})` : 'postgres' }, 'service ready')
+} catch (err) {
+  // Whatever reading the settings throws is about a setting: its message alone.
+  const line = err instanceof SettingError || settings === undefined ? (err as Error).message : startFailure(err, settings)
+  process.stderr.write(`cms: ${line}\n`)
+  await app?.close().catch(() => {})
+  process.exit(1)
+}

@@ -2,11 +2,12 @@
  * The gateway's settings, read from the environment and validated at start
  * so a bad value fails before the first request.
  */
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { isIP } from 'node:net'
-import envSchema from 'env-schema'
-import { Type, type Static } from '@sinclair/typebox'
-import { storeSettingsFromEnv } from '@cms/store'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { isHostValue } from '@cms/rest'
 
 const Env = Type.Object({
@@ -34,7 +35,13 @@ const Env = Type.Object({
   // Read by the authorization page and the scheduler (checked here, used there).
   CMS_ENVIRONMENT: Type.Union([Type.Literal(''), Type.Literal('local'), Type.Literal('production')], { default: '' }),
   CMS_SCHEDULER_INTERVAL_MS: Type.Integer({ default: 10_000, minimum: 100 }),
-  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' })
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  // The first administrator, created at start when no user exists (first-admin.ts).
+  CMS_ADMIN_LOGIN: Type.String({ default: '' }),
+  CMS_ADMIN_EMAIL: Type.String({ default: '' }),
+  CMS_ADMIN_PASSWORD: Type.String({ default: '' }),
+  CMS_ADMIN_PASSWORD_FILE: Type.String({ default: '' }),
+  CMS_ADMIN_APP_PASSWORD_FILE: Type.String({ default: '' })
 })
 
 export interface Settings {
@@ -69,33 +76,117 @@ export interface Settings {
    */
   siteUrl: string
   logLevel: string
+  /** From CMS_ADMIN_*: the administrator to create when no user exists. */
+  firstAdmin?: FirstAdmin
+}
+
+export interface FirstAdmin {
+  login: string
+  email: string
+  password: string
+  /** Absolute path the first application password is written to (mode 600), if wanted. */
+  appPasswordFile?: string
+}
+
+/**
+ * What a schema allows, in words, for the one-line error of a bad setting.
+ * A setting may say it itself with an `allowed` option.
+ */
+function allowedOf (schema: TSchema): string {
+  if (typeof schema.allowed === 'string') return schema.allowed
+  if (Array.isArray(schema.anyOf) && schema.anyOf.every((s: TSchema) => 'const' in s)) {
+    const values = (schema.anyOf as TSchema[]).map((s) => String(s.const)).filter((v) => v !== '')
+    const words = values.length === 1 ? values[0]! : `${values.slice(0, -1).join(', ')} or ${values.at(-1)!}`
+    return values.length < schema.anyOf.length ? `${words} (or empty)` : words
+  }
+  if (schema.type === 'integer' || schema.type === 'number') {
+    const kind = schema.type === 'integer' ? 'an integer' : 'a number'
+    const min = schema.minimum as number | undefined
+    const max = schema.maximum as number | undefined
+    if (min !== undefined && max !== undefined) return `${kind} from ${min} to ${max}`
+    if (min !== undefined) return `${kind} of at least ${min}`
+    if (max !== undefined) return `${kind} of at most ${max}`
+    return kind
+  }
+  if (schema.type === 'boolean') return 'true or false'
+  if (typeof schema.pattern === 'string') return `a value matching ${schema.pattern}`
+  return `a valid ${String(schema.type ?? 'value')}`
+}
+
+/**
+ * Reads every setting of `Env` from the environment: unset or empty means the
+ * default; a value of the wrong kind throws a `SettingError` whose message
+ * names the setting, the value and what is allowed. Settings added to `Env`
+ * get the same errors without code of their own.
+ */
+function readEnv (env: NodeJS.ProcessEnv): Static<typeof Env> {
+  const out: Record<string, unknown> = {}
+  for (const [name, schema] of Object.entries(Env.properties) as Array<[string, TSchema]>) {
+    const given = env[name]
+    if (given === undefined || given === '') {
+      out[name] = schema.default
+      continue
+    }
+    const value = Value.Convert(schema, given)
+    if (!Value.Check(schema, value)) throw new SettingError(name, given, allowedOf(schema))
+    out[name] = value
+  }
+  return out as Static<typeof Env>
+}
+
+/** The first administrator's settings, checked together. */
+function firstAdminOf (raw: Static<typeof Env>, env: NodeJS.ProcessEnv): FirstAdmin | undefined {
+  const { CMS_ADMIN_LOGIN: login, CMS_ADMIN_EMAIL: email, CMS_ADMIN_PASSWORD: password, CMS_ADMIN_PASSWORD_FILE: passwordFile, CMS_ADMIN_APP_PASSWORD_FILE: appPasswordFile } = raw
+  if (login === '') {
+    const stray = (['CMS_ADMIN_EMAIL', 'CMS_ADMIN_PASSWORD', 'CMS_ADMIN_PASSWORD_FILE', 'CMS_ADMIN_APP_PASSWORD_FILE'] as const).find((n) => raw[n] !== '')
+    if (stray !== undefined) throw new SettingError('CMS_ADMIN_LOGIN', undefined, `set when ${stray} is (the first administrator's login)`)
+    return undefined
+  }
+  if (email === '') throw new SettingError('CMS_ADMIN_EMAIL', undefined, 'set when CMS_ADMIN_LOGIN is (the first administrator\'s e-mail address)')
+  if (password !== '' && passwordFile !== '') throw new SettingError('CMS_ADMIN_PASSWORD_FILE', passwordFile, 'unset when CMS_ADMIN_PASSWORD is set (give one of the two)')
+  let secret = password
+  if (passwordFile !== '') {
+    try {
+      secret = readFileSync(resolve(baseDirOf(env), passwordFile), 'utf8').replace(/\r?\n$/, '')
+    } catch {
+      throw new SettingError('CMS_ADMIN_PASSWORD_FILE', passwordFile, 'the path of a readable file holding the password')
+    }
+    if (secret === '') throw new SettingError('CMS_ADMIN_PASSWORD_FILE', passwordFile, 'a file holding a password (it is empty)')
+  }
+  if (secret === '') throw new SettingError('CMS_ADMIN_PASSWORD', undefined, 'set (or CMS_ADMIN_PASSWORD_FILE) when CMS_ADMIN_LOGIN is')
+  return {
+    login,
+    email,
+    password: secret,
+    ...(appPasswordFile === '' ? {} : { appPasswordFile: resolve(baseDirOf(env), appPasswordFile) })
+  }
 }
 
 const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '')
 
 export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
-  const raw = envSchema<Static<typeof Env>>({ schema: Env, data: env, dotenv: false })
+  const raw = readEnv(env)
   if (raw.CMS_HEADERS_TIMEOUT_MS > raw.CMS_REQUEST_TIMEOUT_MS) {
-    throw new Error(`CMS_HEADERS_TIMEOUT_MS (${raw.CMS_HEADERS_TIMEOUT_MS}) must not exceed CMS_REQUEST_TIMEOUT_MS (${raw.CMS_REQUEST_TIMEOUT_MS})`)
+    throw new SettingError('CMS_HEADERS_TIMEOUT_MS', String(raw.CMS_HEADERS_TIMEOUT_MS), `at most CMS_REQUEST_TIMEOUT_MS (${raw.CMS_REQUEST_TIMEOUT_MS})`)
   }
   const store = storeSettingsFromEnv(env)
   const remote: Record<string, string> = {}
   for (const pair of list(raw.CMS_REMOTE_NAMESPACES)) {
     const eq = pair.indexOf('=')
     if (eq <= 0 || !/^https?:\/\//.test(pair.slice(eq + 1))) {
-      throw new Error(`CMS_REMOTE_NAMESPACES: expected namespace=http(s)://host:port, got "${pair}"`)
+      throw new SettingError('CMS_REMOTE_NAMESPACES', pair, 'a comma list of namespace=http(s)://host:port')
     }
     remote[pair.slice(0, eq)] = pair.slice(eq + 1)
   }
   const base = raw.CMS_BASE_URL.replace(/\/+$/, '')
-  if (base !== '' && !/^https?:\/\/[^/]+/.test(base)) throw new Error('CMS_BASE_URL must be an absolute http(s) URL')
+  if (base !== '' && !/^https?:\/\/[^/]+/.test(base)) throw new SettingError('CMS_BASE_URL', raw.CMS_BASE_URL, 'an absolute http(s) URL such as https://cms.example.com')
   const trustedProxies = list(raw.CMS_TRUSTED_PROXIES)
   for (const entry of trustedProxies) {
-    if (!isAddressOrRange(entry)) throw new Error(`CMS_TRUSTED_PROXIES: expected IP addresses or CIDR ranges (10.0.0.0/8, fd00::/8), got "${entry}"`)
+    if (!isAddressOrRange(entry)) throw new SettingError('CMS_TRUSTED_PROXIES', entry, 'a comma list of IP addresses or CIDR ranges (10.0.0.0/8, fd00::/8)')
   }
   const allowedHosts = list(raw.CMS_ALLOWED_HOSTS).map((h) => h.toLowerCase())
   for (const host of allowedHosts) {
-    if (!isHostValue(host)) throw new Error(`CMS_ALLOWED_HOSTS: expected host names with an optional port (cms.example.com, cms.example.com:8443), got "${host}"`)
+    if (!isHostValue(host)) throw new SettingError('CMS_ALLOWED_HOSTS', host, 'a comma list of host names with an optional port (cms.example.com, cms.example.com:8443)')
   }
   const listening = /^(0\.0\.0\.0|::|)$/.test(raw.HOST) ? 'localhost' : isIP(raw.HOST) === 6 ? `[${raw.HOST}]` : raw.HOST
   return {
@@ -105,7 +196,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     namespaces: list(raw.CMS_NAMESPACES),
     databaseUrl: store.databaseUrl,
     dataDir: store.dataDir,
-    contentDir: raw.CMS_CONTENT_DIR === '' ? resolve(store.dataDir, 'content') : resolve(env.INIT_CWD ?? process.cwd(), raw.CMS_CONTENT_DIR),
+    contentDir: raw.CMS_CONTENT_DIR === '' ? resolve(store.dataDir, 'content') : resolve(baseDirOf(env), raw.CMS_CONTENT_DIR),
     baseUrl: base === '' ? undefined : base,
     corsOrigins: raw.CMS_CORS_ORIGINS.trim() === '*' ? '*' : list(raw.CMS_CORS_ORIGINS),
     bodyLimit: raw.CMS_BODY_LIMIT,
@@ -118,7 +209,8 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     trustedProxies,
     allowedHosts,
     siteUrl: base !== '' ? base : `http://${listening}:${raw.PORT}`,
-    logLevel: raw.LOG_LEVEL
+    logLevel: raw.LOG_LEVEL,
+    firstAdmin: firstAdminOf(raw, env)
   }
 }
 

@@ -35,7 +35,10 @@ export const corePackage = definePackage({
     app.addHook('onListen', async () => {
       try {
         if (!(await hasAnyUser(services.store))) {
-          app.log.warn('No user exists yet. Create the first administrator with: pnpm cms user create <login> --email <address> --role administrator [--password <password>]')
+          // The embedded database admits one process: the CLI needs the service stopped.
+          app.log.warn(services.store.kind === 'pglite'
+            ? 'No user exists yet. Create the first administrator: start with CMS_ADMIN_LOGIN, CMS_ADMIN_EMAIL and CMS_ADMIN_PASSWORD set, or stop the service and run: npx -y pnpm@10.34.8 cms user create <login> --email <address> --role administrator'
+            : 'No user exists yet. Create the first administrator: npx -y pnpm@10.34.8 cms user create <login> --email <address> --role administrator (or start with CMS_ADMIN_LOGIN, CMS_ADMIN_EMAIL and CMS_ADMIN_PASSWORD set)')
         }
       } catch (err) {
         app.log.warn({ err }, 'could not check for users')

@@ -11,7 +11,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import type { NamespaceDecl, RouteDecl } from '@cms/rest'
+import { defineNamespace, type NamespaceDecl, type RouteDecl, type RouteInput } from '@cms/rest'
 import type { MigrationSet } from '@cms/store'
 import type { Role } from './capabilities.js'
 import type { MetaKey, MetaOptions } from './content/meta.js'
@@ -39,9 +39,11 @@ export interface PackageApi {
    * Declares a namespace and its routes, built once every package has
    * registered (so meta and capabilities other packages add are known).
    * Ignored when the deployment does not serve it. `options` are the
-   * profile's per-namespace options.
+   * profile's per-namespace options. Route paths are relative to the
+   * namespace (`/notes/{id}`); a route naming another namespace is refused
+   * (`defineNamespace` in @cms/rest).
    */
-  namespace: (name: string, build: (options: Record<string, unknown>) => RouteDecl[]) => void
+  namespace: (name: string, build: (options: Record<string, unknown>) => readonly RouteInput[]) => void
   /** Routes outside any namespace (`/`, `/batch/v1`: the core's). */
   routes: (build: () => RouteDecl[]) => void
   /** The package's drizzle-kit migrations folder (absolute), run after its dependencies'. */
@@ -107,7 +109,7 @@ export function definePackage<O extends TSchema> (def: PackageDefinition<O>): Cm
   }
 }
 
-interface NamespaceEntry { owner: string, build: (options: Record<string, unknown>) => RouteDecl[] }
+interface NamespaceEntry { owner: string, build: (options: Record<string, unknown>) => readonly RouteInput[] }
 
 /** One deployment's registry of what its packages declared. */
 export class Platform {
@@ -177,7 +179,7 @@ export class Platform {
     this.services.meta.seal()
     return this.served.map((ns) => {
       const entry = this.local.includes(ns) ? this.declared.get(ns) : undefined
-      return { name: ns, routes: entry === undefined ? [] : entry.build(this.namespaceOptions[ns] ?? {}) }
+      return defineNamespace(ns, entry === undefined ? [] : entry.build(this.namespaceOptions[ns] ?? {}))
     })
   }
 

@@ -27,6 +27,8 @@ export async function usersApp (opts: { environment?: string, logLines?: string[
     // When asked, every log line (at the most verbose level) is kept for inspection.
     logger: lines === undefined ? false : { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } }
   })
+  // Before the kernel, as the core package registers it: the admin pages read their own forms.
+  await app.register(authorizePage, { services, environment: opts.environment ?? '' })
   await app.register(restKernel, {
     namespaces: [cmsV2Namespace(services)],
     routes: siteRoutes(services),
@@ -35,7 +37,6 @@ export async function usersApp (opts: { environment?: string, logLines?: string[
     // As the gateway wires it: anonymous answers reused while nothing is committed.
     horizon: async () => await store.horizon()
   })
-  await app.register(authorizePage, { services, environment: opts.environment ?? '' })
   app.addHook('onClose', async () => { await store.close() })
   await app.ready()
   return { app, store, services }

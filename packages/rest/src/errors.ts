@@ -51,7 +51,7 @@ type Catalogue = Record<string, ErrorSpec>
 
 /** A throwable factory per declared code: `errors.rest_no_route()`. */
 export type ErrorFactories<C extends Catalogue> = {
-  [K in keyof C]: (extra?: Record<string, unknown>, message?: string) => RestError
+  [K in keyof C]: ErrorFactory
 }
 
 export function declareErrors<C extends Catalogue> (catalogue: C): ErrorFactories<C> {
@@ -67,6 +67,17 @@ export function declareErrors<C extends Catalogue> (catalogue: C): ErrorFactorie
 export function denied (error: RestError, userId: number): RestError {
   return error.withStatus(userId === 0 ? 401 : 403)
 }
+
+/**
+ * A declared error under a family's own default message (`rest_cannot_edit`
+ * says "this user" in the users routes): the code and status stay those of
+ * the one declaration.
+ */
+export function reworded (factory: ErrorFactory, message: string): ErrorFactory {
+  return (extra, given) => factory(extra, given ?? message)
+}
+
+export type ErrorFactory = (extra?: Record<string, unknown>, message?: string) => RestError
 
 export const kernelErrors = declareErrors({
   rest_no_route: { status: 404, message: 'No route was found matching the URL and request method.' },
@@ -91,5 +102,8 @@ export const kernelErrors = declareErrors({
   rest_upstream_timeout: { status: 504, message: 'The outside service did not answer in time.' },
   rest_invalid_host: { status: 400, message: 'The host (or forwarded host or scheme) of the request is not one this service answers for.' },
   rest_service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
-  rest_internal_error: { status: 500, message: 'An internal error occurred.' }
+  rest_internal_error: { status: 500, message: 'An internal error occurred.' },
+  // Codes several route families answer, each with its own message (`reworded`).
+  rest_cannot_edit: { status: 401, message: 'Sorry, you are not allowed to edit this post.' },
+  rest_trash_not_supported: { status: 501, message: "The post does not support trashing. Set 'force=true' to delete." }
 })

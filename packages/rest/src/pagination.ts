@@ -4,7 +4,7 @@
  * replaced in place or appended last.
  */
 import qs from 'qs'
-import { declareErrors } from './errors.js'
+import type { RestError } from './errors.js'
 
 export interface PageInfo {
   total: number
@@ -16,13 +16,12 @@ export function totalPages ({ total, perPage }: Pick<PageInfo, 'total' | 'perPag
   return perPage > 0 ? Math.ceil(total / perPage) : (total > 0 ? 1 : 0)
 }
 
-/** Throws the family's `<prefix>_invalid_page_number` error when the page is past the end. */
-export function checkPage (info: PageInfo, code: string): void {
-  if (info.total > 0 && info.page > totalPages(info)) {
-    throw declareErrors({
-      [code]: { status: 400, message: 'The page number requested is larger than the number of pages available.' }
-    })[code]!()
-  }
+/**
+ * Throws the family's declared `<prefix>_invalid_page_number` error (a
+ * factory of its catalogue) when the page is past the end.
+ */
+export function checkPage (info: PageInfo, pastTheEnd: () => RestError): void {
+  if (info.total > 0 && info.page > totalPages(info)) throw pastTheEnd()
 }
 
 function encodeQuery (query: Record<string, unknown>): string {

@@ -163,12 +163,28 @@ export interface RouteDecl {
   schema?: JsonSchema
 }
 
+/** A route of a namespace, its path relative to the namespace (`defineNamespace` places it). */
+export interface RelativeRouteDecl extends Omit<RouteDecl, 'namespace'> {
+  namespace?: undefined
+}
+
+/** What a namespace lists: relative routes, or absolute ones naming the namespace. */
+export type RouteInput = RouteDecl | RelativeRouteDecl
+
 /** Identity helpers that keep the argument types attached to the handler. */
 export function endpoint<A extends TProperties> (decl: EndpointDecl<A>): EndpointDecl<A> {
   return decl
 }
 
-export function route (decl: RouteDecl): RouteDecl {
+/**
+ * A route: its path with `{name}` variables and their classes in `vars`,
+ * or in the index's form (`/posts/(?P<id>[\d]+)`). Without `namespace` the
+ * path is relative to the namespace the route is listed in.
+ */
+export function route (decl: RouteDecl): RouteDecl
+export function route (decl: RelativeRouteDecl): RelativeRouteDecl
+export function route (input: RouteInput): RouteInput {
+  const decl = withPathVariables(input)
   const common: TProperties = {}
   for (const name of variablesOf(decl.path)) {
     const cls = decl.vars?.[name]
@@ -184,6 +200,37 @@ export function route (decl: RouteDecl): RouteDecl {
     return { ...ep, args: Object.assign(args, own) }
   })
   return { ...decl, endpoints }
+}
+
+/** `/a/(?P<id>[\d]+)` -> `/a/{id}` with `vars.id = '[\d]+'` (groups inside a class are kept). */
+function withPathVariables<R extends RouteInput> (decl: R): R {
+  if (!decl.path.includes('(?P<')) return decl
+  const vars: Record<string, string> = { ...decl.vars }
+  let path = ''
+  let i = 0
+  while (i < decl.path.length) {
+    const start = decl.path.indexOf('(?P<', i)
+    if (start < 0) {
+      path += decl.path.slice(i)
+      break
+    }
+    path += decl.path.slice(i, start)
+    const close = decl.path.indexOf('>', start)
+    const name = decl.path.slice(start + 4, close)
+    let depth = 1
+    let j = close + 1
+    for (; j < decl.path.length && depth > 0; j++) {
+      const c = decl.path[j]
+      if (c === '\\') j++
+      else if (c === '(') depth++
+      else if (c === ')') depth--
+    }
+    if (depth !== 0 || !/^\w+$/.test(name)) throw new Error(`route ${decl.path}: malformed variable`)
+    vars[name] = decl.path.slice(close + 1, j - 1)
+    path += `{${name}}`
+    i = j
+  }
+  return { ...decl, path, vars }
 }
 
 /** A path variable no declaration describes: an integer for a digits class, else a string. */
@@ -229,6 +276,10 @@ export function unvalidated<T extends TSchema> (schema: T): T {
   return schema
 }
 
+export function isUnvalidated (schema: object): boolean {
+  return UNVALIDATED in schema
+}
+
 /** The arguments of an endpoint in declaration order, with WordPress' `required` flag. */
 export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
   const args = (decl.args ?? {}) as Record<string, TSchema>
@@ -236,7 +287,7 @@ export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
     name,
     schema: schema as JsonSchema,
     required: !(OptionalKind in schema) && !('default' in schema),
-    validate: !(UNVALIDATED in schema)
+    validate: !isUnvalidated(schema)
   }))
 }
 

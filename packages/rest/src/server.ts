@@ -24,6 +24,7 @@ import { addCommonHeaders } from './headers.js'
 import type { Executor, Incoming } from './pipeline.js'
 import type { KernelOptions } from './options.js'
 import { remoteNamespaces } from './remote.js'
+import { assertNamespaced } from './declare.js'
 
 export { API_PREFIX } from './addressing.js'
 export { kernelServerOptions, type KernelOptions } from './options.js'
@@ -36,6 +37,8 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   const remote = remoteNamespaces({ services: opts.remote ?? {}, timeoutMs: opts.remoteTimeoutMs })
 
   for (const ns of opts.namespaces) {
+    // A route declared for another namespace stops the start (declare.ts).
+    assertNamespaced(ns)
     // Served by its service (remote.ts), whatever code this process has for it.
     if (remote.namespaces.includes(ns.name)) continue
     const root: RouteDecl = namespaceRoot(ns.name, () => routesByNamespace.get(ns.name) ?? [], routesByNamespace)

@@ -3,7 +3,10 @@
  * otherwise embedded PGlite (on disk or in memory). Both are exposed as the
  * common drizzle `PgDatabase` base type so callers write one code path.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { is, sql } from 'drizzle-orm';
@@ -40,6 +43,11 @@ export interface OpenStoreOptions {
   connectionTimeoutMillis?: number;
   /** Called with errors of idle pooled `pg` connections (default: printed to stderr). */
   onPoolError?: (err: Error) => void;
+  /**
+   * Told each step of opening the embedded database, once it is done, with
+   * the seconds it took (creating it on a first start takes 10-60 s).
+   */
+  onProgress?: (message: string) => void;
 }
 
 export interface Store {
@@ -185,10 +193,47 @@ async function loadPglite() {
 /** Directories opened by this process (a second PGlite on one directory corrupts it). */
 const openDirs = new Set<string>();
 
+/**
+ * PostgreSQL settings of the embedded database, after PGlite's own. Its
+ * defaults (from initdb) are a server's: 128 MB of shared buffers and 64 MB
+ * of maintenance memory, all inside the WebAssembly heap of the service's
+ * process, which never gives memory back. A single-process database with one
+ * connection needs far less.
+ */
+export const pgliteSettings: readonly string[] = [
+  'shared_buffers=16MB',
+  'temp_buffers=4MB',
+  'wal_buffers=512kB',
+  'work_mem=4MB',
+  'maintenance_work_mem=16MB',
+];
+
+function pgliteStartParams(defaults: readonly string[]): string[] {
+  return [...defaults, ...pgliteSettings.flatMap((s) => ['-c', s])];
+}
+
+const CREATE_SCRIPT = fileURLToPath(new URL('./pglite-create.mjs', import.meta.url));
+
+/**
+ * Creates the database files in a child process: PGlite's initdb runs a
+ * second PostgreSQL and the initdb program in WebAssembly, and their memory
+ * (about 500 MB at its peak) would stay in this process for good.
+ */
+async function createPgliteDir(pgdata: string, params: string[]): Promise<void> {
+  await promisify(execFile)(process.execPath, [CREATE_SCRIPT, pgdata, JSON.stringify(params)], {
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch((err: Error & { stderr?: string }) => {
+    throw new Error(`creating the embedded database in ${pgdata} failed: ${(err.stderr ?? '').trim() || err.message}`);
+  });
+}
+
+const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
 async function openPglite(opts: OpenStoreOptions): Promise<Store> {
   const { PGlite, drizzlePglite } = await loadPglite();
+  const startParams = pgliteStartParams(PGlite.defaultStartParams);
   if (opts.memory) {
-    const client = await PGlite.create();
+    const client = await PGlite.create({ startParams });
     const db = drizzlePglite({ client, casing });
     let closed: Promise<void> | undefined;
     return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close()));
@@ -197,9 +242,17 @@ async function openPglite(opts: OpenStoreOptions): Promise<Store> {
   const pgdata = join(dataDir, 'pgdata');
   mkdirSync(dataDir, { recursive: true });
   const release = lockDir(pgdata);
+  const progress = opts.onProgress ?? (() => {});
   let client: PGlite;
   try {
-    client = await PGlite.create({ dataDir: pgdata });
+    if (!existsSync(join(pgdata, 'PG_VERSION'))) {
+      const started = performance.now();
+      await createPgliteDir(pgdata, startParams);
+      progress(`embedded database: created ${pgdata} (initdb, first start) in ${seconds(started)}`);
+    }
+    const started = performance.now();
+    client = await PGlite.create({ dataDir: pgdata, startParams });
+    progress(`embedded database: started in ${seconds(started)}`);
   } catch (err) {
     release();
     throw err;

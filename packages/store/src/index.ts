@@ -16,6 +16,7 @@ export {
   OptionError,
 } from './options.js';
 export type { OptionName, OptionValues, OptionValue, OptionType, OptionSpec, OptionErrorCode } from './options.js';
-export { storeSettingsFromEnv } from './settings.js';
+export { storeSettingsFromEnv, loadEnvFile, baseDirOf, redactUrl, SettingError } from './settings.js';
+export { storeErrorLine } from './errors.js';
 export type { StoreSettings } from './settings.js';
 export * as schema from './schema.js';

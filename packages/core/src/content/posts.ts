@@ -220,7 +220,7 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
     // Kept for what this page's embeds (term lists naming each post) and later reads ask for.
     if (req.method === 'GET') for (const row of rows) await postCache(store).put(req, `post:${row.id}`, row)
     const info = { total, perPage: q.perPage!, page: q.page }
-    checkPage(info, 'rest_post_invalid_page_number')
+    checkPage(info, contentErrors.rest_post_invalid_page_number)
 
     let items = rows
     const plainListing = include.length === 0 && (search ?? '') === '' && slugs === undefined && q.author.length === 0 && q.tax.length === 0 && q.sticky === undefined

@@ -117,7 +117,7 @@ export function revisionRoutes (services: Services, spec: PostType): RouteDecl[]
     })
     if (total > 0) {
       if (offset !== undefined && offset >= total) throw contentErrors.rest_revision_invalid_offset_number()
-      if (offset === undefined || offset === 0) checkPage({ total, perPage: perPage ?? 0, page }, 'rest_revision_invalid_page_number')
+      if (offset === undefined || offset === 0) checkPage({ total, perPage: perPage ?? 0, page }, contentErrors.rest_revision_invalid_page_number)
     }
     const body = await formatRevisions(store, rows, req, settings)
     const route = `/cms/v2/${plural}/${parent.id}/revisions`

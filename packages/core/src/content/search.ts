@@ -12,6 +12,7 @@ import {
   type JsonSchema, type Links, type RestRequest, type RouteDecl
 } from '@cms/rest'
 import type { Services } from '../services.js'
+import { contentErrors } from './errors.js'
 import { readRule, runListQuery, type ListQuery } from './post-query.js'
 import { permalink, siteSettings } from './post-types.js'
 import type { PostRow } from './post-store.js'
@@ -155,7 +156,7 @@ export function searchRoutes (services: Services): RouteDecl[] {
       items = found.items
       info.total = found.total
     }
-    checkPage(info, 'rest_search_invalid_page_number')
+    checkPage(info, contentErrors.rest_search_invalid_page_number)
     return new RestResponse(items, 200, paginationHeaders(info, req.baseUrl, '/cms/v2/search', req.query))
   }
 

@@ -113,7 +113,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
       page,
       offset: typeof p.offset === 'number' ? p.offset : undefined
     })
-    checkPage({ total, perPage, page }, 'rest_term_invalid_page_number')
+    checkPage({ total, perPage, page }, contentErrors.rest_term_invalid_page_number)
     const body = await Promise.all(rows.map((t) => format(t, req)))
     return new RestResponse(body, 200, paginationHeaders({ total, perPage, page }, req.baseUrl, collection, req.query))
   }

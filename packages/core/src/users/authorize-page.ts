@@ -138,10 +138,13 @@ export async function authorizePage (app: FastifyInstance, opts: AuthorizePageOp
   const { store } = opts.services
   const local = (opts.environment ?? process.env.CMS_ENVIRONMENT ?? '') === 'local'
   const siteOptions = cachedSiteOptions(store)
-  // The pages read their own forms: they may be registered before the REST kernel's parsers exist.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))))
-  })
+  // The pages read their own forms: they may be registered before the REST kernel's parsers exist
+  // (after it, they inherit its form parser, which reads the same fields).
+  if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) {
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))))
+    })
+  }
 
   const baseOf = (request: FastifyRequest): string => request.baseUrl !== '' ? request.baseUrl : `${request.protocol}://${request.host}`
   const secure = (request: FastifyRequest): boolean => request.protocol === 'https' || baseOf(request).startsWith('https:')

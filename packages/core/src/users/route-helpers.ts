@@ -3,7 +3,7 @@
  * `rest_invalid_param` shape for a failed argument check, and a per-request
  * memo so a permission check and its handler read a user once.
  */
-import { RestError, type Principal, type RestRequest } from '@cms/rest'
+import { invalidParam, RestError, type Principal, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
 import { Caller } from '../capabilities.js'
 import { filterTitleHtml } from '../content/kses.js'
@@ -14,13 +14,10 @@ export function utcDate (date: Date): string {
   return date.toISOString().slice(0, 19)
 }
 
-/** A check of one argument failed: reported like the kernel's validation errors. */
-export function invalidParam (name: string, inner: unknown): RestError {
+/** A check of one argument failed with `inner`: reported like the kernel's validation errors. */
+export function invalidParamOf (name: string, inner: unknown): RestError {
   if (!(inner instanceof RestError)) throw inner
-  return new RestError('rest_invalid_param', `Invalid parameter(s): ${name}`, 400, {
-    params: { [name]: inner.message },
-    details: { [name]: { code: inner.code, message: inner.message, data: { status: 400 } } }
-  })
+  return invalidParam(name, inner.message, { code: inner.code, message: inner.message, data: { status: 400 } })
 }
 
 /**

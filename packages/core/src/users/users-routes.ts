@@ -17,7 +17,7 @@ import {
   checkAccountPassword, createUser, deleteUser, findUserById, getUserMetas, listUsers, PROFILE_FIELDS,
   updateUser, type ProfileField, type UserChanges, type UserOrderBy, type UserRecord
 } from './store.js'
-import { forceEditContext, forgetUser, invalidParam, userOnce, userTextFilter, utcDate } from './route-helpers.js'
+import { forceEditContext, forgetUser, invalidParamOf, userOnce, userTextFilter, utcDate } from './route-helpers.js'
 
 const NS = 'cms/v2'
 const CONTEXTS = ['embed', 'view', 'edit']
@@ -186,7 +186,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
     if (typeof q.description === 'string') changes.description = kses(q.description)
     if (Array.isArray(q.roles) && q.roles.length > 0) changes.roles = q.roles as string[]
     if (typeof q.password === 'string') {
-      try { changes.password = checkAccountPassword(q.password) } catch (e) { throw invalidParam('password', e) }
+      try { changes.password = checkAccountPassword(q.password) } catch (e) { throw invalidParamOf('password', e) }
     }
     const profile: Partial<Record<ProfileField, string>> = {}
     for (const key of PROFILE_FIELDS) if (typeof q[key] === 'string') profile[key] = key === 'locale' ? q[key] : kses(q[key])
@@ -235,7 +235,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
     if (req.params.force !== true) throw userErrors.rest_trash_not_supported()
     const raw = req.params.reassign
     // An id, or false / 0 for "delete their posts"; `true` names nobody.
-    if (raw === true) throw invalidParam('reassign', userErrors.rest_user_invalid_reassign())
+    if (raw === true) throw invalidParamOf('reassign', userErrors.rest_user_invalid_reassign())
     const reassign = typeof raw === 'number' && raw > 0 ? raw : null
     if (reassign !== null && (reassign === id || await findUserById(store, reassign) === undefined)) {
       throw userErrors.rest_user_invalid_reassign()
@@ -310,7 +310,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
           if (q.id !== undefined && q.id !== null && q.id !== '' && q.id !== 0 && q.id !== '0') throw userErrors.rest_user_exists()
           const roles = Array.isArray(q.roles) ? q.roles : ['subscriber']
           checkRoleUpdate(req, undefined, roles)
-          try { checkAccountPassword(q.password) } catch (e) { throw invalidParam('password', e) }
+          try { checkAccountPassword(q.password) } catch (e) { throw invalidParamOf('password', e) }
           const changes = changesFrom(req)
           let user: UserRecord
           try {
@@ -327,7 +327,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
             })
           } catch (e) {
             const code = (e as { code?: string }).code
-            if (code === 'rest_user_invalid_username') throw invalidParam('username', e)
+            if (code === 'rest_user_invalid_username') throw invalidParamOf('username', e)
             throw e
           }
           forceEditContext(req)
