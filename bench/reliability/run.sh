@@ -4,6 +4,7 @@
 #   bench/reliability/run.sh fuzz [RUNS]              # schema-driven bad input, RUNS per profile (default 50000: 100000 in all)
 #   bench/reliability/run.sh load [CLIENTS] [SECONDS] # load + consistency check (default 100 clients, 60 s)
 #   bench/reliability/run.sh fault                    # PostgreSQL outage under load
+#   bench/reliability/run.sh adversarial [PER_PROBE]  # megabyte adversarial strings to every route that takes a string (default 3 per probe; `all`)
 #
 # `load` runs on the PostgreSQL server named by CMS_TEST_DATABASE_URL, else
 # on a throwaway one started with scripts/pg-test-server.sh (when its
@@ -40,8 +41,13 @@ case "$what" in
     cd "$ROOT/apps/gateway"
     npx tap --reporter=tap --timeout=300 test/fault.test.ts
     ;;
+  adversarial)
+    # Not in the suite yet: it still finds stalls (issue #11; the file's header and the last report list them).
+    cd "$ROOT/apps/gateway"
+    CMS_ADVERSARIAL_PER_PROBE="${1:-3}" npx tap --reporter=tap --timeout=3600 --include=test/adversarial.run.ts test/adversarial.run.ts
+    ;;
   *)
-    echo "usage: $0 fuzz [RUNS] | load [CLIENTS] [SECONDS] | fault" >&2
+    echo "usage: $0 fuzz [RUNS] | load [CLIENTS] [SECONDS] | fault | adversarial [PER_PROBE]" >&2
     exit 2
     ;;
 esac

@@ -1,6 +1,10 @@
 /**
  * The benchmark's PostgreSQL: a throwaway server started with
  * scripts/pg-test-server.sh, or a database created on a given server.
+ * A started server keeps PostgreSQL's default durability (every commit
+ * flushed, as a user's database does) unless `durable: false` asks for the
+ * test settings (fsync, synchronous_commit and full-page writes off), whose
+ * write figures no durable database gives.
  */
 import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -19,16 +23,18 @@ export interface Database {
   reset (): Promise<void>
   /** CPU time of the server's processes so far, in seconds; undefined for a server the benchmark did not start. */
   cpu (): number | undefined
+  /** The server's durability settings as it reports them, e.g. `fsync=on, synchronous_commit=on`. */
+  durability (): Promise<string>
   stop (): Promise<void>
 }
 
-async function admin (serverUrl: string, sql: string): Promise<void> {
+async function admin (serverUrl: string, sql: string): Promise<Array<Record<string, unknown>>> {
   const client = new pg.Client({ connectionString: serverUrl })
   await client.connect()
-  try { await client.query(sql) } finally { await client.end() }
+  try { return (await client.query(sql)).rows } finally { await client.end() }
 }
 
-export async function startDatabase (serverUrl?: string): Promise<Database> {
+export async function startDatabase (serverUrl?: string, opts: { durable?: boolean } = {}): Promise<Database> {
   const started = serverUrl === undefined
   // A directory of this run's own (two benchmarks at once never share a
   // server); as root the server's user must be able to reach it.
@@ -36,7 +42,7 @@ export async function startDatabase (serverUrl?: string): Promise<Database> {
   if (started) chmodSync(parent, 0o755)
   const dir = join(parent, 'server')
   const env = { ...process.env, PG_TEST_DIR: dir }
-  const server = serverUrl ?? execFileSync('bash', [SCRIPT, 'start'], { env, encoding: 'utf8' }).trim()
+  const server = serverUrl ?? execFileSync('bash', [SCRIPT, 'start', ...(opts.durable === false ? [] : ['--durable'])], { env, encoding: 'utf8' }).trim()
   const name = `cms_bench_${randomBytes(4).toString('hex')}`
   const url = new URL(server)
   url.pathname = `/${name}`
@@ -49,6 +55,10 @@ export async function startDatabase (serverUrl?: string): Promise<Database> {
       await admin(server, `CREATE DATABASE "${name}"`)
     },
     cpu: () => postmaster === undefined ? undefined : treeCpuOf(postmaster),
+    async durability () {
+      const rows = await admin(server, "SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit') ORDER BY name")
+      return rows.map((r) => `${String(r.name)}=${String(r.setting)}`).join(', ')
+    },
     async stop () {
       await admin(server, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})
       if (started) {

@@ -10,9 +10,17 @@
  *   pnpm bench --gateway-node-options=--max-semi-space-size=4   # node flags for the gateway
  *
  * Anonymous reads are answered from the service's response cache while
- * nothing is committed; the "signed in" rows send credentials, which the
- * cache never serves, so they measure the queries themselves (under the
- * same load, and alone: one connection, the latency of one request).
+ * nothing is committed; the "signed in" rows beside them send credentials,
+ * which the cache never serves, so they measure the queries themselves
+ * (under the same load, and alone: one connection, the latency of one
+ * request).
+ *
+ * PostgreSQL keeps its default durability (every commit flushed to disk),
+ * so creates and batches cost what they cost a user's database.
+ * `--fast-writes` adds create and batch rows on a second server with fsync
+ * and synchronous_commit off, labelled as such: figures no durable database
+ * gives. (`--database-url` runs on that server's own settings, shown in the
+ * table.)
  *
  * Prints a table and the targets, and writes the same figures to
  * bench/results/<timestamp>.json.
@@ -38,6 +46,7 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '20' },
     'database-url': { type: 'string' },
     'gateway-node-options': { type: 'string', default: '' },
+    'fast-writes': { type: 'boolean', default: false },
     out: { type: 'string' }
   }
 })
@@ -68,11 +77,12 @@ async function main (): Promise<void> {
       const auth = `Basic ${Buffer.from(`${admin.login}:${admin.password}`).toString('base64')}`
       const first = size === sizes[0]
 
-      const reads: Array<{ scenario: string, path: string }> = [
-        { scenario: 'posts list (per_page=10)', path: LIST },
-        { scenario: 'single post', path: `/index.php?rest_route=/cms/v2/posts/${Math.max(1, Math.floor(size / 2))}` },
+      const database = await db.durability()
+      const reads: Array<{ scenario: string, path: string, signedIn?: string }> = [
+        { scenario: 'posts list (per_page=10)', path: LIST, signedIn: 'posts list, signed in' },
+        { scenario: 'single post', path: `/index.php?rest_route=/cms/v2/posts/${Math.max(1, Math.floor(size / 2))}`, signedIn: 'single post, signed in' },
         { scenario: 'index GET /', path: '/index.php?rest_route=/' },
-        { scenario: 'search', path: SEARCH }
+        { scenario: 'search', path: SEARCH, signedIn: 'search, signed in' }
       ]
       // Capture what the service answers, then serve the same bytes from a bare Fastify process.
       const captured: Record<string, Captured> = {}
@@ -93,42 +103,34 @@ async function main (): Promise<void> {
         await measure({ url: twin.url + r.path, duration: warm, connections })
         const service = await observe(gateway, db, async () => await measure({ url: base + r.path, duration, connections }))
         const bare = await observe(twin, undefined, async () => await measure({ url: twin!.url + r.path, duration, connections }))
-        rows.push({ scenario: r.scenario, size, service, bare, ratio: service.requestsPerSec / bare.requestsPerSec })
+        rows.push({ scenario: r.scenario, caller: 'anonymous (cached)', database, size, service, bare, ratio: service.requestsPerSec / bare.requestsPerSec })
+        if (r.signedIn === undefined) continue
+        // The same address signed in, beside it: the query's own cost.
+        const signedIn = await observe(gateway, db, async () => await measure({ url: base + r.path, headers: { authorization: auth }, duration, connections }))
+        rows.push({ scenario: r.signedIn, caller: 'signed in (uncached)', database, size, service: signedIn })
+        const alone = await observe(gateway, db, async () => await measure({ url: base + r.path, headers: { authorization: auth }, duration, connections: 1 }))
+        rows.push({ scenario: `${r.signedIn}, 1 connection`, caller: 'signed in (uncached)', database, size, service: alone })
       }
-      for (const [scenario, path] of [['posts list, signed in', LIST], ['search, signed in', SEARCH]] as const) {
-        const service = await observe(gateway, db, async () => await measure({ url: base + path, headers: { authorization: auth }, duration, connections }))
-        rows.push({ scenario, size, service })
-        const alone = await observe(gateway, db, async () => await measure({ url: base + path, headers: { authorization: auth }, duration, connections: 1 }))
-        rows.push({ scenario: `${scenario}, 1 connection`, size, service: alone })
-      }
-      if (first) {
-        // Each create has its own title (autocannon puts a fresh id in place of [<id>]), as real posts do.
-        const create = await observe(gateway, db, async () => await measure({
-          url: `${base}/index.php?rest_route=/cms/v2/posts`,
-          method: 'POST',
-          headers: { authorization: auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ title: 'Bench post [<id>]', content: 'Created by the benchmark.', status: 'publish' }),
-          idReplacement: true,
-          duration,
-          connections
-        }))
-        rows.push({ scenario: 'authenticated create', size, service: create })
-        const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'POST', path: '/cms/v2/posts', body: { title: `Batch [<id>] ${i}`, status: 'publish' } }))
-        const batch = await observe(gateway, db, async () => await measure({
-          url: `${base}/index.php?rest_route=/batch/v1`,
-          method: 'POST',
-          headers: { authorization: auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ requests }),
-          idReplacement: true,
-          duration,
-          connections: Math.max(1, Math.floor(connections / 4))
-        }))
-        rows.push({ scenario: 'batch of 25 creates', size, service: batch, ratio: batch.p50 / Math.max(create.p50, 0.001) })
-      }
+      if (first) rows.push(...await writeRows(gateway, db, auth, size, ''))
       await twin.stop()
       twin = undefined
       await gateway.stop()
       gateway = undefined
+    }
+    if (opts['fast-writes'] === true) {
+      // Extra rows, labelled: the same writes on a server that flushes nothing.
+      const fast = await startDatabase(undefined, { durable: false })
+      try {
+        await fast.reset()
+        const admin = await createAdmin(fast.url)
+        gateway = await startGateway(fast.url, opts['gateway-node-options']!.split(' ').filter((o) => o !== ''))
+        const auth = `Basic ${Buffer.from(`${admin.login}:${admin.password}`).toString('base64')}`
+        rows.push(...await writeRows(gateway, fast, auth, sizes[0]!, ' (fsync=off, synchronous_commit=off)'))
+      } finally {
+        await gateway?.stop()
+        gateway = undefined
+        await fast.stop()
+      }
     }
   } finally {
     await twin?.stop()
@@ -146,15 +148,45 @@ async function main (): Promise<void> {
   console.log(`results: ${file}`)
 }
 
+/** Creates and batches of 25 creates, signed in; `label` marks rows on another database than the headline one. */
+async function writeRows (gateway: Service, db: Database, auth: string, size: number, label: string): Promise<Row[]> {
+  const base = gateway.url
+  const database = await db.durability()
+  // Each create has its own title (autocannon puts a fresh id in place of [<id>]), as real posts do.
+  const create = await observe(gateway, db, async () => await measure({
+    url: `${base}/index.php?rest_route=/cms/v2/posts`,
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Bench post [<id>]', content: 'Created by the benchmark.', status: 'publish' }),
+    idReplacement: true,
+    duration,
+    connections
+  }))
+  const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'POST', path: '/cms/v2/posts', body: { title: `Batch [<id>] ${i}`, status: 'publish' } }))
+  const batch = await observe(gateway, db, async () => await measure({
+    url: `${base}/index.php?rest_route=/batch/v1`,
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ requests }),
+    idReplacement: true,
+    duration,
+    connections: Math.max(1, Math.floor(connections / 4))
+  }))
+  return [
+    { scenario: `authenticated create${label}`, caller: 'signed in', database, size, service: create },
+    { scenario: `batch of 25 creates${label}`, caller: 'signed in', database, size, service: batch, ratio: batch.p50 / Math.max(create.p50, 0.001) }
+  ]
+}
+
 function print (rows: Row[], peakRssMb: number, targets: ReturnType<typeof targetsOf>, seeding: Array<{ size: number, seconds: number }>): void {
   const fmt = (n: number | undefined, digits = 1): string => n === undefined ? '' : n.toFixed(digits)
   const lines = [
-    '| scenario | posts | req/s | p50 ms | p99 ms | errors | bare req/s | service/bare | CPU µs/req | bare CPU µs/req | PostgreSQL CPU µs/req | idle % | RSS MB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
+    '| scenario | caller | posts | req/s | p50 ms | p99 ms | errors | bare req/s | service/bare | CPU µs/req | bare CPU µs/req | PostgreSQL CPU µs/req | idle % | RSS MB | PostgreSQL |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'
   ]
   for (const r of rows) {
-    const ratio = r.scenario === 'batch of 25 creates' ? `${fmt(r.ratio, 2)}x one create (p50)` : fmt(r.ratio, 2)
-    lines.push(`| ${r.scenario} | ${r.size} | ${fmt(r.service.requestsPerSec, 0)} | ${fmt(r.service.p50)} | ${fmt(r.service.p99)} | ${r.service.errors} | ${fmt(r.bare?.requestsPerSec, 0)} | ${ratio} | ${fmt(r.service.cpuUsPerRequest, 0)} | ${fmt(r.bare?.cpuUsPerRequest, 0)} | ${fmt(r.service.dbCpuUsPerRequest, 0)} | ${fmt(r.service.idlePercent, 0)} | ${fmt(r.service.peakRssMb, 0)} |`)
+    const ratio = r.scenario.startsWith('batch of 25 creates') ? `${fmt(r.ratio, 2)}x one create (p50)` : fmt(r.ratio, 2)
+    lines.push(`| ${r.scenario} | ${r.caller ?? ''} | ${r.size} | ${fmt(r.service.requestsPerSec, 0)} | ${fmt(r.service.p50)} | ${fmt(r.service.p99)} | ${r.service.errors} | ${fmt(r.bare?.requestsPerSec, 0)} | ${ratio} | ${fmt(r.service.cpuUsPerRequest, 0)} | ${fmt(r.bare?.cpuUsPerRequest, 0)} | ${fmt(r.service.dbCpuUsPerRequest, 0)} | ${fmt(r.service.idlePercent, 0)} | ${fmt(r.service.peakRssMb, 0)} | ${r.database ?? ''} |`)
   }
   const flags = opts['gateway-node-options'] === '' ? 'default node flags' : `node ${opts['gateway-node-options']!}`
   lines.push('', `gateway peak resident memory: ${peakRssMb.toFixed(0)} MB (${flags})`)

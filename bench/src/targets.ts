@@ -7,6 +7,10 @@ import type { Measurement } from './load.js'
 
 export interface Row {
   scenario: string
+  /** Who asks: `anonymous (cached)` answers come from the response cache; `signed in` ones run the query. */
+  caller?: string
+  /** The database's durability settings during the row (writes depend on them). */
+  database?: string
   size: number
   service: Measurement
   bare?: Measurement

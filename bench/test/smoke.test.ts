@@ -19,16 +19,28 @@ t.test('pnpm bench --smoke runs every scenario without errors', async (t) => {
   const db = process.env.CMS_TEST_DATABASE_URL
   if (db !== undefined && db !== '') args.push('--database-url', db)
   const { stdout } = await promisify(execFile)('node', args, { cwd: ROOT, timeout: 240_000, maxBuffer: 10 * 1024 * 1024 })
-  t.match(stdout, /\| scenario \| posts \| req\/s/, 'prints the table')
+  t.match(stdout, /\| scenario \| caller \| posts \| req\/s/, 'prints the table')
   const result = JSON.parse(readFileSync(out, 'utf8')) as {
-    rows: Array<{ scenario: string, service: { requests: number, errors: number, cpuUsPerRequest?: number, dbCpuUsPerRequest?: number, idlePercent?: number, peakRssMb?: number }, ratio?: number }>
+    rows: Array<{ scenario: string, caller?: string, database?: string, service: { requests: number, errors: number, cpuUsPerRequest?: number, dbCpuUsPerRequest?: number, idlePercent?: number, peakRssMb?: number }, ratio?: number }>
     peakRssMb: number
   }
   const scenarios = result.rows.map((r) => r.scenario)
   t.same(scenarios.sort(), [
     'authenticated create', 'batch of 25 creates', 'index GET /', 'posts list (per_page=10)', 'posts list, signed in',
-    'posts list, signed in, 1 connection', 'search', 'search, signed in', 'search, signed in, 1 connection', 'single post'
+    'posts list, signed in, 1 connection', 'search', 'search, signed in', 'search, signed in, 1 connection', 'single post',
+    'single post, signed in', 'single post, signed in, 1 connection'
   ].sort())
+  // Each anonymous (cached) read has its signed-in (uncached) twin right after it.
+  const order = result.rows.map((r) => r.scenario)
+  for (const [anonymous, signedIn] of [['posts list (per_page=10)', 'posts list, signed in'], ['single post', 'single post, signed in'], ['search', 'search, signed in']] as const) {
+    t.equal(order[order.indexOf(anonymous) + 1], signedIn, `${signedIn} beside ${anonymous}`)
+    t.equal(result.rows.find((r) => r.scenario === anonymous)?.caller, 'anonymous (cached)')
+    t.equal(result.rows.find((r) => r.scenario === signedIn)?.caller, 'signed in (uncached)')
+  }
+  // A server the benchmark starts keeps PostgreSQL's default durability.
+  if (db === undefined || db === '') {
+    for (const row of result.rows) t.equal(row.database, 'fsync=on, synchronous_commit=on', `${row.scenario}: durable database`)
+  }
   for (const row of result.rows) {
     t.ok(row.service.requests > 0, `${row.scenario}: requests were served`)
     t.equal(row.service.errors, 0, `${row.scenario}: no errors`)

@@ -4,5 +4,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { siteCommand } from './commands/site.js';
 import { userCommand } from './commands/user.js';
 import { appPasswordCommand } from './commands/app-password.js';
+import { optionCommand } from './commands/option.js';
+import { mediaCommand } from './commands/media.js';
 
-export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, userCommand, appPasswordCommand];
+export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand];

@@ -34,13 +34,13 @@ export function cms(args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
  * Runs commands in this process against `store` (left open: the test closes
  * it). Without a store, a command that opens the database fails the test.
  */
-export function inProcess(store?: Store) {
+export function inProcess(store?: Store, env: NodeJS.ProcessEnv = {}) {
   let opened = 0;
   const exec = async (args: string[]): Promise<Result> => {
     let stdout = '';
     let stderr = '';
     const ctx: CliContext = {
-      env: {},
+      env,
       out: (text) => (stdout += text.endsWith('\n') ? text : `${text}\n`),
       openStore: async () => {
         opened++;

@@ -7,7 +7,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, createServices, frontPage, packagesFor, Platform, type CmsPackage } from '@cms/core'
+import { authenticator, createServices, frontPage, mediaFiles, packagesFor, Platform, Upstreams, type CmsPackage } from '@cms/core'
 import { namespacesOf, profiles, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -31,8 +31,10 @@ export interface BuildOptions {
 /** Store errors as REST errors: an outage is 503, a value the database refuses is 400. */
 export function storeErrorToRest (error: unknown): RestError | undefined {
   if (isStoreUnavailable(error)) return kernelErrors.rest_service_unavailable()
-  // SQLSTATE class 22: data exceptions (a number out of range, an invalid character...).
-  if (sqlStateOf(error)?.startsWith('22') === true) return kernelErrors.rest_invalid_value()
+  // SQLSTATE class 22: data exceptions (a number out of range, an invalid character...);
+  // class 54: a program limit passed by a value (a text too long for an index entry, 54000).
+  const state = sqlStateOf(error)
+  if (state?.startsWith('22') === true || state?.startsWith('54') === true) return kernelErrors.rest_invalid_value()
   return undefined
 }
 
@@ -69,9 +71,12 @@ function connectionLimits (settings: Settings): { requestTimeout: number, connec
 }
 
 export async function buildApp (settings: Settings, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const server = kernelServerOptions({ bodyLimit: settings.bodyLimit, maxUrlLength: settings.maxUrlLength })
+  const limits = connectionLimits(settings)
   const app = Fastify({
-    ...kernelServerOptions({ bodyLimit: settings.bodyLimit }),
-    ...connectionLimits(settings),
+    ...server,
+    ...limits,
+    http: { ...(server as { http?: object }).http, ...limits.http },
     logger: opts.logger ?? loggerOptions(settings),
     // One line per request, written when it is answered.
     logController: new RequestLog(),
@@ -90,7 +95,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   const profile = opts.profile ?? profiles[settings.deployment]!
   const strangers = Object.keys(settings.remote).filter((ns) => !profile.namespaces.includes(ns))
   if (strangers.length > 0) throw new Error(`CMS_REMOTE_NAMESPACES names namespaces profile ${profile.name} does not expose: ${strangers.join(', ')}`)
-  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir } })
+  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes }, upstreams: new Upstreams(settings.upstreams) })
   const served = namespacesOf(profile, settings.namespaces)
   // A namespace another service serves is not built here: the kernel proxies all of it.
   const local = served.filter((ns) => settings.remote[ns] === undefined)
@@ -129,7 +134,16 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   })
 
   // The site's front page, outside the REST prefix (after the kernel, as before).
-  await app.register(frontPage, { services })
+  await app.register(frontPage, {
+    services,
+    links: [
+      { path: '/docs/', label: 'API reference (OpenAPI; the document itself: /openapi.json)' },
+      { path: '/healthz', label: 'Health (/healthz)' },
+      { path: '/readyz', label: 'Readiness, with the database (/readyz)' }
+    ]
+  })
+  // Uploaded files, at each attachment's source_url.
+  await app.register(mediaFiles, { services })
 
   if (opts.jobs !== false) {
     let stopJobs: (() => Promise<void>) | undefined

@@ -9,6 +9,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { isHostValue } from '@cms/rest'
+import { upstreamConfigFromEnv, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -19,6 +20,9 @@ const Env = Type.Object({
   CMS_BASE_URL: Type.String({ default: '' }),
   CMS_CORS_ORIGINS: Type.String({ default: '*' }),
   CMS_BODY_LIMIT: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1024 }),
+  CMS_UPLOAD_MAX_BYTES: Type.Integer({ default: 64 * 1024 * 1024, minimum: 1024 }),
+  // Longest request target (path and query string): longer is answered 414 before anything reads it.
+  CMS_MAX_URL_LENGTH: Type.Integer({ default: 8192, minimum: 1024, maximum: 64 * 1024 * 1024 }),
   // Connection limits: a client that trickles its headers or body, or holds a connection idle,
   // is cut off; none of them can be switched off.
   CMS_REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
@@ -55,6 +59,10 @@ export interface Settings {
   baseUrl: string | undefined
   corsOrigins: string[] | '*'
   bodyLimit: number
+  /** The largest media upload in bytes. */
+  uploadMaxBytes: number
+  /** Longest request target in characters (414 past it; the whole head may hold 16 KiB more, else 431). */
+  maxUrlLength: number
   /** Longest time to receive a whole request, headers and body (408 and closed after). */
   requestTimeoutMs: number
   /** Longest time to receive a request's headers. */
@@ -76,6 +84,8 @@ export interface Settings {
    */
   siteUrl: string
   logLevel: string
+  /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
+  upstreams: Record<string, UpstreamConfig>
   /** From CMS_ADMIN_*: the administrator to create when no user exists. */
   firstAdmin?: FirstAdmin
 }
@@ -200,6 +210,8 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     baseUrl: base === '' ? undefined : base,
     corsOrigins: raw.CMS_CORS_ORIGINS.trim() === '*' ? '*' : list(raw.CMS_CORS_ORIGINS),
     bodyLimit: raw.CMS_BODY_LIMIT,
+    uploadMaxBytes: raw.CMS_UPLOAD_MAX_BYTES,
+    maxUrlLength: raw.CMS_MAX_URL_LENGTH,
     requestTimeoutMs: raw.CMS_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: raw.CMS_HEADERS_TIMEOUT_MS,
     connectionTimeoutMs: raw.CMS_CONNECTION_TIMEOUT_MS,
@@ -210,6 +222,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     allowedHosts,
     siteUrl: base !== '' ? base : `http://${listening}:${raw.PORT}`,
     logLevel: raw.LOG_LEVEL,
+    upstreams: upstreamConfigFromEnv(env),
     firstAdmin: firstAdminOf(raw, env)
   }
 }

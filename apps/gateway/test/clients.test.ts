@@ -69,6 +69,12 @@ t.test('wpapi and api-fetch read types, settings and search', async (t) => {
       t.equal(res.headers.get('link'), `<${base}/index.php?rest_route=/>; rel="https://api.cms.invalid/"`)
       t.match(await res.text(), `<link rel="https://api.cms.invalid/" href="${base}/index.php?rest_route=/">`)
     }
+    // A person opening the base URL finds the reference and the health routes from there.
+    const page = await (await fetch(`${base}/`)).text()
+    for (const path of ['/docs/', '/healthz', '/readyz']) {
+      t.match(page, `<a href="${base}${path}">`, `the front page links ${path}`)
+      t.equal((await fetch(`${base}${path}`)).status, 200, `${path} answers`)
+    }
     const empty = await fetch(`${base}/?rest_route=`)
     t.equal(empty.status, 404, 'an empty rest_route stays a REST answer')
     t.equal(((await empty.json()) as { code: string }).code, 'rest_no_route')
@@ -81,7 +87,7 @@ t.test('wpapi and api-fetch read types, settings and search', async (t) => {
       t.equal(typeof cms[resource], 'function', `the index gave wpapi a ${resource}() method`)
     }
     const types = await cms.types!()
-    t.same(Object.keys(types), ['post', 'page'])
+    t.same(Object.keys(types), ['post', 'page', 'attachment'], 'the media routes register attachment')
     const postType = await cms.types!().type('post')
     t.equal(postType.rest_base, 'posts', 'the path variable of /types/{type}')
     const taxonomy = await cms.taxonomies!().taxonomy('category')

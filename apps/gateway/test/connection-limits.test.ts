@@ -56,6 +56,9 @@ t.test('a body that trickles is closed at the request time limit', async (t) => 
   t.ok(ms >= 1400, `held until the limit (${ms} ms)`)
   t.ok(ms < 4500, `closed soon after it (${ms} ms)`)
   t.match(text, /^HTTP\/1\.1 408/, 'answered 408 Request Timeout')
+  const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as unknown
+  t.same(body, { code: 'rest_request_timeout', message: 'The request was not received within the time limit.', data: { status: 408 } }, 'in the error shape of every answer')
+  t.match(text, /\r\ncontent-type: application\/json; charset=UTF-8\r\n/i)
   const health = await fetch(`http://127.0.0.1:${port}/healthz`)
   t.equal(health.status, 200, 'the service answers others meanwhile and after')
 })

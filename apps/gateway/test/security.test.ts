@@ -225,6 +225,8 @@ t.test('oversized bodies get 413 on every route that takes a body', async (t) =>
   const found = new Findings()
   for (const target of targetsOf(h.app)) {
     if (target.method === 'GET') continue
+    // An endpoint that streams its body (uploads) has a limit of its own, tested with it (CMS_UPLOAD_MAX_BYTES).
+    if (target.endpoint.streamBody !== undefined) continue
     const vars = Object.fromEntries(target.vars.map((v) => [v, sampleVar(target.decl.vars![v]!)]))
     for (const [type, payload] of [['application/json', big], ['application/x-www-form-urlencoded', `a=${'x'.repeat(limit)}`], ['text/plain', 'x'.repeat(limit + 1)]] as const) {
       for (const headers of [{}, admin]) {

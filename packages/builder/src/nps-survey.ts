@@ -1,14 +1,20 @@
 /**
  * nps-survey/v1 (builder-family.md §5): the satisfaction survey a product
- * shows its administrators. `rating` records a rating (locally: nothing is
- * sent out) and retires the survey; `dismiss-nps-survey` postpones it and
- * retires it from the second dismissal on. Both need `manage_options` and
- * answer `{"success":true,"data":{"status":true}}`; their body fields are
- * not declared (the reference lists none) and are checked here.
+ * shows its administrators. `rating` sends the rating to the metrics
+ * service (the `nps-survey` upstream: `CMS_UPSTREAM_NPS_SURVEY_URL`, with
+ * `_TOKEN` and `_TIMEOUT_MS`), then records it and retires the survey;
+ * without that setting it is `503 rest_upstream_unconfigured` naming it
+ * (CONVENTIONS.md §3, which outranks the note's "record locally"), and a
+ * failed send is `502 rest_upstream_error` / `504 rest_upstream_timeout`
+ * with nothing recorded. `dismiss-nps-survey` is local: it postpones the
+ * survey and retires it from the second dismissal on. Both need
+ * `manage_options` and answer `{"success":true,"data":{"status":true}}`;
+ * their body fields are not declared (the reference lists none) and are
+ * checked here, before anything is sent.
  */
 import { sql } from 'drizzle-orm'
 import { denied, endpoint, route, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
-import type { Services } from '@cms/core'
+import { findUserById, getUserMetas, type PackageApi } from '@cms/core'
 import { builderErrors } from './errors.js'
 import { npsSurveys } from './schema.js'
 
@@ -45,7 +51,11 @@ function mayManage (req: RestRequest): true | RestError {
   return req.user.can('manage_options') ? true : denied(builderErrors.gt_rest_cannot_access(), req.user.id)
 }
 
-export function npsSurveyRoutes ({ store }: Services): RouteDecl[] {
+/** The upstream the ratings go to (the product's metrics server). */
+export const NPS_UPSTREAM = 'nps-survey'
+
+export function npsSurveyRoutes (api: PackageApi): RouteDecl[] {
+  const { store } = api.services
   const rating = route({
     namespace: NS,
     path: `/${NS}/rating`,
@@ -58,6 +68,22 @@ export function npsSurveyRoutes ({ store }: Services): RouteDecl[] {
         const slug = pluginSlug(req)
         const score = integerParam(req, 'rating', 0, 10)
         const comment = text(req, 'comment', 5000)
+        const metrics = api.upstream(NPS_UPSTREAM)
+        const user = await findUserById(store, req.user.id)
+        const names = await getUserMetas(store, req.user.id, ['first_name', 'last_name'])
+        // The fields the product sends (§5); the remote's 200/201 is success, anything else a 502.
+        await metrics.request('', {
+          method: 'POST',
+          json: {
+            rating: score,
+            comment,
+            email: user?.email ?? '',
+            first_name: typeof names.first_name === 'string' ? names.first_name : '',
+            last_name: typeof names.last_name === 'string' ? names.last_name : '',
+            source: slug,
+            plugin_slug: slug
+          }
+        })
         await store.db.insert(npsSurveys)
           .values({ pluginSlug: slug, dismissCount: 0, dismissPermanently: true, dismissStep: '', rating: score, comment, ratedBy: req.user.id })
           .onConflictDoUpdate({

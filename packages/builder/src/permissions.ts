@@ -10,6 +10,6 @@ const A = 'allowed' as const
 const MANAGE_OPTIONS = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: A } as const
 
 export const builderPermissionCases: PermissionCases = {
-  'POST /nps-survey/v1/rating': { why: '§5 nps-survey: manage_options', ...MANAGE_OPTIONS, probe: { body: { plugin_slug: 'probe', rating: 9 } } },
+  'POST /nps-survey/v1/rating': { why: '§5 nps-survey: manage_options (an allowed probe may then meet the unconfigured metrics upstream: 503)', ...MANAGE_OPTIONS, probe: { body: { plugin_slug: 'probe', rating: 9 } } },
   'POST /nps-survey/v1/dismiss-nps-survey': { why: '§5 nps-survey: manage_options', ...MANAGE_OPTIONS, probe: { body: { plugin_slug: 'probe', dismiss_timespan: 60 } } }
 }

@@ -1,13 +1,51 @@
 /**
  * @cms/builder composed with the core: its post meta in cms/v2 and its
- * nps-survey/v1 routes (builder-family.md §5), through HTTP.
+ * nps-survey/v1 routes (builder-family.md §5), through HTTP. Ratings go to
+ * a metrics server this test starts on loopback (the `nps-survey`
+ * upstream).
  */
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
 
+interface Received { method: string, path: string, auth: string | undefined, body: any }
+
+/** The metrics server: answers `status` (or nothing at all for 'hang') and keeps what it received. */
+async function metricsServer (): Promise<{ url: string, received: Received[], answer: { status: number | 'hang' }, close: () => Promise<void> }> {
+  const received: Received[] = []
+  const answer: { status: number | 'hang' } = { status: 201 }
+  const server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      received.push({ method: req.method!, path: req.url!, auth: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') })
+      if (answer.status === 'hang') return
+      res.writeHead(answer.status, { 'content-type': 'application/json' })
+      res.end('{"success":true}')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/wp-json/bsf-metrics-server/v1/nps-survey/`,
+    received,
+    answer,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => { resolve() }))
+    }
+  }
+}
+
 t.test('builder package', async (t) => {
-  const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'nps-survey/v1'] })
+  const metrics = await metricsServer()
+  t.teardown(metrics.close)
+  const h = await testApp({
+    packages: [builderPackage],
+    namespaces: ['cms/v2', 'nps-survey/v1'],
+    env: { CMS_UPSTREAM_NPS_SURVEY_URL: metrics.url, CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'metrics-token', CMS_UPSTREAM_NPS_SURVEY_TIMEOUT_MS: '2500' }
+  })
   t.teardown(h.close)
   const admin = await h.caller('administrator')
   const editor = await h.caller('editor')
@@ -27,6 +65,12 @@ t.test('builder package', async (t) => {
     const rated = await h.call('POST', '/nps-survey/v1/rating', { as: admin, body: { plugin_slug: 'hdrftr', rating: '9', comment: 'Good' } })
     t.equal(rated.status, 200)
     t.same(rated.body, { success: true, data: { status: true } })
+    t.same(metrics.received, [{
+      method: 'POST',
+      path: '/wp-json/bsf-metrics-server/v1/nps-survey/',
+      auth: 'Bearer metrics-token',
+      body: { rating: 9, comment: 'Good', email: `${admin.login}@example.com`, first_name: '', last_name: '', source: 'hdrftr', plugin_slug: 'hdrftr' }
+    }], 'the rating is sent to the metrics server with the caller\'s e-mail')
     t.same(await h.store.execute('select plugin_slug, rating, comment, dismiss_permanently from nps_surveys'), [{ plugin_slug: 'hdrftr', rating: 9, comment: 'Good', dismiss_permanently: true }])
 
     const once = await h.call('POST', '/nps-survey/v1/dismiss-nps-survey', { as: admin, body: { plugin_slug: 'other', dismiss_timespan: 3600, current_step: 'nps-rating' } })
@@ -36,6 +80,20 @@ t.test('builder package', async (t) => {
     await h.call('POST', '/nps-survey/v1/dismiss-nps-survey', { as: admin, body: { plugin_slug: 'other' } })
     t.same(await h.store.execute("select dismiss_count, dismiss_permanently from nps_surveys where plugin_slug = 'other'"),
       [{ dismiss_count: 2, dismiss_permanently: true }], 'retired from the second dismissal')
+    t.equal(metrics.received.length, 1, 'dismissals stay local')
+  })
+
+  t.test('a failing or silent metrics server is a 502 / 504 and nothing is recorded', async (t) => {
+    t.teardown(() => { metrics.answer.status = 201 })
+    metrics.answer.status = 500
+    const failed = await h.call('POST', '/nps-survey/v1/rating', { as: admin, body: { plugin_slug: 'failing', rating: 3 } })
+    t.same([failed.status, failed.body.code, failed.body.data.status], [502, 'rest_upstream_error', 502])
+    metrics.answer.status = 'hang'
+    const started = Date.now()
+    const hung = await h.call('POST', '/nps-survey/v1/rating', { as: admin, body: { plugin_slug: 'failing', rating: 3 } })
+    t.same([hung.status, hung.body.code], [504, 'rest_upstream_timeout'])
+    t.ok(Date.now() - started < 10000, 'within the configured timeout (and not long after)')
+    t.same(await h.store.execute("select plugin_slug from nps_surveys where plugin_slug = 'failing'"), [])
   })
 
   t.test('bad input is a 400 that writes nothing; callers without manage_options are refused', async (t) => {
@@ -45,6 +103,7 @@ t.test('builder package', async (t) => {
       t.equal(res.body.code, 'rest_invalid_param')
     }
     t.same(await h.store.execute("select plugin_slug from nps_surveys where plugin_slug = 'p'"), [])
+    t.equal(metrics.received.filter((r) => r.body?.plugin_slug === 'p' || r.body?.plugin_slug === '../x').length, 0, 'nothing invalid is sent')
     const asEditor = await h.call('POST', '/nps-survey/v1/rating', { as: editor, body: { plugin_slug: 'p', rating: 5 } })
     t.equal(asEditor.status, 403)
     t.equal(asEditor.body.code, 'gt_rest_cannot_access')
@@ -56,4 +115,19 @@ t.test('builder package', async (t) => {
     t.same(await h.store.execute('select count(*)::int as n from drizzle.__migrations_cms_builder'), [{ n: 1 }])
     t.same(h.platform.packages(), ['@cms/core', '@cms/builder'])
   })
+})
+
+t.test('without CMS_UPSTREAM_NPS_SURVEY_URL a rating is a 503 naming it (after validation and the permission check)', async (t) => {
+  const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'nps-survey/v1'] })
+  t.teardown(h.close)
+  const admin = await h.caller('administrator')
+  const res = await h.call('POST', '/nps-survey/v1/rating', { as: admin, body: { plugin_slug: 'hdrftr', rating: 9 } })
+  t.same([res.status, res.body.code, res.body.data.setting], [503, 'rest_upstream_unconfigured', 'CMS_UPSTREAM_NPS_SURVEY_URL'])
+  t.match(res.body.message, /CMS_UPSTREAM_NPS_SURVEY_URL/)
+  t.equal((await h.call('POST', '/nps-survey/v1/rating', { as: admin, body: { plugin_slug: 'hdrftr', rating: 12 } })).status, 400)
+  t.equal((await h.call('POST', '/nps-survey/v1/rating', { as: await h.caller('editor'), body: { plugin_slug: 'hdrftr', rating: 9 } })).status, 403)
+  t.equal((await h.call('POST', '/nps-survey/v1/rating', { body: { plugin_slug: 'hdrftr', rating: 9 } })).status, 401)
+  t.same(await h.store.execute('select plugin_slug from nps_surveys'), [])
+  const dismissed = await h.call('POST', '/nps-survey/v1/dismiss-nps-survey', { as: admin, body: { plugin_slug: 'hdrftr' } })
+  t.equal(dismissed.status, 200, 'dismissing needs no outside service')
 })

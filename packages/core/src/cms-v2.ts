@@ -3,7 +3,7 @@
  * revisions and autosaves, types, statuses, taxonomies, terms), then users
  * and application passwords, search and the site settings.
  */
-import type { NamespaceDecl } from '@cms/rest'
+import { defineNamespace, type NamespaceDecl } from '@cms/rest'
 import type { Services } from './services.js'
 import { contentRoutes } from './content/index.js'
 import { userRoutes } from './users/index.js'
@@ -11,5 +11,5 @@ import { settingsRoutes } from './settings.js'
 import { searchRoutes } from './content/search.js'
 
 export function cmsV2Namespace (services: Services): NamespaceDecl {
-  return { name: 'cms/v2', routes: [...contentRoutes(services), ...userRoutes(services), ...searchRoutes(services), ...settingsRoutes(services)] }
+  return defineNamespace('cms/v2', [...contentRoutes(services), ...userRoutes(services), ...searchRoutes(services), ...settingsRoutes(services)])
 }

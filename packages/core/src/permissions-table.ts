@@ -20,6 +20,7 @@
  *   category / tag         a term made by an administrator
  *   user                   another user (a subscriber without published posts)
  *   user.app-password      an application password of that user
+ *   media                  an administrator's upload (a 1x1 PNG, unattached)
  *   self.app-password      an application password of the probing caller
  * Any other value (`me`, `1`) is used as written. Arguments a probe does not
  * give are filled with valid values from the route's declaration.
@@ -106,6 +107,27 @@ function termRows (taxonomy: 'categories' | 'tags', item: 'category' | 'tag'): R
   }
 }
 
+/**
+ * Media (the core's attachments controller): reading follows the file's
+ * status (an unattached upload is public), uploading needs upload_files,
+ * editing and deleting another's file edit_others_posts / delete_others_posts.
+ * The probe's file is an administrator's upload.
+ */
+function mediaRows (): Record<string, PermissionCase> {
+  const own = { vars: { id: 'media' } }
+  const edit = row("§13 edit_post on another's attachment: edit_others_posts", EDITORS, { ...own, body: { title: 'Probe edit' } })
+  return {
+    'GET /cms/v2/media': row('media lists are public', EVERYONE),
+    'POST /cms/v2/media': row('§13 uploading needs upload_files (authors and up)', [401, 403, 403, A, A, A]),
+    'GET /cms/v2/media/{id}': row('an unattached upload is as public as a published post', EVERYONE, own),
+    'POST /cms/v2/media/{id}': edit,
+    'PUT /cms/v2/media/{id}': edit,
+    'PATCH /cms/v2/media/{id}': edit,
+    'DELETE /cms/v2/media/{id}': row("§13 delete_post on another's attachment: delete_others_posts", EDITORS, { ...own, query: { force: true } }),
+    'POST /cms/v2/media/{id}/post-process': row('regenerating sizes is editing the attachment', EDITORS, { ...own, body: { action: 'create-image-subsizes' } })
+  }
+}
+
 function appPasswordRows (): Record<string, PermissionCase | PermissionCase[]> {
   const base = '/cms/v2/users/{user_id}/application-passwords'
   const mine = (why: string, probe: Probe = {}): PermissionCase => row(`§12 ${why}: every signed-in user manages their own`, SIGNED_IN, { ...probe, vars: { user_id: 'me', ...probe.vars } })
@@ -174,6 +196,7 @@ export const permissionsTable: Readonly<Record<string, PermissionCase | readonly
   ],
   ...termRows('categories', 'category'),
   ...termRows('tags', 'tag'),
+  ...mediaRows(),
   ...userRows(),
   ...appPasswordRows(),
   'GET /cms/v2/search': row('search is public (it finds only what the caller may read)', EVERYONE, { query: { search: 'probe' } }),

@@ -8,7 +8,7 @@
  * migrations and mounts the kernel with what they declared.
  */
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import { type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { defineNamespace, type NamespaceDecl, type RouteDecl, type RouteInput } from '@cms/rest'
@@ -17,6 +17,11 @@ import type { Role } from './capabilities.js'
 import type { MetaKey, MetaOptions } from './content/meta.js'
 import type { PermissionCase } from './permissions-table.js'
 import type { Services } from './services.js'
+import type { UpstreamClient } from './upstream.js'
+import { resolveInside } from './paths.js'
+import type { PackageOption } from './package-options.js'
+import type { LifecycleListener, LifecycleTopic } from './events/index.js'
+import type { ContentReader } from './content-reader.js'
 
 /** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
 export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
@@ -50,12 +55,46 @@ export interface PackageApi {
   migrations: (folder: string) => void
   /** Expected outcomes of the package's routes for anonymous and each role (see permissions-table.ts). */
   permissionCases: (cases: PermissionCases) => void
-  /** Registers a post meta key: shown under `meta` in cms/v2 and writable as the core's keys are. */
-  registerMeta: (objectType: 'post', key: string, schema: MetaKey, opts?: MetaOptions) => void
+  /**
+   * Registers a post or user meta key: shown under `meta` in cms/v2 posts
+   * and pages (`post`) or users (`user`), and writable there as the core's
+   * keys are (validated before any write, its contexts, the object's update
+   * permission plus `opts.authorize`, `sanitize` for writers without
+   * `unfiltered_html`).
+   */
+  registerMeta: (objectType: 'post' | 'user', key: string, schema: MetaKey, opts?: MetaOptions) => void
   /** Declares a capability the package checks and grants it to roles. */
   capability: (name: string, grantedTo: readonly Role[]) => void
   /** Work that runs while the app runs (started when it is ready, stopped when it closes). */
   background: (name: string, start: BackgroundStart) => void
+  /**
+   * The outside service `name` (`rank-tracker`), configured by
+   * `CMS_UPSTREAM_RANK_TRACKER_URL` / `_TOKEN` / `_TIMEOUT_MS`; throws
+   * `503 rest_upstream_unconfigured` naming the setting when it is not.
+   * Call it where the route needs it (in the handler, after validation).
+   */
+  upstream: (name: string) => UpstreamClient
+  /**
+   * Declares a site option the package owns (stored in the site's options,
+   * `cms option get/set <name>`): its TypeBox schema and default. The
+   * handle is the one way to read and write it; writes are checked against
+   * the schema.
+   */
+  option: <S extends TSchema>(name: string, schema: S, opts: { default: Static<S>, description?: string }) => PackageOption<S>
+  /**
+   * Listens to a post or user lifecycle event (`post.created`,
+   * `post.updated`, `post.status_changed`, `post.trashed`, `post.deleted`,
+   * `user.deleted`), delivered after the change committed and never lost
+   * (at least once; see events/index.ts). `name` is stable: deliveries are
+   * recorded under `<package>:<name>`.
+   */
+  on: (topic: LifecycleTopic, name: string, listener: LifecycleListener) => void
+  /** The core's content, read without touching its tables: `posts(query)` with the list route's filters, `post(id)` with meta and terms, `userMeta(id)`. */
+  readonly content: ContentReader
+  /** The deployment's content directory (uploads, files packages keep). */
+  readonly contentDir: string
+  /** A path from a request resolved inside the content directory, or `400 rest_invalid_path` (see paths.ts). */
+  resolveContent: (path: string) => Promise<string>
 }
 
 /** What `definePackage` returns: the plugin and what the gateway needs to know before registering it. */
@@ -148,12 +187,23 @@ export class Platform {
       routes: (build) => { this.outside.push(build) },
       migrations: (folder) => { this.sets.push({ name, folder, dependsOn: [] }) },
       permissionCases: (cases) => { this.cases.set(name, { ...this.cases.get(name), ...cases }) },
-      registerMeta: (objectType, key, schema, opts = {}) => { this.services.meta.register(objectType, key, schema, { ...opts, owner: name }) },
+      registerMeta: (objectType, key, schema, opts = {}) => {
+        // User meta is kept in the registry and the user store, but cms/v2 users do not show it yet
+        // (their routes now derive from a static schema): refused rather than silently hidden.
+        if (objectType === 'user') throw new Error(`${name}: user meta (${key}) is not served by cms/v2 users yet`)
+        this.services.meta.register(objectType, key, schema, { ...opts, owner: name })
+      },
       capability: (capability, grantedTo) => {
         this.services.roles.declare(capability, name)
         for (const role of grantedTo) this.services.roles.grant(role, [capability])
       },
-      background: (job, start) => { this.jobs.push({ owner: name, name: job, start }) }
+      background: (job, start) => { this.jobs.push({ owner: name, name: job, start }) },
+      upstream: (upstream) => this.services.upstreams.get(upstream),
+      on: (topic, listener, handler) => { this.services.events.on(name, topic, listener, handler) },
+      option: (option, schema, opts) => this.services.options.handle(this.services.options.declare(name, option, schema, opts.default, opts.description)),
+      content: this.services.content,
+      contentDir: this.services.settings.contentDir,
+      resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path)
     }
   }
 
@@ -177,6 +227,7 @@ export class Platform {
   namespaces (): NamespaceDecl[] {
     this.built = true
     this.services.meta.seal()
+    this.services.userMeta.seal()
     return this.served.map((ns) => {
       const entry = this.local.includes(ns) ? this.declared.get(ns) : undefined
       return defineNamespace(ns, entry === undefined ? [] : entry.build(this.namespaceOptions[ns] ?? {}))
@@ -242,6 +293,25 @@ export function packagesFor (catalog: readonly CmsPackage[], served: readonly st
     if (always.includes(pkg.name) || pkg.namespaces.some((ns) => served.includes(ns))) visit(pkg, [])
   }
   return out
+}
+
+/**
+ * What a set of installed packages declares, for tools that serve nothing
+ * (the command line's `migrate` and `option`): every package of `catalog`
+ * registered on a bare Fastify app with every namespace it can serve.
+ * `close` closes that app (the store is the caller's).
+ */
+export async function declaredBy (catalog: readonly CmsPackage[], services: Services): Promise<{ platform: Platform, close: () => Promise<void> }> {
+  const served = [...new Set(catalog.flatMap((p) => p.namespaces))]
+  const platform = new Platform(services, served)
+  const app = Fastify({ logger: false })
+  try {
+    for (const pkg of packagesFor(catalog, served, catalog.map((p) => p.name))) await app.register(pkg.plugin, { platform })
+  } catch (err) {
+    await app.close()
+    throw err
+  }
+  return { platform, close: async () => { await app.close() } }
 }
 
 declare module 'fastify' {

@@ -6,6 +6,11 @@
 import type { Store } from '@cms/store'
 import { MetaRegistry, registerCoreMeta } from './content/meta.js'
 import { RoleRegistry } from './capabilities.js'
+import { Upstreams } from './upstream.js'
+import { PackageOptions } from './package-options.js'
+import { LifecycleEvents, type LifecycleOptions } from './events/index.js'
+import { contentReader, type ContentReader } from './content-reader.js'
+import type { MediaStorage } from './media/storage.js'
 
 export interface Services {
   store: Store
@@ -13,16 +18,30 @@ export interface Services {
   settings: {
     profile: string
     contentDir: string
+    /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`, default 64 MiB). */
+    uploadMaxBytes?: number
   }
+  /** Where uploaded files live (default: `uploads/` under the content directory). */
+  mediaStorage?: MediaStorage
   /** The registered post meta (the core's keys, then each package's). */
   meta: MetaRegistry
+  /** The registered user meta (packages' keys; shown under `meta` in cms/v2 users once one is registered). */
+  userMeta: MetaRegistry
   /** The roles and the capabilities each grants (the core's five, plus packages' grants). */
   roles: RoleRegistry
+  /** The outside services configured for this deployment (`CMS_UPSTREAM_<NAME>_*`, see upstream.ts). */
+  upstreams: Upstreams
+  /** The site options packages declared, with their schemas (see package-options.ts). */
+  options: PackageOptions
+  /** Post and user lifecycle events: the listeners packages registered and the outbox worker (see events/index.ts). */
+  events: LifecycleEvents
+  /** Read functions over the core's content (posts by query, a post with meta and terms, user meta): see content-reader.ts. */
+  content: ContentReader
 }
 
-/** Services with the core's own registrations: its meta keys and its five roles. */
-export function createServices (base: Pick<Services, 'store' | 'settings'>): Services {
+/** Services with the core's own registrations: its meta keys and its five roles. Without `upstreams`, none is configured. */
+export function createServices (base: Pick<Services, 'store' | 'settings' | 'mediaStorage'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, roles: new RoleRegistry() }
+  return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store) }
 }

@@ -7,7 +7,7 @@
  * nothing. The answer is always the whole set.
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, kernelErrors, RestError, route, Raw, unvalidated, validateArgs, type ArgSpec, type JsonSchema, type RestRequest, type RouteDecl } from '@cms/rest'
+import { denied, endpoint, kernelErrors, RestError, route, Raw, unvalidated, validateArgs, type ArgSpec, type JsonSchema, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import { getOptions, knownOptions, OptionError, optionSpec, resetOption, setOption, validateOption, type OptionValue, type Store } from '@cms/store'
 import type { Services } from './services.js'
 
@@ -100,7 +100,7 @@ function invalidOptions (failures: Array<[string, OptionError]>): RestError {
   return new RestError('rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, 400, { params, details })
 }
 
-export function settingsRoutes ({ store }: Services): RouteDecl[] {
+export function settingsRoutes ({ store }: Services): RelativeRouteDecl[] {
   const permission = (req: RestRequest): true | RestError => req.user.can('manage_options') ? true : denied(kernelErrors.rest_forbidden(), req.user.id)
 
   const read = async (req: RestRequest): Promise<Record<string, OptionValue>> => await currentSettings(store, restSettings(), req.baseUrl)
@@ -152,8 +152,7 @@ export function settingsRoutes ({ store }: Services): RouteDecl[] {
     return [s.name, unvalidated(Type.Optional(Raw(shown)))]
   }))
   return [route({
-    namespace: 'cms/v2',
-    path: '/cms/v2/settings',
+    path: '/settings',
     schema: settingsSchema(settings),
     endpoints: [
       endpoint({ methods: ['GET'], summary: 'Read the site settings', args: {}, permission, handler: read }),

@@ -80,8 +80,10 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
  * there but where its API is: the discovery `Link` header and `<link>`
  * element clients start from (autodiscovery). A request naming a
  * `rest_route` the kernel did not route (an empty one) stays a REST answer.
+ * `links` (paths on this host, with what they are) are listed under the API's
+ * link, for a person who opens the base URL: the reference, health routes.
  */
-export async function frontPage (app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+export async function frontPage (app: FastifyInstance, { services, links = [] }: { services: Services, links?: Array<{ path: string, label: string }> }): Promise<void> {
   const options = cachedSiteOptions(services.store)
   const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     if (/(?:^|[?&])rest_route(?:=|%5B|\[|&|$)/i.test(request.url)) {
@@ -94,7 +96,9 @@ export async function frontPage (app: FastifyInstance, { services }: { services:
     return await reply.send(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(o.name)}</title>
 <link rel="https://api.cms.invalid/" href="${escapeHtml(root)}"></head>
-<body><h1>${escapeHtml(o.name)}</h1><p>${escapeHtml(o.description)}</p><p><a href="${escapeHtml(root)}">REST API</a></p></body></html>
+<body><h1>${escapeHtml(o.name)}</h1><p>${escapeHtml(o.description)}</p>
+<ul><li><a href="${escapeHtml(root)}">REST API</a> (the index of every route)</li>
+${links.map((l) => `<li><a href="${escapeHtml(request.baseUrl + l.path)}">${escapeHtml(l.label)}</a></li>\n`).join('')}</ul></body></html>
 `)
   }
   app.get('/', { schema: { hide: true } as Record<string, unknown> }, answer)

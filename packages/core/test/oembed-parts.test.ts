@@ -28,6 +28,19 @@ t.test('provider schemes', async (t) => {
   t.throws(() => providersFromEnv({ CMS_OEMBED_PROVIDERS: '/nonexistent/providers.json' }), /CMS_OEMBED_PROVIDERS/)
 })
 
+t.test('provider matching of a megabyte URL: the host part is read, not a megabyte per pattern', async (t) => {
+  const published = providersFromEnv({})
+  const time = (url: string): number => { const start = performance.now(); published.match(url); return performance.now() - start }
+  // The baseline: an ordinary URL of a provider, against the same list in the same run.
+  const baseline = Math.min(time('https://www.youtube.com/watch?v=abc'), time('https://www.youtube.com/watch?v=abc'))
+  t.ok(published.match('https://www.youtube.com/watch?v=abc') !== null, 'an ordinary provider URL still matches')
+  for (const url of [`http://${'-%20'.repeat(333_333)}`, `https://${'a.'.repeat(500_000)}com/`, `https://www.youtube.com/watch?v=${'a'.repeat(1_000_000)}`]) {
+    const ms = time(url)
+    t.ok(ms < Math.max(200, 50 * baseline), `${url.slice(0, 30)}… (${url.length} characters): ${ms.toFixed(1)} ms (an ordinary URL: ${baseline.toFixed(2)} ms)`)
+  }
+  t.equal(published.match(`https://${'a'.repeat(600)}.youtube.com/watch?v=abc`), null, 'a host longer than any host name matches no provider')
+})
+
 t.test('discovery links', async (t) => {
   const page = 'https://site.example/a/page'
   t.equal(discoveryLink('<link rel="alternate" type="application/json+oembed" href="/oembed?url=x&amp;format=json">', page),

@@ -15,10 +15,10 @@ t.test('types, statuses, taxonomies', async (t) => {
   const { admin, editor, contributor, subscriber } = h.users
   const call = h.call
 
-  t.test('GET /types lists post and page in view context', async (t) => {
+  t.test('GET /types lists post, page and attachment in view context', async (t) => {
     const res = await call('GET', '/cms/v2/types')
     t.equal(res.status, 200)
-    t.same(Object.keys(res.body), ['post', 'page'])
+    t.same(Object.keys(res.body), ['post', 'page', 'attachment'])
     const post = res.body.post
     t.same(Object.keys(post), ['description', 'hierarchical', 'has_archive', 'name', 'slug', 'icon', 'taxonomies', 'rest_base', 'rest_namespace', 'template', 'template_lock', '_links'])
     t.match(post, { description: '', hierarchical: false, has_archive: false, name: 'Posts', slug: 'post', taxonomies: ['category', 'post_tag'], rest_base: 'posts', rest_namespace: 'cms/v2', template: [], template_lock: false })
@@ -28,6 +28,8 @@ t.test('types, statuses, taxonomies', async (t) => {
       curies: [{ name: 'cms', href: 'https://api.cms.invalid/{rel}', templated: true }]
     })
     t.match(res.body.page, { hierarchical: true, name: 'Pages', slug: 'page', taxonomies: [], rest_base: 'pages' })
+    t.match(res.body.attachment, { hierarchical: false, has_archive: false, name: 'Media', slug: 'attachment', icon: 'admin-media', taxonomies: [], rest_base: 'media' })
+    t.equal(res.body.attachment._links['cms:items'][0].href, `${BASE}/index.php?rest_route=/cms/v2/media`)
   })
 
   t.test('GET /types/{type}: item, embed and edit contexts', async (t) => {
@@ -55,7 +57,10 @@ t.test('types, statuses, taxonomies', async (t) => {
     t.equal(pageEdit.body.capabilities.edit_posts, 'edit_pages')
 
     const list = await call('GET', '/cms/v2/types', { as: contributor, query: { context: 'edit' } })
-    t.same(Object.keys(list.body), ['post'], 'the edit list has only the types the caller may edit')
+    t.same(Object.keys(list.body), ['post', 'attachment'], 'the edit list has only the types the caller may edit (attachments need edit_posts)')
+    const media = await call('GET', '/cms/v2/types/attachment', { as: contributor, query: { context: 'edit' } })
+    t.equal(media.body.capabilities.create_posts, 'upload_files')
+    t.same(media.body.visibility, { show_in_nav_menus: false, show_ui: true })
     t.equal((await call('GET', '/cms/v2/types', { as: subscriber, query: { context: 'edit' } })).body.code, 'rest_cannot_view')
 
     const unknown = await call('GET', '/cms/v2/types/nope')
@@ -64,19 +69,20 @@ t.test('types, statuses, taxonomies', async (t) => {
   })
 
   t.test('a type registered by other code is listed', async (t) => {
-    registerPostType(h.services, { slug: 'attachment', name: 'Media', singularName: 'Media', restBase: 'media', supports: ['title', 'author', 'comments'], capabilities: { create_posts: 'upload_files' } })
-    registerTaxonomy(h.services, { slug: 'genre', name: 'Genres', singularName: 'Genre', types: ['attachment'] })
+    registerPostType(h.services, { slug: 'cms_block', name: 'Blocks', singularName: 'Block', restBase: 'blocks', supports: ['title', 'editor'], capabilities: { create_posts: 'publish_posts' } })
+    registerTaxonomy(h.services, { slug: 'genre', name: 'Genres', singularName: 'Genre', types: ['cms_block'] })
     t.throws(() => registerPostType(h.services, { slug: 'post', name: 'Again' }), /already registered/)
+    t.throws(() => registerPostType(h.services, { slug: 'attachment', name: 'Again' }), /already registered/, 'the media routes registered attachment')
     const res = await call('GET', '/cms/v2/types')
-    t.same(Object.keys(res.body), ['post', 'page', 'attachment'])
-    t.same(res.body.attachment.taxonomies, ['genre'])
-    const item = await call('GET', '/cms/v2/types/attachment', { as: admin, query: { context: 'edit' } })
+    t.same(Object.keys(res.body), ['post', 'page', 'attachment', 'cms_block'])
+    t.same(res.body.cms_block.taxonomies, ['genre'])
+    const item = await call('GET', '/cms/v2/types/cms_block', { as: admin, query: { context: 'edit' } })
     t.equal(item.status, 200)
-    t.equal(item.body.capabilities.create_posts, 'upload_files')
-    t.equal(item.body._links['cms:items'][0].href, `${BASE}/index.php?rest_route=/cms/v2/media`)
+    t.equal(item.body.capabilities.create_posts, 'publish_posts')
+    t.equal(item.body._links['cms:items'][0].href, `${BASE}/index.php?rest_route=/cms/v2/blocks`)
     const genre = await call('GET', '/cms/v2/taxonomies/genre')
-    t.same(genre.body.types, ['attachment'])
-    t.same(Object.keys((await call('GET', '/cms/v2/taxonomies', { query: { type: 'attachment' } })).body), ['genre'])
+    t.same(genre.body.types, ['cms_block'])
+    t.same(Object.keys((await call('GET', '/cms/v2/taxonomies', { query: { type: 'cms_block' } })).body), ['genre'])
   })
 
   t.test('statuses: the public one for anyone, the others for editors of posts', async (t) => {

@@ -154,6 +154,7 @@ t.test('users routes', async (t) => {
     t.same(ids(await q({ roles: 'editor,author', orderby: 'id' })), [editor.user.id, author.user.id])
     t.same(ids(await q({ capabilities: 'edit_others_posts', orderby: 'id' })), [admin.user.id, editor.user.id])
     t.same(ids(await q({ search: 'arth' })), [author.user.id])
+    t.same(ids(await q({ search: 'ARTH' })), [author.user.id], 'the search ignores case')
     t.same(ids(await q({ search: 'sub@example' })), [subscriber.user.id], 'administrators search e-mail addresses')
     t.same(ids(await q({ search: 'arthur@example' })), [author.user.id])
     t.same(ids(await q({ search: 'arthur@example' }, null)), [], 'anonymous searches do not look at e-mail addresses')

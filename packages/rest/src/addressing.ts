@@ -10,6 +10,8 @@ export const API_PREFIX = '/cms-json'
 
 /** Where a `rest_route` that is not a string is sent (answered 400 by the caller hook). */
 export const INVALID_ROUTE = `${API_PREFIX}/__rest_route_not_a_string`
+/** Where a URL longer than the limit is sent (answered 414 by the caller hook, its query unread). */
+export const URI_TOO_LONG = `${API_PREFIX}/__rest_uri_too_long`
 /** Where an override to a method no route has is sent (answered as an unknown route). */
 const NO_ROUTE = `${API_PREFIX}/__rest_no_route`
 const OVERRIDABLE = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
@@ -63,8 +65,9 @@ function safeDecode (s: string): string {
 }
 
 export function isRestPath (url: string): boolean {
-  const lower = url.toLowerCase()
-  return lower === API_PREFIX || lower.startsWith(`${API_PREFIX}/`) || lower.startsWith(`${API_PREFIX}?`)
+  // Only the prefix is compared: a long URL is not copied to lower case.
+  const head = url.slice(0, API_PREFIX.length + 1).toLowerCase()
+  return head === API_PREFIX || head === `${API_PREFIX}/` || head === `${API_PREFIX}?`
 }
 
 /** `/cms-json/cms/v2/posts?x=1` -> `/cms/v2/posts`, the path relative to the API root. */

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { kernelErrors } from './errors.js'
 import { anonymous, type Principal } from './route.js'
-import { INVALID_ROUTE, isRestPath, overriddenByHeader } from './addressing.js'
+import { INVALID_ROUTE, isRestPath, overriddenByHeader, URI_TOO_LONG } from './addressing.js'
 import type { KernelOptions } from './options.js'
 import { hostChecker } from './host.js'
 import { isProxied } from './remote.js'
@@ -39,6 +39,7 @@ export function installCaller (app: FastifyInstance, opts: Pick<KernelOptions, '
     if ((request.routeOptions.config as { anyHost?: boolean } | undefined)?.anyHost !== true) checkHost(request.host, request.protocol)
     if (opts.baseUrl === undefined) request.baseUrl = `${request.protocol}://${request.host.toLowerCase()}`
     if (request.url === INVALID_ROUTE) throw kernelErrors.rest_path_invalid_type()
+    if (request.url === URI_TOO_LONG) throw kernelErrors.rest_uri_too_long()
     // A namespace service authenticates its own callers.
     if (!isRestPath(request.url) || isProxied(request)) return
     request.callerAuthorization = request.headers.authorization

@@ -4,7 +4,9 @@
  * answering the route's index entry. The arguments are given to Fastify as
  * schemas for the OpenAPI document only.
  */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import multipart from '@fastify/multipart'
+import { bodyStreamOf } from './body-stream.js'
 import { argsOf, fastifyPathOf, patternOf, variablesOf, type Method, type RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
 import { routeEntry } from './discovery.js'
@@ -39,7 +41,8 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
     for (const method of ep.methods) {
       const execute = endpointExecutor(decl, ep, method, ctx)
       if (!executors.has(method)) executors.set(method, execute)
-      app.route({
+      const stream = ep.streamBody
+      addRoute(app, stream !== undefined, {
         method,
         url,
         // Validation is the kernel's own (the core's rules and messages), not Ajv's;
@@ -48,12 +51,14 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           tags: [decl.namespace === '' ? 'site' : decl.namespace],
           summary: ep.summary,
           ...(vars.length > 0 ? { params: paramsSchema } : {}),
-          ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : { body: argSchema })
+          ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : stream !== undefined ? streamedBodySchema(argSchema) : { body: argSchema })
         },
         validatorCompiler: () => () => true,
         exposeHeadRoute: method === 'GET',
         handler: async (request, reply) => {
-          const outcome = await execute(request)
+          const outcome = await execute(stream === undefined ? request : Object.assign(request, { bodyStream: bodyStreamOf(request, stream) }))
+          // A streamed body left partly unread (refused early) cannot leave the connection usable.
+          if (stream !== undefined && !request.raw.complete) reply.header('Connection', 'close')
           if (outcome.rendered !== undefined) return write(request, reply, outcome.rendered)
           const response = render(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
           if (outcome.keep !== undefined && response.status === 200) ctx.kept.keep(outcome.keep.key, response, outcome.keep.horizon)
@@ -75,4 +80,36 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
     }
   })
   return executors
+}
+
+/** How OpenAPI shows a streamed body: the file as raw bytes, or a multipart form with a `file` part and the arguments as fields. */
+function streamedBodySchema (args: { properties: Record<string, unknown> }): Record<string, unknown> {
+  const binary = { type: 'string', format: 'binary' }
+  return {
+    querystring: args,
+    body: {
+      content: {
+        'multipart/form-data': { schema: { type: 'object', properties: { file: binary, ...args.properties }, required: ['file'] } },
+        'application/octet-stream': { schema: binary }
+      }
+    }
+  }
+}
+
+/**
+ * Adds a Fastify route; one whose endpoint streams its body gets a context
+ * of its own where no body parser reads anything (multipart bodies are
+ * marked for @fastify/multipart, which reads them when the handler asks).
+ */
+function addRoute (app: FastifyInstance, streamed: boolean, options: RouteOptions): void {
+  if (!streamed) {
+    app.route(options)
+    return
+  }
+  void app.register(async (child) => {
+    child.removeAllContentTypeParsers()
+    await child.register(multipart)
+    child.addContentTypeParser('*', (_request, _payload, done) => { done(null, undefined) })
+    child.route(options)
+  })
 }

@@ -2,9 +2,11 @@
  * What the kernel is given: the plugin's options, and the Fastify server
  * options it needs at construction time (routing happens before plugins run).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { kernelErrors, type RestError } from './errors.js'
-import { rewriteRestUrl } from './addressing.js'
+import { rewriteRestUrl, URI_TOO_LONG } from './addressing.js'
 import { parseQuery } from './params.js'
 import type { NamespaceDecl, Principal, RouteDecl } from './route.js'
 import type { OpenApiOptions } from './openapi.js'
@@ -54,10 +56,30 @@ export interface KernelOptions {
   keptAnswerBytes?: number
 }
 
+/** Longest request target (path and query string) by default, in characters: as Apache's `LimitRequestLine`. */
+export const DEFAULT_MAX_URL_LENGTH = 8192
+/** What Node allows the other headers besides the request line (its default `maxHeaderSize`). */
+const HEADER_ALLOWANCE = 16 * 1024
+
+export interface ServerLimits {
+  /** Largest request body in bytes (413 past it). Default 8 MiB. */
+  bodyLimit?: number
+  /**
+   * Longest request target in characters (default {@link DEFAULT_MAX_URL_LENGTH}):
+   * a longer one is answered `414 rest_uri_too_long` before routing or query
+   * parsing. Node's `maxHeaderSize` is set to this plus 16 KiB (its default)
+   * for the other headers: a request whose head is larger still is answered
+   * `431 rest_headers_too_large` by the HTTP server, without being read further.
+   */
+  maxUrlLength?: number
+}
+
 /** Server options the kernel needs at construction time (routing happens before plugins run). */
-export function kernelServerOptions (opts: { bodyLimit?: number } = {}): FastifyServerOptions {
+export function kernelServerOptions (opts: ServerLimits = {}): FastifyServerOptions {
+  const maxUrlLength = opts.maxUrlLength ?? DEFAULT_MAX_URL_LENGTH
   return {
     bodyLimit: opts.bodyLimit ?? 8 * 1024 * 1024,
+    http: { maxHeaderSize: maxUrlLength + HEADER_ALLOWANCE },
     // Errors raised before any route runs (an undecodable URL, an overlong
     // path variable) get the same error shape as every other answer.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
@@ -66,7 +88,13 @@ export function kernelServerOptions (opts: { bodyLimit?: number } = {}): Fastify
       void reply.code(rest.status).type('application/json; charset=UTF-8')
         .send(request.method === 'HEAD' ? undefined : JSON.stringify(rest.toBody()))
     },
-    rewriteUrl: rewriteRestUrl,
+    clientErrorHandler,
+    // An overlong URL is sent to a path the caller hook answers 414: its query is never parsed
+    // (the method override still applies: a HEAD is answered without a body).
+    rewriteUrl (this: unknown, req: IncomingMessage): string {
+      const url = rewriteRestUrl.call(this, req)
+      return (req.url ?? '').length > maxUrlLength ? URI_TOO_LONG : url
+    },
     routerOptions: {
       caseSensitive: false,
       ignoreTrailingSlash: true,
@@ -76,3 +104,24 @@ export function kernelServerOptions (opts: { bodyLimit?: number } = {}): Fastify
     }
   } as FastifyServerOptions
 }
+
+/**
+ * What the HTTP server answers by itself, before any request object exists
+ * (a head too large, a request not received within the request time limit,
+ * bytes that are not HTTP), in the error shape of every other answer.
+ */
+function clientErrorHandler (error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const rest: RestError = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+    ? kernelErrors.rest_request_timeout()
+    : error.code === 'HPE_HEADER_OVERFLOW' ? kernelErrors.rest_headers_too_large() : kernelErrors.rest_bad_request()
+  // Not when an answer has begun on this connection: a second status line would corrupt it.
+  const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (socket.writable && (pending == null || !pending.headersSent)) {
+    const body = JSON.stringify(rest.toBody())
+    socket.write(`HTTP/1.1 ${rest.status} ${STATUS_TEXT[rest.status] ?? ''}\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }

@@ -13,6 +13,7 @@ import { restPathOf } from './addressing.js'
 import type { Dispatch } from './dispatch.js'
 import { asResponse, type HeaderValue } from './response.js'
 import { checkPreconditions } from './conditional.js'
+import { tooLargeByLength } from './body-stream.js'
 import { shapeBody } from './shape.js'
 import { toRestError } from './error-handler.js'
 import { KeptAnswers } from './kept-answers.js'
@@ -23,7 +24,10 @@ import type { KernelOptions } from './options.js'
  * What the pipeline reads of a request: a Fastify request, or a request
  * dispatched in-process (batch, `_embed`) on behalf of one.
  */
-export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'ips' | 'log'>
+export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'ips' | 'log'> & {
+  /** The unread body of an endpoint that streams it (`streamBody`). */
+  bodyStream?: RestRequest['body']
+}
 
 /** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
 export type Outcome =
@@ -79,6 +83,8 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
         : denied(kernelErrors.rest_forbidden(), request.principal.id)
     }
     if (method !== 'GET' && decl.path.includes('{')) await checkPreconditions(request, restReq)
+    // A streamed body announced too long is refused before any of it is read.
+    if (ep.streamBody !== undefined) tooLargeByLength(request.headers, ep.streamBody)
     const result = asResponse(await ep.handler(restReq))
     const allow = await allowHeader(decl, restReq)
     const headers: Record<string, HeaderValue> = { ...result.headers }
@@ -130,7 +136,8 @@ export function restRequestOf (
     dispatch,
     registry,
     memo: scope.memo,
-    horizon: scope.horizon
+    horizon: scope.horizon,
+    body: request.bodyStream
   }
 }
 

@@ -5,6 +5,7 @@
  * discovery entry, batch eligibility and the OpenAPI operation from it.
  */
 import { OptionalKind, Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import type { Readable } from 'node:stream'
 import type { RestError } from './errors.js'
 import type { JsonSchema } from './schema.js'
 import type { Dispatch } from './dispatch.js'
@@ -60,6 +61,8 @@ export interface RestRequest<P = Record<string, unknown>> {
    * Undefined when there is none.
    */
   readonly horizon: () => Promise<string | undefined>
+  /** The unread request body, for endpoints that declare `streamBody` (undefined elsewhere). */
+  readonly body?: BodyStream
 }
 
 /** Values loaded once per request, by key. */
@@ -67,6 +70,37 @@ export interface RequestMemo {
   <T>(key: string, load: () => Promise<T>): Promise<T>
   /** Forgets a key: the next call loads again (after a write changed it). */
   forget (key: string): void
+}
+
+/**
+ * A request body an endpoint reads itself (see `EndpointDecl.streamBody`):
+ * nothing of it has been read when the handler starts.
+ */
+export interface BodyStream {
+  /** The Content-Type header as sent ('' when absent). */
+  readonly contentType: string
+  /** Whether the body is `multipart/form-data` (read it with `parts()`, else with `bytes()`). */
+  readonly multipart: boolean
+  /** The body's bytes as they arrive; the stream fails with the endpoint's `tooLarge` error past `maxBytes`. */
+  bytes (): Readable
+  /**
+   * The parts of a multipart body, in order: fields as text, files as
+   * streams (read each file before asking for the next part). A file longer
+   * than `maxBytes` fails with `tooLarge`.
+   */
+  parts (): AsyncIterable<BodyPart>
+}
+
+export type BodyPart =
+  | { kind: 'field', name: string, value: string }
+  | { kind: 'file', name: string, filename: string, contentType: string, stream: Readable }
+
+/** What an endpoint that streams its body accepts. */
+export interface StreamBodyOptions {
+  /** The largest body (for multipart: the largest file) in bytes, read on each request. */
+  maxBytes: () => number
+  /** The error of a body over the limit (by its Content-Length before anything is read, or once that many bytes came). */
+  tooLarge: () => RestError
 }
 
 /** A fresh per-request memo. */
@@ -116,6 +150,16 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    */
   cache?: 'public'
   /**
+   * The endpoint reads its request body itself, as a stream (file uploads):
+   * the kernel neither parses nor buffers it, and the usual body limit does
+   * not apply; `maxBytes` does. Its arguments are validated from the query
+   * string and path as usual, the permission check runs before any of the
+   * body is read, and the handler gets the body as `req.body` (a raw body or
+   * multipart parts, whose fields it validates itself). Such an endpoint is
+   * not callable through batch or in-process dispatch (no body to stream).
+   */
+  streamBody?: StreamBodyOptions
+  /**
    * May this caller use this method here? `true`, or the error to answer
    * (`false`: the kernel's `rest_forbidden`). Runs after validation, before
    * the handler. It must have no side effects: the kernel also calls it,
@@ -133,6 +177,11 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    */
   handler (req: RestRequest<Params<A>>): unknown
   summary?: string
+  /**
+   * The status a success answers, for the OpenAPI document, when it is not
+   * the usual one (201 for a POST on a list route, else 200).
+   */
+  status?: number
   /**
    * Another representation than JSON for some requests (oEmbed's `format=xml`):
    * given the query, status and body (data or error), the bytes to send, or

@@ -1,11 +1,12 @@
-// Query strings: the flat reader gives what qs gives, for any input.
+// Query strings: the flat reader gives what qs gives, for any input; reading
+// is bounded as PHP bounds it and linear in the input.
 import { deepStrictEqual } from 'node:assert'
 import t from 'tap'
 import fc from 'fast-check'
 import qs from 'qs'
-import { parseQuery } from '../src/params.js'
+import { MAX_INPUT_NESTING, MAX_INPUT_VARS, parseQuery } from '../src/params.js'
 
-const viaQs = (search: string): unknown => qs.parse(search, { depth: 8, arrayLimit: 1000, parameterLimit: 2000, duplicates: 'last', allowPrototypes: false, strictDepth: false })
+const viaQs = (search: string): unknown => qs.parse(search, { depth: 64, arrayLimit: 1000, parameterLimit: 1000, duplicates: 'last', allowPrototypes: false, strictDepth: false })
 
 t.test('flat query strings read as qs reads them', async (t) => {
   const cases = [
@@ -33,4 +34,61 @@ t.test('any query string of flat-ish parts: same result', async (t) => {
 t.test('nested names still go to qs', async (t) => {
   t.same(parseQuery('a[]=1&a[]=2&c[terms][]=3'), { a: ['1', '2'], c: { terms: ['3'] } })
   t.same(parseQuery('a%5B%5D=1'), { a: ['1'] })
+  t.same(parseQuery('a[b]=%5Bx%5D&a[c]=%2B+y&d[]&e=%5B'), { a: { b: '[x]', c: '+ y' }, d: [''], e: '[' }, 'values decoded as qs decodes them')
+  t.same(parseQuery('a[]=1&a[]=2&a[5]=3'), qs.parse('a[]=1&a[]=2&a[5]=3'))
+  t.same(parseQuery('a=x%5D=y&b[]=1'), { a: 'x]=y', b: ['1'] }, 'an encoded bracket in a value stays in the value (as PHP reads it; qs would move the name)')
+})
+
+t.test('PHP limits: the first 1000 parts are read, the rest ignored; names nested past 64 levels dropped', async (t) => {
+  t.equal(MAX_INPUT_VARS, 1000)
+  t.equal(MAX_INPUT_NESTING, 64)
+  const many = Array.from({ length: 1500 }, (_, i) => `v${i}=${i}`).join('&')
+  const flat = parseQuery(many)
+  t.equal(Object.keys(flat).length, 1000, 'max_input_vars: 1000 read')
+  t.equal(flat.v999, '999')
+  t.equal(flat.v1000, undefined, 'the 1001st ignored')
+  t.same(Object.keys(parseQuery('&&&' + many)).length, 1000, 'empty parts do not count (as PHP skips them)')
+  const nestedMany = Array.from({ length: 1500 }, (_, i) => `a[]=${i}`).join('&')
+  t.equal((parseQuery(nestedMany).a as string[]).length, 1000, 'bracketed parts count too')
+  t.same(parseQuery('a[]=1&' + Array.from({ length: 1200 }, () => '').join('&') + 'b=2'), { a: ['1'], b: '2' })
+
+  const deep = (levels: number): string => 'x' + '[k]'.repeat(levels) + '=1'
+  let at64: unknown = parseQuery(deep(64)).x
+  for (let i = 0; i < 64; i++) at64 = (at64 as Record<string, unknown>).k
+  t.equal(at64, '1', '64 levels read whole')
+  t.same(parseQuery(deep(65) + '&y=2'), { y: '2' }, '65 levels: the name is dropped, the others kept')
+  t.same(parseQuery('x' + '%5Bk%5D'.repeat(65) + '=1&y=2'), { y: '2' }, 'percent-encoded brackets count')
+  t.same(parseQuery('a[[[b]=1'), qs.parse('a[[[b]=1', { depth: 64 }), 'unbalanced brackets read as qs reads them')
+})
+
+/** Median of three runs of `fn`, in ms. */
+function timed (fn: () => void): number {
+  const runs = [0, 1, 2].map(() => { const start = performance.now(); fn(); return performance.now() - start })
+  return runs.sort((a, b) => a - b)[1]!
+}
+
+t.test('reading is linear: a megabyte of brackets, escapes or separators costs about what a megabyte of plain text does', async (t) => {
+  const MB = 1_000_000
+  // The baseline: one plain value of the same size, read in the same run (the machine is shared and loaded).
+  const baseline = timed(() => parseQuery('q=' + 'a'.repeat(MB)))
+  const bound = Math.max(200, 25 * baseline)
+  const inputs: Record<string, string> = {
+    '[': '['.repeat(MB),
+    ']': ']'.repeat(MB),
+    '%5B': '%5B'.repeat(MB / 3),
+    'a[': 'a['.repeat(MB / 2),
+    'a[b] (one name, 333,333 levels)': 'a' + '[b]'.repeat(MB / 3) + '=1',
+    'x[]=1&': 'x[]=1&'.repeat(MB / 6),
+    '&': '&'.repeat(MB),
+    'a=1&': 'a=1&'.repeat(MB / 4),
+    'a[]=%5B…': `a[]=${'%5B'.repeat(MB / 3)}`,
+    'a=%5B…': `a=${'%5B'.repeat(MB / 3)}`,
+    'x[i]=1 (distinct indexes)': Array.from({ length: MB / 10 }, (_, i) => `x[${i}]=1`).join('&'),
+    '[=': '[='.repeat(MB / 2),
+    '%': '%'.repeat(MB)
+  }
+  for (const [label, input] of Object.entries(inputs)) {
+    const ms = timed(() => parseQuery(input))
+    t.ok(ms < bound, `${label}: ${ms.toFixed(1)} ms (plain text of the same size: ${baseline.toFixed(1)} ms; bound ${bound.toFixed(0)} ms)`)
+  }
 })

@@ -13,7 +13,7 @@ import { migrate, type Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
 import {
   authenticator, corePackage, createApplicationPassword, createServices, createUser, packagesFor, Platform,
-  type CmsPackage, type Role
+  Upstreams, upstreamConfigFromEnv, type CmsPackage, type Role
 } from '@cms/core'
 
 export const BASE = 'http://cms.test'
@@ -53,6 +53,10 @@ export interface TestAppOptions {
   namespaces?: readonly string[]
   /** Per-namespace options, as a profile gives them. */
   namespaceOptions?: Record<string, Record<string, unknown>>
+  /** Settings as the environment gives them (`CMS_UPSTREAM_<NAME>_URL`...): the upstreams configured. */
+  env?: Record<string, string>
+  /** The content directory (default: one that does not exist). */
+  contentDir?: string
 }
 
 let serial = 0
@@ -63,7 +67,11 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const namespaces = opts.namespaces ?? catalog.flatMap((p) => p.namespaces)
   const store = await openTestStore({ migrate: false })
   const app = Fastify({ ...kernelServerOptions(), logger: false })
-  const services = createServices({ store, settings: { profile: 'test', contentDir: '/nonexistent' } })
+  const services = createServices({
+    store,
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent' },
+    upstreams: new Upstreams(upstreamConfigFromEnv(opts.env ?? {}))
+  })
   const platform = new Platform(services, namespaces, opts.namespaceOptions)
   try {
     for (const pkg of packagesFor(catalog, namespaces, ['@cms/core'])) await app.register(pkg.plugin, { platform })

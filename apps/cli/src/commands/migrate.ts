@@ -1,16 +1,17 @@
 import { migrate } from '@cms/store';
-import { coreMigrations } from '@cms/core';
 import { parseArgs } from 'node:util';
 import { argvForParse, parseOrUsage, UsageError, withStore } from '../command.js';
 import type { CommandGroup } from '../command.js';
+import { withPackages } from '../packages.js';
 
 export const migrateCommand: CommandGroup = {
   name: 'migrate',
   summary: 'apply pending database migrations',
   usage: `Usage: cms migrate
 
-Applies the pending database migrations (safe to run repeatedly, and from
-several processes at once on PostgreSQL).
+Applies the pending database migrations of every installed package, each
+after the packages it depends on (safe to run repeatedly, and from several
+processes at once on PostgreSQL).
 
 Database: DATABASE_URL (PostgreSQL), else the embedded database in
 CMS_DATA_DIR (default .data, relative to the directory pnpm was run from).`,
@@ -24,7 +25,7 @@ CMS_DATA_DIR (default .data, relative to the directory pnpm was run from).`,
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, 'migrate');
     await withStore(ctx, async (store) => {
-      await migrate(store, [coreMigrations]);
+      await withPackages(store, async (platform) => { await migrate(store, platform.migrationSets()); });
       ctx.out(`Database migrated (${store.kind === 'pg' ? 'PostgreSQL' : 'embedded PGlite'}).`);
     });
   },

@@ -6,6 +6,10 @@
  * jobs are off: the tests drive everything through requests.
  */
 import type { AddressInfo } from 'node:net'
+import { mkdtempSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
@@ -26,7 +30,9 @@ export interface Harness {
 export async function harnessApp (env: Record<string, string> = {}, store?: Store): Promise<Harness> {
   const own = store === undefined
   const db = store ?? await openTestStore({ migrations: [coreMigrations] })
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
+  // Uploads go to a directory of this app's own, removed when it closes.
+  const content = mkdtempSync(join(tmpdir(), 'cms-harness-content-'))
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_CONTENT_DIR: content, ...env })
   const app = await buildApp(settings, { store: db, logger: false, jobs: false })
   await app.ready()
   let closed: Promise<void> | undefined
@@ -38,6 +44,7 @@ export async function harnessApp (env: Record<string, string> = {}, store?: Stor
       closed ??= (async () => {
         await app.close()
         if (own) await db.close()
+        await rm(content, { recursive: true, force: true })
       })()
       await closed
     }

@@ -11,6 +11,7 @@ import { bodyArgs, fillPath, sampleVar, urlOf, type Addressing, type Target } fr
 import { badSegments, someValue, unknownNames } from './values.js'
 import { describe, encodeParams, inject, type HttpRequest, type HttpResponse } from './requests.js'
 import { checkResponse } from './check.js'
+import { adversarialStrings, probeRequest, stringProbes } from './adversarial.js'
 
 type Mode = 'json' | 'form' | 'query' | 'malformed-json' | 'wrong-type' | 'bracket' | 'repeat' | 'none'
 
@@ -259,4 +260,57 @@ export async function healthCheck (app: FastifyInstance): Promise<void> {
     const res = await app.inject({ method: 'GET', url })
     if (res.statusCode !== 200) throw new Error(`health check ${url} answered ${res.statusCode}: ${res.body.slice(0, 200)}`)
   }
+}
+
+export interface SweepOptions {
+  app: FastifyInstance
+  targets: Target[]
+  /** The caller's headers (an administrator reaches the handlers). */
+  headers: Record<string, string>
+  /** Length of the strings a body carries. */
+  bodySize: number
+  /** Room for the strings of a query string, all arguments together (the default URL limit is 8192). */
+  queryRoom: number
+  /** An answer slower than this is a failure. */
+  boundMs: number
+}
+
+/**
+ * The adversarial-string class for every route: each string probe of every
+ * target (its free-text arguments together, each argument with a pattern or
+ * format alone; harness/adversarial.ts) sent once in process, with the
+ * strings of the data file taken in turn. Writes carry the string in a JSON
+ * body at `bodySize`; reads in the query string, cut to fit the default URL
+ * limit so the handlers see them rather than a 414. Every answer is checked
+ * as the fuzz checks it, and timed.
+ */
+export async function runAdversarialSweep (opts: SweepOptions): Promise<{ requests: number, slowest: number, problems: string[] }> {
+  const big = adversarialStrings(opts.bodySize)
+  let turn = 0
+  const problems: string[] = []
+  let requests = 0
+  let slowest = 0
+  for (const probe of opts.targets.flatMap(stringProbes)) {
+    const read = probe.target.method === 'GET' || probe.target.method === 'DELETE'
+    const s = big[turn++ % big.length]!
+    // Percent-encoding may triple a character: a third of the room, shared by the arguments.
+    const value = read ? s.value.slice(0, Math.floor(opts.queryRoom / 3 / probe.names.length)) : s.value
+    const req = probeRequest(probe, value, opts.headers)
+    const started = performance.now()
+    let res: HttpResponse
+    try {
+      res = await inject(opts.app, req)
+    } catch (err) {
+      res = { status: 0, headers: {}, body: `inject threw: ${String(err)}` }
+    }
+    const ms = performance.now() - started
+    requests++
+    slowest = Math.max(slowest, ms)
+    const where = `${probe.target.key} [${probe.names.join(', ')}] ${s.label} (${value.length} characters)`
+    const verdict = res.status === 0 ? { ok: false, problem: res.body } : checkResponse(res, { head: isHead(req) })
+    if (!verdict.ok) problems.push(`${where}: ${verdict.problem!}`)
+    if (ms > opts.boundMs) problems.push(`${where}: answered ${res.status} after ${ms.toFixed(0)} ms`)
+  }
+  await healthCheck(opts.app)
+  return { requests, slowest, problems }
 }

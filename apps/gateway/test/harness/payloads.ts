@@ -11,10 +11,10 @@ export function readPayloads (name: string, opts: { unescape?: boolean } = {}): 
   const text = readFileSync(fileURLToPath(new URL(`../data/${name}`, import.meta.url)), 'utf8')
   return text.split('\n')
     .filter((line) => line.trim() !== '' && !line.startsWith('#'))
-    .map((line) => opts.unescape === true ? unescape(line) : line)
+    .map((line) => opts.unescape === true ? unescapePayload(line) : line)
 }
 
-function unescape (s: string): string {
+export function unescapePayload (s: string): string {
   return s.replace(/\\(u[0-9a-fA-F]{4}|[rnt\\])/g, (_, e: string) => {
     if (e.startsWith('u')) return String.fromCharCode(parseInt(e.slice(1), 16))
     return e === 'r' ? '\r' : e === 'n' ? '\n' : e === 't' ? '\t' : '\\'

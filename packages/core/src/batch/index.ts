@@ -41,6 +41,8 @@ export function batchRoutes (_services: Services): RouteDecl[] {
     path: '/batch/v1',
     endpoints: [endpoint({
       methods: ['POST'],
+      // Multi-status: each request's own status is in `responses`.
+      status: 207,
       args: {
         validation: Enum(['require-all-validate', 'normal'], { default: 'normal' }),
         requests: requestsArg

@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto'
 import { and, desc, eq, like } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
-import { ContextArg, endpoint, route, RestResponse, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
+import { argsFromSchema, contextParam, endpoint, route, RestResponse, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { canEdit } from './post-format.js'
-import { revisionItemSchema, writeArgs } from './post-schema.js'
+import { postItemSchema, revisionItemSchema } from './post-schema.js'
 import { getMeta, getPost, type PostRow } from './post-store.js'
 import { permalink, siteSettings, type PostType, type SiteSettings } from './post-types.js'
 import { preparePost, savePost } from './post-write.js'
@@ -24,7 +24,7 @@ function previewToken (postId: number, userId: number): string {
   return createHash('sha256').update(`preview:${postId}:${userId}`).digest('hex').slice(0, 10)
 }
 
-export function autosaveRoutes (services: Services, spec: PostType): RouteDecl[] {
+export function autosaveRoutes (services: Services, spec: PostType): RelativeRouteDecl[] {
   const { store } = services
   const schema = revisionItemSchema(spec, services.meta, true)
   const plural = spec.restBase
@@ -101,29 +101,29 @@ export function autosaveRoutes (services: Services, spec: PostType): RouteDecl[]
   }
 
   const parentArg = Type.Optional(Type.Integer({ description: 'The ID for the parent of the autosave.' }))
+  // An autosave takes what an update of the post takes (the core's parent controller's EDITABLE args).
+  const saveArgs = argsFromSchema(postItemSchema(spec, services.meta), 'update')
   return [
     route({
-      namespace: 'cms/v2',
-      path: `/cms/v2/${plural}/{id}/autosaves`,
+      path: `/${plural}/{id}/autosaves`,
       vars: { id: '[\\d]+' },
       // The core names the post `parent` in the arguments; `{id}` is listed too, as every path variable is.
       args: { parent: parentArg, id: Type.Optional(Type.Integer({ description: 'The ID for the parent of the autosave.' })) },
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `List autosaves of a ${spec.type}`, args: { context: ContextArg() }, permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, args: writeArgs(spec, services.meta), permission: createPermission, handler: create })
+        endpoint({ methods: ['GET'], summary: `List autosaves of a ${spec.type}`, args: { context: contextParam(schema) }, permission: listPermission, handler: list }),
+        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, status: 200, args: saveArgs, permission: createPermission, handler: create })
       ]
     }),
     route({
-      namespace: 'cms/v2',
-      path: `/cms/v2/${plural}/{parent}/autosaves/{id}`,
+      path: `/${plural}/{parent}/autosaves/{id}`,
       vars: { parent: '[\\d]+', id: '[\\d]+' },
       args: { parent: parentArg, id: Type.Optional(Type.Integer({ description: 'The ID for the autosave.' })) },
       schema,
       endpoints: [endpoint({
         methods: ['GET'],
         summary: `Read the latest autosave of a ${spec.type}`,
-        args: { context: ContextArg() },
+        args: { context: contextParam(schema) },
         permission: readPermission,
         handler: read
       })]

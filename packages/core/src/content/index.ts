@@ -3,9 +3,10 @@
  * taxonomies that describe them, categories and tags: the content routes of
  * cms/v2, and the scheduled-publishing job.
  */
-import type { RouteDecl } from '@cms/rest'
+import type { RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { setUserContentHandler } from '../users/authors.js'
+import { mediaRoutes } from '../media/media.js'
 import { autosaveRoutes } from './autosaves.js'
 import { PAGE_TYPE, POST_TYPE } from './post-types.js'
 import { postRoutes } from './posts.js'
@@ -17,7 +18,7 @@ import { termRoutes } from './terms.js'
 import { typeRoutes } from './types.js'
 import { userContentHandler } from './user-content.js'
 
-export function contentRoutes (services: Services): RouteDecl[] {
+export function contentRoutes (services: Services): RelativeRouteDecl[] {
   setUserContentHandler(userContentHandler)
   return [
     ...postRoutes(services, POST_TYPE),
@@ -26,6 +27,7 @@ export function contentRoutes (services: Services): RouteDecl[] {
     ...postRoutes(services, PAGE_TYPE),
     ...revisionRoutes(services, PAGE_TYPE),
     ...autosaveRoutes(services, PAGE_TYPE),
+    ...mediaRoutes(services),
     ...typeRoutes(services),
     ...statusRoutes(services),
     ...taxonomyRoutes(services),

@@ -27,8 +27,10 @@ export interface MetaKey {
   sanitize?: (value: unknown, param: string) => Sanitized
 }
 
+export type MetaObjectType = 'post' | 'user'
+
 /** Who may write a key, beyond the post's own update permission (the core's `auth_callback`). */
-export type MetaAuthorize = (caller: Principal, post: { id: number, type: string } | undefined) => boolean
+export type MetaAuthorize = (caller: Principal, object: { id: number, type: string } | undefined) => boolean
 
 /** What a package gives `registerMeta` besides the schema. */
 export interface MetaOptions {
@@ -55,9 +57,12 @@ export class MetaRegistry {
   private readonly keys = new Map<string, RegisteredMeta>()
   private sealed = false
 
-  /** Registers `key` on the given object type (`post`: posts and pages of cms/v2). */
-  register (objectType: 'post', key: string, schema: MetaKey, opts: MetaOptions & { owner?: string } = {}): void {
-    if (objectType !== 'post') throw new TypeError(`meta of ${String(objectType)} objects cannot be registered`)
+  /** The object type whose keys this registry holds (`post`: posts and pages of cms/v2; `user`: cms/v2 users). */
+  constructor (readonly objectType: MetaObjectType = 'post') {}
+
+  /** Registers `key` on this registry's object type. */
+  register (objectType: MetaObjectType, key: string, schema: MetaKey, opts: MetaOptions & { owner?: string } = {}): void {
+    if (objectType !== this.objectType) throw new TypeError(`meta of ${String(objectType)} objects cannot be registered here (${this.objectType} meta)`)
     if (this.sealed) throw new Error(`meta key ${key} registered after the routes were built`)
     if (this.keys.has(key)) throw new Error(`meta key ${key} is registered twice (by ${this.keys.get(key)!.owner} and ${opts.owner ?? 'another package'})`)
     if (!/^[A-Za-z0-9_-]{1,100}$/.test(key)) throw new TypeError(`meta key ${JSON.stringify(key)} is not a plain name`)
@@ -75,6 +80,7 @@ export class MetaRegistry {
   seal (): void { this.sealed = true }
 
   get (key: string): RegisteredMeta | undefined { return this.keys.get(key) }
+  get size (): number { return this.keys.size }
   entries (): IterableIterator<[string, RegisteredMeta]> { return this.keys.entries() }
 
   /** Keys copied to revisions. */

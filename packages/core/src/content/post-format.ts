@@ -120,6 +120,7 @@ export function postLinks (post: PostRow, extras: PostExtras, opts: FormatOption
   if (count > 0) links['predecessor-version'] = [{ id: latestId, href: restUrl(base, `${postRoute(spec, post.id)}/revisions/${latestId}`) }]
   if (spec.hierarchical && post.parent !== 0) links.up = [{ embeddable: true, href: restUrl(base, `/cms/v2/${spec.restBase}/${post.parent}`) }]
   if (post.featuredMedia !== 0) links[rel('featuredmedia')] = [{ embeddable: true, href: restUrl(base, `/cms/v2/media/${post.featuredMedia}`) }]
+  links[rel('attachment')] = [{ href: restUrlWithQuery(base, '/cms/v2/media', { parent: post.id }) }]
   if (spec.hasTerms) {
     links[rel('term')] = [
       { taxonomy: 'category', embeddable: true, href: restUrlWithQuery(base, '/cms/v2/categories', { post: post.id }) },

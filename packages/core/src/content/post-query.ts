@@ -10,6 +10,7 @@ import { canEdit, canRead } from './post-format.js'
 import { LIST_STATUSES } from './post-types.js'
 import { posts } from './schema.js'
 import type { PostRow } from './post-store.js'
+import { ATTACHMENT_META } from './post-types.js'
 
 /**
  * Which rows of one post type a caller may see, as data: it is part of the
@@ -110,6 +111,8 @@ export interface ListQuery {
   /** true: only sticky posts; false: no sticky posts. */
   sticky?: boolean
   formats?: string[]
+  /** Attachments whose MIME type is one of these (`image/png`) or starts with one ending in `/` (`image/`). */
+  mimeTypes?: string[]
   tax: TaxClause[]
   taxRelation: 'AND' | 'OR'
   orderby: string
@@ -211,6 +214,11 @@ export function whereOf (q: ListQuery): SQL {
   if (q.parentExclude.length > 0) c.push(notInArray(posts.parent, q.parentExclude))
   if (q.sticky !== undefined) c.push(sql`${posts.sticky} = ${q.sticky}`)
   if (q.formats !== undefined && q.formats.length > 0) c.push(inArray(posts.format, q.formats))
+  if (q.mimeTypes !== undefined && q.mimeTypes.length > 0) {
+    const patterns = q.mimeTypes.map((m) => m.endsWith('/') ? `${escapeLike(m)}%` : escapeLike(m))
+    c.push(sql`exists (select 1 from post_meta m where m.post_id = ${posts.id} and m.key = ${ATTACHMENT_META.mime}
+      and (m.value #>> '{}') like any(ARRAY[${sql.join(patterns.map((p) => sql`${p}`), sql`, `)}]::text[]))`)
+  }
   if (q.tax.length > 0) {
     const clauses = q.tax.map(taxCondition)
     c.push(q.taxRelation === 'OR' ? or(...clauses) : and(...clauses))

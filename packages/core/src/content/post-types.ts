@@ -6,17 +6,33 @@ import { getOptions, type Queryable, type Store } from '@cms/store'
 import type { MetaRegistry } from './meta.js'
 
 export interface PostType {
-  type: 'post' | 'page'
-  restBase: 'posts' | 'pages'
+  type: 'post' | 'page' | 'attachment'
+  restBase: 'posts' | 'pages' | 'media'
   hierarchical: boolean
-  /** Query argument of the plain permalink: `?p=ID` or `?page_id=ID`. */
-  linkParam: 'p' | 'page_id'
+  /** Query argument of the plain permalink: `?p=ID`, `?page_id=ID` or `?attachment_id=ID`. */
+  linkParam: 'p' | 'page_id' | 'attachment_id'
   /** Sticky, format, categories and tags exist only for posts. */
   hasTerms: boolean
 }
 
 export const POST_TYPE: PostType = { type: 'post', restBase: 'posts', hierarchical: false, linkParam: 'p', hasTerms: true }
 export const PAGE_TYPE: PostType = { type: 'page', restBase: 'pages', hierarchical: true, linkParam: 'page_id', hasTerms: false }
+/**
+ * Uploaded files (`/cms/v2/media`): posts of their own type, with the
+ * posts' capabilities; `parent` is the post a file was uploaded to.
+ */
+export const ATTACHMENT_TYPE: PostType = { type: 'attachment', restBase: 'media', hierarchical: false, linkParam: 'attachment_id', hasTerms: false }
+
+/** Meta keys of an attachment (protected: never shown in `meta`). */
+export const ATTACHMENT_META = {
+  /** The stored file's key under the uploads root, `2026/11/photo.jpg`. */
+  file: '_cms_attached_file',
+  /** width, height, file, filesize, sizes, original_image. */
+  metadata: '_cms_attachment_metadata',
+  alt: '_cms_attachment_image_alt',
+  /** The sniffed MIME type (the posts table has no column for it). */
+  mime: '_cms_mime_type'
+} as const
 
 export function postTypeOf (type: string): PostType | undefined {
   return type === 'post' ? POST_TYPE : type === 'page' ? PAGE_TYPE : undefined
@@ -34,10 +50,10 @@ export const FLOATING_STATUSES = new Set(['draft', 'pending', 'auto-draft'])
 export const ANY_STATUSES = ['publish', 'future', 'draft', 'pending', 'private']
 
 /** Templates a theme offers, per type: none by default (`""` is always accepted). */
-const templates: Record<string, Set<string>> = { post: new Set(), page: new Set() }
+const templates: Record<string, Set<string>> = { post: new Set(), page: new Set(), attachment: new Set() }
 
 /** Lets another module (a theme or the page builder) offer templates. */
-export function allowTemplates (type: 'post' | 'page', names: readonly string[]): void {
+export function allowTemplates (type: 'post' | 'page' | 'attachment', names: readonly string[]): void {
   for (const name of names) templates[type]!.add(name)
 }
 
@@ -86,5 +102,5 @@ export function permalink (home: string, type: string, id: number): string {
 
 /** A plain permalink without its id. */
 export function permalinkPrefix (home: string, type: string): string {
-  return `${home}/?${type === 'page' ? 'page_id' : 'p'}=`
+  return `${home}/?${type === 'page' ? 'page_id' : type === 'attachment' ? 'attachment_id' : 'p'}=`
 }

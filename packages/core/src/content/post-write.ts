@@ -9,6 +9,7 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import type { Store, Tx } from '@cms/store'
+import { typeCaps } from '../capabilities.js'
 import { findUserById } from '../users/store.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
@@ -71,13 +72,13 @@ export async function preparePost (
 
   // Status: rights are checked only when it changes.
   let status = existing?.status ?? 'draft'
-  const plural = spec.restBase
+  const publish = typeCaps(spec.type).publish
   if (typeof params.status === 'string' && params.status !== existing?.status) {
     status = params.status
-    if ((status === 'publish' || status === 'future') && !user.can(`publish_${plural}`)) {
+    if ((status === 'publish' || status === 'future') && !user.can(publish)) {
       throw denied(contentErrors.rest_cannot_publish(), user.id)
     }
-    if (status === 'private' && !user.can(`publish_${plural}`)) {
+    if (status === 'private' && !user.can(publish)) {
       throw denied(contentErrors.rest_cannot_publish(undefined, 'Sorry, you are not allowed to create private posts in this post type.'), user.id)
     }
   }
@@ -155,10 +156,11 @@ export async function preparePost (
   if (typeof params.template === 'string') row.template = params.template
   if (spec.hasTerms && typeof params.format === 'string') row.format = params.format
 
-  // There is no media library: any media id but 0 is unknown.
+  // A featured image is an existing attachment (CONVENTIONS §5: an unknown id is refused, not dropped); 0 removes it.
   if (has(params, 'featured_media')) {
-    if (Number(params.featured_media) !== 0) throw contentErrors.rest_invalid_featured_media()
-    row.featuredMedia = 0
+    const media = Number(params.featured_media)
+    if (media !== 0 && (await getPost(store, media))?.type !== 'attachment') throw contentErrors.rest_invalid_featured_media()
+    row.featuredMedia = media
   }
 
   const meta = params.meta === undefined ? undefined : parseMetaParam(settings.meta, params.meta, user, existing)

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
-  endpoint, paginationHeaders, checkPage, restUrl, route, RestResponse, type RestError, type RestRequest, type RouteDecl
+  argsFromSchema, endpoint, paginationHeaders, checkPage, restUrl, route, RestResponse, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
@@ -16,7 +16,7 @@ import { contentErrors, denied, invalidParam } from './errors.js'
 import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions, type PostExtras } from './post-format.js'
 import { jsonWeight, readCache, type ReadCache } from './read-cache.js'
 import { readRule, runListQuery, type KnownTotal, type ListQuery, type TaxClause, type TotalCache } from './post-query.js'
-import { deleteArgs, listArgs, postItemSchema, readArgs, writeArgs } from './post-schema.js'
+import { deleteArgs, listArgs, postItemSchema, readArgs } from './post-schema.js'
 import { deletePostFully, existingTermIds, getPost, idOf, recountTerms, setMeta, stickyPostIds, termIdsOfPost, withDescendants, type PostRow } from './post-store.js'
 import { ANY_STATUSES, permalink, siteSettings, type PostType, type SiteSettings } from './post-types.js'
 import { preparePost, writePost } from './post-write.js'
@@ -75,10 +75,6 @@ function totalCache (store: Store): (req: RestRequest) => TotalCache | undefined
 function versionTag (post: PostRow, extras: PostExtras): string {
   const hash = createHash('sha1').update(JSON.stringify([post, extras])).digest('base64url').slice(0, 16)
   return `"${post.id}-${post.modifiedGmt.getTime()}-${hash}"`
-}
-
-function contextOf (req: RestRequest, fallback = 'view'): string {
-  return typeof req.params.context === 'string' ? req.params.context : fallback
 }
 
 export async function formatOne (
@@ -146,10 +142,18 @@ export function updatePermissionFor (store: Store, spec: PostType, loader: Retur
   }
 }
 
-export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
+export function postRoutes (services: Services, spec: PostType): RelativeRouteDecl[] {
   const { store } = services
   const totalsFor = totalCache(store)
   const schema = postItemSchema(spec, services.meta)
+  const args = {
+    list: listArgs(spec, schema),
+    create: argsFromSchema(schema, 'create'),
+    read: readArgs(schema),
+    update: argsFromSchema(schema, 'update'),
+    remove: deleteArgs()
+  }
+  type ListRequest = RestRequest<Params<typeof args.list>>
   const loader = postLoader(store, spec.type)
   const plural = spec.restBase
 
@@ -159,6 +163,7 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
     return post
   }
 
+  // Untyped: the Allow header of any endpoint of the route calls it with that endpoint's arguments.
   const listPermission = (req: RestRequest): true | RestError => {
     const statuses = (req.params.status ?? []) as string[]
     for (const status of statuses) {
@@ -171,24 +176,24 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
     return true
   }
 
-  const list = async (req: RestRequest): Promise<RestResponse> => {
+  const list = async (req: ListRequest): Promise<RestResponse> => {
     const p = req.params
     const settings = await requestSettings(store, req, services.meta)
-    const search = typeof p.search === 'string' ? p.search : undefined
-    const include = (p.include ?? []) as number[]
+    const search = p.search
+    const include = p.include
     if (p.orderby === 'relevance' && (search === undefined || search === '')) throw contentErrors.rest_no_search_term_defined()
     if (p.orderby === 'include' && include.length === 0) throw contentErrors.rest_orderby_include_missing_include()
-    let statuses = [...new Set((p.status ?? ['publish']) as string[])]
+    let statuses = [...new Set(p.status)]
     if (statuses.includes('any')) statuses = [...new Set([...statuses.filter((s) => s !== 'any'), ...ANY_STATUSES])]
     const tz = settings.timeZone
     const date = (v: unknown): Date | undefined => typeof v === 'string' ? parseRequestDate(v, tz) ?? undefined : undefined
-    const slugs = Array.isArray(p.slug) ? (p.slug as string[]).map((s) => s.trim()).filter((s) => s !== '') : undefined
-    const context = contextOf(req)
+    const slugs = p.slug?.map((s) => s.trim()).filter((s) => s !== '')
+    const context = p.context
     const q: ListQuery = {
       type: spec.type,
       statuses,
       search,
-      searchColumns: (p.search_columns ?? []) as string[],
+      searchColumns: p.search_columns,
       exact: p.search_semantics === 'exact',
       hideProtected: req.user.id === 0,
       // Only readable rows (editable ones in the edit context) are counted, paged and ordered.
@@ -198,28 +203,29 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
       before: date(p.before),
       modifiedAfter: date(p.modified_after),
       modifiedBefore: date(p.modified_before),
-      author: (p.author ?? []) as number[],
-      authorExclude: (p.author_exclude ?? []) as number[],
+      author: p.author,
+      authorExclude: p.author_exclude,
       include,
-      exclude: (p.exclude ?? []) as number[],
+      exclude: p.exclude,
       slugs,
-      menuOrder: spec.hierarchical && typeof p.menu_order === 'number' ? p.menu_order : undefined,
-      parent: spec.hierarchical ? (p.parent ?? []) as number[] : [],
-      parentExclude: spec.hierarchical ? (p.parent_exclude ?? []) as number[] : [],
-      sticky: spec.hasTerms && typeof p.sticky === 'boolean' ? p.sticky : undefined,
-      formats: spec.hasTerms && Array.isArray(p.format) ? p.format as string[] : undefined,
+      // Arguments of one type only are absent for the other.
+      menuOrder: spec.hierarchical ? p.menu_order : undefined,
+      parent: spec.hierarchical ? p.parent : [],
+      parentExclude: spec.hierarchical ? p.parent_exclude : [],
+      sticky: spec.hasTerms ? p.sticky : undefined,
+      formats: spec.hasTerms ? p.format : undefined,
       tax: spec.hasTerms ? await buildTax(store, p) : [],
       taxRelation: p.tax_relation === 'OR' ? 'OR' : 'AND',
-      orderby: String(p.orderby ?? 'date'),
-      order: p.order === 'asc' ? 'asc' : 'desc',
-      perPage: Number(p.per_page ?? 10),
-      page: Number(p.page ?? 1),
-      offset: typeof p.offset === 'number' ? p.offset : undefined
+      orderby: p.orderby,
+      order: p.order,
+      perPage: p.per_page,
+      page: p.page,
+      offset: p.offset
     }
     const { rows, total } = await runListQuery(store, q, totalsFor(req))
     // Kept for what this page's embeds (term lists naming each post) and later reads ask for.
     if (req.method === 'GET') for (const row of rows) await postCache(store).put(req, `post:${row.id}`, row)
-    const info = { total, perPage: q.perPage!, page: q.page }
+    const info = { total, perPage: p.per_page, page: q.page }
     checkPage(info, contentErrors.rest_post_invalid_page_number)
 
     let items = rows
@@ -287,11 +293,12 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
     return canRead(req.user, post)
   }
 
-  const read = async (req: RestRequest): Promise<RestResponse> => {
+  type ReadRequest = RestRequest<Params<typeof args.read>>
+  const read = async (req: ReadRequest): Promise<RestResponse> => {
     const post = await mustLoad(req)
     const settings = await requestSettings(store, req, services.meta)
     const extras = (await loadExtras(store, [post])).get(post.id)!
-    const body = await formatOne(store, spec, post, req, settings, contextOf(req), extras)
+    const body = await formatOne(store, spec, post, req, settings, req.params.context, extras)
     return new RestResponse(body, 200, {
       ETag: versionTag(post, extras),
       'Last-Modified': post.modifiedGmt.toUTCString(),
@@ -318,11 +325,11 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
     return true
   }
 
-  const remove = async (req: RestRequest): Promise<unknown> => {
+  const remove = async (req: RestRequest<Params<typeof args.remove>>): Promise<unknown> => {
     const post = await mustLoad(req)
     const settings = await requestSettings(store, req, services.meta)
     loader.forget(req)
-    if (req.params.force === true) {
+    if (req.params.force) {
       const previous = await formatOne(store, spec, post, req, settings, 'edit')
       await store.transaction(async (tx) => { await deletePostFully(tx, post) })
       return { deleted: true, previous }
@@ -341,26 +348,24 @@ export function postRoutes (services: Services, spec: PostType): RouteDecl[] {
 
   return [
     route({
-      namespace: 'cms/v2',
-      path: `/cms/v2/${plural}`,
+      path: `/${plural}`,
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: listArgs(spec), summary: `List ${plural}`, cache: 'public', permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], args: writeArgs(spec, services.meta), summary: `Create a ${spec.type}`, permission: createPermission, handler: create })
+        endpoint({ methods: ['GET'], args: args.list, summary: `List ${plural}`, cache: 'public', permission: listPermission, handler: list }),
+        endpoint({ methods: ['POST'], args: args.create, summary: `Create a ${spec.type}`, permission: createPermission, handler: create })
       ]
     }),
     route({
-      namespace: 'cms/v2',
-      path: `/cms/v2/${plural}/{id}`,
+      path: `/${plural}/{id}`,
       vars: { id: '[\\d]+' },
       args: { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the post.' })) },
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: readArgs(), summary: `Read a ${spec.type}`, cache: 'public', permission: readPermission, handler: read }),
-        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: writeArgs(spec, services.meta), summary: `Update a ${spec.type}`, permission: updatePermission, handler: update }),
-        endpoint({ methods: ['DELETE'], args: deleteArgs(), summary: `Trash or delete a ${spec.type}`, permission: deletePermission, handler: remove })
+        endpoint({ methods: ['GET'], args: args.read, summary: `Read a ${spec.type}`, cache: 'public', permission: readPermission, handler: read }),
+        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: args.update, summary: `Update a ${spec.type}`, permission: updatePermission, handler: update }),
+        endpoint({ methods: ['DELETE'], args: args.remove, summary: `Trash or delete a ${spec.type}`, permission: deletePermission, handler: remove })
       ]
     })
   ]

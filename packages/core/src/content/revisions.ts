@@ -5,8 +5,8 @@
  */
 import { Type } from '@sinclair/typebox'
 import {
-  checkPage, ContextArg, endpoint, Enum, IntList, paginationHeaders, restUrl, route,
-  RestResponse, type RestError, type RestRequest, type RouteDecl
+  checkPage, collectionParams, contextParam, endpoint, IntList, paginationHeaders, restUrl, route,
+  RestResponse, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
@@ -66,10 +66,12 @@ export async function formatRevisions (store: Store, rows: PostRow[], req: RestR
   }))
 }
 
-export function revisionRoutes (services: Services, spec: PostType): RouteDecl[] {
+export function revisionRoutes (services: Services, spec: PostType): RelativeRouteDecl[] {
   const { store } = services
   const schema = revisionItemSchema(spec, services.meta)
   const plural = spec.restBase
+
+  const deleteArgs = { force: Type.Boolean({ description: 'Required to be true, as revisions do not support trashing.', default: false }) }
 
   /** Parent of the right type and the right to edit it. */
   const readPermission = async (req: RestRequest): Promise<true | RestError> => {
@@ -79,21 +81,39 @@ export function revisionRoutes (services: Services, spec: PostType): RouteDecl[]
     return true
   }
 
-  const list = async (req: RestRequest): Promise<RestResponse> => {
+  const { context, page, per_page, search, offset, order, orderby } = collectionParams({
+    schema,
+    perPage: { optional: true },
+    orderby: { enum: ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'], default: 'date', description: 'Sort collection by object attribute.' }
+  })
+  const listArgs = {
+    context,
+    page,
+    per_page,
+    search,
+    exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
+    include: IntList({ description: 'Limit result set to specific IDs.', default: [] }),
+    offset,
+    order,
+    orderby
+  }
+
+  const list = async (req: RestRequest<Params<typeof listArgs>>): Promise<RestResponse> => {
     const p = req.params
     const parent = (await loadParent(store, spec, p.parent))!
     const settings = await siteSettings(store, req, services.meta)
-    const perPage = typeof p.per_page === 'number' ? p.per_page : undefined
-    const page = Number(p.page ?? 1)
-    const offset = perPage !== undefined && typeof p.offset === 'number' ? p.offset : undefined
-    const include = (p.include ?? []) as number[]
-    if (p.orderby === 'relevance' && (typeof p.search !== 'string' || p.search === '')) throw contentErrors.rest_no_search_term_defined()
+    const perPage = p.per_page
+    const page = p.page
+    // Without per_page every revision is answered: an offset alone means nothing.
+    const offset = perPage !== undefined ? p.offset : undefined
+    const include = p.include
+    if (p.orderby === 'relevance' && (p.search === undefined || p.search === '')) throw contentErrors.rest_no_search_term_defined()
     if (p.orderby === 'include' && include.length === 0) throw contentErrors.rest_orderby_include_missing_include()
     const { rows, total } = await runListQuery(store, {
       type: 'revision',
       parentOf: parent.id,
       statuses: [],
-      search: typeof p.search === 'string' ? p.search : undefined,
+      search: p.search,
       searchColumns: [],
       exact: false,
       hideProtected: false,
@@ -103,14 +123,14 @@ export function revisionRoutes (services: Services, spec: PostType): RouteDecl[]
       author: [],
       authorExclude: [],
       include,
-      exclude: (p.exclude ?? []) as number[],
+      exclude: p.exclude,
       slugs: undefined,
       parent: [],
       parentExclude: [],
       tax: [],
       taxRelation: 'AND',
-      orderby: String(p.orderby ?? 'date'),
-      order: p.order === 'asc' ? 'asc' : 'desc',
+      orderby: p.orderby,
+      order: p.order,
       perPage,
       page,
       offset
@@ -151,11 +171,11 @@ export function revisionRoutes (services: Services, spec: PostType): RouteDecl[]
     return true
   }
 
-  const remove = async (req: RestRequest): Promise<unknown> => {
+  const remove = async (req: RestRequest<Params<typeof deleteArgs>>): Promise<unknown> => {
     const parent = (await loadParent(store, spec, req.params.parent))!
     const revision = await loadRevision(req, parent)
     // Revisions cannot be trashed; with force they are deleted (a decision of this service, see CONVENTIONS §5).
-    if (req.params.force !== true) {
+    if (!req.params.force) {
       throw contentErrors.rest_trash_not_supported(undefined, "Revisions do not support trashing. Set 'force=true' to delete.")
     }
     const settings = await siteSettings(store, req, services.meta)
@@ -164,11 +184,10 @@ export function revisionRoutes (services: Services, spec: PostType): RouteDecl[]
     return { deleted: true, previous }
   }
 
-  const base = `/cms/v2/${plural}/{parent}/revisions`
+  const base = `/${plural}/{parent}/revisions`
   const parentArg = Type.Optional(Type.Integer({ description: 'The ID for the parent of the revision.' }))
   return [
     route({
-      namespace: 'cms/v2',
       path: base,
       vars: { parent: '[\\d]+' },
       args: { parent: parentArg },
@@ -176,33 +195,22 @@ export function revisionRoutes (services: Services, spec: PostType): RouteDecl[]
       endpoints: [endpoint({
         methods: ['GET'],
         summary: `List revisions of a ${spec.type}`,
-        args: {
-          context: ContextArg(),
-          page: Type.Integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
-          per_page: Type.Optional(Type.Integer({ description: 'Maximum number of items to be returned in result set.', minimum: 1, maximum: 100 })),
-          search: Type.Optional(Type.String({ description: 'Limit results to those matching a string.' })),
-          exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
-          include: IntList({ description: 'Limit result set to specific IDs.', default: [] }),
-          offset: Type.Optional(Type.Integer({ description: 'Offset the result set by a specific number of items.' })),
-          order: Enum(['asc', 'desc'], { description: 'Order sort attribute ascending or descending.', default: 'desc' }),
-          orderby: Enum(['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'], { description: 'Sort collection by object attribute.', default: 'date' })
-        },
+        args: listArgs,
         permission: readPermission,
         handler: list
       })]
     }),
     route({
-      namespace: 'cms/v2',
       path: `${base}/{id}`,
       vars: { parent: '[\\d]+', id: '[\\d]+' },
       args: { parent: parentArg, id: Type.Optional(Type.Integer({ description: 'Unique identifier for the revision.' })) },
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `Read a revision of a ${spec.type}`, args: { context: ContextArg() }, permission: readPermission, handler: read }),
+        endpoint({ methods: ['GET'], summary: `Read a revision of a ${spec.type}`, args: { context: contextParam(schema) }, permission: readPermission, handler: read }),
         endpoint({
           methods: ['DELETE'],
           summary: `Delete a revision of a ${spec.type}`,
-          args: { force: Type.Boolean({ description: 'Required to be true, as revisions do not support trashing.', default: false }) },
+          args: deleteArgs,
           permission: deletePermission,
           handler: remove
         })

@@ -9,7 +9,7 @@
 import { Type } from '@sinclair/typebox'
 import {
   checkPage, ContextArg, Enum, IntList, paginationHeaders, Raw, restUrl, route, endpoint, RestResponse, unvalidated, validateArgs,
-  type JsonSchema, type Links, type RestRequest, type RouteDecl
+  type JsonSchema, type Links, type RestRequest, type RelativeRouteDecl
 } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors } from './errors.js'
@@ -52,7 +52,7 @@ function subtypeArg (subtypes: string[]): JsonSchema {
 
 interface Found { id: number, title: string, url: string, type: string, subtype: string, _links: Links }
 
-export function searchRoutes (services: Services): RouteDecl[] {
+export function searchRoutes (services: Services): RelativeRouteDecl[] {
   const { store } = services
   const registry = typeRegistry(services)
   const known = subtypesOf(registry)
@@ -162,8 +162,7 @@ export function searchRoutes (services: Services): RouteDecl[] {
 
   const all = [...known.post, ...known.term]
   return [route({
-    namespace: 'cms/v2',
-    path: '/cms/v2/search',
+    path: '/search',
     schema: searchSchema(all),
     endpoints: [endpoint({
       methods: ['GET'],

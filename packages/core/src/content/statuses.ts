@@ -5,7 +5,7 @@
  * (auto-draft, inherit, the request statuses) by nobody, trash excepted.
  */
 import { Type } from '@sinclair/typebox'
-import { compactLinks, ContextArg, endpoint, filterByContext, restUrl, route, type JsonSchema, type Links, type Principal, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
+import { compactLinks, ContextArg, endpoint, filterByContext, restUrl, route, type JsonSchema, type Links, type Principal, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { restUrlWithQuery } from './post-format.js'
@@ -103,7 +103,7 @@ function formatStatus (s: PostStatus, baseUrl: string): Record<string, unknown> 
   }
 }
 
-export function statusRoutes (services: Services): RouteDecl[] {
+export function statusRoutes (services: Services): RelativeRouteDecl[] {
   const registry = typeRegistry(services)
 
   const listPermission = (req: RestRequest): true | RestError => {
@@ -142,14 +142,12 @@ export function statusRoutes (services: Services): RouteDecl[] {
 
   return [
     route({
-      namespace: 'cms/v2',
-      path: '/cms/v2/statuses',
+      path: '/statuses',
       schema: keyedCollection(statusSchema, 'statuses'),
       endpoints: [endpoint({ methods: ['GET'], summary: 'List post statuses', args: { context: ContextArg() }, permission: listPermission, handler: list })]
     }),
     route({
-      namespace: 'cms/v2',
-      path: '/cms/v2/statuses/{status}',
+      path: '/statuses/{status}',
       vars: { status: '[\\w-]+' },
       args: { status: Type.Optional(Type.String({ description: 'An alphanumeric identifier for the status.' })) },
       schema: statusSchema,

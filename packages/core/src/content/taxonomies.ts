@@ -4,7 +4,7 @@
  * Anyone reads them; the edit context needs the taxonomy's `assign_terms`.
  */
 import { Type } from '@sinclair/typebox'
-import { compactLinks, ContextArg, endpoint, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
+import { compactLinks, ContextArg, endpoint, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { keyedCollection, typeRegistry, typesOf, type TaxonomyInfo, type TypeRegistry } from './type-registry.js'
@@ -66,7 +66,7 @@ function formatTaxonomy (registry: TypeRegistry, tax: TaxonomyInfo, baseUrl: str
   }
 }
 
-export function taxonomyRoutes (services: Services): RouteDecl[] {
+export function taxonomyRoutes (services: Services): RelativeRouteDecl[] {
   const registry = typeRegistry(services)
 
   /** The taxonomies of `type` when given (none for an unknown type), else all. */
@@ -112,8 +112,7 @@ export function taxonomyRoutes (services: Services): RouteDecl[] {
 
   return [
     route({
-      namespace: 'cms/v2',
-      path: '/cms/v2/taxonomies',
+      path: '/taxonomies',
       schema: keyedCollection(taxonomySchema, 'taxonomies'),
       endpoints: [endpoint({
         methods: ['GET'],
@@ -127,8 +126,7 @@ export function taxonomyRoutes (services: Services): RouteDecl[] {
       })]
     }),
     route({
-      namespace: 'cms/v2',
-      path: '/cms/v2/taxonomies/{taxonomy}',
+      path: '/taxonomies/{taxonomy}',
       vars: { taxonomy: '[\\w-]+' },
       args: { taxonomy: Type.Optional(Type.String({ description: 'An alphanumeric identifier for the taxonomy.' })) },
       schema: taxonomySchema,

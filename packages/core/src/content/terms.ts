@@ -5,8 +5,8 @@
 import { eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
-  checkPage, ContextArg, endpoint, Enum, IntList, paginationHeaders, rel, restUrl, route, RestResponse, StringList,
-  type JsonSchema, type Links, type RestError, type RestRequest, type RouteDecl
+  argsFromSchema, checkPage, collectionParams, contextParam, endpoint, field, IntList, itemSchema, paginationHeaders, rel, restUrl, route, RestResponse, StringList,
+  type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
@@ -31,26 +31,28 @@ const TAG: Taxonomy = { name: 'post_tag', restBase: 'tags', hierarchical: false 
 const ALL = ['view', 'embed', 'edit']
 const VE = ['view', 'edit']
 
-function termSchema (tax: Taxonomy): JsonSchema {
-  const p: Record<string, JsonSchema> = {
-    id: { description: 'Unique identifier for the term.', type: 'integer', context: ALL, readonly: true },
-    count: { description: 'Number of published posts for the term.', type: 'integer', context: VE, readonly: true },
-    description: { description: 'HTML description of the term.', type: 'string', context: VE },
-    link: { description: 'URL of the term.', type: 'string', format: 'uri', context: ALL, readonly: true },
-    name: { description: 'HTML title for the term.', type: 'string', context: ALL, required: true },
-    slug: { description: 'An alphanumeric identifier for the term unique to its type.', type: 'string', context: ALL },
-    taxonomy: { description: 'Type attribution for the term.', type: 'string', enum: [tax.name], context: ALL, readonly: true }
+/** A term of a taxonomy; `parent` only where terms nest (categories). */
+function termSchema (tax: Taxonomy) {
+  const fields = {
+    id: field({ description: 'Unique identifier for the term.', type: 'integer', context: ALL, readonly: true }),
+    count: field({ description: 'Number of published posts for the term.', type: 'integer', context: VE, readonly: true }),
+    description: field({ description: 'HTML description of the term.', type: 'string', context: VE }),
+    link: field({ description: 'URL of the term.', type: 'string', format: 'uri', context: ALL, readonly: true }),
+    name: field({ description: 'HTML title for the term.', type: 'string', context: ALL, required: true }),
+    slug: field({ description: 'An alphanumeric identifier for the term unique to its type.', type: 'string', context: ALL }),
+    taxonomy: field({ description: 'Type attribution for the term.', type: 'string', enum: [tax.name], context: ALL, readonly: true }),
+    parent: field({ description: 'The parent term ID.', type: 'integer', context: VE }),
+    meta: field({ description: 'Meta fields.', type: 'object', context: VE, properties: {} })
   }
-  if (tax.hierarchical) p.parent = { description: 'The parent term ID.', type: 'integer', context: VE }
-  p.meta = { description: 'Meta fields.', type: 'object', context: VE, properties: {} }
-  return { $schema: 'http://json-schema.org/draft-04/schema#', title: tax.name, type: 'object', properties: p }
+  if (!tax.hierarchical) delete (fields as Partial<typeof fields>).parent
+  return itemSchema(tax.name, fields)
 }
 
-export function termRoutes (services: Services): RouteDecl[] {
+export function termRoutes (services: Services): RelativeRouteDecl[] {
   return [...taxonomyRoutes(services, CATEGORY), ...taxonomyRoutes(services, TAG)]
 }
 
-function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
+function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[] {
   const { store } = services
   const schema = termSchema(tax)
   const collection = `/cms/v2/${tax.restBase}`
@@ -79,6 +81,34 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
     return out
   }
 
+  const { context, page, per_page, search, offset, order, orderby } = collectionParams({
+    schema,
+    order: 'asc',
+    orderby: { enum: ['id', 'include', 'name', 'slug', 'include_slugs', 'term_group', 'description', 'count'], default: 'name', description: 'Sort collection by term attribute.' }
+  })
+  const args = {
+    list: {
+      context,
+      page,
+      per_page,
+      search,
+      exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
+      include: IntList({ description: 'Limit result set to specific IDs.', default: [] }),
+      // Categories are not paged by offset (the core's hierarchical terms).
+      ...(tax.hierarchical ? {} : { offset }),
+      order,
+      orderby,
+      hide_empty: Type.Boolean({ description: 'Whether to hide terms not assigned to any posts.', default: false }),
+      ...(tax.hierarchical ? { parent: Type.Optional(Type.Integer({ description: 'Limit result set to terms assigned to a specific parent.' })) } : {}),
+      post: Type.Optional(Type.Integer({ description: 'Limit result set to terms assigned to a specific post.' })),
+      slug: Type.Optional(StringList({ description: 'Limit result set to terms with one or more specific slugs.' }))
+    },
+    create: argsFromSchema(schema, 'create'),
+    read: { context: contextParam(schema) },
+    update: argsFromSchema(schema, 'update'),
+    remove: { force: Type.Boolean({ description: 'Required to be true, as terms do not support trashing.', default: false }) }
+  }
+
   const editCap = tax.hierarchical ? 'manage_categories' : 'manage_post_tags'
   const createCap = tax.hierarchical ? 'manage_categories' : 'assign_post_tags'
 
@@ -94,24 +124,25 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
     return true
   }
 
-  const list = async (req: RestRequest): Promise<RestResponse> => {
+  const list = async (req: RestRequest<Params<typeof args.list>>): Promise<RestResponse> => {
     const p = req.params
-    const perPage = Number(p.per_page ?? 10)
-    const page = Number(p.page ?? 1)
+    const perPage = p.per_page
+    const page = p.page
     const { rows, total } = await listTerms(store, {
       taxonomy: tax.name,
-      search: typeof p.search === 'string' ? p.search : undefined,
-      include: (p.include ?? []) as number[],
-      exclude: (p.exclude ?? []) as number[],
-      slugs: Array.isArray(p.slug) ? p.slug as string[] : undefined,
-      parent: tax.hierarchical && typeof p.parent === 'number' ? p.parent : undefined,
-      post: typeof p.post === 'number' && p.post !== 0 ? p.post : undefined,
-      hideEmpty: p.hide_empty === true,
-      orderby: String(p.orderby ?? 'name'),
-      order: p.order === 'desc' ? 'desc' : 'asc',
+      search: p.search,
+      include: p.include,
+      exclude: p.exclude,
+      slugs: p.slug,
+      // Declared for one taxonomy only: for the other, a value sent is not checked and is ignored.
+      parent: tax.hierarchical ? p.parent : undefined,
+      post: p.post !== 0 ? p.post : undefined,
+      hideEmpty: p.hide_empty,
+      orderby: p.orderby,
+      order: p.order,
       perPage,
       page,
-      offset: typeof p.offset === 'number' ? p.offset : undefined
+      offset: tax.hierarchical ? undefined : p.offset
     })
     checkPage({ total, perPage, page }, contentErrors.rest_term_invalid_page_number)
     const body = await Promise.all(rows.map((t) => format(t, req)))
@@ -211,9 +242,9 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
     return true
   }
 
-  const remove = async (req: RestRequest): Promise<unknown> => {
+  const remove = async (req: RestRequest<Params<typeof args.remove>>): Promise<unknown> => {
     const term = (await load(req))!
-    if (req.params.force !== true) {
+    if (!req.params.force) {
       throw contentErrors.rest_trash_not_supported(undefined, "Terms do not support trashing. Set 'force=true' to delete.")
     }
     const previous = await format(term, req)
@@ -222,56 +253,27 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RouteDecl[] {
     return { deleted: true, previous }
   }
 
-  const writeArgs = (create: boolean): Record<string, ReturnType<typeof Type.Optional>> => {
-    const args: Record<string, any> = {
-      description: Type.Optional(Type.String({ description: 'HTML description of the term.' })),
-      name: create ? Type.String({ description: 'HTML title for the term.' }) : Type.Optional(Type.String({ description: 'HTML title for the term.' })),
-      slug: Type.Optional(Type.String({ description: 'An alphanumeric identifier for the term unique to its type.' }))
-    }
-    if (tax.hierarchical) args.parent = Type.Optional(Type.Integer({ description: 'The parent term ID.' }))
-    args.meta = Type.Optional(Type.Object({}, { description: 'Meta fields.' }))
-    return args
-  }
-
-  const listArgs: Record<string, any> = {
-    context: ContextArg(),
-    page: Type.Integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
-    per_page: Type.Integer({ description: 'Maximum number of items to be returned in result set.', default: 10, minimum: 1, maximum: 100 }),
-    search: Type.Optional(Type.String({ description: 'Limit results to those matching a string.' })),
-    exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
-    include: IntList({ description: 'Limit result set to specific IDs.', default: [] })
-  }
-  if (!tax.hierarchical) listArgs.offset = Type.Optional(Type.Integer({ description: 'Offset the result set by a specific number of items.' }))
-  listArgs.order = Enum(['asc', 'desc'], { description: 'Order sort attribute ascending or descending.', default: 'asc' })
-  listArgs.orderby = Enum(['id', 'include', 'name', 'slug', 'include_slugs', 'term_group', 'description', 'count'], { description: 'Sort collection by term attribute.', default: 'name' })
-  listArgs.hide_empty = Type.Boolean({ description: 'Whether to hide terms not assigned to any posts.', default: false })
-  if (tax.hierarchical) listArgs.parent = Type.Optional(Type.Integer({ description: 'Limit result set to terms assigned to a specific parent.' }))
-  listArgs.post = Type.Optional(Type.Integer({ description: 'Limit result set to terms assigned to a specific post.' }))
-  listArgs.slug = Type.Optional(StringList({ description: 'Limit result set to terms with one or more specific slugs.' }))
-
   return [
     route({
-      namespace: 'cms/v2',
-      path: collection,
+      path: `/${tax.restBase}`,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `List ${tax.restBase}`, args: listArgs, permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], summary: `Create a term in ${tax.restBase}`, args: writeArgs(true), permission: createPermission, handler: create })
+        endpoint({ methods: ['GET'], summary: `List ${tax.restBase}`, args: args.list, permission: listPermission, handler: list }),
+        endpoint({ methods: ['POST'], summary: `Create a term in ${tax.restBase}`, args: args.create, permission: createPermission, handler: create })
       ]
     }),
     route({
-      namespace: 'cms/v2',
-      path: `${collection}/{id}`,
+      path: `/${tax.restBase}/{id}`,
       vars: { id: '[\\d]+' },
       args: { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the term.' })) },
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `Read a term of ${tax.restBase}`, args: { context: ContextArg() }, permission: readPermission, handler: read }),
-        endpoint({ methods: ['POST', 'PUT', 'PATCH'], summary: `Update a term of ${tax.restBase}`, args: writeArgs(false), permission: updatePermission, handler: update }),
+        endpoint({ methods: ['GET'], summary: `Read a term of ${tax.restBase}`, args: args.read, permission: readPermission, handler: read }),
+        endpoint({ methods: ['POST', 'PUT', 'PATCH'], summary: `Update a term of ${tax.restBase}`, args: args.update, permission: updatePermission, handler: update }),
         endpoint({
           methods: ['DELETE'],
           summary: `Delete a term of ${tax.restBase}`,
-          args: { force: Type.Boolean({ description: 'Required to be true, as terms do not support trashing.', default: false }) },
+          args: args.remove,
           permission: deletePermission,
           handler: remove
         })

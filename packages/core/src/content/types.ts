@@ -4,7 +4,7 @@
  * reads them; the edit context needs the type's `edit_posts`.
  */
 import { Type } from '@sinclair/typebox'
-import { compactLinks, ContextArg, endpoint, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
+import { compactLinks, ContextArg, endpoint, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { keyedCollection, taxonomiesOf, typeRegistry, type PostTypeInfo, type TypeRegistry } from './type-registry.js'
@@ -77,7 +77,7 @@ function contextOf (req: RestRequest): string {
   return typeof req.params.context === 'string' ? req.params.context : 'view'
 }
 
-export function typeRoutes (services: Services): RouteDecl[] {
+export function typeRoutes (services: Services): RelativeRouteDecl[] {
   const registry = typeRegistry(services)
 
   const listPermission = (req: RestRequest): true | RestError => {
@@ -113,14 +113,12 @@ export function typeRoutes (services: Services): RouteDecl[] {
 
   return [
     route({
-      namespace: 'cms/v2',
-      path: '/cms/v2/types',
+      path: '/types',
       schema: keyedCollection(typeSchema, 'types'),
       endpoints: [endpoint({ methods: ['GET'], summary: 'List post types', args: { context: ContextArg() }, permission: listPermission, handler: list })]
     }),
     route({
-      namespace: 'cms/v2',
-      path: '/cms/v2/types/{type}',
+      path: '/types/{type}',
       vars: { type: '[\\w-]+' },
       args: { type: Type.Optional(Type.String({ description: 'An alphanumeric identifier for the post type.' })) },
       schema: typeSchema,

@@ -8,7 +8,7 @@
  * outbound client's allow-list) and `CMS_OEMBED_PROVIDERS` (extra providers).
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, Enum, Raw, route, Untyped, type NamespaceDecl, type RestRequest } from '@cms/rest'
+import { defineNamespace, denied, endpoint, Enum, Raw, route, Untyped, type NamespaceDecl, type RestRequest } from '@cms/rest'
 import type { Services } from '../services.js'
 import { cachedSiteOptions } from '../site.js'
 import { outboundClientFromEnv } from '../outbound/index.js'
@@ -53,8 +53,7 @@ export function oembedNamespace (services: Services): NamespaceDecl {
   }
 
   const embed = route({
-    namespace: 'oembed/1.0',
-    path: '/oembed/1.0/embed',
+    path: '/embed',
     endpoints: [endpoint({
       methods: ['GET'],
       args: {
@@ -74,8 +73,7 @@ export function oembedNamespace (services: Services): NamespaceDecl {
   })
 
   const proxy = route({
-    namespace: 'oembed/1.0',
-    path: '/oembed/1.0/proxy',
+    path: '/proxy',
     endpoints: [endpoint({
       methods: ['GET'],
       args: {
@@ -107,5 +105,5 @@ export function oembedNamespace (services: Services): NamespaceDecl {
     })]
   })
 
-  return { name: 'oembed/1.0', routes: [embed, proxy] }
+  return defineNamespace('oembed/1.0', [embed, proxy])
 }

@@ -40,6 +40,9 @@ function isSpecList (value: unknown): value is ProviderSpec[] {
     (p as ProviderSpec).endpoints.every((e) => typeof e?.url === 'string' && (e.schemes === undefined || (Array.isArray(e.schemes) && e.schemes.every((s) => typeof s === 'string')))))
 }
 
+/** Longer than any `user:password@host:port` a provider's URL has (a host name is at most 253 characters). */
+const MAX_AUTHORITY = 512
+
 export function providerList (specs: ProviderSpec[]): ProviderList {
   const compiled: Array<{ name: string, endpoint: string, schemes: RegExp[] }> = []
   for (const spec of specs) {
@@ -50,6 +53,11 @@ export function providerList (specs: ProviderSpec[]): ProviderList {
   }
   return {
     match (url) {
+      // Every scheme names a host: a URL whose authority is longer than any
+      // host name can be matches none, and is not scanned by each of the
+      // thousand patterns (seconds for a megabyte).
+      const authority = /^https?:\/\/([^/?#]*)/i.exec(url.slice(0, MAX_AUTHORITY + 9))
+      if (authority === null || authority[1]!.length >= MAX_AUTHORITY) return null
       for (const p of compiled) {
         if (p.schemes.some((re) => re.test(url))) return { name: p.name, endpoint: p.endpoint }
       }

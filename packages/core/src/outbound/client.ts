@@ -27,6 +27,10 @@ export interface OutboundOptions {
 }
 
 export interface FetchOptions {
+  /** GET by default. */
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  /** Sent with the first hop; a 307/308 redirect sends it again, another redirect turns the request into a GET without it. */
+  body?: string | Buffer
   headers?: Record<string, string>
   /** Whole exchange, redirects and name resolution included. */
   timeoutMs?: number
@@ -107,7 +111,7 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
     return addresses
   }
 
-  async function fetchOnce (url: URL, hop: number, deadline: number, opts: Required<FetchOptions>): Promise<{ status: number, headers: OutboundResponse['headers'], body: Buffer | null }> {
+  async function fetchOnce (url: URL, hop: number, deadline: number, opts: Required<Omit<FetchOptions, 'body'>> & Pick<FetchOptions, 'body'>): Promise<{ status: number, headers: OutboundResponse['headers'], body: Buffer | null }> {
     const addresses = await destination(url, hop, deadline)
     const remaining = deadline - Date.now()
     if (remaining <= 0) throw new OutboundError('timeout', 'the outside service did not answer in time', url.href, hop)
@@ -121,7 +125,8 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
     const signal = AbortSignal.timeout(remaining)
     try {
       const res = await request(url, {
-        method: 'GET',
+        method: opts.method,
+        ...(opts.body === undefined ? {} : { body: opts.body }),
         dispatcher: agent,
         signal,
         headers: { 'user-agent': userAgent, ...opts.headers }
@@ -168,7 +173,9 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
       await destination(parsed, 0, Date.now() + defaults.timeoutMs)
     },
     async fetch (url, options = {}) {
-      const opts: Required<FetchOptions> = {
+      const opts: Required<Omit<FetchOptions, 'body'>> & Pick<FetchOptions, 'body'> = {
+        method: options.method ?? 'GET',
+        body: options.body,
         headers: options.headers ?? {},
         timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
         maxBytes: options.maxBytes ?? defaults.maxBytes,
@@ -188,6 +195,10 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
           throw new OutboundError('redirects', `more than ${opts.maxRedirects} redirects`, current.href, hop)
         }
         const location = res.headers.location
+        if (res.status !== 307 && res.status !== 308 && opts.method !== 'GET' && opts.method !== 'HEAD') {
+          opts.method = 'GET'
+          opts.body = undefined
+        }
         try {
           current = new URL(Array.isArray(location) ? location[0]! : location!, current)
         } catch {

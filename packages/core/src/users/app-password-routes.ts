@@ -4,8 +4,7 @@
  * app-password meta capabilities), response shaping and the item schema.
  * `{user_id}` is digits or `me`.
  */
-import { Type } from '@sinclair/typebox'
-import { ContextArg, created, endpoint, Raw, restUrl, route, type JsonSchema, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
+import { argsFromSchema, contextParam, created, endpoint, field, itemSchema, restUrl, route, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import type { Services } from '../services.js'
 import { appPasswordErrors, denied, userErrors } from './errors.js'
 import { chunkPassword } from './passwords.js'
@@ -16,35 +15,26 @@ import {
 import { appPasswordOf, forceEditContext, userOnce, userTextFilter, utcDate } from './route-helpers.js'
 
 const NS = 'cms/v2'
-const BASE = `/${NS}/users/{user_id}/application-passwords`
+const BASE = '/users/{user_id}/application-passwords'
 const USER_ID = '(?:[\\d]+|me)'
 
-export const applicationPasswordSchema: JsonSchema = {
-  $schema: 'http://json-schema.org/draft-04/schema#',
-  title: 'application-password',
-  type: 'object',
-  properties: {
-    uuid: { description: 'The unique identifier for the application password.', type: 'string', format: 'uuid', context: ['view', 'edit', 'embed'], readonly: true },
-    app_id: {
-      description: 'A UUID provided by the application to uniquely identify it. It is recommended to use an UUID v5 with the URL or DNS namespace.',
-      oneOf: [{ type: 'string', format: 'uuid' }, { type: 'string', enum: [''] }],
-      context: ['view', 'edit', 'embed']
-    },
-    name: { description: 'The name of the application password.', type: 'string', required: true, context: ['view', 'edit', 'embed'], minLength: 1, pattern: '.*\\S.*' },
-    password: { description: 'The generated password. Only available after adding an application.', type: 'string', context: ['edit'], readonly: true },
-    created: { description: 'The GMT date the application password was created.', type: 'string', format: 'date-time', context: ['view', 'edit'], readonly: true },
-    last_used: { description: 'The GMT date the application password was last used.', type: ['string', 'null'], format: 'date-time', context: ['view', 'edit'], readonly: true },
-    last_ip: { description: 'The IP address the application password was last used by.', type: ['string', 'null'], format: 'ip', context: ['view', 'edit'], readonly: true }
-  }
-}
+export const applicationPasswordSchema = itemSchema('application-password', {
+  uuid: field({ description: 'The unique identifier for the application password.', type: 'string', format: 'uuid', context: ['view', 'edit', 'embed'], readonly: true }),
+  app_id: field({
+    description: 'A UUID provided by the application to uniquely identify it. It is recommended to use an UUID v5 with the URL or DNS namespace.',
+    oneOf: [{ type: 'string', format: 'uuid' }, { type: 'string', enum: [''] }],
+    context: ['view', 'edit', 'embed']
+  }),
+  name: field({ description: 'The name of the application password.', type: 'string', required: true, context: ['view', 'edit', 'embed'], minLength: 1, pattern: '.*\\S.*' }),
+  password: field({ description: 'The generated password. Only available after adding an application.', type: 'string', context: ['edit'], readonly: true }),
+  created: field({ description: 'The GMT date the application password was created.', type: 'string', format: 'date-time', context: ['view', 'edit'], readonly: true }),
+  last_used: field({ description: 'The GMT date the application password was last used.', type: ['string', 'null'], format: 'date-time', context: ['view', 'edit'], readonly: true }),
+  last_ip: field({ description: 'The IP address the application password was last used by.', type: ['string', 'null'], format: 'ip', context: ['view', 'edit'], readonly: true })
+})
 
-const props = applicationPasswordSchema.properties as Record<string, JsonSchema>
-const appIdArg = Raw<string>({ description: props.app_id!.description, oneOf: props.app_id!.oneOf })
-const nameArg = { description: props.name!.description as string, minLength: 1, pattern: '.*\\S.*' }
-
-const contextArgs = { context: ContextArg(['view', 'embed', 'edit']) }
-const createArgs = { app_id: Type.Optional(appIdArg), name: Type.String(nameArg) }
-const updateArgs = { app_id: Type.Optional(appIdArg), name: Type.Optional(Type.String(nameArg)) }
+const contextArgs = { context: contextParam(applicationPasswordSchema) }
+const createArgs = argsFromSchema(applicationPasswordSchema, 'create')
+const updateArgs = argsFromSchema(applicationPasswordSchema, 'update')
 
 type Cap = 'list_app_passwords' | 'create_app_password' | 'delete_app_passwords' | 'read_app_password' | 'edit_app_password' | 'delete_app_password'
 
@@ -57,7 +47,7 @@ const refusals: Record<Cap, () => RestError> = {
   delete_app_password: () => appPasswordErrors.rest_cannot_delete_application_password()
 }
 
-export function applicationPasswordRoutesOf (services: Services): RouteDecl[] {
+export function applicationPasswordRoutesOf (services: Services): RelativeRouteDecl[] {
   const { store } = services
 
   /** The user named by `{user_id}`: `me` needs a signed-in caller. */
@@ -108,7 +98,6 @@ export function applicationPasswordRoutesOf (services: Services): RouteDecl[] {
   }
 
   const collection = route({
-    namespace: NS,
     path: BASE,
     vars: { user_id: USER_ID },
     schema: applicationPasswordSchema,
@@ -132,7 +121,7 @@ export function applicationPasswordRoutesOf (services: Services): RouteDecl[] {
           const user = await owner(req)
           const { item, password } = await createApplicationPassword(store, user.id, {
             name: userTextFilter(req.user)(req.params.name),
-            appId: typeof req.params.app_id === 'string' ? req.params.app_id : ''
+            appId: req.params.app_id ?? ''
           })
           forceEditContext(req)
           return created(present(req, user, item, password), selfUrl(req, user, item))
@@ -151,7 +140,6 @@ export function applicationPasswordRoutesOf (services: Services): RouteDecl[] {
   })
 
   const introspect = route({
-    namespace: NS,
     path: `${BASE}/introspect`,
     vars: { user_id: USER_ID },
     schema: applicationPasswordSchema,
@@ -179,7 +167,6 @@ export function applicationPasswordRoutesOf (services: Services): RouteDecl[] {
   })
 
   const item = route({
-    namespace: NS,
     path: `${BASE}/{uuid}`,
     vars: { user_id: USER_ID, uuid: '[\\w\\-]+' },
     schema: applicationPasswordSchema,
@@ -202,7 +189,7 @@ export function applicationPasswordRoutesOf (services: Services): RouteDecl[] {
         handler: async (req) => {
           const user = await owner(req)
           await itemOf(req, user)
-          const name = typeof req.params.name === 'string' ? userTextFilter(req.user)(req.params.name) : undefined
+          const name = req.params.name === undefined ? undefined : userTextFilter(req.user)(req.params.name)
           const updated = await updateApplicationPassword(store, user.id, String(req.params.uuid), { name })
           if (updated === undefined) throw appPasswordErrors.rest_application_password_not_found()
           forceEditContext(req)

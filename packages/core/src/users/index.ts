@@ -3,12 +3,12 @@
  * the kernel's authenticator, and (separately registered by the gateway)
  * the authorization and sign-in pages.
  */
-import type { RouteDecl } from '@cms/rest'
+import type { RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { userRoutesOf } from './users-routes.js'
 import { applicationPasswordRoutesOf } from './app-password-routes.js'
 
-export function userRoutes (services: Services): RouteDecl[] {
+export function userRoutes (services: Services): RelativeRouteDecl[] {
   return [...userRoutesOf(services), ...applicationPasswordRoutesOf(services)]
 }
 

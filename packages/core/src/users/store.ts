@@ -5,7 +5,7 @@
  * (400) for bad input, so every caller reports the same messages.
  */
 import { randomUUID } from 'node:crypto'
-import { and, asc, count, desc, eq, ilike, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, notInArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store } from '@cms/store'
 import { isRole, type Role } from '../capabilities.js'
 import { applicationPasswords, userMeta, users } from './schema.js'
@@ -39,6 +39,8 @@ export interface NewUser {
   description?: string
   /** Profile fields kept as user meta: first_name, last_name, nickname, locale. */
   profile?: Partial<Record<ProfileField, string>>
+  /** Registered user meta (already validated), written in the same transaction. */
+  meta?: Record<string, unknown>
 }
 
 export const PROFILE_FIELDS = ['first_name', 'last_name', 'nickname', 'locale'] as const
@@ -53,6 +55,8 @@ export interface UserChanges {
   roles?: readonly string[]
   password?: string
   profile?: Partial<Record<ProfileField, string>>
+  /** Registered user meta (already validated; null removes a key), written in the same transaction. */
+  meta?: Record<string, unknown>
 }
 
 const LOGIN = /^[A-Za-z0-9_.@-]+(?: [A-Za-z0-9_.@-]+)*$/
@@ -209,7 +213,7 @@ export async function createUser (store: Store, input: NewUser): Promise<UserRec
           roles
         }).returning(userColumns)
         const profile = { nickname: login, ...input.profile }
-        for (const [key, value] of Object.entries(profile)) {
+        for (const [key, value] of Object.entries({ ...profile, ...input.meta })) {
           if (value !== undefined) await setUserMeta(tx, row!.id, key, value)
         }
         return toRecord(row!)
@@ -286,7 +290,7 @@ export async function updateUser (store: Store, id: number, changes: UserChanges
         ? await tx.select(userColumns).from(users).where(eq(users.id, id))
         : await tx.update(users).set(set).where(eq(users.id, id)).returning(userColumns)
       if (rows[0] === undefined) throw userErrors.rest_user_invalid_id()
-      for (const [key, value] of Object.entries(changes.profile ?? {})) {
+      for (const [key, value] of Object.entries({ ...changes.profile, ...changes.meta })) {
         if (value !== undefined) await setUserMeta(tx, id, key, value)
       }
       return toRecord(rows[0])
@@ -354,9 +358,11 @@ export async function listUsers (store: Store, q: UserQuery = {}): Promise<{ use
   if (q.publishedIn !== undefined) where.push(await hasPublishedPostsCondition(store, users.id, q.publishedIn))
   const term = text(q.search ?? '').trim()
   if (term !== '') {
-    const like = likePattern(term)
-    const columns: SQL[] = [ilike(users.login, like), ilike(users.nicename, like), ilike(users.displayName, like)]
-    if (q.searchScope !== 'public') columns.push(ilike(users.email, like), ilike(users.url, like))
+    // Lower-cased once here: ILIKE lower-cases its pattern again for every row it compares.
+    const like = likePattern(term).toLowerCase()
+    const matches = (column: AnyColumn): SQL => sql`lower(${column}) like ${like}`
+    const columns: SQL[] = [matches(users.login), matches(users.nicename), matches(users.displayName)]
+    if (q.searchScope !== 'public') columns.push(matches(users.email), matches(users.url))
     if (/^\d{1,9}$/.test(term)) columns.push(eq(users.id, Number(term)))
     where.push(or(...columns)!)
   }

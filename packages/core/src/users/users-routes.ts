@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import {
-  ContextArg, created, endpoint, Enum, IntList, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
-  type JsonSchema, type RestError, type RestRequest, type RouteDecl
+  argsFromSchema, collectionParams, contextParam, created, endpoint, Enum, field, IntList, itemSchema, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
+  type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
 import { cachedSiteOptions } from '../site.js'
@@ -23,61 +23,34 @@ const NS = 'cms/v2'
 const CONTEXTS = ['embed', 'view', 'edit']
 const AVATAR_SIZES = [24, 48, 96] as const
 
-export const userSchema: JsonSchema = {
-  $schema: 'http://json-schema.org/draft-04/schema#',
-  title: 'user',
-  type: 'object',
-  properties: {
-    id: { description: 'Unique identifier for the user.', type: 'integer', context: CONTEXTS, readonly: true },
-    username: { description: 'Login name for the user.', type: 'string', context: ['edit'], required: true },
-    name: { description: 'Display name for the user.', type: 'string', context: CONTEXTS },
-    first_name: { description: 'First name for the user.', type: 'string', context: ['edit'] },
-    last_name: { description: 'Last name for the user.', type: 'string', context: ['edit'] },
-    email: { description: 'The email address for the user.', type: 'string', format: 'email', context: ['edit'], required: true },
-    url: { description: 'URL of the user.', type: 'string', format: 'uri', context: CONTEXTS },
-    description: { description: 'Description of the user.', type: 'string', context: CONTEXTS },
-    link: { description: 'Author URL of the user.', type: 'string', format: 'uri', context: CONTEXTS, readonly: true },
-    locale: { description: 'Locale for the user.', type: 'string', enum: ['', 'en_US'], context: ['edit'] },
-    nickname: { description: 'The nickname for the user.', type: 'string', context: ['edit'] },
-    slug: { description: 'An alphanumeric identifier for the user.', type: 'string', context: CONTEXTS },
-    registered_date: { description: 'Registration date for the user.', type: 'string', format: 'date-time', context: ['edit'], readonly: true },
-    roles: { description: 'Roles assigned to the user.', type: 'array', items: { type: 'string' }, context: ['edit'] },
-    password: { description: 'Password for the user (never included).', type: 'string', context: [], required: true },
-    capabilities: { description: 'All capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true },
-    extra_capabilities: { description: 'Any extra capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true },
-    avatar_urls: {
-      description: 'Avatar URLs for the user.',
-      type: 'object',
-      context: CONTEXTS,
-      readonly: true,
-      properties: Object.fromEntries(AVATAR_SIZES.map((size) => [String(size), {
-        description: `Avatar URL with image size of ${size} pixels.`, type: 'string', format: 'uri', context: CONTEXTS
-      }]))
-    }
-  }
-}
-
-const p = userSchema.properties as Record<string, JsonSchema>
-const d = (name: string): { description: string } => ({ description: p[name]!.description as string })
-
-/** The writable fields as arguments; `create` marks the required ones. */
-function writeArgs (create: boolean) {
-  const maybe = <T extends ReturnType<typeof Type.String>>(schema: T) => create ? schema : Type.Optional(schema)
-  return {
-    username: maybe(Type.String(d('username'))),
-    name: Type.Optional(Type.String(d('name'))),
-    first_name: Type.Optional(Type.String(d('first_name'))),
-    last_name: Type.Optional(Type.String(d('last_name'))),
-    email: maybe(Type.String({ ...d('email'), format: 'email' })),
-    url: Type.Optional(Type.String({ ...d('url'), format: 'uri' })),
-    description: Type.Optional(Type.String(d('description'))),
-    locale: Type.Optional(Enum(['', 'en_US'], d('locale'))),
-    nickname: Type.Optional(Type.String(d('nickname'))),
-    slug: Type.Optional(Type.String(d('slug'))),
-    roles: Type.Optional(StringList(d('roles'))),
-    password: maybe(Type.String(d('password')))
-  }
-}
+export const userSchema = itemSchema('user', {
+  id: field({ description: 'Unique identifier for the user.', type: 'integer', context: CONTEXTS, readonly: true }),
+  username: field({ description: 'Login name for the user.', type: 'string', context: ['edit'], required: true }),
+  name: field({ description: 'Display name for the user.', type: 'string', context: CONTEXTS }),
+  first_name: field({ description: 'First name for the user.', type: 'string', context: ['edit'] }),
+  last_name: field({ description: 'Last name for the user.', type: 'string', context: ['edit'] }),
+  email: field({ description: 'The email address for the user.', type: 'string', format: 'email', context: ['edit'], required: true }),
+  url: field({ description: 'URL of the user.', type: 'string', format: 'uri', context: CONTEXTS }),
+  description: field({ description: 'Description of the user.', type: 'string', context: CONTEXTS }),
+  link: field({ description: 'Author URL of the user.', type: 'string', format: 'uri', context: CONTEXTS, readonly: true }),
+  locale: field({ description: 'Locale for the user.', type: 'string', enum: ['', 'en_US'], context: ['edit'] }),
+  nickname: field({ description: 'The nickname for the user.', type: 'string', context: ['edit'] }),
+  slug: field({ description: 'An alphanumeric identifier for the user.', type: 'string', context: CONTEXTS }),
+  registered_date: field({ description: 'Registration date for the user.', type: 'string', format: 'date-time', context: ['edit'], readonly: true }),
+  roles: field({ description: 'Roles assigned to the user.', type: 'array', items: { type: 'string' }, context: ['edit'] }),
+  password: field({ description: 'Password for the user (never included).', type: 'string', context: [], required: true }),
+  capabilities: field({ description: 'All capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true }),
+  extra_capabilities: field({ description: 'Any extra capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true }),
+  avatar_urls: field({
+    description: 'Avatar URLs for the user.',
+    type: 'object',
+    context: CONTEXTS,
+    readonly: true,
+    properties: Object.fromEntries(AVATAR_SIZES.map((size) => [String(size), {
+      description: `Avatar URL with image size of ${size} pixels.`, type: 'string', format: 'uri', context: CONTEXTS
+    }]))
+  })
+})
 
 const idArg = { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the user.' })) }
 
@@ -86,18 +59,27 @@ const deleteArgs = {
   reassign: Raw<number | boolean>({ type: ['integer', 'boolean'], description: 'Reassign the deleted user\'s posts and links to this user ID.' })
 }
 
+const createArgs = argsFromSchema(userSchema, 'create')
+const updateArgs = argsFromSchema(userSchema, 'update')
+
 const ORDERBY = ['id', 'include', 'name', 'registered_date', 'slug', 'include_slugs', 'email', 'url'] as const
 
+const { context, page, per_page, search, offset, order, orderby } = collectionParams({
+  schema: userSchema,
+  order: 'asc',
+  orderby: { enum: ORDERBY, default: 'name', description: 'Sort collection by user attribute.' }
+})
+
 const collectionArgs = {
-  context: ContextArg(['view', 'embed', 'edit']),
-  page: Type.Integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
-  per_page: Type.Integer({ description: 'Maximum number of items to be returned in result set.', default: 10, minimum: 1, maximum: 100 }),
-  search: Type.Optional(Type.String({ description: 'Limit results to those matching a string.' })),
+  context,
+  page,
+  per_page,
+  search,
   exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
   include: IntList({ description: 'Limit result set to specific IDs.', default: [] }),
-  offset: Type.Optional(Type.Integer({ description: 'Offset the result set by a specific number of items.' })),
-  order: Enum(['asc', 'desc'], { default: 'asc', description: 'Order sort attribute ascending or descending.' }),
-  orderby: Enum(ORDERBY, { default: 'name', description: 'Sort collection by user attribute.' }),
+  offset,
+  order,
+  orderby,
   slug: Type.Optional(StringList({ description: 'Limit result set to users with one or more specific slugs.' })),
   roles: Type.Optional(StringList({ description: 'Limit result set to users matching at least one specific role provided. Accepts csv list or single role.' })),
   capabilities: Type.Optional(StringList({ description: 'Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.' })),
@@ -121,7 +103,7 @@ function allCapabilities (registry: RoleRegistry, roles: readonly Role[]): Recor
   return out
 }
 
-export function userRoutesOf (services: Services): RouteDecl[] {
+export function userRoutesOf (services: Services): RelativeRouteDecl[] {
   const { store } = services
   const siteOptions = cachedSiteOptions(store)
 
@@ -250,8 +232,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
     req.user.id === 0 ? userErrors.rest_not_logged_in() : req.user.id
 
   const collection = route({
-    namespace: NS,
-    path: `/${NS}/users`,
+    path: '/users',
     schema: userSchema,
     endpoints: [
       endpoint({
@@ -302,7 +283,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
       }),
       endpoint({
         methods: ['POST'],
-        args: writeArgs(true),
+        args: createArgs,
         summary: 'Create a user',
         permission: (req) => req.user.can('create_users') ? true : deny(req, userErrors.rest_cannot_create_user()),
         handler: async (req) => {
@@ -338,14 +319,13 @@ export function userRoutesOf (services: Services): RouteDecl[] {
   })
 
   const item = route({
-    namespace: NS,
-    path: `/${NS}/users/{id}`,
+    path: '/users/{id}',
     vars: { id: '[\\d]+' },
     schema: userSchema,
     endpoints: [
       endpoint({
         methods: ['GET'],
-        args: { ...idArg, context: ContextArg(['view', 'embed', 'edit']) },
+        args: { ...idArg, context: contextParam(userSchema) },
         summary: 'Read a user',
         permission: async (req) => {
           const user = await targetOf(req, Number(req.params.id))
@@ -363,7 +343,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
       }),
       endpoint({
         methods: ['POST', 'PUT', 'PATCH'],
-        args: { ...idArg, ...writeArgs(false) },
+        args: { ...idArg, ...updateArgs },
         summary: 'Update a user',
         permission: async (req) => await canUpdate(req, Number(req.params.id)),
         handler: async (req) => await update(req, Number(req.params.id))
@@ -379,13 +359,12 @@ export function userRoutesOf (services: Services): RouteDecl[] {
   })
 
   const me = route({
-    namespace: NS,
-    path: `/${NS}/users/me`,
+    path: '/users/me',
     schema: userSchema,
     endpoints: [
       endpoint({
         methods: ['GET'],
-        args: { context: ContextArg(['view', 'embed', 'edit']) },
+        args: { context: contextParam(userSchema) },
         summary: 'Read the current user',
         permission: () => true,
         handler: async (req) => {
@@ -398,7 +377,7 @@ export function userRoutesOf (services: Services): RouteDecl[] {
       }),
       endpoint({
         methods: ['POST', 'PUT', 'PATCH'],
-        args: writeArgs(false),
+        args: updateArgs,
         summary: 'Update the current user',
         permission: async (req) => {
           const id = signedIn(req)

@@ -1,0 +1,23 @@
+/**
+ * The service in a process of its own, for tests that must time it from
+ * outside (a stalled event loop would also stall a client in the same
+ * process): `node --import tsx test/harness/serve.ts` builds the app as
+ * `harnessApp` does (CMS_* settings from the environment, CMS_DEPLOYMENT picks the profile; PGlite, or
+ * PostgreSQL with CMS_TEST_DATABASE_URL), makes an administrator, listens on
+ * a loopback port and prints one JSON line: `{ base, headers }`.
+ */
+import { createCaller, harnessApp, listenLoopback } from './app.js'
+
+// The CMS_* settings of this process's environment (the deployment, a raised URL limit) are the service's.
+const settings = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('CMS_') && e[0] !== 'CMS_TEST_DATABASE_URL' && e[1] !== undefined))
+const h = await harnessApp({ CMS_DEPLOYMENT: 'A', ...settings })
+const admin = await createCaller(h.store, 'administrator', 'served')
+const base = await listenLoopback(h.app)
+process.stdout.write(`${JSON.stringify({ base, headers: admin.headers })}\n`)
+
+const stop = (): void => { void h.close().finally(() => process.exit(0)) }
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
+// The test's end closes stdin: nothing is left running.
+process.stdin.on('end', stop)
+process.stdin.resume()

@@ -1,0 +1,153 @@
+/**
+ * Lifecycle events through HTTP: a package written here listens to every
+ * topic; changes made through cms/v2 are delivered once each after commit;
+ * an event committed by a process that stopped before its listener ran is
+ * delivered by the next one on the same database; two workers never both
+ * deliver one event; a failing listener is retried when its lease ends.
+ */
+import t from 'tap'
+import { definePackage, LIFECYCLE_TOPICS, type LifecycleEvent } from '@cms/core'
+import { openTestStore } from '@cms/store/testing'
+import type { Store } from '@cms/store'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../src/app.js'
+import { loadSettings } from '../src/settings.js'
+import { profiles } from '../src/profiles.js'
+import { BASE } from './helpers.js'
+import { createCaller, type TestCaller } from './harness/app.js'
+
+type Seen = Array<{ topic: string, objectId: number, payload: Record<string, unknown>, by: string }>
+
+function listeningPackage (seen: Seen, instance: string, fail?: { times: number }) {
+  return definePackage({
+    name: '@cms/listener',
+    dependencies: ['@cms/core'],
+    namespaces: ['listener/v1'],
+    register (api) {
+      for (const topic of LIFECYCLE_TOPICS) {
+        api.on(topic, `record-${topic}`, async (event: LifecycleEvent) => {
+          if (fail !== undefined && fail.times > 0) {
+            fail.times--
+            throw new Error('the listener failed')
+          }
+          seen.push({ topic: event.topic, objectId: event.objectId, payload: event.payload, by: instance })
+        })
+      }
+    }
+  })
+}
+
+async function instance (store: Store, seen: Seen, name: string, fail?: { times: number }): Promise<FastifyInstance> {
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' })
+  // Background jobs off: the tests drive the worker (services.events.drain) themselves.
+  const profile = { name: 'A', namespaces: [...profiles.A!.namespaces, 'listener/v1'] }
+  const app = await buildApp(settings, { store, logger: false, jobs: false, packages: [listeningPackage(seen, name, fail)], profile })
+  await app.ready()
+  return app
+}
+
+function caller (app: FastifyInstance, as: TestCaller) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/cms-json${path}`,
+      headers: { ...as.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) })
+    })
+    return { status: res.statusCode, body: JSON.parse(res.body) }
+  }
+}
+
+const drain = async (app: FastifyInstance): Promise<number> => await app.platform.services.events.drain()
+
+t.test('each change is delivered once, after commit', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: Seen = []
+  const app = await instance(store, seen, 'one')
+  t.teardown(() => app.close())
+  const admin = await createCaller(store, 'administrator', 'ev')
+  const call = caller(app, admin)
+
+  const created = await call('POST', '/cms/v2/posts', { title: 'Draft', status: 'draft' })
+  t.equal(created.status, 201)
+  const id = created.body.id as number
+  t.same(seen, [], 'nothing before the worker runs')
+  t.ok(await drain(app) >= 1)
+  t.same(seen.map((e) => [e.topic, e.objectId]), [['post.created', id]])
+  t.match(seen[0]!.payload, { id, type: 'post', status: 'draft', author: admin.id })
+
+  seen.length = 0
+  t.equal((await call('POST', `/cms/v2/posts/${id}`, { title: 'Renamed' })).status, 200)
+  t.equal((await call('POST', `/cms/v2/posts/${id}`, { status: 'publish' })).status, 200)
+  t.equal((await call('DELETE', `/cms/v2/posts/${id}`)).status, 200)
+  t.equal((await call('DELETE', `/cms/v2/posts/${id}`, { force: true })).status, 200)
+  await drain(app)
+  const byTopic = (topic: string): Seen => seen.filter((e) => e.topic === topic)
+  t.equal(byTopic('post.updated').length, 3, 'the rename, the publication and the trashing')
+  t.same(byTopic('post.status_changed').map((e) => [e.payload.from, e.payload.to]), [['draft', 'publish'], ['publish', 'trash']])
+  t.same(byTopic('post.trashed').map((e) => e.objectId), [id])
+  t.same(byTopic('post.deleted').map((e) => e.objectId), [id])
+  t.same(byTopic('post.created'), [], 'no second creation')
+
+  seen.length = 0
+  const user = await createCaller(store, 'subscriber', 'ev')
+  t.equal((await call('DELETE', `/cms/v2/users/${user.id}`, { force: true, reassign: false })).status, 200)
+  await drain(app)
+  t.same(seen.map((e) => [e.topic, e.objectId]), [['user.deleted', user.id]])
+
+  seen.length = 0
+  const bad = await call('POST', '/cms/v2/posts', { title: 'x', status: 'nonsense' })
+  t.equal(bad.status, 400)
+  t.equal(await drain(app), 0, 'a refused write makes no event; delivered events are not delivered again')
+  t.same(seen, [])
+})
+
+t.test('a process that stops after the commit and before its listener ran: the next one delivers', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: Seen = []
+  const first = await instance(store, seen, 'first')
+  const admin = await createCaller(store, 'administrator', 'ev')
+  const created = await caller(first, admin)('POST', '/cms/v2/posts', { title: 'Committed', status: 'publish' })
+  t.equal(created.status, 201)
+  await first.close() // stopped before its worker ran
+  t.same(seen, [])
+
+  const second = await instance(store, seen, 'second')
+  t.teardown(() => second.close())
+  await drain(second)
+  t.same(seen.map((e) => [e.topic, e.objectId, e.by]), [['post.created', created.body.id, 'second']])
+  t.equal(await drain(second), 0)
+})
+
+t.test('two workers on one database deliver each event once; a failing listener is retried after its lease', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: Seen = []
+  const a = await instance(store, seen, 'a')
+  const b = await instance(store, seen, 'b')
+  t.teardown(async () => { await a.close(); await b.close() })
+  const admin = await createCaller(store, 'administrator', 'ev')
+  const call = caller(a, admin)
+  const ids: number[] = []
+  for (let i = 0; i < 12; i++) ids.push((await call('POST', '/cms/v2/posts', { title: `P${i}`, status: 'draft' })).body.id)
+  await Promise.all([drain(a), drain(b), drain(a), drain(b)])
+  const created = seen.filter((e) => e.topic === 'post.created').map((e) => e.objectId).sort((x, y) => x - y)
+  t.same(created, ids, 'every event once, between both workers')
+
+  // A listener that fails keeps its event: not delivered while the lease runs, delivered after.
+  seen.length = 0
+  const fail = { times: 1 }
+  const flaky = await instance(store, seen, 'flaky', fail)
+  t.teardown(() => flaky.close())
+  await a.close()
+  await b.close()
+  const post = (await caller(flaky, admin)('POST', '/cms/v2/posts', { title: 'Flaky', status: 'draft' })).body.id as number
+  t.equal(await drain(flaky), 0, 'the listener threw')
+  t.equal(fail.times, 0)
+  t.equal(await drain(flaky), 0, 'held by its lease')
+  await store.execute(`update cms_events set lease_until = now() - interval '1 second' where object_id = ${post}`)
+  t.equal(await drain(flaky), 1)
+  t.same(seen.map((e) => [e.topic, e.objectId]), [['post.created', post]])
+})

@@ -1,0 +1,47 @@
+/**
+ * Upstream settings through the gateway: `CMS_UPSTREAM_<NAME>_*` are read
+ * and checked at start, and a package route that needs its upstream reaches
+ * the server this test starts on loopback (the builder's nps-survey rating).
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import t from 'tap'
+import { createApplicationPassword, createUser } from '@cms/core'
+import { loadSettings } from '../src/settings.js'
+import { testApp } from './helpers.js'
+
+t.test('upstream settings are checked at start', async (t) => {
+  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'x' }), /CMS_UPSTREAM_NPS_SURVEY_TOKEN is set but CMS_UPSTREAM_NPS_SURVEY_URL is not/)
+  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_URL: 'file:///etc/passwd' }), /CMS_UPSTREAM_NPS_SURVEY_URL/)
+  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_HOST: 'x' }), /not an upstream setting/)
+  t.same(loadSettings({ CMS_UPSTREAM_NPS_SURVEY_URL: 'https://metrics.example/nps' }).upstreams, { NPS_SURVEY: { url: 'https://metrics.example/nps/', timeoutMs: 10000 } })
+})
+
+t.test('a package route reaches its configured upstream through the gateway', async (t) => {
+  const received: unknown[] = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c: Buffer) => { body += c.toString('utf8') })
+    req.on('end', () => {
+      received.push({ path: req.url, auth: req.headers.authorization, body: JSON.parse(body) })
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end('{}')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.close() })
+  const port = (server.address() as AddressInfo).port
+  const app = await testApp({ CMS_DEPLOYMENT: 'A', CMS_UPSTREAM_NPS_SURVEY_URL: `http://127.0.0.1:${port}/nps`, CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'tk' })
+  t.teardown(() => app.close())
+  const store = app.platform.services.store
+  const user = await createUser(store, { login: 'upstream-admin', email: 'upstream-admin@example.com', roles: ['administrator'] })
+  const { password } = await createApplicationPassword(store, user.id, { name: 't' })
+  const res = await app.inject({
+    method: 'POST',
+    url: '/cms-json/nps-survey/v1/rating',
+    headers: { authorization: `Basic ${Buffer.from(`upstream-admin:${password}`).toString('base64')}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ plugin_slug: 'hdrftr', rating: 8 })
+  })
+  t.equal(res.statusCode, 200, res.body)
+  t.same(received, [{ path: '/nps/', auth: 'Bearer tk', body: { rating: 8, comment: '', email: 'upstream-admin@example.com', first_name: '', last_name: '', source: 'hdrftr', plugin_slug: 'hdrftr' } }])
+})

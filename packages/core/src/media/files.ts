@@ -1,0 +1,36 @@
+/**
+ * The uploaded files, served at `{base}/cms-content/uploads/...` (each
+ * attachment's `source_url`): the type their name says (only allowed types
+ * are ever stored), `nosniff` and a sandboxing policy so no file runs as a
+ * page, range requests, validators and a day of public caching.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Services } from '../services.js'
+import { mediaPlace, UPLOADS_PATH } from './media.js'
+import { safeKey } from './storage.js'
+
+export interface MediaFilesOptions { services: Services }
+
+export async function mediaFiles (app: FastifyInstance, opts: MediaFilesOptions): Promise<void> {
+  const { storage } = mediaPlace(opts.services)
+  app.route({
+    method: 'GET',
+    url: `${UPLOADS_PATH}/*`,
+    schema: { hide: true } as Record<string, unknown>,
+    handler: async (request, reply) => {
+      const key = safeKey(String((request.params as Record<string, string>)['*'] ?? ''))
+      const served = key === undefined ? undefined : await storage.serve(request.raw, key)
+      void reply.header('X-Content-Type-Options', 'nosniff')
+      if (served === undefined || served.statusCode >= 400) {
+        served?.stream.destroy()
+        // A range past the end is answered 416 with the file's length (Content-Range).
+        if (served?.statusCode === 416) return await reply.code(416).headers(served.headers).send()
+        return await reply.code(404).type('text/plain; charset=utf-8').send('Not found')
+      }
+      void reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+      void reply.header('Cross-Origin-Resource-Policy', 'cross-origin')
+      void reply.headers(served.headers).code(served.statusCode)
+      return await reply.send(served.stream)
+    }
+  })
+}

@@ -1,0 +1,103 @@
+/**
+ * Image sizes, made with sharp: the core's `thumbnail` (150x150, cropped),
+ * `medium` (300x300), `medium_large` (768 wide) and `large` (1024x1024),
+ * each only when the image is larger. Derived files are turned upright by
+ * their EXIF orientation and carry no metadata; an original that needs
+ * turning gets an upright `-rotated` copy that becomes the attached file.
+ */
+import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { rm } from 'node:fs/promises'
+import sharp, { type FormatEnum, type Metadata } from 'sharp'
+import { mediaErrors } from './errors.js'
+
+export interface ImageSize { name: string, width: number, height: number, crop: boolean }
+
+/** Width and height 0 mean "no limit". */
+export const IMAGE_SIZES: readonly ImageSize[] = [
+  { name: 'thumbnail', width: 150, height: 150, crop: true },
+  { name: 'medium', width: 300, height: 300, crop: false },
+  { name: 'medium_large', width: 768, height: 0, crop: false },
+  { name: 'large', width: 1024, height: 1024, crop: false }
+]
+
+export interface SizeFile { file: string, width: number, height: number, mime_type: string, filesize: number }
+
+/** A derived file in the work directory; its stored name is `{stem}-{width}x{height}.{ext}` (`{stem}-rotated.{ext}`). */
+export interface MadeFile { size: string, path: string, width: number, height: number, mime: string, bytes: number }
+
+export interface MadeImage {
+  /** Upright width and height of the image. */
+  width: number
+  height: number
+  /** An upright copy replacing the original as the attached file (orientation other than 1). */
+  rotated?: MadeFile
+  sizes: MadeFile[]
+}
+
+/** The dimensions of a size made from a `w` x `h` image, or undefined when the image is not larger. */
+export function sizeDimensions (w: number, h: number, size: ImageSize): { width: number, height: number } | undefined {
+  if (size.crop) {
+    if (w <= size.width && h <= size.height) return undefined
+    return { width: Math.min(w, size.width), height: Math.min(h, size.height) }
+  }
+  const rw = size.width === 0 ? Infinity : size.width / w
+  const rh = size.height === 0 ? Infinity : size.height / h
+  const ratio = Math.min(rw, rh)
+  if (ratio >= 1) return undefined
+  return { width: Math.max(1, Math.round(w * ratio)), height: Math.max(1, Math.round(h * ratio)) }
+}
+
+const FORMAT: Record<string, keyof FormatEnum | 'avif'> = {
+  'image/jpeg': 'jpeg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp', 'image/avif': 'avif', 'image/tiff': 'tiff'
+}
+
+/**
+ * Reads the image and makes its sizes in `dir`. A file sharp cannot decode
+ * is refused (400); whatever was made is removed on failure.
+ */
+export async function makeSizes (source: string, ext: string, mime: string, dir: string): Promise<MadeImage> {
+  const made: MadeFile[] = []
+  const format = FORMAT[mime]!
+  try {
+    let meta: Metadata
+    try {
+      meta = await sharp(source, { failOn: 'error' }).metadata()
+    } catch {
+      throw mediaErrors.rest_upload_image_error()
+    }
+    if (meta.width === undefined || meta.height === undefined) throw mediaErrors.rest_upload_image_error()
+    const turned = (meta.orientation ?? 1) >= 5
+    const width = turned ? meta.height : meta.width
+    const height = turned ? meta.width : meta.height
+    const write = async (size: string, w: number, h: number, crop: boolean): Promise<void> => {
+      const path = join(dir, `${randomUUID()}.${ext}`)
+      try {
+        // rotate() without an angle applies the EXIF orientation; output carries no metadata.
+        const info = await sharp(source, { failOn: 'error' }).rotate()
+          .resize(w, h, { fit: crop ? 'cover' : 'fill', position: 'centre' })
+          .toFormat(format)
+          .toFile(path)
+        made.push({ size, path, width: info.width, height: info.height, mime, bytes: info.size })
+      } catch (err) {
+        await rm(path, { force: true })
+        if ((err as { status?: number }).status !== undefined) throw err
+        throw mediaErrors.rest_upload_image_error()
+      }
+    }
+    let rotated: MadeFile | undefined
+    if ((meta.orientation ?? 1) > 1) {
+      await write('rotated', width, height, false)
+      rotated = made[made.length - 1]
+    }
+    for (const size of IMAGE_SIZES) {
+      const dims = sizeDimensions(width, height, size)
+      if (dims === undefined) continue
+      await write(size.name, dims.width, dims.height, size.crop)
+    }
+    return { width, height, rotated, sizes: made.filter((m) => m !== rotated) }
+  } catch (err) {
+    await Promise.all(made.map(async (m) => { await rm(m.path, { force: true }) }))
+    throw err
+  }
+}
