@@ -86,12 +86,15 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     // A streamed body announced too long is refused before any of it is read.
     if (ep.streamBody !== undefined) tooLargeByLength(request.headers, ep.streamBody)
     const result = asResponse(await ep.handler(restReq))
-    const allow = await allowHeader(decl, restReq)
+    // The answer's context: the declared one, else the request's.
+    const answered = ep.responseContext === undefined ? restReq : { ...restReq, params: { ...restReq.params, context: ep.responseContext } }
+    expose(answered)
+    const allow = await allowHeader(decl, answered)
     const headers: Record<string, HeaderValue> = { ...result.headers }
     if (allow !== '') headers.Allow = allow
     let body = isHead ? null : result.body
     if (!isHead && body !== null && body !== undefined) {
-      body = await shapeBody(body, decl, restReq, query)
+      body = await shapeBody(body, decl, answered, query)
     }
     const keep = keepAs !== undefined && result.status === 200 ? { key: keepAs, horizon } : undefined
     return { status: result.status, headers, body, keep }

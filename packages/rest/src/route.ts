@@ -150,6 +150,13 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    */
   cache?: 'public'
   /**
+   * The context the answer is shaped in, whatever the request's `context`
+   * argument said: the core answers its writes (create, update) in `edit`
+   * context. As the core sets it on the request, the answer's Allow header
+   * is computed with it too. Errors are not shaped.
+   */
+  responseContext?: 'edit'
+  /**
    * The endpoint reads its request body itself, as a stream (file uploads):
    * the kernel neither parses nor buffers it, and the usual body limit does
    * not apply; `maxBytes` does. Its arguments are validated from the query

@@ -560,3 +560,49 @@ t.test('errors the kernel does not know are classified by the deployment, else 5
   t.equal(unknown.status, 500)
   t.same(unknown.body, { code: 'rest_internal_error', message: 'An internal error occurred.', data: { status: 500 } }, 'no SQL, no stack')
 })
+
+t.test('an endpoint declared responseContext answers in that context without its handler changing params', async (t) => {
+  const app = Fastify({ ...kernelServerOptions(), logger: false })
+  const seen: unknown[] = []
+  await app.register(restKernel, {
+    namespaces: [{
+      name: 'test/v1',
+      routes: [route({
+        namespace: 'test/v1',
+        path: '/test/v1/edited/{id}',
+        vars: { id: '[\\d]+' },
+        schema: itemSchema,
+        endpoints: [
+          endpoint({
+            methods: ['GET'],
+            args: { context: ContextArg() },
+            permission: (req) => req.params.context !== 'edit' || req.user.can('edit'),
+            handler: (req) => thing(Number(req.params.id))
+          }),
+          endpoint({
+            methods: ['POST'],
+            args: { context: ContextArg() },
+            responseContext: 'edit',
+            permission: () => true,
+            handler: (req) => { seen.push(req.params.context); return thing(Number(req.params.id)) }
+          })
+        ]
+      })]
+    }],
+    baseUrl: BASE,
+    authenticate: async (request) => request.headers.authorization === 'Bearer editor' ? editor : { id: 0, can: () => false }
+  })
+  t.teardown(() => app.close())
+
+  const read = await call(app, 'GET', '/cms-json/test/v1/edited/4?context=view')
+  t.notOk('secret' in read.body, 'a read answers in the context asked')
+  const written = await call(app, 'POST', '/cms-json/test/v1/edited/4?context=view', { headers: { authorization: 'Bearer editor' } })
+  t.equal(written.status, 200)
+  t.equal(written.body.secret, 's3cret', 'edit-only fields are kept')
+  t.same(written.body.title, { raw: 'raw 4', rendered: '<b>4</b>' })
+  t.same(seen, ['view'], 'the handler sees the context as sent')
+  t.equal(written.headers.allow, 'GET, POST', 'the Allow header is computed in the answer context')
+  const anon = await call(app, 'POST', '/cms-json/test/v1/edited/4')
+  t.equal(anon.headers.allow, 'POST', 'GET in edit context is not allowed to an anonymous caller')
+  t.equal(anon.body.secret, 's3cret')
+})

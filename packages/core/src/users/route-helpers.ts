@@ -40,11 +40,6 @@ export async function userOnce (store: Store, req: RestRequest, id: number): Pro
   return await req.memo(`user:${id}`, async () => await findUserById(store, id))
 }
 
-/** Mirrors the core setting `context=edit` on write responses (the kernel filters by this param). */
-export function forceEditContext (req: RestRequest): void {
-  (req.params as Record<string, unknown>).context = 'edit'
-}
-
 /** After a write, later checks of this request (the Allow header) read the user again. */
 export function forgetUser (req: RestRequest, id: number): void {
   req.memo.forget(`user:${id}`)

@@ -17,7 +17,7 @@ import {
   checkAccountPassword, createUser, deleteUser, findUserById, getUserMetas, listUsers, PROFILE_FIELDS,
   updateUser, type ProfileField, type UserChanges, type UserOrderBy, type UserRecord
 } from './store.js'
-import { forceEditContext, forgetUser, invalidParamOf, userOnce, userTextFilter, utcDate } from './route-helpers.js'
+import { forgetUser, invalidParamOf, userOnce, userTextFilter, utcDate } from './route-helpers.js'
 
 const NS = 'cms/v2'
 const CONTEXTS = ['embed', 'view', 'edit']
@@ -207,7 +207,6 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     if (changes.roles !== undefined) checkRoleUpdate(req, id, changes.roles)
     const updated = await updateUser(store, id, changes)
     forgetUser(req, id)
-    forceEditContext(req)
     return await present(req, updated, { edit: true })
   }
 
@@ -285,6 +284,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['POST'],
         args: createArgs,
         summary: 'Create a user',
+        responseContext: 'edit',
         permission: (req) => req.user.can('create_users') ? true : deny(req, userErrors.rest_cannot_create_user()),
         handler: async (req) => {
           const q = req.params
@@ -311,7 +311,6 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
             if (code === 'rest_user_invalid_username') throw invalidParamOf('username', e)
             throw e
           }
-          forceEditContext(req)
           return created(await present(req, user, { edit: true }), restUrl(req.baseUrl, `/${NS}/users/${user.id}`))
         }
       })
@@ -345,6 +344,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: { ...idArg, ...updateArgs },
         summary: 'Update a user',
+        responseContext: 'edit',
         permission: async (req) => await canUpdate(req, Number(req.params.id)),
         handler: async (req) => await update(req, Number(req.params.id))
       }),
@@ -379,6 +379,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: updateArgs,
         summary: 'Update the current user',
+        responseContext: 'edit',
         permission: async (req) => {
           const id = signedIn(req)
           return typeof id === 'number' ? await canUpdate(req, id) : id
