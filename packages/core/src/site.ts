@@ -21,7 +21,8 @@ export function cachedSiteOptions (store: Store): (req?: RestRequest) => Promise
   let loadedUnder: string | undefined
   return async (req) => {
     const horizon = req === undefined ? undefined : await req.horizon()
-    const stale = horizon !== undefined ? horizon !== loadedUnder : Date.now() - loadedAt > OPTIONS_TTL_MS
+    // A REST request without a horizon (a kernel given none) reuses nothing.
+    const stale = req !== undefined ? horizon === undefined || horizon !== loadedUnder : Date.now() - loadedAt > OPTIONS_TTL_MS
     if (value === undefined || stale) {
       value = await getOptions(store)
       loadedAt = Date.now()
