@@ -69,7 +69,9 @@ export function upstreamConfigFromEnv (env: Record<string, string | undefined>):
   for (const [id, parts] of found) {
     const setting = (part: Part): string => `${PREFIX}${id}_${part}`
     if (parts.URL === undefined) throw new SettingError(setting('URL'), undefined, `set when ${setting(parts.TOKEN !== undefined ? 'TOKEN' : 'TIMEOUT_MS')} is (the outside service's base URL)`)
-    const urlError = (allowed: string): SettingError => new SettingError(setting('URL'), redactUrl(parts.URL!), allowed)
+    // Shown as given, unless it carries credentials (the password is masked).
+    const given = /\/\/[^/]*@/.test(parts.URL) ? redactUrl(parts.URL) : parts.URL
+    const urlError = (allowed: string): SettingError => new SettingError(setting('URL'), given, allowed)
     const absolute = 'an absolute http(s) base URL such as https://service.example/api/'
     let url: URL
     try { url = new URL(parts.URL) } catch { throw urlError(absolute) }
