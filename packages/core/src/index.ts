@@ -23,5 +23,5 @@ export { sanitizeBuilderData, sanitizeBuilderObject, sanitizeFootnotes, type San
 export { Upstreams, upstreamConfigFromEnv, upstreamSetting, type UpstreamClient, type UpstreamConfig, type UpstreamRequest, type UpstreamResponse } from './upstream.js'
 export { resolveInside } from './paths.js'
 export { PackageOptions, type PackageOption, type PackageOptionSpec } from './package-options.js'
-export { LifecycleEvents, LIFECYCLE_TOPICS, type LifecycleEvent, type LifecycleListener, type LifecycleTopic, type LifecycleOptions } from './events/index.js'
+export { EVENT_DEFAULTS, LifecycleEvents, LIFECYCLE_TOPICS, type LifecycleEvent, type LifecycleListener, type LifecycleTopic, type LifecycleOptions } from './events/index.js'
 export { contentReader, type ContentReader, type PostsQuery, type PostWithDetails } from './content-reader.js'
