@@ -194,10 +194,8 @@ export class Platform {
       migrations: (folder) => { this.sets.push({ name, folder, dependsOn: [] }) },
       permissionCases: (cases) => { this.cases.set(name, { ...this.cases.get(name), ...cases }) },
       registerMeta: (objectType, key, schema, opts = {}) => {
-        // User meta is kept in the registry and the user store, but cms/v2 users do not show it yet
-        // (their routes now derive from a static schema): refused rather than silently hidden.
-        if (objectType === 'user') throw new Error(`${name}: user meta (${key}) is not served by cms/v2 users yet`)
-        this.services.meta.register(objectType, key, schema, { ...opts, owner: name })
+        const registry = objectType === 'user' ? this.services.userMeta : this.services.meta
+        registry.register(objectType, key, schema, { ...opts, owner: name })
       },
       capability: (capability, grantedTo) => {
         this.services.roles.declare(capability, name)
