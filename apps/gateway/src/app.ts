@@ -7,7 +7,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, commitClock, createServices, frontPage, mediaFiles, packagesFor, Platform, Upstreams, type CmsPackage } from '@cms/core'
+import { authenticator, createServices, frontPage, mediaFiles, packagesFor, Platform, Upstreams, type CmsPackage } from '@cms/core'
 import { namespacesOf, profiles, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -128,8 +128,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     remote: settings.remote,
     remoteTimeoutMs: settings.remoteTimeoutMs,
     classifyError: storeErrorToRest,
-    // Anonymous answers are reused while nothing has been committed.
-    freshness: async () => await commitClock(store).now(),
+    // Anonymous answers (and the reads behind them) are reused while nothing has been committed.
+    horizon: async () => await store.horizon(),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
 

@@ -12,9 +12,8 @@ import { mergeParams } from './params.js'
 import { routeEntry } from './discovery.js'
 import { API_PREFIX } from './addressing.js'
 import { render, send, write } from './render.js'
-import { KeptAnswers } from './kept-answers.js'
 import { assertLinearPatterns } from './patterns.js'
-import { allowHeader, endpointExecutor, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
+import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
 
 /** The OPTIONS routes mounted on each app, by path shape (variables' classes left out). */
 const optionsMounted = new WeakMap<FastifyInstance, Set<string>>()
@@ -65,7 +64,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           if (stream !== undefined && !request.raw.complete) reply.header('Connection', 'close')
           if (outcome.rendered !== undefined) return write(request, reply, outcome.rendered)
           const response = render(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
-          if (outcome.cache !== undefined) ctx.kept.keep(KeptAnswers.keyOf(request), outcome.cache, response)
+          if (outcome.keep !== undefined && response.status === 200) ctx.kept.keep(outcome.keep.key, response, outcome.keep.horizon)
           return write(request, reply, response)
         }
       })
@@ -84,7 +83,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
     schema: { hide: true } as Record<string, unknown>,
     handler: async (request, reply) => {
       const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, request.params as Record<string, string>)
-      const restReq = restRequestOf(request, 'GET' as Method, pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '')
+      const restReq = restRequestOf(request, 'GET' as Method, pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '', requestScope(ctx.opts.horizon ?? (async () => undefined)))
       const entry = routeEntry(decl, { baseUrl: request.baseUrl, help: true })
       const allow = await allowHeader(decl, restReq)
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)

@@ -17,7 +17,7 @@ import {
   checkAccountPassword, createUser, deleteUser, findUserById, getUserMetas, listUsers, PROFILE_FIELDS,
   updateUser, type ProfileField, type UserChanges, type UserOrderBy, type UserRecord
 } from './store.js'
-import { forceEditContext, forgetUser, invalidParamOf, userOnce, userTextFilter, utcDate } from './route-helpers.js'
+import { forgetUser, invalidParamOf, userOnce, userTextFilter, utcDate } from './route-helpers.js'
 import { metaResponse, metaSchema, parseMetaParam, type MetaRegistry } from '../content/meta.js'
 
 const NS = 'cms/v2'
@@ -150,8 +150,8 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
       })
     }
     out.avatar_urls = avatarUrls(user.email)
-    // Every registered key; the kernel keeps those of the request's context (none in embed).
-    if (metaKeys.length > 0 && req.params.context !== 'embed') out.meta = metaResponse(userMeta, await getUserMetas(store, user.id, metaKeys))
+    // Every registered key; the kernel keeps those of the answer's context (none in embed; writes answer in edit).
+    if (metaKeys.length > 0 && (opts.edit || req.params.context !== 'embed')) out.meta = metaResponse(userMeta, await getUserMetas(store, user.id, metaKeys))
     if (opts.links !== false) {
       out._links = {
         self: [{ href: restUrl(req.baseUrl, `/${NS}/users/${user.id}`) }],
@@ -235,7 +235,6 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     if (changes.roles !== undefined) checkRoleUpdate(req, id, changes.roles)
     const updated = await updateUser(store, id, changes)
     forgetUser(req, id)
-    forceEditContext(req)
     return await present(req, updated, { edit: true })
   }
 
@@ -313,6 +312,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['POST'],
         args: createArgs,
         summary: 'Create a user',
+        responseContext: 'edit',
         permission: (req) => req.user.can('create_users') ? true : deny(req, userErrors.rest_cannot_create_user()),
         handler: async (req) => {
           const q = req.params
@@ -340,7 +340,6 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
             if (code === 'rest_user_invalid_username') throw invalidParamOf('username', e)
             throw e
           }
-          forceEditContext(req)
           return created(await present(req, user, { edit: true }), restUrl(req.baseUrl, `/${NS}/users/${user.id}`))
         }
       })
@@ -374,6 +373,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: { ...idArg, ...updateArgs },
         summary: 'Update a user',
+        responseContext: 'edit',
         permission: async (req) => await canUpdate(req, Number(req.params.id)),
         handler: async (req) => await update(req, Number(req.params.id))
       }),
@@ -408,6 +408,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: updateArgs,
         summary: 'Update the current user',
+        responseContext: 'edit',
         permission: async (req) => {
           const id = signedIn(req)
           return typeof id === 'number' ? await canUpdate(req, id) : id
