@@ -25,7 +25,7 @@ export { Upstreams, upstreamConfigFromEnv, upstreamSetting, type UpstreamClient,
 export { resolveInside } from './paths.js'
 export { packageSecrets, type Secrets } from './secrets.js'
 export { PackageOptions, type PackageOption, type PackageOptionSpec } from './package-options.js'
-export { LifecycleEvents, LIFECYCLE_TOPICS, type LifecycleEvent, type LifecycleListener, type LifecycleTopic, type LifecycleOptions } from './events/index.js'
+export { EVENT_DEFAULTS, LifecycleEvents, LIFECYCLE_TOPICS, type LifecycleEvent, type LifecycleListener, type LifecycleTopic, type LifecycleOptions } from './events/index.js'
 export { contentReader, type ContentReader, type NewContent, type PostsQuery, type PostWithDetails } from './content-reader.js'
 export type { MetaClause } from './content/post-query.js'
 export type { PostRow } from './content/post-store.js'
