@@ -7,7 +7,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, commitClock, createServices, frontPage, mediaFiles, packagesFor, Platform, Upstreams, type CmsPackage } from '@cms/core'
+import { authenticator, createServices, frontPage, mediaFiles, packagesFor, Platform, Upstreams, type CmsPackage } from '@cms/core'
 import { namespacesOf, profiles, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -95,7 +95,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   const profile = opts.profile ?? profiles[settings.deployment]!
   const strangers = Object.keys(settings.remote).filter((ns) => !profile.namespaces.includes(ns))
   if (strangers.length > 0) throw new Error(`CMS_REMOTE_NAMESPACES names namespaces profile ${profile.name} does not expose: ${strangers.join(', ')}`)
-  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes }, upstreams: new Upstreams(settings.upstreams) })
+  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes }, upstreams: new Upstreams(settings.upstreams), events: settings.events })
   const served = namespacesOf(profile, settings.namespaces)
   // A namespace another service serves is not built here: the kernel proxies all of it.
   const local = served.filter((ns) => settings.remote[ns] === undefined)
@@ -128,8 +128,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     remote: settings.remote,
     remoteTimeoutMs: settings.remoteTimeoutMs,
     classifyError: storeErrorToRest,
-    // Anonymous answers are reused while nothing has been committed.
-    freshness: async () => await commitClock(store).now(),
+    // Anonymous answers (and the reads behind them) are reused while nothing has been committed.
+    horizon: async () => await store.horizon(),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
 

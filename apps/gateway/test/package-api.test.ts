@@ -29,6 +29,16 @@ function demoPackage (seen: { api?: PackageApi }) {
         default: { max: 10, label: 'ten' },
         description: 'Limits of the demo package.'
       })
+      // User meta: a public key (enum: no markup), an edit-only key (the default filter), one with its own
+      // sanitizer, and one only administrators may write.
+      api.registerMeta('user', 'demo_score', { type: 'string', default: '', enum: ['', 'low', 'high'], description: 'A score of the user.' })
+      api.registerMeta('user', 'demo_private', { type: 'string', default: '', description: 'Shown in the edit context only.' }, { context: ['edit'] })
+      api.registerMeta('user', 'demo_tags', { type: 'object', default: {}, description: 'Tags of the user.', additionalProperties: true }, {
+        sanitize: (value) => ({ value: Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, String(v).toLowerCase()])) })
+      })
+      api.registerMeta('user', 'demo_level', { type: 'string', default: 'basic', enum: ['basic', 'gold'], description: 'Set by administrators.' }, {
+        authorize: (caller) => caller.can('promote_users')
+      })
       const manage = (req: RestRequest) => req.user.can('manage_options') ? true : denied(kernelErrors.rest_forbidden(), req.user.id)
       api.namespace(NS, () => [route({
         namespace: NS,
@@ -92,6 +102,93 @@ t.test('a package\'s options: schema, default, validated writes through its hand
   t.throws(() => api.option('posts_per_page', Type.Integer(), { default: 10 }), /the core's/, "the core's options are not a package's")
   t.throws(() => api.option('demo_bad', Type.Integer({ minimum: 1 }), { default: 0 }), /default of option demo_bad does not fit/)
   t.throws(() => api.option('Demo-Name', Type.Integer(), { default: 1 }), /lowercase/)
+})
+
+t.test('user meta registered by a package: under meta in cms/v2 users, written as post meta are', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: { api?: PackageApi } = {}
+  const { app, call } = await composed(store, seen)
+  t.teardown(() => app.close())
+  const admin = await createCaller(store, 'administrator', 'um')
+  const author = await createCaller(store, 'author', 'um')
+  const subscriber = await createCaller(store, 'subscriber', 'um')
+  const defaults = { demo_score: '', demo_private: '', demo_tags: {}, demo_level: 'basic' }
+  const stored = async (id: number) => await seen.api!.content.userMeta(id, Object.keys(defaults))
+
+  // Reads: every key in edit, the edit-only key left out of view, no meta in embed.
+  t.same((await call('GET', '/cms/v2/users/me?context=edit', author)).body.meta, defaults, 'defaults, in the edit context')
+  t.same((await call('GET', `/cms/v2/users/${author.id}?context=edit`, admin)).body.meta, defaults)
+  t.same((await call('GET', `/cms/v2/users/${author.id}`, admin)).body.meta, { demo_score: '', demo_tags: {}, demo_level: 'basic' }, 'view: no edit-only key')
+  t.equal('meta' in (await call('GET', `/cms/v2/users/${author.id}?context=embed`, admin)).body, false, 'embed: no meta')
+  const listed = (await call('GET', '/cms/v2/users?context=edit', admin)).body as Array<{ id: number, meta: unknown }>
+  t.same(listed.find((u) => u.id === author.id)?.meta, defaults, 'the list shows meta too')
+
+  // Self: written, and filtered for a writer without unfiltered_html (the default filter, or the key's own sanitizer).
+  const mine = await call('POST', '/cms/v2/users/me', author, { meta: { demo_score: 'high', demo_private: 'hi <script>alert(1)</script><b>there</b>', demo_tags: { a: 'MIXED' } } })
+  t.equal(mine.status, 200, JSON.stringify(mine.body))
+  t.same(mine.body.meta, { demo_score: 'high', demo_private: 'hi <b>there</b>', demo_tags: { a: 'mixed' }, demo_level: 'basic' })
+  t.same(await stored(author.id), { demo_score: 'high', demo_private: 'hi <b>there</b>', demo_tags: { a: 'mixed' } }, 'stored as answered, read back by api.content.userMeta')
+  await call('POST', '/cms/v2/posts', author, { title: 'Published', status: 'publish' })
+  t.same((await call('GET', `/cms/v2/users/${author.id}`)).body.meta, { demo_score: 'high', demo_tags: { a: 'mixed' }, demo_level: 'basic' }, 'anyone reads a published author\'s view keys')
+  const own = await call('PATCH', `/cms/v2/users/${subscriber.id}`, subscriber, { meta: { demo_score: 'low' } })
+  t.same([own.status, own.body.meta?.demo_score], [200, 'low'], 'a subscriber writes their own meta')
+
+  // Another user's meta needs edit_user; a key's authorize is checked besides; refused writes write nothing.
+  const foreign = await call('POST', `/cms/v2/users/${author.id}`, subscriber, { meta: { demo_score: 'low' } })
+  t.same([foreign.status, foreign.body.code], [403, 'rest_cannot_edit'], "another subscriber cannot write a user's meta")
+  const level = await call('PUT', '/cms/v2/users/me', author, { name: 'Leveled', meta: { demo_level: 'gold' } })
+  t.same([level.status, level.body.code], [403, 'rest_cannot_update'], "the key's authorize refuses the author")
+  t.equal((await stored(author.id)).demo_score, 'high', 'nothing written by refused writes')
+  t.not((await call('GET', '/cms/v2/users/me', author)).body.name, 'Leveled', 'nor the user fields sent with them')
+
+  // An administrator (unfiltered_html): written as sent; null removes a key.
+  const byAdmin = await call('POST', `/cms/v2/users/${author.id}`, admin, { meta: { demo_level: 'gold', demo_private: '<script>x</script>', demo_score: null } })
+  t.equal(byAdmin.status, 200, JSON.stringify(byAdmin.body))
+  t.same(byAdmin.body.meta, { demo_score: '', demo_private: '<script>x</script>', demo_tags: { a: 'mixed' }, demo_level: 'gold' })
+  t.same(await stored(author.id), { demo_private: '<script>x</script>', demo_tags: { a: 'mixed' }, demo_level: 'gold' })
+
+  // Invalid values: every failure reported, nothing written (user fields included).
+  const before = (await call('GET', '/cms/v2/users/me?context=edit', author)).body
+  const bad = await call('POST', '/cms/v2/users/me', author, { name: 'Changed', first_name: 'Changed', meta: { demo_score: 'medium', demo_tags: 'text', demo_private: 'fine' } })
+  t.same([bad.status, bad.body.code, bad.body.additional_data, bad.body.additional_errors?.map((e: { code: string }) => e.code)],
+    [400, 'rest_not_in_enum', [{ param: 'meta.demo_score' }], ['rest_invalid_type']])
+  t.same((await call('GET', '/cms/v2/users/me?context=edit', author)).body, before, 'an invalid meta value writes nothing at all')
+  const notObject = await call('POST', '/cms/v2/users/me', author, { name: 'Changed', meta: 'demo_score' })
+  t.same([notObject.status, notObject.body.code], [400, 'rest_invalid_param'])
+  // A failure inside the user's transaction (a slug another user has) leaves the meta unwritten too.
+  const taken = (await call('GET', `/cms/v2/users/${admin.id}`, admin)).body.slug as string
+  const clash = await call('POST', '/cms/v2/users/me', author, { slug: taken, meta: { demo_private: 'changed' } })
+  t.same([clash.status, clash.body.code], [400, 'rest_user_invalid_slug'])
+  t.equal((await stored(author.id)).demo_private, '<script>x</script>')
+
+  // Created with meta; unknown keys ignored.
+  const made = await call('POST', '/cms/v2/users', admin, { username: 'metauser', email: 'metauser@example.com', password: 'pw-metauser-1', meta: { demo_score: 'low', not_registered: 'x' } })
+  t.equal(made.status, 201, JSON.stringify(made.body))
+  t.same(made.body.meta, { ...defaults, demo_score: 'low' }, 'meta given at creation')
+  t.same(Object.keys(await seen.api!.content.userMeta(made.body.id)).filter((k) => k.startsWith('demo_') || k === 'not_registered'), ['demo_score'])
+
+  // The item schema carries meta, so the index, OPTIONS, the write arguments and OpenAPI show it.
+  const options = JSON.parse((await app.inject({ method: 'OPTIONS', url: '/cms-json/cms/v2/users' })).body)
+  t.same(Object.keys(options.schema.properties.meta.properties), Object.keys(defaults), 'in the item schema')
+  t.same(options.schema.properties.meta.properties.demo_private.context, ['edit'])
+  const index = JSON.parse((await app.inject({ method: 'GET', url: '/cms-json/' })).body)
+  const args = (path: string, method: string) => index.routes[path].endpoints.find((e: { methods: string[] }) => e.methods.includes(method)).args
+  t.equal(args('/cms/v2/users', 'POST').meta.type, 'object', 'a create argument')
+  t.equal(args('/cms/v2/users/me', 'POST').meta.type, 'object', 'an update argument')
+  const openapi = JSON.parse((await app.inject({ method: 'GET', url: '/openapi.json' })).body)
+  const userSchemas = Object.values(openapi.components.schemas as Record<string, { title?: string, properties?: Record<string, { properties?: object }> }>)
+    .filter((s) => s.properties?.meta !== undefined && s.properties?.username !== undefined)
+  t.same(userSchemas.map((s) => Object.keys(s.properties!.meta!.properties ?? {})), [Object.keys(defaults)], 'in OpenAPI')
+})
+
+t.test('user meta keys: registered once, plain names, not after the routes are built', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: { api?: PackageApi } = {}
+  const { app } = await composed(store, seen)
+  t.teardown(() => app.close())
+  t.throws(() => seen.api!.registerMeta('user', 'late_key', { type: 'string', default: '' }), /after the routes were built/)
 })
 
 t.test('without user meta registered, cms/v2 users answer as before (no meta field)', async (t) => {

@@ -1,12 +1,11 @@
 /**
  * `GET /`: the site description and the full route table of this deployment.
  */
-import { cachedResponse, endpoint, restUrl, route, Untyped, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpoint, restUrl, route, Untyped, type RestRequest, type RouteDecl } from '@cms/rest'
 import { getOptions, type Store } from '@cms/store'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from './services.js'
 import { escapeHtml } from './users/html.js'
-import { horizonOf } from './content/read-cache.js'
 
 /**
  * Site options, kept between reads. A read for a REST request reuses them
@@ -21,8 +20,9 @@ export function cachedSiteOptions (store: Store): (req?: RestRequest) => Promise
   let loadedAt = 0
   let loadedUnder: string | undefined
   return async (req) => {
-    const horizon = req === undefined ? undefined : await horizonOf(store, req)
-    const stale = horizon !== undefined ? horizon !== loadedUnder : Date.now() - loadedAt > OPTIONS_TTL_MS
+    const horizon = req === undefined ? undefined : await req.horizon()
+    // A REST request without a horizon (a kernel given none) reuses nothing.
+    const stale = req !== undefined ? horizon === undefined || horizon !== loadedUnder : Date.now() - loadedAt > OPTIONS_TTL_MS
     if (value === undefined || stale) {
       value = await getOptions(store)
       loadedAt = Date.now()
@@ -45,12 +45,13 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       methods: ['GET'],
       args: { context: Untyped<string>({ default: 'view' }) },
       summary: 'Describe the site and every route it serves',
+      // The description depends on the stored options and the URL only.
+      cache: 'public',
       permission: () => true,
       handler: async (req) => {
         const o = await options(req)
         const base = req.baseUrl
-        // The same options object means the same description: the kernel reuses the bytes.
-        return cachedResponse({
+        return {
           name: o.name,
           description: o.description,
           url: o.url === '' ? base : o.url,
@@ -69,7 +70,7 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
           site_icon: Number(o.site_icon),
           site_icon_url: '',
           _links: { help: [{ href: `${base}/docs` }] }
-        }, o)
+        }
       }
     })]
   })]

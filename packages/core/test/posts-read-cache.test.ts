@@ -99,9 +99,10 @@ t.test('a read cache keeps at most its budget, by weight', async (t) => {
   t.teardown(() => h.app.close())
   // One request: it asks the horizon once, so other suites committing on the same server
   // cannot invalidate what it keeps.
-  const req = ({ memo: requestMemo() }) as unknown as RestRequest
+  const memo = requestMemo()
+  const req = ({ memo, horizon: async () => await memo('horizon', async () => await h.store.horizon()) }) as unknown as RestRequest
   const ten = 'x'.repeat(10)
-  const cache = new ReadCache<string>(h.store, 100, (value) => value.length)
+  const cache = new ReadCache<string>(100, (value) => value.length)
   for (const key of ['a', 'b', 'c']) await cache.put(req, key, ten)
   t.equal(await cache.peek(req, 'a'), ten)
   for (let i = 0; i < 7; i++) await cache.put(req, `k${i}`, ten)

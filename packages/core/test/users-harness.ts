@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelServerOptions, restKernel } from '@cms/rest'
 import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import { authenticator, authorizePage, coreMigrations, createServices, cmsV2Namespace, commitClock, createApplicationPassword, createUser, siteRoutes, type Role, type Services, type UserRecord } from '../src/index.js'
+import { authenticator, authorizePage, coreMigrations, createServices, cmsV2Namespace, createApplicationPassword, createUser, siteRoutes, type Role, type Services, type UserRecord } from '../src/index.js'
 import { registerPackageMeta } from './fixtures/package-meta.js'
 
 export const BASE = 'http://cms.test'
@@ -35,7 +35,7 @@ export async function usersApp (opts: { environment?: string, logLines?: string[
     authenticate: authenticator(services),
     baseUrl: opts.baseUrl ?? BASE,
     // As the gateway wires it: anonymous answers reused while nothing is committed.
-    freshness: async () => await commitClock(store).now()
+    horizon: async () => await store.horizon()
   })
   app.addHook('onClose', async () => { await store.close() })
   await app.ready()

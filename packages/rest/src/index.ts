@@ -15,6 +15,6 @@ export { restKernel, kernelServerOptions, API_PREFIX, type KernelOptions } from 
 export { validateArgs, validateValue, sanitizeValue, type JsonSchema, type ArgSpec } from './validate.js'
 export { compileArgs, endpointValidator, type ArgsValidator } from './request-args.js'
 export { isHostValue, hostChecker, type HostPolicy } from './host.js'
-export { WeighedMap } from './weighed-map.js'
+export { weighedCache } from './weighed-cache.js'
 export { DRAIN_FACTOR, DRAIN_MS } from './body.js'
 export { EMBED_REQUEST_LIMIT, EMBED_CONCURRENCY } from './embed.js'

@@ -47,12 +47,11 @@ export interface KernelOptions {
   /** Serve an OpenAPI 3.1 document at `/openapi.json` and a reference page at `/docs`. */
   openapi?: OpenApiOptions
   /**
-   * A token that changes whenever stored data may have changed (the core's
-   * commit horizon), undefined when unknown. With it, an anonymous GET whose
-   * last answer was tagged cacheable under the same token gets those bytes
-   * before validation, the permission check and the handler run.
+   * The store's commit horizon (`store.horizon()`): a token that changes
+   * whenever stored data may have changed, undefined when unknown. Asked at
+   * most once per request (`req.horizon()`). Without it nothing is reused.
    */
-  freshness?: () => Promise<string | undefined>
+  horizon?: () => Promise<string | undefined>
   /** Memory for answers kept for reuse, in bytes (default 32 MiB). */
   keptAnswerBytes?: number
 }

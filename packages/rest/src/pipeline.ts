@@ -32,7 +32,7 @@ export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' 
 /** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
 export type Outcome =
   | { rendered: Rendered }
-  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, cache?: { tag: object, token?: string } }
+  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, keep?: { key: string, horizon?: string } }
 
 /** Runs one method of one route for a request. */
 export type Executor = (request: Incoming) => Promise<Outcome>
@@ -53,14 +53,25 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
   const pattern = patternOf(decl)
   const siteUrl = opts.siteUrl ?? opts.baseUrl ?? ''
 
+  const askHorizon = opts.horizon ?? (async () => undefined)
+  const publicAnswers = ep.cache === 'public' && method === 'GET' && opts.horizon !== undefined
+
   const handle = async (request: Incoming, expose: (r: RestRequest) => void): Promise<Outcome> => {
     const isHead = request.method === 'HEAD'
     const query = (request.query ?? {}) as Record<string, unknown>
-    const cacheKey = KeptAnswers.keyOf(request)
-    const { hit, token } = await kept.fresh(request, method)
-    if (hit !== undefined) return { rendered: hit }
+    const scope = requestScope(askHorizon)
+    // An anonymous body-less read of a public endpoint: kept bytes, or the horizon they will be kept under.
+    const keepAs = publicAnswers && request.principal.id === 0 && (request.body === undefined || request.body === null)
+      ? KeptAnswers.keyOf(request)
+      : undefined
+    let horizon: string | undefined
+    if (keepAs !== undefined) {
+      const fresh = await kept.fresh(keepAs, scope.horizon)
+      if (fresh.hit !== undefined) return { rendered: fresh.hit }
+      horizon = fresh.horizon
+    }
     const raw = mergeParams(query, request.body, request.params as Record<string, string>)
-    const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request), siteUrl)
+    const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request), siteUrl, scope)
     // The Allow header of a validation error is computed on the request as sent.
     expose(unvalidated)
     const restReq: RestRequest = { ...unvalidated, params: validateArgs(raw) }
@@ -75,19 +86,18 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     // A streamed body announced too long is refused before any of it is read.
     if (ep.streamBody !== undefined) tooLargeByLength(request.headers, ep.streamBody)
     const result = asResponse(await ep.handler(restReq))
-    // A handler that tags its body as unchanged gets the bytes it was last sent as.
-    if (result.cacheTag !== undefined) {
-      const reused = kept.reuse(cacheKey, result.cacheTag, token)
-      if (reused !== undefined) return { rendered: reused }
-    }
-    const allow = await allowHeader(decl, restReq)
+    // The answer's context: the declared one, else the request's.
+    const answered = ep.responseContext === undefined ? restReq : { ...restReq, params: { ...restReq.params, context: ep.responseContext } }
+    expose(answered)
+    const allow = await allowHeader(decl, answered)
     const headers: Record<string, HeaderValue> = { ...result.headers }
     if (allow !== '') headers.Allow = allow
     let body = isHead ? null : result.body
     if (!isHead && body !== null && body !== undefined) {
-      body = await shapeBody(body, decl, restReq, query)
+      body = await shapeBody(body, decl, answered, query)
     }
-    return { status: result.status, headers, body, cache: result.cacheTag === undefined ? undefined : { tag: result.cacheTag, token } }
+    const keep = keepAs !== undefined && result.status === 200 ? { key: keepAs, horizon } : undefined
+    return { status: result.status, headers, body, keep }
   }
 
   // Errors of a matched route carry its Allow header and its representation.
@@ -112,7 +122,8 @@ export function restRequestOf (
   query: Record<string, unknown>,
   registry: Registry,
   dispatch: Dispatch,
-  siteUrl: string
+  siteUrl: string,
+  scope: RequestScope
 ): RestRequest {
   return {
     method,
@@ -127,9 +138,18 @@ export function restRequestOf (
     ip: request.ip,
     dispatch,
     registry,
-    memo: requestMemo(),
+    memo: scope.memo,
+    horizon: scope.horizon,
     body: request.bodyStream
   }
+}
+
+/** What one request shares between its stages: the memo, and the horizon asked through it. */
+export interface RequestScope { memo: RestRequest['memo'], horizon: RestRequest['horizon'] }
+
+export function requestScope (askHorizon: () => Promise<string | undefined>): RequestScope {
+  const memo = requestMemo()
+  return { memo, horizon: async () => await memo('kernel:horizon', askHorizon) }
 }
 
 /** The methods of the route this caller may use, as the core's Allow header lists them. */

@@ -8,7 +8,6 @@ import { kernelErrors } from './errors.js'
 import { patternOf, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
 import { routesIndex } from './discovery.js'
 import { restUrl } from './links.js'
-import { cachedResponse } from './response.js'
 import type { RemoteNamespaces } from './remote.js'
 
 export function buildRegistry (
@@ -68,17 +67,18 @@ export function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: M
         context: Type.Unsafe<string>({ default: 'view' })
       },
       permission: () => true,
+      cache: 'public',
       handler: (req: RestRequest) => {
         const wanted = String(req.params.namespace)
         if (!all.has(wanted)) throw kernelErrors.rest_invalid_namespace()
         const routes = wanted === name ? routesOf() : all.get(wanted)!
-        return cachedResponse({
+        return {
           namespace: wanted,
           routes: req.params.context === 'help'
             ? routesIndex(routes, { baseUrl: req.baseUrl, help: true })
             : req.registry.index(req.baseUrl, wanted),
           _links: { up: [{ href: restUrl(req.baseUrl, '/') }] }
-        }, routes)
+        }
       }
     }]
   }

@@ -48,12 +48,28 @@ export interface RestRequest<P = Record<string, unknown>> {
   /** What this server serves: its namespaces and routes. */
   readonly registry: Registry
   /**
-   * Per-request memo shared by the permission check, the handler and the Allow
-   * header's checks of the other methods, so a record is loaded once.
+   * The request's memo, the one way to load something once per request: the
+   * permission check, the handler and the Allow header's checks of the other
+   * methods share it (`memo('post:12', load)`). A failed load is not kept;
+   * after a write, `memo.forget(key)` makes later checks read afresh.
    */
-  readonly memo: <T>(key: string, load: () => Promise<T>) => Promise<T>
+  readonly memo: RequestMemo
+  /**
+   * The store's commit horizon for this request (see `KernelOptions.horizon`),
+   * asked once and shared by everything the request reads: values read after
+   * it was taken may be reused by later requests while it reads the same.
+   * Undefined when there is none.
+   */
+  readonly horizon: () => Promise<string | undefined>
   /** The unread request body, for endpoints that declare `streamBody` (undefined elsewhere). */
   readonly body?: BodyStream
+}
+
+/** Values loaded once per request, by key. */
+export interface RequestMemo {
+  <T>(key: string, load: () => Promise<T>): Promise<T>
+  /** Forgets a key: the next call loads again (after a write changed it). */
+  forget (key: string): void
 }
 
 /**
@@ -88,18 +104,19 @@ export interface StreamBodyOptions {
 }
 
 /** A fresh per-request memo. */
-export function requestMemo (): RestRequest['memo'] {
+export function requestMemo (): RequestMemo {
   const cache = new Map<string, Promise<unknown>>()
-  return async <T>(key: string, load: () => Promise<T>): Promise<T> => {
+  const memo = async <T>(key: string, load: () => Promise<T>): Promise<T> => {
     let pending = cache.get(key) as Promise<T> | undefined
     if (pending === undefined) {
       pending = load()
       cache.set(key, pending)
       // A failed load is not remembered: the next caller tries again.
-      pending.catch(() => cache.delete(key))
+      pending.catch(() => { if (cache.get(key) === pending) cache.delete(key) })
     }
     return await pending
   }
+  return Object.assign(memo, { forget: (key: string) => { cache.delete(key) } })
 }
 
 export interface Registry {
@@ -125,6 +142,21 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
   /** Overrides the route's `allowBatch` for this endpoint. */
   allowBatch?: boolean
   /**
+   * `'public'`: the answer to an anonymous caller depends only on the URL and
+   * the stored data. The kernel then keeps the bytes of such answers (200
+   * only) and answers the same address again with them, before validation,
+   * the permission check and the handler, for as long as the store's commit
+   * horizon reads the same. Signed-in callers are always answered afresh.
+   */
+  cache?: 'public'
+  /**
+   * The context the answer is shaped in, whatever the request's `context`
+   * argument said: the core answers its writes (create, update) in `edit`
+   * context. As the core sets it on the request, the answer's Allow header
+   * is computed with it too. Errors are not shaped.
+   */
+  responseContext?: 'edit'
+  /**
    * The endpoint reads its request body itself, as a stream (file uploads):
    * the kernel neither parses nor buffers it, and the usual body limit does
    * not apply; `maxBytes` does. Its arguments are validated from the query
@@ -134,8 +166,22 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    * not callable through batch or in-process dispatch (no body to stream).
    */
   streamBody?: StreamBodyOptions
+  /**
+   * May this caller use this method here? `true`, or the error to answer
+   * (`false`: the kernel's `rest_forbidden`). Runs after validation, before
+   * the handler. It must have no side effects: the kernel also calls it,
+   * with the same request and memo, for every other endpoint of the route
+   * to compute the `Allow` header (and on OPTIONS). Load records through
+   * `req.memo` so those calls share one read.
+   */
   // Method syntax keeps endpoints of different argument types assignable to one list.
   permission (req: RestRequest<Params<A>>): ReturnType<Permission<Params<A>>>
+  /**
+   * The answer: data, or a `RestResponse` for a status or headers; a thrown
+   * `RestError` is answered as an error. The kernel then filters the data by
+   * the request's `context` (against the route's schema), `_fields`, `_links`
+   * and `_embed`.
+   */
   handler (req: RestRequest<Params<A>>): unknown
   summary?: string
   /**

@@ -57,7 +57,7 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
 
   const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace, opts.routes ?? [], remote)
   app.decorate('restRegistry', registry)
-  const kept = new KeptAnswers(opts.keptAnswerBytes ?? 32 * 1024 * 1024, opts.freshness)
+  const kept = new KeptAnswers(opts.keptAnswerBytes ?? 32 * 1024 * 1024)
   const executors = new Map<RouteDecl, Map<string, Executor>>()
   const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors, remote)
   const ctx = { opts, registry, kept, dispatchFor }

@@ -1,24 +1,19 @@
 /**
- * The kernel's fast path: an anonymous GET answered with a cacheable tag is
- * answered again with the same bytes, without validation, permission check
- * or handler, for as long as the freshness token reads the same.
+ * The kernel's fast path: an anonymous GET of an endpoint declared
+ * `cache: 'public'` is answered again with the same bytes, without
+ * validation, permission check or handler, for as long as the store's
+ * horizon (here `world.token`) reads the same.
  */
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { cachedResponse, endpoint, kernelServerOptions, RestError, restKernel, route, type Principal } from '../src/index.js'
+import { endpoint, kernelServerOptions, RestError, restKernel, route, type Principal } from '../src/index.js'
 
 interface World { token: string | undefined, version: number, handled: number, permitted: number }
 
 const signedIn: Principal = { id: 3, can: () => true }
 
 async function build (world: World, keptAnswerBytes?: number): Promise<FastifyInstance> {
-  // One tag object per version of the data, as the core's read cache keeps one entry per horizon.
-  const tags = new Map<number, object>()
-  const tagOf = (v: number): object => {
-    if (!tags.has(v)) tags.set(v, { v })
-    return tags.get(v)!
-  }
   const app = Fastify({ ...kernelServerOptions(), logger: false })
   await app.register(restKernel, {
     namespaces: [{
@@ -29,6 +24,7 @@ async function build (world: World, keptAnswerBytes?: number): Promise<FastifyIn
         vars: { id: '[\\d]+' },
         endpoints: [endpoint({
           methods: ['GET'],
+          cache: 'public',
           args: { id: Type.Integer(), context: Type.Optional(Type.String({ enum: ['view', 'edit'] })) },
           permission: (req) => {
             world.permitted++
@@ -36,14 +32,14 @@ async function build (world: World, keptAnswerBytes?: number): Promise<FastifyIn
           },
           handler: (req) => {
             world.handled++
-            return cachedResponse({ id: req.params.id, version: world.version }, tagOf(world.version))
+            return { id: req.params.id, version: world.version }
           }
         })]
       })]
     }],
     baseUrl: 'http://fresh.test',
     authenticate: async (request) => request.headers.authorization === 'Bearer me' ? signedIn : { id: 0, can: () => false },
-    freshness: async () => world.token,
+    horizon: async () => world.token,
     keptAnswerBytes
   })
   return app

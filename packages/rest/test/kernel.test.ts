@@ -6,7 +6,7 @@ import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  cachedResponse, ContextArg, endpoint, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
+  ContextArg, endpoint, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
   restKernel, rel, route, restUrl, type Principal
 } from '../src/index.js'
 
@@ -50,7 +50,8 @@ let peopleCalls = 0
 let thingLoads = 0
 const loadThing = async (): Promise<number> => { thingLoads++; return 7 }
 let cachedValue = 1
-let cacheTag = {}
+/** The store's horizon as the kernel is told it (`horizon`); undefined: none. */
+let currentHorizon: string | undefined
 
 const routes = [
   route({
@@ -84,6 +85,19 @@ const routes = [
         handler: (req) => new RestResponse({ title: req.params.title, count: req.params.count ?? null }, 201, { Location: restUrl(req.baseUrl, '/test/v1/things/9') })
       })
     ]
+  }),
+  // Two routes that differ only in their variable's class (as builder/v1 `checklist/steps/{id}`).
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/steps/{id}',
+    vars: { id: '[\\d]+' },
+    endpoints: [endpoint({ methods: ['GET'], args: {}, permission: () => true, handler: (req) => ({ by: 'number', id: req.params.id }) })]
+  }),
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/steps/{id}',
+    vars: { id: '[a-z_]+' },
+    endpoints: [endpoint({ methods: ['POST'], args: {}, permission: () => true, handler: (req) => ({ by: 'name', id: req.params.id }) })]
   }),
   route({
     namespace: 'test/v1',
@@ -138,8 +152,9 @@ const routes = [
     endpoints: [endpoint({
       methods: ['GET'],
       args: {},
+      cache: 'public',
       permission: () => true,
-      handler: () => cachedResponse({ value: cachedValue }, cacheTag)
+      handler: () => ({ value: cachedValue })
     })]
   }),
   route({
@@ -171,6 +186,7 @@ async function build (opts: { corsOrigins?: string[] | '*', bodyLimit?: number }
     namespaces: [{ name: 'test/v1', routes }],
     baseUrl: BASE,
     corsOrigins: opts.corsOrigins,
+    horizon: async () => currentHorizon,
     authenticate: async (request) => {
       const auth = request.headers.authorization
       if (auth === undefined) return { id: 0, can: () => false }
@@ -259,6 +275,23 @@ t.test('methods: _method, override header, HEAD, OPTIONS', async (t) => {
   const unknown = await call(app, 'OPTIONS', '/index.php?rest_route=/nope')
   t.equal(unknown.status, 200)
   t.same(unknown.body, [])
+})
+
+t.test('OPTIONS answers the route whose variable classes match, when two share a path shape', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const byNumber = await call(app, 'OPTIONS', '/cms-json/test/v1/steps/12')
+  t.equal(byNumber.status, 200)
+  t.same(byNumber.body.methods, ['GET'], 'the digits route')
+  t.equal(byNumber.headers.allow, 'GET')
+  const byName = await call(app, 'OPTIONS', '/cms-json/test/v1/steps/add_logo')
+  t.equal(byName.status, 200)
+  t.same(byName.body.methods, ['POST'], 'the named route, not a miss')
+  t.equal(byName.headers.allow, 'POST')
+  const neither = await call(app, 'OPTIONS', '/cms-json/test/v1/steps/Not-A-Step')
+  t.same([neither.status, neither.body], [200, []], 'no route matches: as an unknown route')
+  t.equal((await call(app, 'POST', '/cms-json/test/v1/steps/add_logo')).body.by, 'name')
+  t.equal((await call(app, 'GET', '/cms-json/test/v1/steps/12')).body.by, 'number')
 })
 
 t.test('parameters: sources, precedence, coercion, validation', async (t) => {
@@ -461,17 +494,19 @@ t.test('discovery entries from the declarations', async (t) => {
   t.same(ns.body.routes['/test/v1/echo'].endpoints[0].args, [], 'no args is an empty array')
 })
 
-t.test('a tagged body is rendered once per tag', async (t) => {
+t.test('a public answer is rendered once per horizon', async (t) => {
   const app = await build()
-  t.teardown(() => app.close())
+  t.teardown(async () => { currentHorizon = undefined; await app.close() })
   cachedValue = 1
-  cacheTag = {}
+  currentHorizon = 'h1'
   t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 })
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 }, 'kept bytes: the horizon is noted')
   cachedValue = 2
-  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 }, 'same tag: the rendered bytes are reused')
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 1 }, 'same horizon: the rendered bytes are reused')
   t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached&_fields=value')).body, { value: 2 }, 'another URL is rendered on its own')
-  cacheTag = {}
-  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 2 }, 'a new tag renders again')
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached', { headers: { authorization: 'Bearer editor' } })).body, { value: 2 }, 'a signed-in caller is answered afresh')
+  currentHorizon = 'h2'
+  t.same((await call(app, 'GET', '/index.php?rest_route=/test/v1/cached')).body, { value: 2 }, 'a new horizon renders again')
 })
 
 t.test('errors of a matched route carry its Allow header and its representation', async (t) => {
@@ -554,4 +589,50 @@ t.test('errors the kernel does not know are classified by the deployment, else 5
   const unknown = await call(app, 'GET', '/cms-json/fail/v1/other')
   t.equal(unknown.status, 500)
   t.same(unknown.body, { code: 'rest_internal_error', message: 'An internal error occurred.', data: { status: 500 } }, 'no SQL, no stack')
+})
+
+t.test('an endpoint declared responseContext answers in that context without its handler changing params', async (t) => {
+  const app = Fastify({ ...kernelServerOptions(), logger: false })
+  const seen: unknown[] = []
+  await app.register(restKernel, {
+    namespaces: [{
+      name: 'test/v1',
+      routes: [route({
+        namespace: 'test/v1',
+        path: '/test/v1/edited/{id}',
+        vars: { id: '[\\d]+' },
+        schema: itemSchema,
+        endpoints: [
+          endpoint({
+            methods: ['GET'],
+            args: { context: ContextArg() },
+            permission: (req) => req.params.context !== 'edit' || req.user.can('edit'),
+            handler: (req) => thing(Number(req.params.id))
+          }),
+          endpoint({
+            methods: ['POST'],
+            args: { context: ContextArg() },
+            responseContext: 'edit',
+            permission: () => true,
+            handler: (req) => { seen.push(req.params.context); return thing(Number(req.params.id)) }
+          })
+        ]
+      })]
+    }],
+    baseUrl: BASE,
+    authenticate: async (request) => request.headers.authorization === 'Bearer editor' ? editor : { id: 0, can: () => false }
+  })
+  t.teardown(() => app.close())
+
+  const read = await call(app, 'GET', '/cms-json/test/v1/edited/4?context=view')
+  t.notOk('secret' in read.body, 'a read answers in the context asked')
+  const written = await call(app, 'POST', '/cms-json/test/v1/edited/4?context=view', { headers: { authorization: 'Bearer editor' } })
+  t.equal(written.status, 200)
+  t.equal(written.body.secret, 's3cret', 'edit-only fields are kept')
+  t.same(written.body.title, { raw: 'raw 4', rendered: '<b>4</b>' })
+  t.same(seen, ['view'], 'the handler sees the context as sent')
+  t.equal(written.headers.allow, 'GET, POST', 'the Allow header is computed in the answer context')
+  const anon = await call(app, 'POST', '/cms-json/test/v1/edited/4')
+  t.equal(anon.headers.allow, 'POST', 'GET in edit context is not allowed to an anonymous caller')
+  t.equal(anon.body.secret, 's3cret')
 })

@@ -64,6 +64,15 @@ export interface Store {
   ping(timeoutMs?: number): Promise<boolean>;
   /** Runs raw SQL (a drizzle `sql` template or a string) and returns the rows. */
   execute<T extends Record<string, unknown> = Record<string, unknown>>(query: SQLWrapper | string): Promise<T[]>;
+  /**
+   * The commit horizon (`pg_current_snapshot()`: the newest finished
+   * transaction and those still running). It changes with every commit or
+   * abort of a transaction that wrote anything, in any process, so a value
+   * read after the horizon was taken is valid as long as the horizon reads
+   * the same. Calls made in one turn of the event loop share one query (a
+   * prepared statement). Undefined when it cannot be read.
+   */
+  horizon(): Promise<string | undefined>;
   /** Closes the pool / the embedded database. Idempotent. */
   close(): Promise<void>;
 }
@@ -264,9 +273,25 @@ function makeStore(driver: StoreDriver, close: () => Promise<void>, transaction?
       const res = (await db.execute(query)) as unknown as { rows: T[] };
       return res.rows;
     },
+    horizon: () => {
+      // Calls of one turn of the event loop share the query sent at its end.
+      pendingHorizon ??= new Promise((resolve) => {
+        setImmediate(() => {
+          pendingHorizon = undefined;
+          resolve(
+            executeNamed<{ h: string }>(store, 'store_horizon', sql`select pg_current_snapshot()::text as h`).then(
+              (rows) => rows[0]?.h,
+              () => undefined,
+            ),
+          );
+        });
+      });
+      return pendingHorizon;
+    },
     close,
     [driverKey]: driver,
   };
+  let pendingHorizon: Promise<string | undefined> | undefined;
   return store;
 }
 

@@ -23,6 +23,26 @@ t.test('open, ping, execute', async (t) => {
   t.ok(Date.now() - started < 2500, 'and quick');
 });
 
+t.test('the commit horizon moves with every write that commits, and only then', async (t) => {
+  const store = await openTestStore();
+  t.teardown(() => store.close());
+  await migrate(store);
+  const first = await store.horizon();
+  t.type(first, 'string');
+  const [a, b] = await Promise.all([store.horizon(), store.horizon()]);
+  t.equal(a, b, 'calls of one turn share one answer');
+  t.equal(await store.horizon(), first, 'reads move nothing');
+  await store.db.select().from(schema.options);
+  t.equal(await store.horizon(), first, 'a select moves nothing');
+  await setOption(store, 'timezone_string', 'Europe/Paris');
+  const second = await store.horizon();
+  t.not(second, first, 'a committed write moves it');
+  await store.execute(sql`update options set value = '"UTC"' where name = 'timezone_string'`);
+  t.not(await store.horizon(), second, 'a write outside the service moves it too');
+  await store.close();
+  t.equal(await store.horizon(), undefined, 'undefined when it cannot be read');
+});
+
 t.test('transaction rollback leaves no row', async (t) => {
   const store = await openTestStore();
   t.teardown(() => store.close());

@@ -1,11 +1,12 @@
 /**
- * Registered post meta: the keys the `meta` field shows and accepts, with
+ * Registered post and user meta: the keys the `meta` field shows and accepts, with
  * their schema (type, enum, default, context) and the sanitizer of what a
  * writer without `unfiltered_html` stores. Values are validated before
  * anything is written; unknown keys in a write are ignored.
  */
 import type { Principal } from '@cms/rest'
 import { ChainedError, contentErrors, denied, invalidParam } from './errors.js'
+import { filterPostHtml, filterTitleHtml } from './kses.js'
 import { sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
 
 export interface MetaKey {
@@ -29,16 +30,22 @@ export interface MetaKey {
 
 export type MetaObjectType = 'post' | 'user'
 
-/** Who may write a key, beyond the post's own update permission (the core's `auth_callback`). */
+/** Who may write a key, beyond the object's own update permission (the core's `auth_callback`). */
 export type MetaAuthorize = (caller: Principal, object: { id: number, type: string } | undefined) => boolean
 
 /** What a package gives `registerMeta` besides the schema. */
 export interface MetaOptions {
   /** Contexts the key appears in (default: view and edit, as the `meta` field). */
   context?: readonly string[]
-  /** Extra check before a write of this key (default: the post's update permission suffices). */
+  /** Extra check before a write of this key (default: the post's or user's update permission suffices). */
   authorize?: MetaAuthorize
-  /** Cleans a value written by a caller without `unfiltered_html` (overrides the schema's `sanitize`). */
+  /**
+   * Cleans a value written by a caller without `unfiltered_html` (overrides
+   * the schema's `sanitize`). A key that declares none and may hold markup
+   * (anything but a string enum) gets the default: every string of the
+   * value through the kses rules of its object (post content's for post
+   * meta, the small inline set of user text fields for user meta).
+   */
   sanitize?: MetaKey['sanitize']
 }
 
@@ -48,7 +55,7 @@ interface RegisteredMeta extends MetaKey {
 }
 
 /**
- * The post meta keys of one composed app: the core registers its own, each
+ * The post (or user) meta keys of one composed app: the core registers its own, each
  * package adds its keys through `registerMeta` while it registers. Keys are
  * listed in registration order (the order of the `meta` field). Registration
  * ends when the routes are built; a key registered twice is an error.
@@ -67,12 +74,14 @@ export class MetaRegistry {
     if (this.keys.has(key)) throw new Error(`meta key ${key} is registered twice (by ${this.keys.get(key)!.owner} and ${opts.owner ?? 'another package'})`)
     if (!/^[A-Za-z0-9_-]{1,100}$/.test(key)) throw new TypeError(`meta key ${JSON.stringify(key)} is not a plain name`)
     const context = opts.context ?? schema.context
+    const markupFree = schema.type === 'string' && schema.enum !== undefined
+    const sanitize = opts.sanitize ?? schema.sanitize ?? (markupFree ? undefined : defaultSanitizer(objectType))
     this.keys.set(key, {
       ...schema,
       ...(context === undefined ? {} : { context }),
       owner: opts.owner ?? 'unknown',
       ...(opts.authorize === undefined ? {} : { authorize: opts.authorize }),
-      ...(opts.sanitize === undefined ? {} : { sanitize: opts.sanitize })
+      ...(sanitize === undefined ? {} : { sanitize })
     })
   }
 
@@ -85,6 +94,36 @@ export class MetaRegistry {
 
   /** Keys copied to revisions. */
   get revisioned (): string[] { return [...this.keys].filter(([, k]) => k.revisioned === true).map(([name]) => name) }
+}
+
+/** Nesting deeper than this is refused rather than walked (a writer picks the depth). */
+const MAX_DEPTH = 256
+
+/**
+ * The sanitizer of a key that declares none: a copy of the value with every
+ * string through `filter` (keys kept), walked without recursion.
+ */
+function defaultSanitizer (objectType: MetaObjectType): NonNullable<MetaKey['sanitize']> {
+  const filter = objectType === 'user' ? filterTitleHtml : filterPostHtml
+  const clean = (v: unknown): unknown => typeof v === 'string' && /[<>&\u00a0]/.test(v) ? filter(v) : v
+  const copy = (v: unknown): unknown => Array.isArray(v) ? new Array(v.length) : typeof v === 'object' && v !== null ? {} : clean(v)
+  return (value) => {
+    const out = { root: copy(value) }
+    const stack: Array<{ from: unknown, to: unknown, depth: number }> = [{ from: value, to: out.root, depth: 0 }]
+    while (stack.length > 0) {
+      const { from, to, depth } = stack.pop()!
+      if (typeof from !== 'object' || from === null) continue
+      if (depth >= MAX_DEPTH) return { invalid: `nested more than ${MAX_DEPTH} levels deep` }
+      for (const key of Object.keys(from)) {
+        const item = (from as Record<string, unknown>)[key]
+        const made = copy(item)
+        // Defined, not assigned: a `__proto__` key stays a plain key.
+        Object.defineProperty(to, key, { value: made, enumerable: true, writable: true, configurable: true })
+        if (typeof item === 'object' && item !== null) stack.push({ from: item, to: made, depth: depth + 1 })
+      }
+    }
+    return { value: out.root }
+  }
 }
 
 /** The core's own keys. */
@@ -159,7 +198,7 @@ export interface MetaChanges {
  * failure reported at once; `null` deletes the key. Values of a writer
  * without `unfiltered_html` go through their key's sanitizer.
  */
-export function parseMetaParam (registry: MetaRegistry, input: unknown, writer: Principal, post?: { id: number, type: string }): MetaChanges {
+export function parseMetaParam (registry: MetaRegistry, input: unknown, writer: Principal, object?: { id: number, type: string }): MetaChanges {
   if (typeof input !== 'object' || input === null) throw invalidParam('meta', 'Invalid parameter.')
   const changes: MetaChanges = { set: {}, remove: [] }
   const issues: Issue[] = []
@@ -167,7 +206,7 @@ export function parseMetaParam (registry: MetaRegistry, input: unknown, writer: 
   for (const [key, value] of Object.entries(input)) {
     const spec = registry.get(key)
     if (spec === undefined) continue
-    if (spec.authorize !== undefined && !spec.authorize(writer, post)) throw denied(contentErrors.rest_cannot_update(), writer.id)
+    if (spec.authorize !== undefined && !spec.authorize(writer, object)) throw denied(contentErrors.rest_cannot_update(), writer.id)
     if (value === null) {
       changes.remove.push(key)
       continue

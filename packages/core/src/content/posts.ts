@@ -14,7 +14,7 @@ import type { MetaRegistry } from './meta.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
 import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions, type PostExtras } from './post-format.js'
-import { jsonWeight, ReadCache } from './read-cache.js'
+import { jsonWeight, readCache, type ReadCache } from './read-cache.js'
 import { readRule, runListQuery, type KnownTotal, type ListQuery, type TaxClause, type TotalCache } from './post-query.js'
 import { deleteArgs, listArgs, postItemSchema, readArgs } from './post-schema.js'
 import { deletePostFully, existingTermIds, getPost, idOf, recountTerms, setMeta, stickyPostIds, termIdsOfPost, withDescendants, type PostRow } from './post-store.js'
@@ -24,16 +24,9 @@ import { posts } from './schema.js'
 import { truncateSlug } from './slugs.js'
 
 /** Posts read by GET requests, reused while nothing is committed (see read-cache.ts). */
-const postCaches = new WeakMap<Store, ReadCache<PostRow | undefined>>()
-
 function postCache (store: Store): ReadCache<PostRow | undefined> {
-  let cache = postCaches.get(store)
-  if (cache === undefined) {
-    // 16 MiB of posts: a count alone would not bound them (a post's content may be megabytes).
-    cache = new ReadCache<PostRow | undefined>(store, 16 * 1024 * 1024, jsonWeight)
-    postCaches.set(store, cache)
-  }
-  return cache
+  // 16 MiB of posts: a count alone would not bound them (a post's content may be megabytes).
+  return readCache<PostRow | undefined>(store, 'posts', 16 * 1024 * 1024, jsonWeight)
 }
 
 /**
@@ -46,84 +39,36 @@ export async function readPostFor (store: Store, req: RestRequest, id: number): 
   return await postCache(store).get(req, `post:${id}`, async () => await getPost(store, id))
 }
 
-/** Loads the post a request names, once per request (the Allow header asks every endpoint). */
+/** Loads the post a request names, once per request (the Allow header asks every endpoint), through `req.memo`. */
 export function postLoader (store: Store, type: string, param = 'id'): {
   load: (req: RestRequest) => Promise<PostRow | undefined>
   forget: (req: RestRequest) => void
 } {
-  const cache = new WeakMap<object, Promise<PostRow | undefined>>()
-  const read = async (req: RestRequest, id: number): Promise<PostRow | undefined> => {
-    // Reads may reuse a row nothing has changed since; writes always read afresh.
-    return await readPostFor(store, req, id)
-  }
+  const keyOf = (req: RestRequest): string => `post:${type}:${param}:${idOf(req.params[param])}`
   return {
-    load: async (req) => {
-      let pending = cache.get(req.params)
-      if (pending === undefined) {
-        pending = read(req, idOf(req.params[param])).then((p) => p !== undefined && p.type === type ? p : undefined)
-        cache.set(req.params, pending)
-      }
-      return await pending
-    },
-    forget: (req) => { cache.delete(req.params) }
+    // Reads may reuse a row nothing has changed since; writes always read afresh.
+    load: async (req) => await req.memo(keyOf(req), async () => {
+      const p = await readPostFor(store, req, idOf(req.params[param]))
+      return p !== undefined && p.type === type ? p : undefined
+    }),
+    forget: (req) => { req.memo.forget(keyOf(req)) }
   }
 }
-
-const settingsCaches = new WeakMap<Store, ReadCache<SiteSettings>>()
 
 /** The site settings, once per request; GET requests reuse them while nothing is committed. */
 export async function requestSettings (store: Store, req: RestRequest, meta: MetaRegistry): Promise<SiteSettings> {
   return await req.memo('content:settings', async () => {
     if (req.method !== 'GET') return await siteSettings(store, req, meta)
-    let cache = settingsCaches.get(store)
-    if (cache === undefined) {
-      cache = new ReadCache(store, 16)
-      settingsCaches.set(store, cache)
-    }
-    return await cache.get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
+    return await readCache<SiteSettings>(store, 'settings', 16).get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
   })
 }
 
-const totalCaches = new WeakMap<Store, ReadCache<KnownTotal>>()
-
 /** List totals, reused by read requests while nothing is committed. */
 function totalCache (store: Store): (req: RestRequest) => TotalCache | undefined {
-  let cache = totalCaches.get(store)
-  if (cache === undefined) {
-    cache = new ReadCache(store, 500)
-    totalCaches.set(store, cache)
-  }
-  const totals = cache
+  const totals = readCache<KnownTotal>(store, 'totals', 500)
   return (req) => req.method !== 'GET'
     ? undefined
     : { get: async (key) => await totals.peek(req, key), set: async (key, total) => { await totals.put(req, key, total) } }
-}
-
-const responseCaches = new WeakMap<Store, ReadCache<RestResponse>>()
-
-/**
- * What anonymous callers are answered, reused while nothing is committed:
- * their answer depends only on the address and the data (the caller's rights
- * are all the same). The cache entry is the kernel's tag for reusing the
- * rendered bytes. Signed-in callers are always answered afresh.
- */
-function publicResponses (store: Store): (req: RestRequest, build: (req: RestRequest) => Promise<RestResponse>) => Promise<RestResponse> {
-  let cache = responseCaches.get(store)
-  if (cache === undefined) {
-    // 32 MiB of answers: one page of a hundred long posts can weigh megabytes.
-    cache = new ReadCache<RestResponse>(store, 32 * 1024 * 1024, (res) => jsonWeight(res.body))
-    responseCaches.set(store, cache)
-  }
-  const responses = cache
-  return async (req, build) => {
-    if (req.user.id !== 0) return await build(req)
-    const key = `${req.baseUrl} ${req.path} ${JSON.stringify(req.query)}`
-    const entry = await responses.entry(req, key, async () => await build(req))
-    if (entry === undefined) return await build(req)
-    const res = new RestResponse(entry.value.body, entry.value.status, entry.value.headers)
-    res.cacheTag = entry
-    return res
-  }
 }
 
 /** A version tag of everything the post's responses show, whatever the context. */
@@ -199,7 +144,6 @@ export function updatePermissionFor (store: Store, spec: PostType, loader: Retur
 
 export function postRoutes (services: Services, spec: PostType): RelativeRouteDecl[] {
   const { store } = services
-  const publicResponse = publicResponses(store)
   const totalsFor = totalCache(store)
   const schema = postItemSchema(spec, services.meta)
   const args = {
@@ -232,9 +176,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     return true
   }
 
-  const list = async (req: ListRequest): Promise<RestResponse> => await publicResponse(req, listResponse as (req: RestRequest) => Promise<RestResponse>)
-
-  const listResponse = async (req: ListRequest): Promise<RestResponse> => {
+  const list = async (req: ListRequest): Promise<RestResponse> => {
     const p = req.params
     const settings = await requestSettings(store, req, services.meta)
     const search = p.search
@@ -352,9 +294,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
   }
 
   type ReadRequest = RestRequest<Params<typeof args.read>>
-  const read = async (req: ReadRequest): Promise<RestResponse> => await publicResponse(req, readResponse as (req: RestRequest) => Promise<RestResponse>)
-
-  const readResponse = async (req: ReadRequest): Promise<RestResponse> => {
+  const read = async (req: ReadRequest): Promise<RestResponse> => {
     const post = await mustLoad(req)
     const settings = await requestSettings(store, req, services.meta)
     const extras = (await loadExtras(store, [post])).get(post.id)!
@@ -412,7 +352,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: args.list, summary: `List ${plural}`, permission: listPermission, handler: list }),
+        endpoint({ methods: ['GET'], args: args.list, summary: `List ${plural}`, cache: 'public', permission: listPermission, handler: list }),
         endpoint({ methods: ['POST'], args: args.create, summary: `Create a ${spec.type}`, permission: createPermission, handler: create })
       ]
     }),
@@ -423,7 +363,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: args.read, summary: `Read a ${spec.type}`, permission: readPermission, handler: read }),
+        endpoint({ methods: ['GET'], args: args.read, summary: `Read a ${spec.type}`, cache: 'public', permission: readPermission, handler: read }),
         endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: args.update, summary: `Update a ${spec.type}`, permission: updatePermission, handler: update }),
         endpoint({ methods: ['DELETE'], args: args.remove, summary: `Trash or delete a ${spec.type}`, permission: deletePermission, handler: remove })
       ]

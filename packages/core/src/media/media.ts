@@ -596,7 +596,7 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: mediaListArgs(services.meta), summary: 'List media', permission: listPermission, handler: list }),
+        endpoint({ methods: ['GET'], args: mediaListArgs(services.meta), summary: 'List media', cache: 'public', permission: listPermission, handler: list }),
         endpoint({
           methods: ['POST'],
           args: writeArgs,
@@ -614,7 +614,7 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: { context: ContextArg() }, summary: 'Read a media item', permission: readPermission, handler: read }),
+        endpoint({ methods: ['GET'], args: { context: ContextArg() }, summary: 'Read a media item', cache: 'public', permission: readPermission, handler: read }),
         endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: writeArgs, summary: 'Update a media item', permission: updatePermission, handler: update }),
         endpoint({ methods: ['DELETE'], args: deleteArgs(), summary: 'Delete a media item and its files (force=true required)', permission: deletePermission, handler: remove })
       ]

@@ -12,7 +12,7 @@ import {
   createApplicationPassword, getApplicationPassword, listApplicationPasswords, revokeAllApplicationPasswords,
   revokeApplicationPassword, updateApplicationPassword, type AppPasswordRecord, type UserRecord
 } from './store.js'
-import { appPasswordOf, forceEditContext, userOnce, userTextFilter, utcDate } from './route-helpers.js'
+import { appPasswordOf, userOnce, userTextFilter, utcDate } from './route-helpers.js'
 
 const NS = 'cms/v2'
 const BASE = '/users/{user_id}/application-passwords'
@@ -116,6 +116,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
         methods: ['POST'],
         args: createArgs,
         summary: 'Create an application password; the response shows it once',
+        responseContext: 'edit',
         permission: allowed('create_app_password'),
         handler: async (req) => {
           const user = await owner(req)
@@ -123,7 +124,6 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
             name: userTextFilter(req.user)(req.params.name),
             appId: req.params.app_id ?? ''
           })
-          forceEditContext(req)
           return created(present(req, user, item, password), selfUrl(req, user, item))
         }
       }),
@@ -185,6 +185,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
         methods: ['POST', 'PUT', 'PATCH'],
         args: updateArgs,
         summary: 'Rename an application password',
+        responseContext: 'edit',
         permission: allowed('edit_app_password'),
         handler: async (req) => {
           const user = await owner(req)
@@ -192,7 +193,6 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
           const name = req.params.name === undefined ? undefined : userTextFilter(req.user)(req.params.name)
           const updated = await updateApplicationPassword(store, user.id, String(req.params.uuid), { name })
           if (updated === undefined) throw appPasswordErrors.rest_application_password_not_found()
-          forceEditContext(req)
           return present(req, user, updated)
         }
       }),

@@ -35,30 +35,12 @@ export function appPasswordOf (req: RestRequest): string | undefined {
   return req.user instanceof Caller ? req.user.appPasswordUuid : undefined
 }
 
-// Keyed by the params object, which the kernel shares between the permission
-// check, the Allow header computation and the handler of one request.
-const memo = new WeakMap<object, Map<number, Promise<UserRecord | undefined>>>()
-
-export function userOnce (store: Store, req: RestRequest, id: number): Promise<UserRecord | undefined> {
-  let users = memo.get(req.params)
-  if (users === undefined) {
-    users = new Map()
-    memo.set(req.params, users)
-  }
-  let user = users.get(id)
-  if (user === undefined) {
-    user = findUserById(store, id)
-    users.set(id, user)
-  }
-  return user
-}
-
-/** Mirrors the core setting `context=edit` on write responses (the kernel filters by this param). */
-export function forceEditContext (req: RestRequest): void {
-  (req.params as Record<string, unknown>).context = 'edit'
+/** A user, loaded once per request (the permission check, the handler and the Allow header's checks share it). */
+export async function userOnce (store: Store, req: RestRequest, id: number): Promise<UserRecord | undefined> {
+  return await req.memo(`user:${id}`, async () => await findUserById(store, id))
 }
 
 /** After a write, later checks of this request (the Allow header) read the user again. */
 export function forgetUser (req: RestRequest, id: number): void {
-  memo.get(req.params)?.delete(id)
+  req.memo.forget(`user:${id}`)
 }

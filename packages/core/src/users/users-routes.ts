@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import {
   argsFromSchema, collectionParams, contextParam, created, endpoint, Enum, field, IntList, itemSchema, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
-  type RelativeRouteDecl, type RestError, type RestRequest
+  unvalidated, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
 import { cachedSiteOptions } from '../site.js'
@@ -17,13 +17,14 @@ import {
   checkAccountPassword, createUser, deleteUser, findUserById, getUserMetas, listUsers, PROFILE_FIELDS,
   updateUser, type ProfileField, type UserChanges, type UserOrderBy, type UserRecord
 } from './store.js'
-import { forceEditContext, forgetUser, invalidParamOf, userOnce, userTextFilter, utcDate } from './route-helpers.js'
+import { forgetUser, invalidParamOf, userOnce, userTextFilter, utcDate } from './route-helpers.js'
+import { metaResponse, metaSchema, parseMetaParam, type MetaRegistry } from '../content/meta.js'
 
 const NS = 'cms/v2'
 const CONTEXTS = ['embed', 'view', 'edit']
 const AVATAR_SIZES = [24, 48, 96] as const
 
-export const userSchema = itemSchema('user', {
+const userFields = {
   id: field({ description: 'Unique identifier for the user.', type: 'integer', context: CONTEXTS, readonly: true }),
   username: field({ description: 'Login name for the user.', type: 'string', context: ['edit'], required: true }),
   name: field({ description: 'Display name for the user.', type: 'string', context: CONTEXTS }),
@@ -50,7 +51,25 @@ export const userSchema = itemSchema('user', {
       description: `Avatar URL with image size of ${size} pixels.`, type: 'string', format: 'uri', context: CONTEXTS
     }]))
   })
-})
+}
+
+/** The item schema without user meta (what cms/v2 users answer while no package registers any). */
+export const userSchema = itemSchema('user', userFields)
+
+/**
+ * The item schema of the composed app: `meta` (the registered user meta,
+ * each key with its contexts) once a package registered a key, so the
+ * index, OpenAPI and the write arguments show it as posts show theirs.
+ * Typed with `meta` either way; without keys the property is left out.
+ */
+export function userItemSchema (meta: MetaRegistry) {
+  const fields = {
+    ...userFields,
+    meta: unvalidated(field({ description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchema(meta) }))
+  }
+  if (meta.size === 0) delete (fields as Partial<typeof fields>).meta
+  return itemSchema('user', fields)
+}
 
 const idArg = { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the user.' })) }
 
@@ -58,9 +77,6 @@ const deleteArgs = {
   force: Type.Boolean({ default: false, description: 'Required to be true, as users do not support trashing.' }),
   reassign: Raw<number | boolean>({ type: ['integer', 'boolean'], description: 'Reassign the deleted user\'s posts and links to this user ID.' })
 }
-
-const createArgs = argsFromSchema(userSchema, 'create')
-const updateArgs = argsFromSchema(userSchema, 'update')
 
 const ORDERBY = ['id', 'include', 'name', 'registered_date', 'slug', 'include_slugs', 'email', 'url'] as const
 
@@ -104,8 +120,12 @@ function allCapabilities (registry: RoleRegistry, roles: readonly Role[]): Recor
 }
 
 export function userRoutesOf (services: Services): RelativeRouteDecl[] {
-  const { store } = services
+  const { store, userMeta } = services
   const siteOptions = cachedSiteOptions(store)
+  const schema = userItemSchema(userMeta)
+  const createArgs = argsFromSchema(schema, 'create')
+  const updateArgs = argsFromSchema(schema, 'update')
+  const metaKeys = [...userMeta.entries()].map(([key]) => key)
 
   /** A user as the API shows it; the kernel then keeps the fields of the request's context. */
   async function present (req: RestRequest, user: UserRecord, opts: { edit: boolean, links?: boolean }): Promise<Record<string, unknown>> {
@@ -130,6 +150,8 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
       })
     }
     out.avatar_urls = avatarUrls(user.email)
+    // Every registered key; the kernel keeps those of the answer's context (none in embed; writes answer in edit).
+    if (metaKeys.length > 0 && (opts.edit || req.params.context !== 'embed')) out.meta = metaResponse(userMeta, await getUserMetas(store, user.id, metaKeys))
     if (opts.links !== false) {
       out._links = {
         self: [{ href: restUrl(req.baseUrl, `/${NS}/users/${user.id}`) }],
@@ -157,7 +179,8 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     }
   }
 
-  function changesFrom (req: RestRequest): UserChanges {
+  /** What a write changes; every check of the request's values runs here, before anything is written. */
+  function changesFrom (req: RestRequest, targetId?: number): UserChanges {
     const q = req.params
     const kses = userTextFilter(req.user)
     const changes: UserChanges = {}
@@ -173,6 +196,11 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     const profile: Partial<Record<ProfileField, string>> = {}
     for (const key of PROFILE_FIELDS) if (typeof q[key] === 'string') profile[key] = key === 'locale' ? q[key] : kses(q[key])
     changes.profile = profile
+    // Registered user meta: every key checked (all failures at once), its authorize and sanitizer; null removes a key.
+    if (q.meta !== undefined && metaKeys.length > 0) {
+      const parsed = parseMetaParam(userMeta, q.meta, req.user, targetId === undefined ? undefined : { id: targetId, type: 'user' })
+      changes.meta = { ...parsed.set, ...Object.fromEntries(parsed.remove.map((key) => [key, null])) }
+    }
     return changes
   }
 
@@ -203,11 +231,10 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     if (user === undefined) throw userErrors.rest_user_invalid_id()
     const username = req.params.username
     if (typeof username === 'string' && username !== '' && username !== user.login) throw userErrors.rest_user_invalid_argument()
-    const changes = changesFrom(req)
+    const changes = changesFrom(req, id)
     if (changes.roles !== undefined) checkRoleUpdate(req, id, changes.roles)
     const updated = await updateUser(store, id, changes)
     forgetUser(req, id)
-    forceEditContext(req)
     return await present(req, updated, { edit: true })
   }
 
@@ -233,7 +260,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
 
   const collection = route({
     path: '/users',
-    schema: userSchema,
+    schema,
     endpoints: [
       endpoint({
         methods: ['GET'],
@@ -285,6 +312,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['POST'],
         args: createArgs,
         summary: 'Create a user',
+        responseContext: 'edit',
         permission: (req) => req.user.can('create_users') ? true : deny(req, userErrors.rest_cannot_create_user()),
         handler: async (req) => {
           const q = req.params
@@ -304,14 +332,14 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
               nicename: changes.nicename,
               url: changes.url,
               description: changes.description,
-              profile: changes.profile
+              profile: changes.profile,
+              meta: changes.meta
             })
           } catch (e) {
             const code = (e as { code?: string }).code
             if (code === 'rest_user_invalid_username') throw invalidParamOf('username', e)
             throw e
           }
-          forceEditContext(req)
           return created(await present(req, user, { edit: true }), restUrl(req.baseUrl, `/${NS}/users/${user.id}`))
         }
       })
@@ -321,11 +349,11 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
   const item = route({
     path: '/users/{id}',
     vars: { id: '[\\d]+' },
-    schema: userSchema,
+    schema,
     endpoints: [
       endpoint({
         methods: ['GET'],
-        args: { ...idArg, context: contextParam(userSchema) },
+        args: { ...idArg, context: contextParam(schema) },
         summary: 'Read a user',
         permission: async (req) => {
           const user = await targetOf(req, Number(req.params.id))
@@ -345,6 +373,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: { ...idArg, ...updateArgs },
         summary: 'Update a user',
+        responseContext: 'edit',
         permission: async (req) => await canUpdate(req, Number(req.params.id)),
         handler: async (req) => await update(req, Number(req.params.id))
       }),
@@ -360,11 +389,11 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
 
   const me = route({
     path: '/users/me',
-    schema: userSchema,
+    schema,
     endpoints: [
       endpoint({
         methods: ['GET'],
-        args: { context: contextParam(userSchema) },
+        args: { context: contextParam(schema) },
         summary: 'Read the current user',
         permission: () => true,
         handler: async (req) => {
@@ -379,6 +408,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: updateArgs,
         summary: 'Update the current user',
+        responseContext: 'edit',
         permission: async (req) => {
           const id = signedIn(req)
           return typeof id === 'number' ? await canUpdate(req, id) : id
