@@ -66,9 +66,24 @@ typecheck() {
   done
 }
 
+# One code style (neostandard, eslint.config.js) and nothing unused (knip.json): one check each.
+lint() {
+  echo "== lint"
+  local check
+  for check in eslint knip; do
+    local args=(.); [ "$check" = knip ] && args=(--no-progress)
+    if (cd "$ROOT" && npx "$check" "${args[@]}") >"$LOG_DIR/$check.log" 2>&1; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1)); echo "  $check:"; head -30 "$LOG_DIR/$check.log"
+    fi
+  done
+}
+
 have_postgres() { command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
 
 typecheck
+lint
 if have_postgres && [ "${CMS_TEST_BOTH:-}" != 1 ]; then
   suite packages/rest pglite CMS_TEST_DATABASE_URL=
   suite packages/store pglite CMS_TEST_DATABASE_URL=

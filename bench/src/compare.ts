@@ -41,11 +41,18 @@ const SCENARIOS: Record<string, Scenario> = {
   // Signed in: never answered from the anonymous cache, so validation, permission and handler run every time.
   'list-signed-in': (base, auth) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, headers: { authorization: auth }, connections }),
   create: (base, auth) => ({
-    url: `${base}/index.php?rest_route=/cms/v2/posts`, method: 'POST', headers: json(auth), idReplacement: true, connections,
+    url: `${base}/index.php?rest_route=/cms/v2/posts`,
+    method: 'POST',
+    headers: json(auth),
+    idReplacement: true,
+    connections,
     body: JSON.stringify({ title: 'Bench post [<id>]', content: 'Created by the benchmark.', status: 'publish' })
   }),
   batch: (base, auth) => ({
-    url: `${base}/index.php?rest_route=/batch/v1`, method: 'POST', headers: json(auth), idReplacement: true,
+    url: `${base}/index.php?rest_route=/batch/v1`,
+    method: 'POST',
+    headers: json(auth),
+    idReplacement: true,
     connections: Math.max(1, Math.floor(connections / 4)),
     body: JSON.stringify({ requests: Array.from({ length: 25 }, (_, i) => ({ method: 'POST', path: '/cms/v2/posts', body: { title: `Batch [<id>] ${i}`, status: 'publish' } })) })
   })

@@ -75,8 +75,8 @@ export async function seedPosts (databaseUrl: string, count: number, author: num
                timestamp with time zone '2020-01-01 00:00:00+00' + make_interval(mins => g) as at
         from generate_series(1, $1::int) as g
       ) s`, [count, author, home])
-    await client.query(`insert into term_relationships (post_id, term_id) select id, 1 from posts where type = 'post'`)
-    await client.query(`update terms set count = (select count(*) from posts where type = 'post' and status = 'publish') where id = 1`)
+    await client.query('insert into term_relationships (post_id, term_id) select id, 1 from posts where type = \'post\'')
+    await client.query('update terms set count = (select count(*) from posts where type = \'post\' and status = \'publish\') where id = 1')
     await client.query("set local maintenance_work_mem = '256MB'")
     for (const index of indexes) await client.query(index.definition)
     await client.query('commit')

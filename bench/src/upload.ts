@@ -40,7 +40,10 @@ function pdfBody (): Readable {
         sent = 9
         return
       }
-      if (sent >= size) return void this.push(null)
+      if (sent >= size) {
+        this.push(null)
+        return
+      }
       const n = Math.min(chunk.length, size - sent)
       sent += n
       this.push(n === chunk.length ? chunk : chunk.subarray(0, n))

@@ -5,7 +5,7 @@
  *
  *   pnpm --filter @cms/store generate      # after changing src/schema.ts
  */
-import { defineConfig } from 'drizzle-kit';
+import { defineConfig } from 'drizzle-kit'
 
 export default defineConfig({
   dialect: 'postgresql',
@@ -14,4 +14,4 @@ export default defineConfig({
   casing: 'snake_case',
   strict: true,
   verbose: true,
-});
+})

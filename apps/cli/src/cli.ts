@@ -1,11 +1,11 @@
 /** Dispatch of `cms <group> ...` to a command group, with usage and errors. */
-import { OptionError, StoreLockedError, SettingError, storeErrorLine } from '@cms/store';
-import { defaultContext, UsageError } from './command.js';
-import type { CliContext, CommandGroup } from './command.js';
-import { commandGroups } from './registry.js';
+import { OptionError, StoreLockedError, SettingError, storeErrorLine } from '@cms/store'
+import { defaultContext, UsageError } from './command.js'
+import type { CliContext, CommandGroup } from './command.js'
+import { commandGroups } from './registry.js'
 
-export function usage(groups: readonly CommandGroup[] = commandGroups): string {
-  const width = Math.max(...groups.map((g) => g.name.length));
+export function usage (groups: readonly CommandGroup[] = commandGroups): string {
+  const width = Math.max(...groups.map((g) => g.name.length))
   return `Usage: cms <command> [arguments]     (from the repo root: pnpm cms <command>)
 
 Commands:
@@ -17,7 +17,7 @@ Environment:
   DATABASE_URL   PostgreSQL connection URL (default: embedded PGlite database)
   CMS_DATA_DIR   directory of the embedded database (default: .data)
   Read from the environment and from .env in the current directory, as the
-  service reads them (CMS_ENV_FILE names another file).`;
+  service reads them (CMS_ENV_FILE names another file).`
 }
 
 export interface RunIo {
@@ -27,48 +27,48 @@ export interface RunIo {
 }
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
-export async function run(argv: string[], io: RunIo = {}, groups: readonly CommandGroup[] = commandGroups): Promise<number> {
-  const ctx = io.ctx ?? defaultContext();
-  const err = io.err ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const [first, ...rest] = argv;
+export async function run (argv: string[], io: RunIo = {}, groups: readonly CommandGroup[] = commandGroups): Promise<number> {
+  const ctx = io.ctx ?? defaultContext()
+  const err = io.err ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const [first, ...rest] = argv
   try {
     if (first === undefined) {
-      err(usage(groups));
-      return 2;
+      err(usage(groups))
+      return 2
     }
     if (first === '-h' || first === '--help' || first === 'help') {
-      const group = rest[0] === undefined ? undefined : groups.find((g) => g.name === rest[0]);
-      if (rest[0] !== undefined && !group) throw new UsageError(`unknown command "${rest[0]}"`);
-      ctx.out(group ? group.usage : usage(groups));
-      return 0;
+      const group = rest[0] === undefined ? undefined : groups.find((g) => g.name === rest[0])
+      if (rest[0] !== undefined && !group) throw new UsageError(`unknown command "${rest[0]}"`)
+      ctx.out(group ? group.usage : usage(groups))
+      return 0
     }
-    const group = groups.find((g) => g.name === first);
+    const group = groups.find((g) => g.name === first)
     if (!group) {
       throw new UsageError(
-        first.startsWith('-') ? `unknown option "${first}"` : `unknown command "${first}"`,
-      );
+        first.startsWith('-') ? `unknown option "${first}"` : `unknown command "${first}"`
+      )
     }
-    return (await group.run(rest, ctx)) ?? 0;
+    return (await group.run(rest, ctx)) ?? 0
   } catch (e) {
-    err(`cms: ${errorLine(e)}`);
-    return e instanceof UsageError ? 2 : 1;
+    err(`cms: ${errorLine(e)}`)
+    return e instanceof UsageError ? 2 : 1
   }
 }
 
 /** One line describing an error, with a hint for the common cases. */
-function errorLine(e: unknown): string {
+function errorLine (e: unknown): string {
   if (e instanceof UsageError) {
-    return `${e.message} (see: cms ${e.group ? `${e.group} ` : ''}--help)`;
+    return `${e.message} (see: cms ${e.group ? `${e.group} ` : ''}--help)`
   }
-  if (e instanceof OptionError || e instanceof StoreLockedError || e instanceof SettingError) return e.message;
+  if (e instanceof OptionError || e instanceof StoreLockedError || e instanceof SettingError) return e.message
   // The same line the service prints at start.
-  const known = storeErrorLine(e, process.env.DATABASE_URL?.trim() || undefined);
-  if (known !== undefined) return known;
-  const error = e as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  const known = storeErrorLine(e, process.env.DATABASE_URL?.trim() || undefined)
+  if (known !== undefined) return known
+  const error = e as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } }
   // drizzle wraps driver errors ("Failed query: ...") with the driver error as cause
-  const pgCode = error.cause?.code ?? error.code;
-  if (pgCode === '42P01') return 'the database is not migrated yet (run: cms migrate)';
-  if (pgCode === 'ECONNREFUSED') return `cannot connect to the database: ${String(error.cause?.message ?? error.message)}`;
-  const message = String(error.cause?.message ?? error.message ?? e);
-  return message.split('\n')[0]!;
+  const pgCode = error.cause?.code ?? error.code
+  if (pgCode === '42P01') return 'the database is not migrated yet (run: cms migrate)'
+  if (pgCode === 'ECONNREFUSED') return `cannot connect to the database: ${String(error.cause?.message ?? error.message)}`
+  const message = String(error.cause?.message ?? error.message ?? e)
+  return message.split('\n')[0]!
 }

@@ -2,8 +2,8 @@
  * What a command group is, and the context it runs in. A group is one file
  * in src/commands/ and one line in the registry (src/registry.ts).
  */
-import { openStore, storeSettingsFromEnv } from '@cms/store';
-import type { Store } from '@cms/store';
+import { openStore, storeSettingsFromEnv } from '@cms/store'
+import type { Store } from '@cms/store'
 
 export interface CliContext {
   env: NodeJS.ProcessEnv;
@@ -26,13 +26,13 @@ export interface CommandGroup {
 
 /** Bad command line: printed as one line, exit code 2. */
 export class UsageError extends Error {
-  constructor(
+  constructor (
     message: string,
     /** The group whose usage applies (for the hint). */
-    readonly group?: string,
+    readonly group?: string
   ) {
-    super(message);
-    this.name = 'UsageError';
+    super(message)
+    this.name = 'UsageError'
   }
 }
 
@@ -40,38 +40,38 @@ export class UsageError extends Error {
  * Prepares arguments for util.parseArgs: a bare negative number
  * (`cms site set gmt_offset -5`) is taken as a value, not as an option.
  */
-export function argvForParse(args: string[]): string[] {
-  const dashdash = args.indexOf('--');
-  const negative = args.findIndex((a, i) => /^-\d+(\.\d+)?$/.test(a) && (dashdash === -1 || i < dashdash));
-  if (negative === -1) return args;
-  return [...args.slice(0, negative), '--', ...args.slice(negative).filter((a) => a !== '--')];
+export function argvForParse (args: string[]): string[] {
+  const dashdash = args.indexOf('--')
+  const negative = args.findIndex((a, i) => /^-\d+(\.\d+)?$/.test(a) && (dashdash === -1 || i < dashdash))
+  if (negative === -1) return args
+  return [...args.slice(0, negative), '--', ...args.slice(negative).filter((a) => a !== '--')]
 }
 
 /** Runs a util.parseArgs call, turning its errors into a one-line UsageError. */
-export function parseOrUsage<T>(group: string, parse: () => T): T {
+export function parseOrUsage<T> (group: string, parse: () => T): T {
   try {
-    return parse();
+    return parse()
   } catch (err) {
-    const message = (err as Error).message;
-    const unknown = /^Unknown option '([^']+)'/.exec(message);
-    throw new UsageError(unknown ? `unknown option "${unknown[1]}"` : message.split('\n')[0]!, group);
+    const message = (err as Error).message
+    const unknown = /^Unknown option '([^']+)'/.exec(message)
+    throw new UsageError(unknown ? `unknown option "${unknown[1]}"` : message.split('\n')[0]!, group)
   }
 }
 
-export function defaultContext(env: NodeJS.ProcessEnv = process.env): CliContext {
+export function defaultContext (env: NodeJS.ProcessEnv = process.env): CliContext {
   return {
     env,
     out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
     openStore: () => openStore(storeSettingsFromEnv(env)),
-  };
+  }
 }
 
 /** Opens the store, runs `fn`, closes the store. */
-export async function withStore<T>(ctx: CliContext, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await ctx.openStore();
+export async function withStore<T> (ctx: CliContext, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await ctx.openStore()
   try {
-    return await fn(store);
+    return await fn(store)
   } finally {
-    await store.close();
+    await store.close()
   }
 }

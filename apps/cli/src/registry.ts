@@ -1,10 +1,10 @@
 /** The command groups of `cms`. To add one: a file in src/commands/, one line here. */
-import type { CommandGroup } from './command.js';
-import { migrateCommand } from './commands/migrate.js';
-import { siteCommand } from './commands/site.js';
-import { userCommand } from './commands/user.js';
-import { appPasswordCommand } from './commands/app-password.js';
-import { optionCommand } from './commands/option.js';
-import { mediaCommand } from './commands/media.js';
+import type { CommandGroup } from './command.js'
+import { migrateCommand } from './commands/migrate.js'
+import { siteCommand } from './commands/site.js'
+import { userCommand } from './commands/user.js'
+import { appPasswordCommand } from './commands/app-password.js'
+import { optionCommand } from './commands/option.js'
+import { mediaCommand } from './commands/media.js'
 
-export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand];
+export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand]

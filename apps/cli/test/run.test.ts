@@ -1,33 +1,33 @@
 // The CLI in-process (fast): argument handling, errors and the site commands
 // against a test store (PGlite in memory, or PostgreSQL with CMS_TEST_DATABASE_URL).
-import t from 'tap';
-import { openTestStore } from '@cms/store/testing';
-import { argvForParse } from '../src/index.js';
-import { inProcess } from './helpers.js';
+import t from 'tap'
+import { openTestStore } from '@cms/store/testing'
+import { argvForParse } from '../src/index.js'
+import { inProcess } from './helpers.js'
 
 t.test('argvForParse keeps negative numbers as values', async (t) => {
-  t.same(argvForParse(['set', 'gmt_offset', '-5']), ['set', 'gmt_offset', '--', '-5']);
-  t.same(argvForParse(['set', 'gmt_offset', '-5.5']), ['set', 'gmt_offset', '--', '-5.5']);
-  t.same(argvForParse(['get', '--json']), ['get', '--json']);
-  t.same(argvForParse(['set', 'x', '--', '-5']), ['set', 'x', '--', '-5']);
-});
+  t.same(argvForParse(['set', 'gmt_offset', '-5']), ['set', 'gmt_offset', '--', '-5'])
+  t.same(argvForParse(['set', 'gmt_offset', '-5.5']), ['set', 'gmt_offset', '--', '-5.5'])
+  t.same(argvForParse(['get', '--json']), ['get', '--json'])
+  t.same(argvForParse(['set', 'x', '--', '-5']), ['set', 'x', '--', '-5'])
+})
 
 t.test('usage and bad input', async (t) => {
-  const { exec, opened } = inProcess();
-  const none = await exec([]);
-  t.equal(none.code, 2);
-  t.match(none.stderr, /Usage: cms <command>/);
+  const { exec, opened } = inProcess()
+  const none = await exec([])
+  t.equal(none.code, 2)
+  t.match(none.stderr, /Usage: cms <command>/)
   for (const argv of [['--help'], ['-h'], ['help']]) {
-    const r = await exec(argv);
-    t.equal(r.code, 0);
-    t.match(r.stdout, /Commands:\n\s+migrate .*\n\s+site /);
+    const r = await exec(argv)
+    t.equal(r.code, 0)
+    t.match(r.stdout, /Commands:\n\s+migrate .*\n\s+site /)
   }
   for (const argv of [['help', 'site'], ['site', '--help'], ['site', 'help'], ['site', 'get', '-h']]) {
-    const r = await exec(argv);
-    t.equal(r.code, 0, argv.join(' '));
-    t.match(r.stdout, /cms site get \[<option>\]/);
+    const r = await exec(argv)
+    t.equal(r.code, 0, argv.join(' '))
+    t.match(r.stdout, /cms site get \[<option>\]/)
   }
-  t.match((await exec(['migrate', '--help'])).stdout, /Usage: cms migrate/);
+  t.match((await exec(['migrate', '--help'])).stdout, /Usage: cms migrate/)
 
   const cases: [string[], number, RegExp][] = [
     [['frob'], 2, /^cms: unknown command "frob" \(see: cms --help\)$/],
@@ -52,33 +52,33 @@ t.test('usage and bad input', async (t) => {
     [['site', 'set', 'posts_per_page', '[1]'], 1, /expected an integer, got an array/],
     [['site', 'set', 'posts_per_page', '{"a":1}'], 1, /expected an integer, got an object/],
     [['migrate', 'now'], 2, /unexpected argument "now"/],
-  ];
+  ]
   for (const [argv, code, message] of cases) {
-    const r = await exec(argv);
-    t.equal(r.code, code, `cms ${argv.join(' ')}`);
-    t.match(r.stderr.trimEnd(), message);
-    t.equal(r.stderr.split('\n').length, 2, 'exactly one line');
-    t.equal(r.stdout, '');
+    const r = await exec(argv)
+    t.equal(r.code, code, `cms ${argv.join(' ')}`)
+    t.match(r.stderr.trimEnd(), message)
+    t.equal(r.stderr.split('\n').length, 2, 'exactly one line')
+    t.equal(r.stdout, '')
   }
-  t.equal(opened(), 0, 'invalid input never opens the database');
-});
+  t.equal(opened(), 0, 'invalid input never opens the database')
+})
 
 t.test('migrate, site get, site set', async (t) => {
-  const store = await openTestStore({ migrate: false });
-  t.teardown(() => store.close());
-  const { exec } = inProcess(store);
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const { exec } = inProcess(store)
 
-  const early = await exec(['site', 'get', 'name']);
-  t.equal(early.code, 1);
-  t.equal(early.stderr, 'cms: the database is not migrated yet (run: cms migrate)\n');
+  const early = await exec(['site', 'get', 'name'])
+  t.equal(early.code, 1)
+  t.equal(early.stderr, 'cms: the database is not migrated yet (run: cms migrate)\n')
 
-  t.match(await exec(['migrate']), { code: 0, stdout: /Database migrated/ });
-  t.match(await exec(['migrate']), { code: 0 }, 'again');
+  t.match(await exec(['migrate']), { code: 0, stdout: /Database migrated/ })
+  t.match(await exec(['migrate']), { code: 0 }, 'again')
 
-  const all = await exec(['site', 'get']);
-  t.equal(all.code, 0);
-  const options = JSON.parse(all.stdout) as Record<string, unknown>;
-  t.match(options, { name: 'My CMS Site', posts_per_page: 10, timezone_string: 'UTC', blog_public: 1, url: '' });
+  const all = await exec(['site', 'get'])
+  t.equal(all.code, 0)
+  const options = JSON.parse(all.stdout) as Record<string, unknown>
+  t.match(options, { name: 'My CMS Site', posts_per_page: 10, timezone_string: 'UTC', blog_public: 1, url: '' })
 
   const sets: [string, string, string][] = [
     ['name', 'Hello World', 'Hello World'],
@@ -94,16 +94,16 @@ t.test('migrate, site get, site set', async (t) => {
     ['page_on_front', '12', '12'],
     ['default_comment_status', 'closed', 'closed'],
     ['blog_public', '0', '0'],
-  ];
+  ]
   for (const [name, raw, shown] of sets) {
-    const r = await exec(['site', 'set', name, raw]);
-    t.same(r, { code: 0, stdout: `${shown}\n`, stderr: '' }, `set ${name} ${raw}`);
+    const r = await exec(['site', 'set', name, raw])
+    t.same(r, { code: 0, stdout: `${shown}\n`, stderr: '' }, `set ${name} ${raw}`)
   }
-  t.equal((await exec(['site', 'get', 'name'])).stdout, 'Hello World\n');
-  t.equal((await exec(['site', 'get', 'name', '--json'])).stdout, '"Hello World"\n');
-  t.equal((await exec(['site', 'get', 'description', '--json'])).stdout, '"null"\n');
-  t.equal((await exec(['site', 'get', 'posts_per_page'])).stdout, '30\n');
-  const after = JSON.parse((await exec(['site', 'get'])).stdout) as Record<string, unknown>;
+  t.equal((await exec(['site', 'get', 'name'])).stdout, 'Hello World\n')
+  t.equal((await exec(['site', 'get', 'name', '--json'])).stdout, '"Hello World"\n')
+  t.equal((await exec(['site', 'get', 'description', '--json'])).stdout, '"null"\n')
+  t.equal((await exec(['site', 'get', 'posts_per_page'])).stdout, '30\n')
+  const after = JSON.parse((await exec(['site', 'get'])).stdout) as Record<string, unknown>
   t.match(after, {
     name: 'Hello World',
     description: 'null',
@@ -112,5 +112,5 @@ t.test('migrate, site get, site set', async (t) => {
     timezone_string: 'Europe/Paris',
     url: 'https://example.com',
     blog_public: 0,
-  });
-});
+  })
+})

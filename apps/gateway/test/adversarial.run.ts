@@ -175,6 +175,7 @@ async function measure (base: string, req: HttpRequest, timeoutMs: number): Prom
   let inFlight = true
   let health = 0
   const healthz = (async () => {
+    // eslint-disable-next-line no-unmodified-loop-condition -- cleared by measure() once the request settles
     while (inFlight) {
       const r = await timed(base, { method: 'GET', url: '/healthz', headers: {} }, timeoutMs)
       if (inFlight) health = Math.max(health, r.status === 200 ? r.ms : Infinity)
@@ -211,6 +212,7 @@ for (const profile of ['A', 'B'] as const) {
     let compared = 0
     let stalls = 0
     let sent = 0
+    // eslint-disable-next-line no-labels -- leaves both loops once the service keeps stalling
     outer:
     for (const [index, probe] of probes.entries()) {
       for (const s of drawn[index]!) {
@@ -254,6 +256,7 @@ for (const profile of ['A', 'B'] as const) {
           stalls++
           t.comment(`stalled: ${describe(req)}`)
           await stop(served)
+          // eslint-disable-next-line no-labels -- see the label
           if (stalls >= MAX_STALLS) break outer
           served = await serve(profile)
         }

@@ -125,18 +125,24 @@ t.test('forwarded host and scheme: ignored from others, checked from a trusted p
   t.teardown(() => app.close())
   const auth = await admin(store)
   const untrusted = await app.inject({
-    method: 'GET', url: '/cms-json/', remoteAddress: '198.51.100.7',
+    method: 'GET',
+    url: '/cms-json/',
+    remoteAddress: '198.51.100.7',
     headers: { host: 'cms.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'javascript' }
   })
   t.equal(untrusted.statusCode, 200)
   t.equal(untrusted.headers.link, '<http://cms.example/index.php?rest_route=/>; rel="https://api.cms.invalid/"', 'the forwarded headers were ignored')
   const proxied = await app.inject({
-    method: 'GET', url: '/cms-json/', remoteAddress: '10.0.0.1',
+    method: 'GET',
+    url: '/cms-json/',
+    remoteAddress: '10.0.0.1',
     headers: { host: 'backend:8080', 'x-forwarded-host': 'cms.example', 'x-forwarded-proto': 'https' }
   })
   t.equal(proxied.headers.link, '<https://cms.example/index.php?rest_route=/>; rel="https://api.cms.invalid/"', 'the proxy names the public origin')
   const badProto = await app.inject({
-    method: 'POST', url: '/cms-json/cms/v2/posts', remoteAddress: '10.0.0.1',
+    method: 'POST',
+    url: '/cms-json/cms/v2/posts',
+    remoteAddress: '10.0.0.1',
     headers: { host: 'backend', 'x-forwarded-host': 'cms.example', 'x-forwarded-proto': 'javascript', authorization: auth, 'content-type': 'application/json' },
     payload: JSON.stringify({ title: 'x', status: 'publish' })
   })

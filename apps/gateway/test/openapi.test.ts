@@ -133,11 +133,15 @@ function walk (node: unknown, visit: (node: Doc) => void): void {
 }
 
 function fitsType (value: unknown, type: string | string[]): boolean {
-  return [type].flat().some((ty) => ty === 'array' ? Array.isArray(value)
-    : ty === 'object' ? typeof value === 'object' && value !== null && !Array.isArray(value)
-      : ty === 'integer' ? Number.isInteger(value)
-        : ty === 'null' ? value === null
-          : typeof value === ty)
+  return [type].flat().some((ty) => ty === 'array'
+    ? Array.isArray(value)
+    : ty === 'object'
+      ? typeof value === 'object' && value !== null && !Array.isArray(value)
+      : ty === 'integer'
+        ? Number.isInteger(value)
+        : ty === 'null'
+          ? value === null
+          : typeof value === ty) // eslint-disable-line valid-typeof -- ty is a JSON Schema type name, checked above
 }
 
 /** TypeScript declarations for the named schemas and every component schema they use. */

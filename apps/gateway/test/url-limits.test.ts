@@ -41,6 +41,7 @@ async function probe (base: string, path: string, init: { method?: 'GET' | 'POST
   let inFlight = true
   let health = 0
   const watching = (async () => {
+    // eslint-disable-next-line no-unmodified-loop-condition -- cleared by probe() once the request settles
     while (inFlight) {
       const started = performance.now()
       const res = await request(`${base}/healthz`)

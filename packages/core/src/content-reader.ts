@@ -9,7 +9,7 @@
  * the caller's rights first (the capability function) and sanitizes what it
  * stores.
  */
-import { eq, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import { getOptions, type Store } from '@cms/store'
 import { nowSeconds } from './content/dates.js'

@@ -74,7 +74,9 @@ t.test('admin pages', async (t) => {
 
   t.test('signing in', async (t) => {
     const wrongCsrf = await app.inject({
-      method: 'POST', url: '/cms-admin/login', headers: { ...FORM, cookie: 'cms_signin_nonce=abcdefabcdefabcdefabcdef' },
+      method: 'POST',
+      url: '/cms-admin/login',
+      headers: { ...FORM, cookie: 'cms_signin_nonce=abcdefabcdefabcdefabcdef' },
       payload: 'csrf=forged&log=alice&pwd=alice-secret-pw'
     })
     t.equal(wrongCsrf.statusCode, 403, 'a forged form is refused')

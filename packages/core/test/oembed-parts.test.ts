@@ -45,7 +45,7 @@ t.test('discovery links', async (t) => {
   const page = 'https://site.example/a/page'
   t.equal(discoveryLink('<link rel="alternate" type="application/json+oembed" href="/oembed?url=x&amp;format=json">', page),
     'https://site.example/oembed?url=x&format=json')
-  t.equal(discoveryLink(`<LINK TYPE='text/xml+oembed' REL='alternate' HREF='x.xml'><link rel="alternate" type="application/json+oembed" href="https://o.example/j">`, page),
+  t.equal(discoveryLink('<LINK TYPE=\'text/xml+oembed\' REL=\'alternate\' HREF=\'x.xml\'><link rel="alternate" type="application/json+oembed" href="https://o.example/j">', page),
     'https://o.example/j', 'JSON is preferred wherever it is')
   t.equal(discoveryLink('<link rel="alternate" type="text/xml+oembed" href="x.xml">', page), 'https://site.example/a/x.xml')
   t.equal(discoveryLink('<link rel="stylesheet" type="application/json+oembed" href="/x">', page), null)

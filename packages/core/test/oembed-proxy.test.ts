@@ -55,7 +55,7 @@ function site (url: URL, _req: IncomingMessage, res: ServerResponse): void {
   }
   if (p === '/article-xml') {
     res.writeHead(200, { 'content-type': 'text/html' })
-    res.end(`<html><head><link rel='alternate' type='text/xml+oembed' href='/discovered.xml'></head></html>`)
+    res.end('<html><head><link rel=\'alternate\' type=\'text/xml+oembed\' href=\'/discovered.xml\'></head></html>')
     return
   }
   if (p === '/plain') {
@@ -81,7 +81,6 @@ function site (url: URL, _req: IncomingMessage, res: ServerResponse): void {
   res.writeHead(404)
   res.end()
 }
-
 
 function providersFile (origin: string, extra: unknown[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'oembed-providers-'))
@@ -225,7 +224,7 @@ t.test('remote providers through the guarded client', async (t) => {
       t.equal(res.body.code, 'rest_upstream_error')
       t.match(res.body.message, reason)
     }
-    const rows = await h.store.execute<{ n: number }>(`select count(*)::int as n from oembed_cache where url like '%/video/%' and url not like '%/video/1' and url not like '%/video/2'`)
+    const rows = await h.store.execute<{ n: number }>('select count(*)::int as n from oembed_cache where url like \'%/video/%\' and url not like \'%/video/1\' and url not like \'%/video/2\'')
     t.equal(Number(rows[0]!.n), 0, 'failures are not cached')
     const gone = server.port
     const closed = await upstream('127.0.0.1', site)

@@ -91,7 +91,7 @@ t.test('oEmbed of local posts and pages', async (t) => {
     t.equal(res.status, 200)
     t.equal(res.headers['content-type'], 'text/xml; charset=UTF-8')
     t.match(res.text, /^<\?xml version="1\.0"\?>\n<oembed><version>1\.0<\/version><provider_name>Test Site<\/provider_name><provider_url>http:\/\/cms\.test<\/provider_url><author_name>Ada Admin<\/author_name>/)
-    t.match(res.text, `<title>Hello oEmbed</title><type>rich</type><width>400</width><height>225</height><html>&lt;blockquote class=&quot;cms-embedded-content&quot;`)
+    t.match(res.text, '<title>Hello oEmbed</title><type>rich</type><width>400</width><height>225</height><html>&lt;blockquote class=&quot;cms-embedded-content&quot;')
     t.match(res.text, /&#038;embed=true/, 'entities stay entities')
     t.match(res.text, /<\/html><\/oembed>\n$/)
     t.notMatch(res.text, /<blockquote/, 'the markup is escaped')

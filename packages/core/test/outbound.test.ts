@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import t from 'tap'
-import { socketsOpenedDuring, startServer, type TestServer } from './fixtures/loopback.js'
+import { socketsOpenedDuring, startServer } from './fixtures/loopback.js'
 import { classifyAddress, createOutboundClient, OutboundError, parseAllowList, parseIp, restErrorOf } from '../src/outbound/index.js'
 
 async function failure (p: Promise<unknown>): Promise<OutboundError> {

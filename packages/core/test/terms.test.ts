@@ -107,7 +107,7 @@ t.test('terms', async (t) => {
     t.same(await names('/cms/v2/tags', { post: p }), ['Zed'])
     const draft = (await call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Secret' } })).body.id
     const hidden = await call('GET', '/cms/v2/tags', { query: { post: draft } })
-    t.equal(hidden.status, 401, "terms of a post the caller cannot read stay hidden")
+    t.equal(hidden.status, 401, 'terms of a post the caller cannot read stay hidden')
   })
 
   t.test('permissions', async (t) => {

@@ -167,6 +167,3 @@ export function mergeParams (
   if (isPlainObject(body)) Object.assign(merged, body)
   return Object.assign(merged, pathVars)
 }
-
-/** Global parameters that steer the response rather than the handler. */
-export const GLOBAL_PARAMS = ['_fields', '_embed', '_envelope', '_pretty', '_jsonp', '_method', 'rest_route'] as const

@@ -83,5 +83,3 @@ declare module 'fastify' {
     restRegistry: Registry
   }
 }
-
-export { METHODS } from './route.js'

@@ -8,7 +8,6 @@ import { entriesOf, hasOwn, isNumeric, isPhpArray, isPhpIntKey, isPlainObject, i
 
 export const ALLOWED_TYPES = ['array', 'object', 'string', 'number', 'integer', 'boolean', 'null']
 
-
 /** rest_is_boolean(). */
 export function restIsBoolean (v: unknown): boolean {
   if (typeof v === 'boolean') return true

@@ -50,6 +50,7 @@ t.test('write arguments from an item schema: create and update', async (t) => {
   // Types: the handler sees the fields with the create/update optionality.
   type CreateParams = Static<TObject<ReturnType<typeof createArgs>>>
   const createArgs = () => argsFromSchema(noteSchema, 'create')
+  t.ok(createArgs().title, 'the create arguments have the title')
   const sample: CreateParams = { title: 'x', status: 'publish' }
   const typedStatus: 'draft' | 'publish' = sample.status
   const typedTags: number[] | undefined = sample.tags

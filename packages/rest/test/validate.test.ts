@@ -71,7 +71,7 @@ const rows: Row[] = [
   { rule: 'boolean: int 2 rejected', schema: { type: 'boolean' }, value: 2, code: 'rest_invalid_type', message: 'x is not of type boolean.', data: TYPE('x') },
 
   // ---- string ---------------------------------------------------------------
-  { rule: "string: NUL refused (text columns cannot hold it)", schema: { type: "string" }, value: "a\u0000b", param: "title", code: "rest_invalid_characters", message: "title must not contain NUL characters." },
+  { rule: 'string: NUL refused (text columns cannot hold it)', schema: { type: 'string' }, value: 'a\u0000b', param: 'title', code: 'rest_invalid_characters', message: 'title must not contain NUL characters.' },
   { rule: 'string: string', schema: { type: 'string' }, value: 'abc', out: 'abc' },
   { rule: 'string: empty string', schema: { type: 'string' }, value: '', out: '' },
   { rule: 'string: JSON number rejected', schema: { type: 'string' }, value: 5, param: 'slug', code: 'rest_invalid_type', message: 'slug is not of type string.', data: TYPE('slug') },

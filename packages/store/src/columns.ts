@@ -2,7 +2,7 @@
  * Column types shared by the schema files of all packages
  * (`import { jsonb } from '@cms/store/columns'`).
  */
-import { customType } from 'drizzle-orm/pg-core';
+import { customType } from 'drizzle-orm/pg-core'
 
 /**
  * A `jsonb` column that round-trips every JSON value. Use it instead of
@@ -16,4 +16,4 @@ export const jsonb = customType<{ data: unknown; driverData: unknown }>({
   dataType: () => 'jsonb',
   toDriver: (value) => JSON.stringify(value),
   fromDriver: (value) => value,
-});
+})

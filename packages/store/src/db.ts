@@ -3,32 +3,32 @@
  * otherwise embedded PGlite (on disk or in memory). Both are exposed as the
  * common drizzle `PgDatabase` base type so callers write one code path.
  */
-import { execFile } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { join, resolve } from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
-import { is, sql } from 'drizzle-orm';
-import type { SQL, SQLWrapper } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { PgDatabase, PgDialect } from 'drizzle-orm/pg-core';
-import type { PgQueryResultHKT, PgTransactionConfig } from 'drizzle-orm/pg-core';
-import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import pg from 'pg';
+import { execFile } from 'node:child_process'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { join, resolve } from 'node:path'
+import type { PGlite } from '@electric-sql/pglite'
+import { is, sql } from 'drizzle-orm'
+import type { SQL, SQLWrapper } from 'drizzle-orm'
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
+import { PgDatabase, PgDialect } from 'drizzle-orm/pg-core'
+import type { PgQueryResultHKT, PgTransactionConfig } from 'drizzle-orm/pg-core'
+import type { PgliteDatabase } from 'drizzle-orm/pglite'
+import pg from 'pg'
 
 /** Database names are snake_case; JS keys without an explicit name are mapped. */
-export const casing = 'snake_case' as const;
+export const casing = 'snake_case' as const
 
 /** The drizzle database of either driver (also the base type of a transaction). */
-export type Db = PgDatabase<PgQueryResultHKT>;
+export type Db = PgDatabase<PgQueryResultHKT>
 /** The transaction handle passed to `store.transaction(fn)`; same query API as `Db`. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 /** Anything queries can run on: the store's `db` or a transaction. */
-export type Queryable = Db | Tx;
+export type Queryable = Db | Tx
 
-export type StoreKind = 'pg' | 'pglite';
+export type StoreKind = 'pg' | 'pglite'
 
 export interface OpenStoreOptions {
   /** PostgreSQL connection URL. When set, `pg` is used; otherwise PGlite. */
@@ -79,10 +79,10 @@ export interface Store {
 
 /** Raised when an on-disk PGlite directory is already open (in this or another process). */
 export class StoreLockedError extends Error {
-  readonly code = 'store_locked';
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreLockedError';
+  readonly code = 'store_locked'
+  constructor (message: string) {
+    super(message)
+    this.name = 'StoreLockedError'
   }
 }
 
@@ -92,26 +92,26 @@ export class StoreLockedError extends Error {
 /** @internal */
 export type StoreDriver =
   | { kind: 'pg'; pool: pg.Pool; db: NodePgDatabase }
-  | { kind: 'pglite'; client: PGlite; db: PgliteDatabase };
+  | { kind: 'pglite'; client: PGlite; db: PgliteDatabase }
 
 /** @internal */
-export const driverKey: unique symbol = Symbol.for('@cms/store.driver');
+export const driverKey: unique symbol = Symbol.for('@cms/store.driver')
 
-type StoreWithDriver = Store & { [driverKey]?: StoreDriver };
+type StoreWithDriver = Store & { [driverKey]?: StoreDriver }
 
 /** @internal The driver behind a store (survives `{ ...store, close }` wrapping). */
-export function storeDriver(store: Store): StoreDriver {
-  const driver = (store as StoreWithDriver)[driverKey];
-  if (!driver) throw new TypeError('not a store returned by openStore()');
-  return driver;
+export function storeDriver (store: Store): StoreDriver {
+  const driver = (store as StoreWithDriver)[driverKey]
+  if (!driver) throw new TypeError('not a store returned by openStore()')
+  return driver
 }
 
 /** `store.db` for a store, or the database/transaction itself. */
-export function dbOf(target: Store | Queryable): Db {
-  return is(target, PgDatabase) ? (target as Db) : (target as Store).db;
+export function dbOf (target: Store | Queryable): Db {
+  return is(target, PgDatabase) ? (target as Db) : (target as Store).db
 }
 
-const dialect = new PgDialect({ casing });
+const dialect = new PgDialect({ casing })
 
 /**
  * Runs raw SQL as a named prepared statement: on PostgreSQL it is parsed and
@@ -120,43 +120,43 @@ const dialect = new PgDialect({ casing });
  * (lists go in as one array parameter, `= any($1::int[])`). Returns the rows
  * as the driver gives them (no column mapping).
  */
-export async function executeNamed<T extends Record<string, unknown> = Record<string, unknown>>(
+export async function executeNamed<T extends Record<string, unknown> = Record<string, unknown>> (
   target: Store | Queryable,
   name: string,
-  query: SQL,
+  query: SQL
 ): Promise<T[]> {
-  const session = dbOf(target)._.session;
-  const result = await session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false).execute();
-  return (result as { rows: T[] }).rows;
+  const session = dbOf(target)._.session
+  const result = await session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false).execute()
+  return (result as { rows: T[] }).rows
 }
 
 // ---------------------------------------------------------------------------
 
-export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
-  if (opts.databaseUrl) return openPg(opts.databaseUrl, opts);
-  return openPglite(opts);
+export async function openStore (opts: OpenStoreOptions = {}): Promise<Store> {
+  if (opts.databaseUrl) return openPg(opts.databaseUrl, opts)
+  return openPglite(opts)
 }
 
-function openPg(databaseUrl: string, opts: OpenStoreOptions): Store {
-  const poolSize = opts.poolSize ?? 10;
+function openPg (databaseUrl: string, opts: OpenStoreOptions): Store {
+  const poolSize = opts.poolSize ?? 10
   if (!Number.isInteger(poolSize) || poolSize < 1) {
-    throw new RangeError(`poolSize must be a positive integer, got ${String(opts.poolSize)}`);
+    throw new RangeError(`poolSize must be a positive integer, got ${String(opts.poolSize)}`)
   }
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: poolSize,
     connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 15_000,
-  });
+  })
   // A client that loses its connection emits 'error' (an idle one on the pool,
   // a checked-out one on itself); unhandled, that would crash the process.
   // The query in flight fails on its own and is answered as an outage.
   const onError =
-    opts.onPoolError ?? ((err: Error) => process.stderr.write(`@cms/store: connection error: ${err.message}\n`));
-  pool.on('error', onError);
-  pool.on('connect', (client) => client.on('error', onError));
-  const db = drizzlePg({ client: pool, casing });
-  let closed: Promise<void> | undefined;
-  return makeStore({ kind: 'pg', pool, db }, () => (closed ??= pool.end()), pgTransaction(pool));
+    opts.onPoolError ?? ((err: Error) => process.stderr.write(`@cms/store: connection error: ${err.message}\n`))
+  pool.on('error', onError)
+  pool.on('connect', (client) => client.on('error', onError))
+  const db = drizzlePg({ client: pool, casing })
+  let closed: Promise<void> | undefined
+  return makeStore({ kind: 'pg', pool, db }, () => (closed ??= pool.end()), pgTransaction(pool))
 }
 
 /**
@@ -166,32 +166,32 @@ function openPg(databaseUrl: string, opts: OpenStoreOptions): Store {
  * shrink the pool for good. Here the client is released whatever happens;
  * the pool discards it when its connection is gone.
  */
-function pgTransaction(pool: pg.Pool): Store['transaction'] {
+function pgTransaction (pool: pg.Pool): Store['transaction'] {
   // One drizzle handle per pooled client (the pool reuses client objects).
-  const handles = new WeakMap<pg.PoolClient, NodePgDatabase>();
+  const handles = new WeakMap<pg.PoolClient, NodePgDatabase>()
   return async (fn, config) => {
-    const client = await pool.connect();
+    const client = await pool.connect()
     try {
-      let db = handles.get(client);
+      let db = handles.get(client)
       if (db === undefined) {
-        db = drizzlePg({ client, casing });
-        handles.set(client, db);
+        db = drizzlePg({ client, casing })
+        handles.set(client, db)
       }
-      return await db.transaction(fn, config);
+      return await db.transaction(fn, config)
     } finally {
-      client.release();
+      client.release()
     }
-  };
+  }
 }
 
 /** PGlite and its drizzle driver, loaded only when the embedded database is used (tens of MB). */
-async function loadPglite() {
-  const [{ PGlite }, { drizzle }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
-  return { PGlite, drizzlePglite: drizzle };
+async function loadPglite () {
+  const [{ PGlite }, { drizzle }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')])
+  return { PGlite, drizzlePglite: drizzle }
 }
 
 /** Directories opened by this process (a second PGlite on one directory corrupts it). */
-const openDirs = new Set<string>();
+const openDirs = new Set<string>()
 
 /**
  * PostgreSQL settings of the embedded database, after PGlite's own. Its
@@ -206,111 +206,111 @@ export const pgliteSettings: readonly string[] = [
   'wal_buffers=512kB',
   'work_mem=4MB',
   'maintenance_work_mem=16MB',
-];
+]
 
-function pgliteStartParams(defaults: readonly string[]): string[] {
-  return [...defaults, ...pgliteSettings.flatMap((s) => ['-c', s])];
+function pgliteStartParams (defaults: readonly string[]): string[] {
+  return [...defaults, ...pgliteSettings.flatMap((s) => ['-c', s])]
 }
 
-const CREATE_SCRIPT = fileURLToPath(new URL('./pglite-create.mjs', import.meta.url));
+const CREATE_SCRIPT = fileURLToPath(new URL('./pglite-create.mjs', import.meta.url))
 
 /**
  * Creates the database files in a child process: PGlite's initdb runs a
  * second PostgreSQL and the initdb program in WebAssembly, and their memory
  * (about 500 MB at its peak) would stay in this process for good.
  */
-async function createPgliteDir(pgdata: string, params: string[]): Promise<void> {
+async function createPgliteDir (pgdata: string, params: string[]): Promise<void> {
   await promisify(execFile)(process.execPath, [CREATE_SCRIPT, pgdata, JSON.stringify(params)], {
     maxBuffer: 16 * 1024 * 1024,
   }).catch((err: Error & { stderr?: string }) => {
-    throw new Error(`creating the embedded database in ${pgdata} failed: ${(err.stderr ?? '').trim() || err.message}`);
-  });
+    throw new Error(`creating the embedded database in ${pgdata} failed: ${(err.stderr ?? '').trim() || err.message}`)
+  })
 }
 
-const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`
 
-async function openPglite(opts: OpenStoreOptions): Promise<Store> {
-  const { PGlite, drizzlePglite } = await loadPglite();
-  const startParams = pgliteStartParams(PGlite.defaultStartParams);
+async function openPglite (opts: OpenStoreOptions): Promise<Store> {
+  const { PGlite, drizzlePglite } = await loadPglite()
+  const startParams = pgliteStartParams(PGlite.defaultStartParams)
   if (opts.memory) {
-    const client = await PGlite.create({ startParams });
-    const db = drizzlePglite({ client, casing });
-    let closed: Promise<void> | undefined;
-    return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close()));
+    const client = await PGlite.create({ startParams })
+    const db = drizzlePglite({ client, casing })
+    let closed: Promise<void> | undefined
+    return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close()))
   }
-  const dataDir = resolve(opts.dataDir ?? '.data');
-  const pgdata = join(dataDir, 'pgdata');
-  mkdirSync(dataDir, { recursive: true });
-  const release = lockDir(pgdata);
-  const progress = opts.onProgress ?? (() => {});
-  let client: PGlite;
+  const dataDir = resolve(opts.dataDir ?? '.data')
+  const pgdata = join(dataDir, 'pgdata')
+  mkdirSync(dataDir, { recursive: true })
+  const release = lockDir(pgdata)
+  const progress = opts.onProgress ?? (() => {})
+  let client: PGlite
   try {
     if (!existsSync(join(pgdata, 'PG_VERSION'))) {
-      const started = performance.now();
-      await createPgliteDir(pgdata, startParams);
-      progress(`embedded database: created ${pgdata} (initdb, first start) in ${seconds(started)}`);
+      const started = performance.now()
+      await createPgliteDir(pgdata, startParams)
+      progress(`embedded database: created ${pgdata} (initdb, first start) in ${seconds(started)}`)
     }
-    const started = performance.now();
-    client = await PGlite.create({ dataDir: pgdata, startParams });
-    progress(`embedded database: started in ${seconds(started)}`);
+    const started = performance.now()
+    client = await PGlite.create({ dataDir: pgdata, startParams })
+    progress(`embedded database: started in ${seconds(started)}`)
   } catch (err) {
-    release();
-    throw err;
+    release()
+    throw err
   }
-  const db = drizzlePglite({ client, casing });
-  let closed: Promise<void> | undefined;
-  return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close().finally(release)));
+  const db = drizzlePglite({ client, casing })
+  let closed: Promise<void> | undefined
+  return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close().finally(release)))
 }
 
-function makeStore(driver: StoreDriver, close: () => Promise<void>, transaction?: Store['transaction']): Store {
-  const db = driver.db as unknown as Db;
+function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction?: Store['transaction']): Store {
+  const db = driver.db as unknown as Db
   const store: StoreWithDriver = {
     db,
     kind: driver.kind,
     transaction: transaction ?? ((fn, config) => db.transaction(fn, config)),
     ping: (timeoutMs = 2000) => ping(db, timeoutMs),
     execute: async <T extends Record<string, unknown>>(query: SQLWrapper | string) => {
-      const res = (await db.execute(query)) as unknown as { rows: T[] };
-      return res.rows;
+      const res = (await db.execute(query)) as unknown as { rows: T[] }
+      return res.rows
     },
     horizon: () => {
       // Calls of one turn of the event loop share the query sent at its end.
       pendingHorizon ??= new Promise((resolve) => {
         setImmediate(() => {
-          pendingHorizon = undefined;
+          pendingHorizon = undefined
           resolve(
             executeNamed<{ h: string }>(store, 'store_horizon', sql`select pg_current_snapshot()::text as h`).then(
               (rows) => rows[0]?.h,
-              () => undefined,
-            ),
-          );
-        });
-      });
-      return pendingHorizon;
+              () => undefined
+            )
+          )
+        })
+      })
+      return pendingHorizon
     },
     close,
     [driverKey]: driver,
-  };
-  let pendingHorizon: Promise<string | undefined> | undefined;
-  return store;
+  }
+  let pendingHorizon: Promise<string | undefined> | undefined
+  return store
 }
 
-async function ping(db: Db, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((res) => {
-    timer = setTimeout(() => res(false), timeoutMs);
-    timer.unref();
-  });
+async function ping (db: Db, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs)
+    timer.unref()
+  })
   try {
     const query = Promise.resolve()
       .then(() => db.execute(sql`select 1`))
       .then(
         () => true,
-        () => false,
-      );
-    return await Promise.race([query, timeout]);
+        () => false
+      )
+    return await Promise.race([query, timeout])
   } finally {
-    clearTimeout(timer);
+    clearTimeout(timer)
   }
 }
 
@@ -319,26 +319,26 @@ async function ping(db: Db, timeoutMs: number): Promise<boolean> {
  * and two instances on one directory (say the server and `pnpm cms`) would
  * corrupt it. A lock left by a dead process is taken over.
  */
-function lockDir(pgdata: string): () => void {
+function lockDir (pgdata: string): () => void {
   if (openDirs.has(pgdata)) {
-    throw new StoreLockedError(`the database in ${pgdata} is already open in this process`);
+    throw new StoreLockedError(`the database in ${pgdata} is already open in this process`)
   }
-  const lockPath = `${pgdata}.lock`;
-  const token = `${process.pid}`;
+  const lockPath = `${pgdata}.lock`
+  const token = `${process.pid}`
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = openSync(lockPath, 'wx');
+      const fd = openSync(lockPath, 'wx')
       try {
-        writeSync(fd, token);
+        writeSync(fd, token)
       } finally {
-        closeSync(fd);
+        closeSync(fd)
       }
-      break;
+      break
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
-      let holder = NaN;
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err
+      let holder = NaN
       try {
-        holder = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
+        holder = Number.parseInt(readFileSync(lockPath, 'utf8'), 10)
       } catch {
         // unreadable: treat as stale
       }
@@ -347,35 +347,35 @@ function lockDir(pgdata: string): () => void {
       if (Number.isInteger(holder) && holder !== process.pid && processAlive(holder)) {
         throw new StoreLockedError(
           `the database in ${pgdata} is in use by process ${holder}; stop it first, ` +
-            `or use a PostgreSQL server (DATABASE_URL) to share one database between processes`,
-        );
+            'or use a PostgreSQL server (DATABASE_URL) to share one database between processes'
+        )
       }
       try {
-        unlinkSync(lockPath);
+        unlinkSync(lockPath)
       } catch {
         // someone else removed it; retry once
       }
     }
   }
-  openDirs.add(pgdata);
-  let released = false;
+  openDirs.add(pgdata)
+  let released = false
   return () => {
-    if (released) return;
-    released = true;
-    openDirs.delete(pgdata);
+    if (released) return
+    released = true
+    openDirs.delete(pgdata)
     try {
-      if (readFileSync(lockPath, 'utf8') === token) unlinkSync(lockPath);
+      if (readFileSync(lockPath, 'utf8') === token) unlinkSync(lockPath)
     } catch {
       // already gone
     }
-  };
+  }
 }
 
-function processAlive(pid: number): boolean {
+function processAlive (pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    process.kill(pid, 0)
+    return true
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

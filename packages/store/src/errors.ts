@@ -5,8 +5,8 @@
  * database is in use. Undefined for errors that are not about reaching the
  * database (the caller shows those as they are).
  */
-import { StoreLockedError } from './db.js';
-import { redactUrl, SettingError } from './settings.js';
+import { StoreLockedError } from './db.js'
+import { redactUrl, SettingError } from './settings.js'
 
 const NETWORK: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -16,36 +16,36 @@ const NETWORK: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   ECONNRESET: 'connection reset',
-};
-
-function codesOf(error: unknown, depth = 0): Array<{ code: string; message: string }> {
-  const e = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown[] } | null;
-  if (e === null || typeof e !== 'object' || depth > 5) return [];
-  const own = typeof e.code === 'string' ? [{ code: e.code, message: String(e.message ?? '') }] : [];
-  const nested = Array.isArray(e.errors) ? e.errors.flatMap((x) => codesOf(x, depth + 1)) : [];
-  return [...own, ...nested, ...codesOf(e.cause, depth + 1)];
 }
 
-export function storeErrorLine(error: unknown, databaseUrl: string | undefined): string | undefined {
-  if (error instanceof StoreLockedError || error instanceof SettingError) return error.message;
-  if (databaseUrl === undefined) return undefined;
-  let where = redactUrl(databaseUrl);
+function codesOf (error: unknown, depth = 0): Array<{ code: string; message: string }> {
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown[] } | null
+  if (e === null || typeof e !== 'object' || depth > 5) return []
+  const own = typeof e.code === 'string' ? [{ code: e.code, message: String(e.message ?? '') }] : []
+  const nested = Array.isArray(e.errors) ? e.errors.flatMap((x) => codesOf(x, depth + 1)) : []
+  return [...own, ...nested, ...codesOf(e.cause, depth + 1)]
+}
+
+export function storeErrorLine (error: unknown, databaseUrl: string | undefined): string | undefined {
+  if (error instanceof StoreLockedError || error instanceof SettingError) return error.message
+  if (databaseUrl === undefined) return undefined
+  let where = redactUrl(databaseUrl)
   try {
-    const u = new URL(databaseUrl);
-    where = `${u.hostname || u.searchParams.get('host') || 'localhost'}:${u.port || '5432'}`;
+    const u = new URL(databaseUrl)
+    where = `${u.hostname || u.searchParams.get('host') || 'localhost'}:${u.port || '5432'}`
   } catch {
     // shown as given, without its password
   }
-  const codes = codesOf(error);
-  const network = codes.find((c) => NETWORK[c.code] !== undefined);
-  if (network !== undefined) return `cannot reach the PostgreSQL server at ${where} (from DATABASE_URL): ${NETWORK[network.code]}`;
-  const sqlState = codes.find((c) => /^[0-9A-Z]{5}$/.test(c.code));
+  const codes = codesOf(error)
+  const network = codes.find((c) => NETWORK[c.code] !== undefined)
+  if (network !== undefined) return `cannot reach the PostgreSQL server at ${where} (from DATABASE_URL): ${NETWORK[network.code]}`
+  const sqlState = codes.find((c) => /^[0-9A-Z]{5}$/.test(c.code))
   if (sqlState !== undefined && /^(28|3D|08|57P)/.test(sqlState.code)) {
-    return `the PostgreSQL server at ${where} (from DATABASE_URL) refused the connection: ${sqlState.message}`;
+    return `the PostgreSQL server at ${where} (from DATABASE_URL) refused the connection: ${sqlState.message}`
   }
-  const message = String((error as { message?: unknown } | null)?.message ?? '');
+  const message = String((error as { message?: unknown } | null)?.message ?? '')
   if (/timeout exceeded when trying to connect|Connection terminated/i.test(message)) {
-    return `cannot reach the PostgreSQL server at ${where} (from DATABASE_URL): ${message}`;
+    return `cannot reach the PostgreSQL server at ${where} (from DATABASE_URL): ${message}`
   }
-  return undefined;
+  return undefined
 }

@@ -1,7 +1,7 @@
-export { openStore, dbOf, executeNamed, StoreLockedError } from './db.js';
-export type { Db, Tx, Queryable, Store, StoreKind, OpenStoreOptions } from './db.js';
-export { migrate, migrationsFolder, migrationOrder, migrationsTableOf, storeMigrations, MIGRATION_LOCK_KEY } from './migrate.js';
-export type { MigrationSet } from './migrate.js';
+export { openStore, dbOf, executeNamed, StoreLockedError } from './db.js'
+export type { Db, Tx, Queryable, Store, StoreKind, OpenStoreOptions } from './db.js'
+export { migrate, migrationsFolder, migrationOrder, migrationsTableOf, storeMigrations, MIGRATION_LOCK_KEY } from './migrate.js'
+export type { MigrationSet } from './migrate.js'
 export {
   getOption,
   getOptions,
@@ -14,9 +14,9 @@ export {
   knownOptions,
   isValidTimezone,
   OptionError,
-} from './options.js';
-export type { OptionName, OptionValues, OptionValue, OptionType, OptionSpec, OptionErrorCode } from './options.js';
-export { storeSettingsFromEnv, loadEnvFile, baseDirOf, redactUrl, SettingError } from './settings.js';
-export { storeErrorLine } from './errors.js';
-export type { StoreSettings } from './settings.js';
-export * as schema from './schema.js';
+} from './options.js'
+export type { OptionName, OptionValues, OptionValue, OptionType, OptionSpec, OptionErrorCode } from './options.js'
+export { storeSettingsFromEnv, loadEnvFile, baseDirOf, redactUrl, SettingError } from './settings.js'
+export { storeErrorLine } from './errors.js'
+export type { StoreSettings } from './settings.js'
+export * as schema from './schema.js'

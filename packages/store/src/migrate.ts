@@ -5,22 +5,22 @@
  * dependency order, the store's own (the `options` table) first. The same
  * SQL files serve PostgreSQL and PGlite.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { casing, storeDriver } from './db.js';
-import type { Store, StoreDriver } from './db.js';
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { sql } from 'drizzle-orm'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import { casing, storeDriver } from './db.js'
+import type { Store, StoreDriver } from './db.js'
 
 /** Absolute path of the store's own migrations folder (the `options` table). */
-export const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url));
+export const migrationsFolder = fileURLToPath(new URL('../migrations', import.meta.url))
 
 /** Key of the session advisory lock that serialises concurrent `migrate` runs on PostgreSQL. */
-export const MIGRATION_LOCK_KEY = 7_273_650_001;
+export const MIGRATION_LOCK_KEY = 7_273_650_001
 
 /** The migrations a package brings: a drizzle-kit folder, run after those of the packages it depends on. */
 export interface MigrationSet {
@@ -33,16 +33,16 @@ export interface MigrationSet {
 }
 
 /** The store's own set, always applied first. */
-export const storeMigrations: MigrationSet = { name: '@cms/store', folder: migrationsFolder };
+export const storeMigrations: MigrationSet = { name: '@cms/store', folder: migrationsFolder }
 
 /** The migrations table of a set: `__migrations_cms_core` for `@cms/core`. */
-export function migrationsTableOf(name: string): string {
-  return `__migrations_${name.replace(/^@/, '').replace(/[^A-Za-z0-9]+/g, '_').toLowerCase()}`;
+export function migrationsTableOf (name: string): string {
+  return `__migrations_${name.replace(/^@/, '').replace(/[^A-Za-z0-9]+/g, '_').toLowerCase()}`
 }
 
 /** Before migrations were per package, every migration was recorded in this one table. */
-const LEGACY_TABLE = '__drizzle_migrations';
-const SCHEMA = 'drizzle';
+const LEGACY_TABLE = '__drizzle_migrations'
+const SCHEMA = 'drizzle'
 
 /**
  * The sets in the order they run: the store's first, then each set after
@@ -50,30 +50,30 @@ const SCHEMA = 'drizzle';
  * not among the sets, or a cycle, is an error: a package cannot run
  * without the tables of the packages it uses.
  */
-export function migrationOrder(sets: readonly MigrationSet[]): MigrationSet[] {
-  const byName = new Map<string, MigrationSet>();
+export function migrationOrder (sets: readonly MigrationSet[]): MigrationSet[] {
+  const byName = new Map<string, MigrationSet>()
   for (const set of [storeMigrations, ...sets]) {
-    const known = byName.get(set.name);
-    if (known !== undefined && known.folder !== set.folder) throw new Error(`two migration sets are named ${set.name}`);
-    byName.set(set.name, set);
+    const known = byName.get(set.name)
+    if (known !== undefined && known.folder !== set.folder) throw new Error(`two migration sets are named ${set.name}`)
+    byName.set(set.name, set)
   }
-  const ordered: MigrationSet[] = [];
-  const state = new Map<string, 'visiting' | 'done'>();
+  const ordered: MigrationSet[] = []
+  const state = new Map<string, 'visiting' | 'done'>()
   const visit = (set: MigrationSet, path: string[]): void => {
-    const s = state.get(set.name);
-    if (s === 'done') return;
-    if (s === 'visiting') throw new Error(`migrations depend on each other in a cycle: ${[...path, set.name].join(' -> ')}`);
-    state.set(set.name, 'visiting');
+    const s = state.get(set.name)
+    if (s === 'done') return
+    if (s === 'visiting') throw new Error(`migrations depend on each other in a cycle: ${[...path, set.name].join(' -> ')}`)
+    state.set(set.name, 'visiting')
     for (const dep of set.dependsOn ?? []) {
-      const target = byName.get(dep);
-      if (target === undefined) throw new Error(`the migrations of ${set.name} depend on ${dep}, which is not composed`);
-      visit(target, [...path, set.name]);
+      const target = byName.get(dep)
+      if (target === undefined) throw new Error(`the migrations of ${set.name} depend on ${dep}, which is not composed`)
+      visit(target, [...path, set.name])
     }
-    state.set(set.name, 'done');
-    ordered.push(set);
-  };
-  for (const set of byName.values()) visit(set, []);
-  return ordered;
+    state.set(set.name, 'done')
+    ordered.push(set)
+  }
+  for (const set of byName.values()) visit(set, [])
+  return ordered
 }
 
 /**
@@ -86,82 +86,82 @@ export function migrationOrder(sets: readonly MigrationSet[]): MigrationSet[] {
  * its rows: a set whose table is still empty adopts the rows of the old
  * shared table that name its own migrations (same file, same timestamp).
  */
-export async function migrate(store: Store, sets: readonly MigrationSet[] = []): Promise<void> {
-  const ordered = migrationOrder(sets);
-  const driver = storeDriver(store);
+export async function migrate (store: Store, sets: readonly MigrationSet[] = []): Promise<void> {
+  const ordered = migrationOrder(sets)
+  const driver = storeDriver(store)
   // Calls on one store run one after the other (the migrator reads the last
   // applied migration before its transaction, so overlapping runs would race).
-  const previous = running.get(driver) ?? Promise.resolve();
-  const run = previous.catch(() => {}).then(() => migrateNow(driver, ordered));
-  running.set(driver, run);
+  const previous = running.get(driver) ?? Promise.resolve()
+  const run = previous.catch(() => {}).then(() => migrateNow(driver, ordered))
+  running.set(driver, run)
   try {
-    await run;
+    await run
   } finally {
-    if (running.get(driver) === run) running.delete(driver);
+    if (running.get(driver) === run) running.delete(driver)
   }
 }
 
-const running = new WeakMap<StoreDriver, Promise<void>>();
+const running = new WeakMap<StoreDriver, Promise<void>>()
 
-type AnyDb = PgDatabase<PgQueryResultHKT>;
+type AnyDb = PgDatabase<PgQueryResultHKT>
 
-async function migrateNow(driver: StoreDriver, sets: readonly MigrationSet[]): Promise<void> {
+async function migrateNow (driver: StoreDriver, sets: readonly MigrationSet[]): Promise<void> {
   if (driver.kind === 'pglite') {
     for (const set of sets) {
-      await adoptLegacy(driver.db as unknown as AnyDb, set);
-      await migratePglite(driver.db, configOf(set));
+      await adoptLegacy(driver.db as unknown as AnyDb, set)
+      await migratePglite(driver.db, configOf(set))
     }
-    return;
+    return
   }
-  const client = await driver.pool.connect();
-  let broken: Error | undefined;
+  const client = await driver.pool.connect()
+  let broken: Error | undefined
   try {
-    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
     try {
-      const db = drizzlePg({ client, casing });
+      const db = drizzlePg({ client, casing })
       for (const set of sets) {
-        await adoptLegacy(db as unknown as AnyDb, set);
-        await migratePg(db, configOf(set));
+        await adoptLegacy(db as unknown as AnyDb, set)
+        await migratePg(db, configOf(set))
       }
     } finally {
       try {
-        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
       } catch (err) {
-        broken = err as Error;
+        broken = err as Error
       }
     }
   } catch (err) {
-    broken ??= err as Error;
-    throw err;
+    broken ??= err as Error
+    throw err
   } finally {
     // A connection whose state is unknown (lock possibly still held) is discarded.
-    client.release(broken);
+    client.release(broken)
   }
 }
 
-function configOf(set: MigrationSet) {
-  return { migrationsFolder: set.folder, migrationsTable: migrationsTableOf(set.name), migrationsSchema: SCHEMA };
+function configOf (set: MigrationSet) {
+  return { migrationsFolder: set.folder, migrationsTable: migrationsTableOf(set.name), migrationsSchema: SCHEMA }
 }
 
 /** The timestamps (`when`) of a folder's migrations, as drizzle records them in `created_at`. */
-function journalTimes(folder: string): number[] {
-  const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ when: number }> };
-  return journal.entries.map((e) => e.when);
+function journalTimes (folder: string): number[] {
+  const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ when: number }> }
+  return journal.entries.map((e) => e.when)
 }
 
-async function adoptLegacy(db: AnyDb, set: MigrationSet): Promise<void> {
+async function adoptLegacy (db: AnyDb, set: MigrationSet): Promise<void> {
   const rows = (await db.execute(sql`select to_regclass(${`${SCHEMA}.${LEGACY_TABLE}`}) is not null as legacy`)) as unknown as {
     rows: Array<{ legacy: boolean }>;
-  };
-  if (rows.rows[0]?.legacy !== true) return;
-  const table = sql`${sql.identifier(SCHEMA)}.${sql.identifier(migrationsTableOf(set.name))}`;
+  }
+  if (rows.rows[0]?.legacy !== true) return
+  const table = sql`${sql.identifier(SCHEMA)}.${sql.identifier(migrationsTableOf(set.name))}`
   // The same table drizzle's migrator creates.
-  await db.execute(sql`create table if not exists ${table} (id serial primary key, hash text not null, created_at bigint)`);
-  const times = journalTimes(set.folder);
-  if (times.length === 0) return;
+  await db.execute(sql`create table if not exists ${table} (id serial primary key, hash text not null, created_at bigint)`)
+  const times = journalTimes(set.folder)
+  if (times.length === 0) return
   await db.execute(sql`
     insert into ${table} (hash, created_at)
     select hash, created_at from ${sql.identifier(SCHEMA)}.${sql.identifier(LEGACY_TABLE)}
     where created_at in (${sql.join(times.map((t) => sql`${t}::bigint`), sql`, `)}) and not exists (select 1 from ${table})
-    order by created_at`);
+    order by created_at`)
 }

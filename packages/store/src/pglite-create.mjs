@@ -5,8 +5,8 @@
 // Plain JavaScript so it starts without a TypeScript loader.
 //
 //   node pglite-create.mjs <pgdata> '<start params as JSON>'
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite } from '@electric-sql/pglite'
 
-const [dataDir, params] = process.argv.slice(2);
-const db = await PGlite.create({ dataDir, startParams: JSON.parse(params ?? '[]') });
-await db.close();
+const [dataDir, params] = process.argv.slice(2)
+const db = await PGlite.create({ dataDir, startParams: JSON.parse(params ?? '[]') })
+await db.close()

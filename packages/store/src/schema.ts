@@ -14,12 +14,12 @@
  * - for JSON use `jsonb` from `@cms/store/columns` (drizzle's own `jsonb`
  *   turns a stored string such as "null" or "123" into null / 123 on read).
  */
-import { boolean, pgTable, text } from 'drizzle-orm/pg-core';
-import { jsonb } from './columns.js';
+import { boolean, pgTable, text } from 'drizzle-orm/pg-core'
+import { jsonb } from './columns.js'
 
 /** Site options (name -> JSON value), WordPress `wp_options` style. */
 export const options = pgTable('options', {
   name: text('name').primaryKey(),
   value: jsonb('value').notNull(),
   autoload: boolean('autoload').notNull().default(true),
-});
+})

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
-import { parseEnv } from 'node:util';
+import { existsSync, readFileSync } from 'node:fs'
+import { isAbsolute, join, resolve } from 'node:path'
+import { parseEnv } from 'node:util'
 
 export interface StoreSettings {
   /** PostgreSQL URL (DATABASE_URL); unset means embedded PGlite. */
@@ -17,20 +17,20 @@ export interface StoreSettings {
  * `CMS_DEPLOYMENT must be A or B, got "C"`.
  */
 export class SettingError extends Error {
-  readonly code = 'setting_invalid';
-  constructor(
+  readonly code = 'setting_invalid'
+  constructor (
     readonly setting: string,
     readonly value: string | undefined,
-    allowed: string,
+    allowed: string
   ) {
-    super(value === undefined ? `${setting} must be ${allowed}` : `${setting} must be ${allowed}, got ${JSON.stringify(value)}`);
-    this.name = 'SettingError';
+    super(value === undefined ? `${setting} must be ${allowed}` : `${setting} must be ${allowed}, got ${JSON.stringify(value)}`)
+    this.name = 'SettingError'
   }
 }
 
 /** The directory relative settings and `.env` are read from: where pnpm was run, else the current one. */
-export function baseDirOf(env: NodeJS.ProcessEnv = process.env): string {
-  return env.INIT_CWD || process.cwd();
+export function baseDirOf (env: NodeJS.ProcessEnv = process.env): string {
+  return env.INIT_CWD || process.cwd()
 }
 
 /**
@@ -39,28 +39,28 @@ export function baseDirOf(env: NodeJS.ProcessEnv = process.env): string {
  * set: the service and the CLI read the same file. Returns the file read,
  * or undefined when there is none.
  */
-export function loadEnvFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const named = env.CMS_ENV_FILE?.trim();
-  const file = named ? resolve(baseDirOf(env), named) : join(baseDirOf(env), '.env');
+export function loadEnvFile (env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const named = env.CMS_ENV_FILE?.trim()
+  const file = named ? resolve(baseDirOf(env), named) : join(baseDirOf(env), '.env')
   if (!existsSync(file)) {
-    if (named) throw new SettingError('CMS_ENV_FILE', named, 'the path of an existing file');
-    return undefined;
+    if (named) throw new SettingError('CMS_ENV_FILE', named, 'the path of an existing file')
+    return undefined
   }
-  const values = parseEnv(readFileSync(file, 'utf8'));
+  const values = parseEnv(readFileSync(file, 'utf8'))
   for (const [name, value] of Object.entries(values)) {
-    if (env[name] === undefined) env[name] = value;
+    if (env[name] === undefined) env[name] = value
   }
-  return file;
+  return file
 }
 
 /** A PostgreSQL URL as it may be shown: without its password. */
-export function redactUrl(url: string): string {
+export function redactUrl (url: string): string {
   try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
+    const u = new URL(url)
+    if (u.password !== '') u.password = '***'
+    return u.toString()
   } catch {
-    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@')
   }
 }
 
@@ -73,28 +73,28 @@ export function redactUrl(url: string): string {
  * - `CMS_DB_POOL_SIZE`: positive integer.
  * A bad value throws a `SettingError`.
  */
-export function storeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSettings {
-  const base = baseDirOf(env);
-  const dir = env.CMS_DATA_DIR || '.data';
-  const settings: StoreSettings = { dataDir: isAbsolute(dir) ? dir : resolve(base, dir) };
-  const url = env.DATABASE_URL?.trim();
+export function storeSettingsFromEnv (env: NodeJS.ProcessEnv = process.env): StoreSettings {
+  const base = baseDirOf(env)
+  const dir = env.CMS_DATA_DIR || '.data'
+  const settings: StoreSettings = { dataDir: isAbsolute(dir) ? dir : resolve(base, dir) }
+  const url = env.DATABASE_URL?.trim()
   if (url) {
-    let parsed: URL | undefined;
+    let parsed: URL | undefined
     try {
-      parsed = new URL(url);
+      parsed = new URL(url)
     } catch {
-      parsed = undefined;
+      parsed = undefined
     }
     if (parsed === undefined || !/^postgres(ql)?:$/.test(parsed.protocol) || (parsed.hostname === '' && !parsed.searchParams.has('host'))) {
-      throw new SettingError('DATABASE_URL', redactUrl(url), 'a postgres://user:password@host:port/database URL (or unset for the embedded database)');
+      throw new SettingError('DATABASE_URL', redactUrl(url), 'a postgres://user:password@host:port/database URL (or unset for the embedded database)')
     }
-    settings.databaseUrl = url;
+    settings.databaseUrl = url
   }
-  const pool = env.CMS_DB_POOL_SIZE?.trim();
+  const pool = env.CMS_DB_POOL_SIZE?.trim()
   if (pool) {
-    const n = Number(pool);
-    if (!Number.isInteger(n) || n < 1) throw new SettingError('CMS_DB_POOL_SIZE', pool, 'a positive integer');
-    settings.poolSize = n;
+    const n = Number(pool)
+    if (!Number.isInteger(n) || n < 1) throw new SettingError('CMS_DB_POOL_SIZE', pool, 'a positive integer')
+    settings.poolSize = n
   }
-  return settings;
+  return settings
 }

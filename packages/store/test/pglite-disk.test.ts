@@ -1,40 +1,40 @@
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import t from 'tap';
-import { getOption, migrate, openStore, setOption, StoreLockedError } from '../src/index.js';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { getOption, migrate, openStore, setOption, StoreLockedError } from '../src/index.js'
 
 t.test('on-disk PGlite persists across reopen', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cms-store-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-store-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
 
-  const first = await openStore({ dataDir });
-  t.equal(first.kind, 'pglite');
-  await migrate(first);
-  await setOption(first, 'name', 'Persisted');
-  await setOption(first, 'posts_per_page', 7);
-  await first.close();
-  t.ok(existsSync(join(dataDir, 'pgdata', 'PG_VERSION')), 'database files under <dataDir>/pgdata');
-  t.notOk(existsSync(join(dataDir, 'pgdata.lock')), 'lock released on close');
+  const first = await openStore({ dataDir })
+  t.equal(first.kind, 'pglite')
+  await migrate(first)
+  await setOption(first, 'name', 'Persisted')
+  await setOption(first, 'posts_per_page', 7)
+  await first.close()
+  t.ok(existsSync(join(dataDir, 'pgdata', 'PG_VERSION')), 'database files under <dataDir>/pgdata')
+  t.notOk(existsSync(join(dataDir, 'pgdata.lock')), 'lock released on close')
 
-  const second = await openStore({ dataDir });
-  t.teardown(() => second.close());
-  await migrate(second);
-  t.equal(await getOption(second, 'name'), 'Persisted');
-  t.equal(await getOption(second, 'posts_per_page'), 7);
-});
+  const second = await openStore({ dataDir })
+  t.teardown(() => second.close())
+  await migrate(second)
+  t.equal(await getOption(second, 'name'), 'Persisted')
+  t.equal(await getOption(second, 'posts_per_page'), 7)
+})
 
 t.test('an on-disk database is opened once at a time', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cms-store-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-store-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
 
-  const store = await openStore({ dataDir });
-  await t.rejects(openStore({ dataDir }), StoreLockedError, 'second open in this process');
-  await store.close();
+  const store = await openStore({ dataDir })
+  await t.rejects(openStore({ dataDir }), StoreLockedError, 'second open in this process')
+  await store.close()
 
   // A lock left by a process that no longer exists is taken over.
-  writeFileSync(join(dataDir, 'pgdata.lock'), '2147483646');
-  const again = await openStore({ dataDir });
-  t.equal(await again.ping(), true);
-  await again.close();
-});
+  writeFileSync(join(dataDir, 'pgdata.lock'), '2147483646')
+  const again = await openStore({ dataDir })
+  t.equal(await again.ping(), true)
+  await again.close()
+})

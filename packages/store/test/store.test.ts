@@ -1,80 +1,80 @@
-import t from 'tap';
-import { sql } from 'drizzle-orm';
-import { migrate, schema, getOption, setOption } from '../src/index.js';
-import { openTestStore, testDatabaseUrl } from '../src/testing.js';
+import t from 'tap'
+import { sql } from 'drizzle-orm'
+import { migrate, schema, getOption, setOption } from '../src/index.js'
+import { openTestStore, testDatabaseUrl } from '../src/testing.js'
 
-const expectedKind = testDatabaseUrl() ? 'pg' : 'pglite';
+const expectedKind = testDatabaseUrl() ? 'pg' : 'pglite'
 
-async function appliedMigrations(store: Awaited<ReturnType<typeof openTestStore>>): Promise<number> {
-  const rows = await store.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__migrations_cms_store`);
-  return rows[0]!.n;
+async function appliedMigrations (store: Awaited<ReturnType<typeof openTestStore>>): Promise<number> {
+  const rows = await store.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__migrations_cms_store`)
+  return rows[0]!.n
 }
 
 t.test('open, ping, execute', async (t) => {
-  const store = await openTestStore();
-  t.equal(store.kind, expectedKind);
-  t.equal(await store.ping(), true);
-  t.same(await store.execute(sql`select 1 + 1 as two`), [{ two: 2 }]);
-  t.same(await store.execute('select 3 as three'), [{ three: 3 }]);
-  await store.close();
-  await store.close(); // idempotent
-  const started = Date.now();
-  t.equal(await store.ping(), false, 'ping after close is false');
-  t.ok(Date.now() - started < 2500, 'and quick');
-});
+  const store = await openTestStore()
+  t.equal(store.kind, expectedKind)
+  t.equal(await store.ping(), true)
+  t.same(await store.execute(sql`select 1 + 1 as two`), [{ two: 2 }])
+  t.same(await store.execute('select 3 as three'), [{ three: 3 }])
+  await store.close()
+  await store.close() // idempotent
+  const started = Date.now()
+  t.equal(await store.ping(), false, 'ping after close is false')
+  t.ok(Date.now() - started < 2500, 'and quick')
+})
 
 t.test('the commit horizon moves with every write that commits, and only then', async (t) => {
-  const store = await openTestStore();
-  t.teardown(() => store.close());
-  await migrate(store);
-  const first = await store.horizon();
-  t.type(first, 'string');
-  const [a, b] = await Promise.all([store.horizon(), store.horizon()]);
-  t.equal(a, b, 'calls of one turn share one answer');
-  t.equal(await store.horizon(), first, 'reads move nothing');
-  await store.db.select().from(schema.options);
-  t.equal(await store.horizon(), first, 'a select moves nothing');
-  await setOption(store, 'timezone_string', 'Europe/Paris');
-  const second = await store.horizon();
-  t.not(second, first, 'a committed write moves it');
-  await store.execute(sql`update options set value = '"UTC"' where name = 'timezone_string'`);
-  t.not(await store.horizon(), second, 'a write outside the service moves it too');
-  await store.close();
-  t.equal(await store.horizon(), undefined, 'undefined when it cannot be read');
-});
+  const store = await openTestStore()
+  t.teardown(() => store.close())
+  await migrate(store)
+  const first = await store.horizon()
+  t.type(first, 'string')
+  const [a, b] = await Promise.all([store.horizon(), store.horizon()])
+  t.equal(a, b, 'calls of one turn share one answer')
+  t.equal(await store.horizon(), first, 'reads move nothing')
+  await store.db.select().from(schema.options)
+  t.equal(await store.horizon(), first, 'a select moves nothing')
+  await setOption(store, 'timezone_string', 'Europe/Paris')
+  const second = await store.horizon()
+  t.not(second, first, 'a committed write moves it')
+  await store.execute(sql`update options set value = '"UTC"' where name = 'timezone_string'`)
+  t.not(await store.horizon(), second, 'a write outside the service moves it too')
+  await store.close()
+  t.equal(await store.horizon(), undefined, 'undefined when it cannot be read')
+})
 
 t.test('transaction rollback leaves no row', async (t) => {
-  const store = await openTestStore();
-  t.teardown(() => store.close());
+  const store = await openTestStore()
+  t.teardown(() => store.close())
   await t.rejects(
     store.transaction(async (tx) => {
-      await tx.insert(schema.options).values({ name: 'name', value: 'rolled back' });
-      const inside = await tx.select().from(schema.options);
-      t.equal(inside.length, 1, 'visible inside the transaction');
-      throw new Error('boom');
+      await tx.insert(schema.options).values({ name: 'name', value: 'rolled back' })
+      const inside = await tx.select().from(schema.options)
+      t.equal(inside.length, 1, 'visible inside the transaction')
+      throw new Error('boom')
     }),
-    /boom/,
-  );
-  t.same(await store.db.select().from(schema.options), [], 'no row after rollback');
+    /boom/
+  )
+  t.same(await store.db.select().from(schema.options), [], 'no row after rollback')
 
   const result = await store.transaction(async (tx) => {
-    await setOption(tx, 'name', 'committed');
-    return 42;
-  });
-  t.equal(result, 42, 'returns the callback value');
-  t.equal(await getOption(store, 'name'), 'committed');
-});
+    await setOption(tx, 'name', 'committed')
+    return 42
+  })
+  t.equal(result, 42, 'returns the callback value')
+  t.equal(await getOption(store, 'name'), 'committed')
+})
 
 t.test('migrate twice is a no-op', async (t) => {
-  const store = await openTestStore({ migrate: false });
-  t.teardown(() => store.close());
-  await migrate(store);
-  const applied = await appliedMigrations(store);
-  t.ok(applied >= 1, 'migrations recorded');
-  await setOption(store, 'name', 'kept');
-  await migrate(store);
-  t.equal(await appliedMigrations(store), applied, 'nothing applied again');
-  t.equal(await getOption(store, 'name'), 'kept', 'data untouched');
-  await Promise.all([migrate(store), migrate(store)]);
-  t.equal(await appliedMigrations(store), applied, 'overlapping calls are fine');
-});
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  await migrate(store)
+  const applied = await appliedMigrations(store)
+  t.ok(applied >= 1, 'migrations recorded')
+  await setOption(store, 'name', 'kept')
+  await migrate(store)
+  t.equal(await appliedMigrations(store), applied, 'nothing applied again')
+  t.equal(await getOption(store, 'name'), 'kept', 'data untouched')
+  await Promise.all([migrate(store), migrate(store)])
+  t.equal(await appliedMigrations(store), applied, 'overlapping calls are fine')
+})

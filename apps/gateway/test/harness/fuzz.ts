@@ -17,7 +17,7 @@ type Mode = 'json' | 'form' | 'query' | 'malformed-json' | 'wrong-type' | 'brack
 
 const MALFORMED_JSON = [
   '{', '{"a":', '[1,2', '{"a":1}}', 'nul', '\u0000', '{"a":"\\ud800"}', '{\'a\':1}', '{"a":1,}', '\ufeff{"a":1}',
-  'NaN', '{"a":01}', '{"a":1e999}', '{"a":"\u0000"}', '[' .repeat(50_000), `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`,
+  'NaN', '{"a":01}', '{"a":1e999}', '{"a":"\u0000"}', '['.repeat(50_000), `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`,
   '"just a string"', '123', 'true', 'null', '[]', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}',
   '{"a":1}\n{"b":2}', '\r\n', ' ', '{"a":"' + 'x'.repeat(100_000) + '"}'
 ]
@@ -138,7 +138,7 @@ export function requestArb (target: Target, ctx: RequestContext): fc.Arbitrary<H
         const n = r.abused === '' ? 'a' : r.abused
         extra.push(
           `${n}${'[b]'.repeat(40)}=1`, `${n}[][][]=1`, `${n}[99999999]=1`, `${n}[__proto__][x]=1`, `${n}[constructor][prototype][y]=1`,
-          `${n}]=1`, `${n}[=1`, `${n}[a]b[c]=1`, `${n}%5B0%5D%5B1%5D=1`, `__proto__[admin]=1`
+          `${n}]=1`, `${n}[=1`, `${n}[a]b[c]=1`, `${n}%5B0%5D%5B1%5D=1`, '__proto__[admin]=1'
         )
         break
       }

@@ -80,7 +80,3 @@ export function describe (req: HttpRequest): string {
 export function clip (s: string, n: number): string {
   return s.length <= n ? s : `${s.slice(0, n)}…(${s.length} chars)`
 }
-
-export function json (body: string): unknown {
-  try { return JSON.parse(body) } catch { return undefined }
-}

@@ -54,9 +54,6 @@ export const contentErrors = {
   })
 }
 
-
-export interface IssueBody { code: string, message: string, data: unknown }
-
 /**
  * Several errors reported at once, the first at the top level and the rest
  * under `additional_errors` (meta validation reports every failing key).

@@ -57,14 +57,6 @@ export function readableWhere (rule: ReadRule): SQL {
 }
 
 /**
- * The rows of these types the caller may read, as one condition: what every
- * query listing or searching posts for a caller filters with.
- */
-export function readableBy (user: Principal, types: readonly string[], purpose: 'read' | 'edit' = 'read'): SQL {
-  return types.length === 0 ? sql`false` : or(...types.map((type) => readableWhere(readRule(user, type, purpose))))!
-}
-
-/**
  * Where a password-protected post's content and excerpt may take part in a
  * search: the post is not protected, or the caller may edit it (its
  * readers see that text only with the password).

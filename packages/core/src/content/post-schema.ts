@@ -13,7 +13,6 @@ const ALL = ['view', 'edit', 'embed']
 const VE = ['view', 'edit']
 const EDIT = ['edit']
 
-
 /**
  * Every field a post can have, in the core's order; `postItemSchema` keeps
  * those of a type. The write arguments are derived from it

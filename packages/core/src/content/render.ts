@@ -39,17 +39,48 @@ export function renderBlocks (content: string): string {
 
 // Emoji the core substitutes for text smilies, longest first within each start.
 const SMILIES: Record<string, string> = {
-  ':neutral:': '\u{1F610}', ':twisted:': '\u{1F608}', ':arrow:': '\u27A1', ':shock:': '\u{1F62F}',
-  ':smile:': '\u{1F642}', ':???:': '\u{1F615}', ':cool:': '\u{1F60E}', ':evil:': '\u{1F47F}',
-  ':grin:': '\u{1F600}', ':idea:': '\u{1F4A1}', ':oops:': '\u{1F633}', ':razz:': '\u{1F61B}',
-  ':roll:': '\u{1F644}', ':wink:': '\u{1F609}', ':cry:': '\u{1F625}', ':eek:': '\u{1F62E}',
-  ':lol:': '\u{1F606}', ':mad:': '\u{1F621}', ':sad:': '\u{1F641}', '8-)': '\u{1F60E}',
-  '8-O': '\u{1F62F}', ':-(': '\u{1F641}', ':-)': '\u{1F642}', ':-?': '\u{1F615}',
-  ':-D': '\u{1F600}', ':-P': '\u{1F61B}', ':-o': '\u{1F62E}', ':-x': '\u{1F621}',
-  ':-|': '\u{1F610}', ';-)': '\u{1F609}', '8O': '\u{1F62F}', ':(': '\u{1F641}',
-  ':)': '\u{1F642}', ':?': '\u{1F615}', ':D': '\u{1F600}', ':P': '\u{1F61B}',
-  ':o': '\u{1F62E}', ':x': '\u{1F621}', ':|': '\u{1F610}', ';)': '\u{1F609}',
-  ':!:': '\u2757', ':?:': '\u2753'
+  ':neutral:': '\u{1F610}',
+  ':twisted:': '\u{1F608}',
+  ':arrow:': '\u27A1',
+  ':shock:': '\u{1F62F}',
+  ':smile:': '\u{1F642}',
+  ':???:': '\u{1F615}',
+  ':cool:': '\u{1F60E}',
+  ':evil:': '\u{1F47F}',
+  ':grin:': '\u{1F600}',
+  ':idea:': '\u{1F4A1}',
+  ':oops:': '\u{1F633}',
+  ':razz:': '\u{1F61B}',
+  ':roll:': '\u{1F644}',
+  ':wink:': '\u{1F609}',
+  ':cry:': '\u{1F625}',
+  ':eek:': '\u{1F62E}',
+  ':lol:': '\u{1F606}',
+  ':mad:': '\u{1F621}',
+  ':sad:': '\u{1F641}',
+  '8-)': '\u{1F60E}',
+  '8-O': '\u{1F62F}',
+  ':-(': '\u{1F641}',
+  ':-)': '\u{1F642}',
+  ':-?': '\u{1F615}',
+  ':-D': '\u{1F600}',
+  ':-P': '\u{1F61B}',
+  ':-o': '\u{1F62E}',
+  ':-x': '\u{1F621}',
+  ':-|': '\u{1F610}',
+  ';-)': '\u{1F609}',
+  '8O': '\u{1F62F}',
+  ':(': '\u{1F641}',
+  ':)': '\u{1F642}',
+  ':?': '\u{1F615}',
+  ':D': '\u{1F600}',
+  ':P': '\u{1F61B}',
+  ':o': '\u{1F62E}',
+  ':x': '\u{1F621}',
+  ':|': '\u{1F610}',
+  ';)': '\u{1F609}',
+  ':!:': '\u2757',
+  ':?:': '\u2753'
 }
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
@@ -288,4 +319,3 @@ export function renderExcerpt (excerpt: string, content: string, length = 55): s
   s = shortcodeUnautop(s)
   return s
 }
-

@@ -6,13 +6,40 @@ import { stripAllTags } from './render.js'
 import { nextLineEnd, NextIndex } from './scan.js'
 
 const SPECIAL: Record<string, string> = {
-  ß: 'ss', ẞ: 'SS', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D',
-  ð: 'd', Ð: 'D', þ: 'th', Þ: 'TH', ł: 'l', Ł: 'L', ħ: 'h', Ħ: 'H', ı: 'i', ĳ: 'ij', Ĳ: 'IJ',
-  ŀ: 'l', Ŀ: 'L', ŉ: 'n', ŋ: 'n', Ŋ: 'N', ſ: 's', ŧ: 't', Ŧ: 'T', ĸ: 'k', '€': 'E'
+  ß: 'ss',
+  ẞ: 'SS',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  ø: 'o',
+  Ø: 'O',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  þ: 'th',
+  Þ: 'TH',
+  ł: 'l',
+  Ł: 'L',
+  ħ: 'h',
+  Ħ: 'H',
+  ı: 'i',
+  ĳ: 'ij',
+  Ĳ: 'IJ',
+  ŀ: 'l',
+  Ŀ: 'L',
+  ŉ: 'n',
+  ŋ: 'n',
+  Ŋ: 'N',
+  ſ: 's',
+  ŧ: 't',
+  Ŧ: 'T',
+  ĸ: 'k',
+  '€': 'E'
 }
 
 export function removeAccents (s: string): string {
-  // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(s)) return s
   return s
     .replace(/[ßẞæÆœŒøØđĐðÐþÞłŁħĦıĳĲŀĿŉŋŊſŧŦĸ€]/g, (c) => SPECIAL[c] ?? c)
@@ -80,7 +107,7 @@ const replaceAll = (s: string, list: string[], by: string): string => list.reduc
 export function sanitizeSlug (title: string, fallback = ''): string {
   let s = removeAccents(stripAllTags(title))
   s = s.replace(/%([a-fA-F0-9][a-fA-F0-9])/g, '---$1---').replace(/%/g, '').replace(/---([a-fA-F0-9][a-fA-F0-9])---/g, '%$1')
-  // eslint-disable-next-line no-control-regex
+
   if (!/^[\x00-\x7f]*$/.test(s)) s = uriEncodeUtf8(s.toLowerCase())
   s = s.toLowerCase()
   s = replaceAll(s, DASH_OCTETS, '-')

@@ -8,7 +8,6 @@ import {
   argsFromSchema, checkPage, collectionParams, contextParam, endpoint, field, IntList, itemSchema, paginationHeaders, rel, restUrl, route, RestResponse, StringList,
   type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
-import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { canRead, restUrlWithQuery } from './post-format.js'

@@ -72,11 +72,6 @@ export function allowedMime (mime: string): FileType | undefined {
   return byMime.get(mime)
 }
 
-/** The MIME type files of an extension are served as ('application/octet-stream' when not one of ours). */
-export function mimeOfExtension (ext: string): string {
-  return typesOfExtension(ext)[0]?.mime ?? 'application/octet-stream'
-}
-
 /** The `media_type` of a MIME type: image, video, audio, text or application. */
 export function mediaTypeOf (mime: string): 'image' | 'file' {
   return mime.startsWith('image/') ? 'image' : 'file'

@@ -27,14 +27,18 @@ export function mediaItemSchema (meta: MetaRegistry): JsonSchema {
   }
   p.alt_text = { description: 'Alternative text to display when attachment is not displayed.', type: 'string', context: ALL }
   p.caption = {
-    description: 'The attachment caption.', type: 'object', context: ALL,
+    description: 'The attachment caption.',
+    type: 'object',
+    context: ALL,
     properties: {
       raw: { description: 'Caption for the attachment, as it exists in the database.', type: 'string', context: EDIT },
       rendered: { description: 'HTML caption for the attachment, transformed for display.', type: 'string', context: ALL, readonly: true }
     }
   }
   p.description = {
-    description: 'The attachment description.', type: 'object', context: VE,
+    description: 'The attachment description.',
+    type: 'object',
+    context: VE,
     properties: {
       raw: { description: 'Description for the attachment, as it exists in the database.', type: 'string', context: EDIT },
       rendered: { description: 'HTML description for the attachment, transformed for display.', type: 'string', context: VE, readonly: true }

@@ -16,7 +16,7 @@ import { Type } from '@sinclair/typebox'
 import { eq } from 'drizzle-orm'
 import {
   argsOf, checkPage, ContextArg, endpoint, Enum, paginationHeaders, restUrl, route, RestResponse, validateArgs,
-  type Links, type Principal, type RelativeRouteDecl, type RestError, type RestRequest, type RouteDecl
+  type Links, type Principal, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
@@ -132,7 +132,7 @@ export function plainText (value: string): string {
     else if (ch === '>' && inTag) inTag = false
     else if (!inTag) out += ch
   }
-  // eslint-disable-next-line no-control-regex
+
   return out.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '').replace(/\s+/g, ' ').trim()
 }
 

@@ -21,8 +21,6 @@ export const IMAGE_SIZES: readonly ImageSize[] = [
   { name: 'large', width: 1024, height: 1024, crop: false }
 ]
 
-export interface SizeFile { file: string, width: number, height: number, mime_type: string, filesize: number }
-
 /** A derived file in the work directory; its stored name is `{stem}-{width}x{height}.{ext}` (`{stem}-rotated.{ext}`). */
 export interface MadeFile { size: string, path: string, width: number, height: number, mime: string, bytes: number }
 

@@ -35,8 +35,6 @@ export function escAttr (value: string): string {
   return out
 }
 
-export const escHtml = escAttr
-
 /** An http(s) URL made safe for an attribute; anything else becomes ''. */
 export function escUrl (url: string): string {
   const cleaned = url.trim().replace(/[^A-Za-z0-9\-~+_.?#=!&;,/:%@$|*'()[\]\u0080-\uffff]/g, '')

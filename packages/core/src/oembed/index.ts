@@ -20,8 +20,6 @@ import { remoteEmbedData } from './remote.js'
 
 import { oembedSerializer } from './xml.js'
 
-export { toOembedXml } from './xml.js'
-
 const urlArg = (): ReturnType<typeof Raw<string>> => Raw<string>({
   description: 'The URL of the resource for which to fetch oEmbed data.',
   type: 'string',

@@ -7,7 +7,7 @@
 import { kernelErrors, type RestError } from '@cms/rest'
 import { OutboundError, restErrorOf, type OutboundClient, type OutboundResponse } from '../outbound/index.js'
 import { XMLParser } from 'fast-xml-parser'
-import { decodeEntities, eachTag, escAttr, escHtml, escUrl, sandboxedFrame } from './html.js'
+import { decodeEntities, eachTag, escAttr, escUrl, sandboxedFrame } from './html.js'
 import { oembedErrors } from './errors.js'
 import type { ProviderList } from './providers.js'
 
@@ -108,7 +108,7 @@ export function dataHtml (data: Record<string, unknown>, url: string, trusted: b
       if (typeof data.html !== 'string' || data.html === '') return null
       return trusted ? data.html : sandboxedFrame(data.html)
     case 'link':
-      return title === '' ? null : `<a href="${escUrl(url)}">${escHtml(title)}</a>`
+      return title === '' ? null : `<a href="${escUrl(url)}">${escAttr(title)}</a>`
     default:
       return null
   }

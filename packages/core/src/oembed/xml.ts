@@ -5,8 +5,22 @@
 import type { Serializer } from '@cms/rest'
 
 const XML_NAMED: Record<string, number> = {
-  nbsp: 160, copy: 169, reg: 174, hellip: 8230, ndash: 8211, mdash: 8212, lsquo: 8216, rsquo: 8217,
-  ldquo: 8220, rdquo: 8221, laquo: 171, raquo: 187, trade: 8482, bull: 8226, middot: 183, times: 215
+  nbsp: 160,
+  copy: 169,
+  reg: 174,
+  hellip: 8230,
+  ndash: 8211,
+  mdash: 8212,
+  lsquo: 8216,
+  rsquo: 8217,
+  ldquo: 8220,
+  rdquo: 8221,
+  laquo: 171,
+  raquo: 187,
+  trade: 8482,
+  bull: 8226,
+  middot: 183,
+  times: 215
 }
 const XML_PREDEFINED = new Set(['amp', 'lt', 'gt', 'quot', 'apos'])
 

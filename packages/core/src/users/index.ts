@@ -12,7 +12,7 @@ export function userRoutes (services: Services): RelativeRouteDecl[] {
   return [...userRoutesOf(services), ...applicationPasswordRoutesOf(services)]
 }
 
-export { authenticator, authenticateBasic, parseBasicAuthorization } from './authenticate.js'
-export { authorizePage, redirectUrlProblem, AUTHORIZE_PATH, LOGIN_PATH, type AuthorizePageOptions } from './authorize-page.js'
+export { authenticator, authenticateBasic } from './authenticate.js'
+export { authorizePage, type AuthorizePageOptions } from './authorize-page.js'
 export { setUserContentHandler, type UserContentHandler } from './authors.js'
-export { chunkPassword, normalizeAppPassword } from './passwords.js'
+export { chunkPassword } from './passwords.js'
