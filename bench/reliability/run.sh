@@ -42,7 +42,7 @@ case "$what" in
     npx tap --reporter=tap --timeout=300 test/fault.test.ts
     ;;
   adversarial)
-    # Not in the suite yet: it still finds stalls (issue #11; the file's header and the last report list them).
+    # Not in the suite yet: it still finds slow paths (issue #11; the last report lists them). Default 3 strings per probe (`all`: every string).
     cd "$ROOT/apps/gateway"
     CMS_ADVERSARIAL_PER_PROBE="${1:-3}" npx tap --reporter=tap --timeout=3600 --include=test/adversarial.run.ts test/adversarial.run.ts
     ;;

@@ -4,9 +4,9 @@
  * schemas) are known.
  */
 import { createServices, declaredBy, type Platform, type Services } from '@cms/core';
-// The gateway's list, so a package is installed in one place for both. Read by path: the
-// command line does not depend on the gateway's package (its HTTP stack is not loaded).
-import { installedPackages } from '../../gateway/src/namespaces.js';
+// The gateway's list, so a package is installed in one place for both; its own export
+// (`@cms/gateway/packages`), so the gateway's HTTP stack is not loaded.
+import { installedPackages } from '@cms/gateway/packages';
 import type { Store } from '@cms/store';
 
 /** Runs `fn` with what every installed package declared, on `store`. */

@@ -12,7 +12,7 @@ t.test('cms migrate runs every installed package\'s migrations', async (t) => {
   const { exec } = inProcess(db);
   const migrated = await exec(['migrate']);
   t.equal(migrated.code, 0, migrated.stderr);
-  t.same(await db.execute('select count(*)::int as n from drizzle.__migrations_cms_builder'), [{ n: 1 }], "the builder's migrations");
+  t.same(await db.execute('select count(*)::int as n from drizzle.__migrations_cms_builder'), [{ n: 2 }], "the builder's migrations");
   t.same(await db.execute("select to_regclass('public.nps_surveys') is not null as present"), [{ present: true }]);
   t.equal((await exec(['migrate'])).code, 0, 'again: nothing to do');
 

@@ -1,5 +1,6 @@
 /**
- * The packages this gateway can compose. A profile names namespaces; the
+ * The packages this gateway (and the command line, through the
+ * `@cms/gateway/packages` export) can compose. A profile names namespaces; the
  * packages serving them (and what those depend on) are registered. A
  * namespace no package serves answers its root route only.
  */

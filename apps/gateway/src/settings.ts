@@ -9,7 +9,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { isHostValue } from '@cms/rest'
-import { upstreamConfigFromEnv, type UpstreamConfig } from '@cms/core'
+import { EVENT_DEFAULTS, upstreamConfigFromEnv, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -39,6 +39,11 @@ const Env = Type.Object({
   // Read by the authorization page and the scheduler (checked here, used there).
   CMS_ENVIRONMENT: Type.Union([Type.Literal(''), Type.Literal('local'), Type.Literal('production')], { default: '' }),
   CMS_SCHEDULER_INTERVAL_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  // The lifecycle-event worker (core events/index.ts): how often it polls, how long it holds the
+  // events it took (longer than the slowest listener), how long delivered events are kept.
+  CMS_EVENTS_POLL_MS: Type.Integer({ default: EVENT_DEFAULTS.pollMs, minimum: 10, maximum: 3_600_000 }),
+  CMS_EVENTS_LEASE_MS: Type.Integer({ default: EVENT_DEFAULTS.leaseMs, minimum: 1000, maximum: 86_400_000 }),
+  CMS_EVENTS_RETENTION_MS: Type.Integer({ default: EVENT_DEFAULTS.retentionMs, minimum: 0, maximum: 366 * 86_400_000 }),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   // The first administrator, created at start when no user exists (first-admin.ts).
   CMS_ADMIN_LOGIN: Type.String({ default: '' }),
@@ -84,6 +89,8 @@ export interface Settings {
    */
   siteUrl: string
   logLevel: string
+  /** The lifecycle-event worker: poll interval, lease and retention of delivered events (ms). */
+  events: { pollMs: number, leaseMs: number, retentionMs: number }
   /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
   upstreams: Record<string, UpstreamConfig>
   /** From CMS_ADMIN_*: the administrator to create when no user exists. */
@@ -137,6 +144,8 @@ function readEnv (env: NodeJS.ProcessEnv): Static<typeof Env> {
       out[name] = schema.default
       continue
     }
+    // Conversion alone would read `1.5` or `80.7` as an integer (truncated): whole numbers only.
+    if (schema.type === 'integer' && !/^\s*[+-]?\d+\s*$/.test(given)) throw new SettingError(name, given, allowedOf(schema))
     const value = Value.Convert(schema, given)
     if (!Value.Check(schema, value)) throw new SettingError(name, given, allowedOf(schema))
     out[name] = value
@@ -222,6 +231,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     allowedHosts,
     siteUrl: base !== '' ? base : `http://${listening}:${raw.PORT}`,
     logLevel: raw.LOG_LEVEL,
+    events: { pollMs: raw.CMS_EVENTS_POLL_MS, leaseMs: raw.CMS_EVENTS_LEASE_MS, retentionMs: raw.CMS_EVENTS_RETENTION_MS },
     upstreams: upstreamConfigFromEnv(env),
     firstAdmin: firstAdminOf(raw, env)
   }

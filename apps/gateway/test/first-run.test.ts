@@ -43,6 +43,10 @@ t.test('each bad setting is one line: the setting, the value, what is allowed', 
     [{ CMS_BASE_URL: 'not a url' }, 'CMS_BASE_URL must be an absolute http(s) URL such as https://cms.example.com, got "not a url"'],
     [{ CMS_REMOTE_NAMESPACES: 'seo/v1=ftp://x' }, 'CMS_REMOTE_NAMESPACES must be a comma list of namespace=http(s)://host:port, got "seo/v1=ftp://x"'],
     [{ CMS_DB_POOL_SIZE: 'many' }, 'CMS_DB_POOL_SIZE must be a positive integer, got "many"'],
+    [{ CMS_EVENTS_LEASE_MS: '999' }, 'CMS_EVENTS_LEASE_MS must be an integer from 1000 to 86400000, got "999"'],
+    [{ CMS_UPSTREAM_RANK_TRACKER_URL: 'ftp://x' }, 'CMS_UPSTREAM_RANK_TRACKER_URL must be an absolute http(s) base URL such as https://service.example/api/, got "ftp://x"'],
+    [{ CMS_UPSTREAM_RANK_TRACKER_URL: 'https://rank.example/', CMS_UPSTREAM_RANK_TRACKER_TIMEOUT_MS: '5s' }, 'CMS_UPSTREAM_RANK_TRACKER_TIMEOUT_MS must be an integer from 100 to 600000 (milliseconds), got "5s"'],
+    [{ CMS_UPSTREAM_RANK_TRACKER_TOKEN: 'secret-token' }, "CMS_UPSTREAM_RANK_TRACKER_URL must be set when CMS_UPSTREAM_RANK_TRACKER_TOKEN is (the outside service's base URL)"],
     [{ DATABASE_URL: 'localhost:5432' }, 'DATABASE_URL must be a postgres://user:password@host:port/database URL (or unset for the embedded database), got "localhost:5432"'],
     [{ CMS_ADMIN_LOGIN: 'admin' }, 'CMS_ADMIN_EMAIL must be set when CMS_ADMIN_LOGIN is (the first administrator\'s e-mail address)'],
     [{ CMS_ADMIN_LOGIN: 'admin', CMS_ADMIN_EMAIL: 'a@example.com' }, 'CMS_ADMIN_PASSWORD must be set (or CMS_ADMIN_PASSWORD_FILE) when CMS_ADMIN_LOGIN is'],
@@ -63,6 +67,9 @@ t.test('the service prints that one line and stops, without a stack trace', asyn
   const bad = start({ CMS_DEPLOYMENT: 'C' })
   t.equal(bad.status, 1)
   t.equal(bad.stderr, 'cms: CMS_DEPLOYMENT must be A or B, got "C"\n')
+  const upstream = start({ CMS_UPSTREAM_RANK_TRACKER_URL: 'https://user:pw@rank.example/' })
+  t.equal(upstream.status, 1)
+  t.equal(upstream.stderr, 'cms: CMS_UPSTREAM_RANK_TRACKER_URL must be a URL without credentials (they go in CMS_UPSTREAM_RANK_TRACKER_TOKEN), got "https://user:***@rank.example/"\n', 'an upstream setting too, its password not shown')
   // A port nothing listens on: refused at once.
   const unreachable = start({ DATABASE_URL: 'postgres://cms:secret@127.0.0.1:9/cms' })
   t.equal(unreachable.status, 1)

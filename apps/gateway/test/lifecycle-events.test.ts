@@ -3,7 +3,9 @@
  * topic; changes made through cms/v2 are delivered once each after commit;
  * an event committed by a process that stopped before its listener ran is
  * delivered by the next one on the same database; two workers never both
- * deliver one event; a failing listener is retried when its lease ends.
+ * deliver one event; a failing listener is retried when its lease ends;
+ * delivered events are pruned after their retention; the poll interval,
+ * lease and retention are settings.
  */
 import t from 'tap'
 import { definePackage, LIFECYCLE_TOPICS, type LifecycleEvent } from '@cms/core'
@@ -37,11 +39,11 @@ function listeningPackage (seen: Seen, instance: string, fail?: { times: number 
   })
 }
 
-async function instance (store: Store, seen: Seen, name: string, fail?: { times: number }): Promise<FastifyInstance> {
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' })
-  // Background jobs off: the tests drive the worker (services.events.drain) themselves.
+async function instance (store: Store, seen: Seen, name: string, fail?: { times: number }, env: Record<string, string> = {}, jobs = false): Promise<FastifyInstance> {
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
+  // Background jobs off unless asked: the tests drive the worker (services.events.drain) themselves.
   const profile = { name: 'A', namespaces: [...profiles.A!.namespaces, 'listener/v1'] }
-  const app = await buildApp(settings, { store, logger: false, jobs: false, packages: [listeningPackage(seen, name, fail)], profile })
+  const app = await buildApp(settings, { store, logger: false, jobs, packages: [listeningPackage(seen, name, fail)], profile })
   await app.ready()
   return app
 }
@@ -150,4 +152,118 @@ t.test('two workers on one database deliver each event once; a failing listener 
   await store.execute(`update cms_events set lease_until = now() - interval '1 second' where object_id = ${post}`)
   t.equal(await drain(flaky), 1)
   t.same(seen.map((e) => [e.topic, e.objectId]), [['post.created', post]])
+})
+
+const eventCount = async (store: Store, where = 'true'): Promise<number> =>
+  Number((await store.execute<{ n: string | number }>(`select count(*) as n from cms_events where ${where}`))[0]!.n)
+
+t.test('the worker settings: defaults, one-line errors, and the values the worker uses', async (t) => {
+  const base = { CMS_BASE_URL: BASE, CMS_DATA_DIR: '/nonexistent-not-used' }
+  t.same(loadSettings(base).events, { pollMs: 1000, leaseMs: 60_000, retentionMs: 7 * 24 * 3600_000 })
+  t.same(loadSettings({ ...base, CMS_EVENTS_POLL_MS: '250', CMS_EVENTS_LEASE_MS: '5000', CMS_EVENTS_RETENTION_MS: '0' }).events, { pollMs: 250, leaseMs: 5000, retentionMs: 0 })
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ CMS_EVENTS_POLL_MS: 'often' }, 'CMS_EVENTS_POLL_MS must be an integer from 10 to 3600000, got "often"'],
+    [{ CMS_EVENTS_POLL_MS: '5' }, 'CMS_EVENTS_POLL_MS must be an integer from 10 to 3600000, got "5"'],
+    [{ CMS_EVENTS_LEASE_MS: '999' }, 'CMS_EVENTS_LEASE_MS must be an integer from 1000 to 86400000, got "999"'],
+    [{ CMS_EVENTS_RETENTION_MS: '-1' }, 'CMS_EVENTS_RETENTION_MS must be an integer from 0 to 31622400000, got "-1"'],
+    [{ CMS_EVENTS_RETENTION_MS: '1.5' }, 'CMS_EVENTS_RETENTION_MS must be an integer from 0 to 31622400000, got "1.5"'],
+    [{ PORT: '80.7' }, 'PORT must be an integer from 0 to 65535, got "80.7"']
+  ]
+  for (const [env, message] of cases) t.throws(() => loadSettings({ ...base, ...env }), { name: 'SettingError', message }, message)
+
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const app = await instance(store, [], 'settings', undefined, { CMS_EVENTS_POLL_MS: '250', CMS_EVENTS_LEASE_MS: '5000', CMS_EVENTS_RETENTION_MS: '0' })
+  t.teardown(() => app.close())
+  const { pollMs, leaseMs, retentionMs } = app.platform.services.events
+  t.same({ pollMs, leaseMs, retentionMs }, { pollMs: 250, leaseMs: 5000, retentionMs: 0 })
+})
+
+t.test('the lease setting: a failed event is held for CMS_EVENTS_LEASE_MS, then delivered', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: Seen = []
+  const fail = { times: 1 }
+  const app = await instance(store, seen, 'leased', fail, { CMS_EVENTS_LEASE_MS: '1000' })
+  t.teardown(() => app.close())
+  const admin = await createCaller(store, 'administrator', 'ev')
+  const post = (await caller(app, admin)('POST', '/cms/v2/posts', { title: 'Leased', status: 'draft' })).body.id as number
+  t.equal(await drain(app), 0, 'the listener threw')
+  const lease = await store.execute<{ ms: string | number }>(`select extract(epoch from lease_until - created) * 1000 as ms from cms_events where object_id = ${post}`)
+  t.ok(Number(lease[0]!.ms) >= 900 && Number(lease[0]!.ms) < 5000, `leased for about a second (${Number(lease[0]!.ms)} ms)`)
+  t.equal(await drain(app), 0, 'held while the lease runs')
+  await new Promise((resolve) => setTimeout(resolve, 1100))
+  t.equal(await drain(app), 1, 'delivered once the lease ended')
+  t.same(seen.map((e) => [e.topic, e.objectId]), [['post.created', post]])
+})
+
+t.test('delivered events are pruned after the retention; undelivered and recent ones are kept', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: Seen = []
+  const fail = { times: 1 }
+  const app = await instance(store, seen, 'pruning', fail, { CMS_EVENTS_RETENTION_MS: '0' })
+  t.teardown(() => app.close())
+  const events = app.platform.services.events
+  const admin = await createCaller(store, 'administrator', 'ev')
+  const call = caller(app, admin)
+  const failed = (await call('POST', '/cms/v2/posts', { title: 'Fails once', status: 'draft' })).body.id as number
+  t.equal(await drain(app), 0, 'the first listener call throws: not delivered')
+  const delivered = (await call('POST', '/cms/v2/posts', { title: 'Delivered', status: 'publish' })).body.id as number
+  t.equal(await drain(app), 1)
+  t.equal(await events.prune(), 1, 'the delivered event is pruned')
+  t.equal(await eventCount(store, `object_id = ${delivered}`), 0)
+  t.equal(Number((await store.execute<{ n: number }>('select count(*) as n from cms_event_deliveries'))[0]!.n), 0, 'with its deliveries')
+  t.equal(await eventCount(store, `object_id = ${failed}`), 1, 'the undelivered one (and under its lease) is kept')
+  await store.execute(`update cms_events set lease_until = now() - interval '1 second' where object_id = ${failed}`)
+  t.equal(await events.prune(), 0, 'still undelivered: kept after its lease too')
+  t.equal(await drain(app), 1)
+  t.equal(await events.prune(), 1)
+  t.equal(await eventCount(store), 0)
+
+  // With the default retention (7 days) a delivered event stays until it is that old.
+  const kept = await instance(store, seen, 'keeping')
+  t.teardown(() => kept.close())
+  await caller(kept, admin)('POST', '/cms/v2/posts', { title: 'Recent', status: 'draft' })
+  t.equal(await drain(kept), 1)
+  t.equal(await kept.platform.services.events.prune(), 0, 'a recent delivered event is kept')
+  await store.execute("update cms_events set created = now() - interval '8 days'")
+  t.equal(await kept.platform.services.events.prune(), 1, 'pruned once older than the retention')
+})
+
+t.test('a process without listeners prunes too (the triggers write events regardless)', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_EVENTS_POLL_MS: '20', CMS_EVENTS_RETENTION_MS: '0' })
+  // The change is made by a process without its worker, so the event is counted before any prune.
+  const writer = await buildApp(settings, { store, logger: false, jobs: false })
+  await writer.ready()
+  const admin = await createCaller(store, 'administrator', 'ev')
+  await caller(writer, admin)('POST', '/cms/v2/posts', { title: 'Nobody listens', status: 'draft' })
+  await writer.close()
+  t.equal(await eventCount(store), 1, 'written by the trigger')
+  const app = await buildApp(settings, { store, logger: false })
+  await app.ready()
+  t.teardown(() => app.close())
+  t.equal(app.platform.services.events.active, false, 'no listener in this process')
+  // The worker (jobs on) prunes at its first poll, then at most every poll while the retention is 0.
+  const until = Date.now() + 10_000
+  while (await eventCount(store) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
+  t.equal(await eventCount(store), 0, 'pruned by the background worker')
+})
+
+t.test('the background worker polls at CMS_EVENTS_POLL_MS, delivers, then prunes what it delivered', async (t) => {
+  const store = await openTestStore({ migrate: false })
+  t.teardown(() => store.close())
+  const seen: Seen = []
+  const app = await instance(store, seen, 'worker', undefined, { CMS_EVENTS_POLL_MS: '20', CMS_EVENTS_RETENTION_MS: '0' }, true)
+  t.teardown(() => app.close())
+  const admin = await createCaller(store, 'administrator', 'ev')
+  const started = performance.now()
+  const post = (await caller(app, admin)('POST', '/cms/v2/posts', { title: 'Polled', status: 'publish' })).body.id as number
+  const until = Date.now() + 10_000
+  while ((seen.length === 0 || await eventCount(store) > 0) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.same(seen.map((e) => [e.topic, e.objectId]), [['post.created', post]], 'delivered without a drain call')
+  t.equal(await eventCount(store), 0, 'and pruned')
+  t.ok(performance.now() - started < 10_000, 'well before the default poll could have done both')
 })

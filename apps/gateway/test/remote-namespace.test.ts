@@ -15,9 +15,10 @@ import { Type } from '@sinclair/typebox'
 import { endpoint, kernelServerOptions, restKernel, RestResponse, restUrl, route, type RestRequest } from '@cms/rest'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
-import { authenticator, coreMigrations, createApplicationPassword, createUser } from '@cms/core'
+import { authenticator, coreMigrations, createApplicationPassword, createUser, definePackage, type CmsPackage } from '@cms/core'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
+import { profiles } from '../src/profiles.js'
 
 const TIMEOUT_MS = 800
 
@@ -125,7 +126,7 @@ async function seoService (store: Store): Promise<{ app: FastifyInstance, port: 
   return { app, port: (app.server.address() as { port: number }).port, release: () => { for (const r of hanging.splice(0)) r() } }
 }
 
-async function gatewayFor (store: Store, serviceUrl: string): Promise<{ app: FastifyInstance, url: string }> {
+async function gatewayFor (store: Store, serviceUrl: string, extra?: { namespace: string, pkg: CmsPackage }): Promise<{ app: FastifyInstance, url: string }> {
   const settings = loadSettings({
     CMS_DEPLOYMENT: 'B',
     CMS_BASE_URL: 'http://cms.test',
@@ -134,7 +135,8 @@ async function gatewayFor (store: Store, serviceUrl: string): Promise<{ app: Fas
     LOG_LEVEL: 'silent',
     CMS_DATA_DIR: '/nonexistent-not-used'
   })
-  const app = await buildApp(settings, { store, logger: false, jobs: false })
+  const composed = extra === undefined ? {} : { packages: [extra.pkg], profile: { name: 'B', namespaces: [...profiles.B!.namespaces, extra.namespace] } }
+  const app = await buildApp(settings, { store, logger: false, jobs: false, ...composed })
   await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` }
 }
@@ -302,4 +304,57 @@ t.test('a service that refuses connections: 502, and its namespace stays listed'
   t.equal(batch.body.responses[0].body.code, 'rest_no_route', 'routes are unknown until the service has listed them')
   const index = JSON.parse((await get(`${gateway.url}/cms-json/`)).text)
   t.ok(index.routes['/seo/v1'], 'the namespace root is listed while the service is away')
+})
+
+t.test('_embed: a local answer embeds what the remote service serves, asked as the caller', async (t) => {
+  const store = await openTestStore({ migrations: [coreMigrations] })
+  t.teardown(async () => { await store.close() })
+  const user = await createUser(store, { login: 'embedder', email: 'embedder@example.com', roles: ['editor'], password: 'embedder-secret-pw' })
+  const { password } = await createApplicationPassword(store, user.id, { name: 'tests' })
+  const auth = `Basic ${Buffer.from(`embedder:${password}`).toString('base64')}`
+
+  // A package of the gateway whose answer links (embeddably) to routes of the remote seo/v1.
+  const NS = 'local-embed/v1'
+  const pkg = definePackage({
+    name: '@cms/local-embed',
+    dependencies: ['@cms/core'],
+    namespaces: [NS],
+    register (api) {
+      api.namespace(NS, () => [route({
+        namespace: NS,
+        path: `/${NS}/card`,
+        endpoints: [endpoint({
+          methods: ['GET'],
+          args: {},
+          permission: () => true,
+          handler: (req) => ({
+            card: 'local',
+            _links: {
+              note: [{ embeddable: true, href: restUrl(req.baseUrl, '/seo/v1/notes/1') }],
+              who: [{ embeddable: true, href: restUrl(req.baseUrl, '/seo/v1/whoami') }],
+              slow: [{ href: restUrl(req.baseUrl, '/seo/v1/slow') }]
+            }
+          })
+        })]
+      })])
+    }
+  })
+  const service = await seoService(store)
+  const gateway = await gatewayFor(store, `http://127.0.0.1:${service.port}`, { namespace: NS, pkg })
+  t.teardown(async () => {
+    service.release()
+    await gateway.app.close()
+    await service.app.close()
+  })
+
+  const signed = JSON.parse((await get(`${gateway.url}/cms-json/${NS}/card?_embed`, { authorization: auth })).text)
+  t.equal(signed.card, 'local')
+  t.match(signed._embedded.note[0], { id: 1, title: 'First', version: 1 }, 'the remote note, embedded')
+  t.equal(signed._embedded.note[0]._links.self[0].href, 'http://cms.test/index.php?rest_route=/seo/v1/notes/1', 'its links name the gateway')
+  t.equal(signed._embedded.who[0].user, user.id, 'the sub-request reached the service with the caller\'s credentials')
+  t.equal(signed._embedded.slow, undefined, 'a link not marked embeddable is not fetched')
+
+  const anonymous = JSON.parse((await get(`${gateway.url}/cms-json/${NS}/card?_embed=who`)).text)
+  t.same(Object.keys(anonymous._embedded), ['who'], '_embed names the links to embed')
+  t.equal(anonymous._embedded.who[0].user, 0, 'without credentials the service sees nobody')
 })

@@ -11,9 +11,11 @@ import { loadSettings } from '../src/settings.js'
 import { testApp } from './helpers.js'
 
 t.test('upstream settings are checked at start', async (t) => {
-  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'x' }), /CMS_UPSTREAM_NPS_SURVEY_TOKEN is set but CMS_UPSTREAM_NPS_SURVEY_URL is not/)
-  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_URL: 'file:///etc/passwd' }), /CMS_UPSTREAM_NPS_SURVEY_URL/)
-  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_HOST: 'x' }), /not an upstream setting/)
+  // The one-line form of every setting error (SettingError): the setting, the value, what is allowed.
+  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'x' }), { name: 'SettingError', message: "CMS_UPSTREAM_NPS_SURVEY_URL must be set when CMS_UPSTREAM_NPS_SURVEY_TOKEN is (the outside service's base URL)" })
+  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_URL: 'file:///etc/passwd' }), { name: 'SettingError', message: 'CMS_UPSTREAM_NPS_SURVEY_URL must be an absolute http(s) base URL such as https://service.example/api/, got "file:///etc/passwd"' })
+  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_URL: 'https://metrics.example/', CMS_UPSTREAM_NPS_SURVEY_TIMEOUT_MS: 'soon' }), { name: 'SettingError', message: 'CMS_UPSTREAM_NPS_SURVEY_TIMEOUT_MS must be an integer from 100 to 600000 (milliseconds), got "soon"' })
+  t.throws(() => loadSettings({ CMS_UPSTREAM_NPS_SURVEY_HOST: 'x' }), { name: 'SettingError', message: /^CMS_UPSTREAM_NPS_SURVEY_HOST must be an upstream setting/ })
   t.same(loadSettings({ CMS_UPSTREAM_NPS_SURVEY_URL: 'https://metrics.example/nps' }).upstreams, { NPS_SURVEY: { url: 'https://metrics.example/nps/', timeoutMs: 10000 } })
 })
 

@@ -1,15 +1,41 @@
 /**
- * @cms/builder: the page builder's namespaces. Registers its post meta on
- * cms/v2 (`_builder_*`) and nps-survey/v1 (two routes, one table, their
- * permission cases; ratings go to the `nps-survey` upstream). The other builder namespaces of the profiles answer
- * their root route until their routes are written.
+ * @cms/builder: the page builder's namespaces, one file per route family:
+ *
+ *   builder/v1           globals.ts, kit-defaults.ts (the design kit, kit.ts), settings.ts,
+ *                        post-search.ts, favorites.ts, user-data.ts, checklist.ts,
+ *                        site-navigation.ts, templates.ts, library-connect.ts,
+ *                        send-event.ts, cache.ts
+ *   builder/v1/documents documents.ts (media import)
+ *   builder-ai/v1        builder-ai.ts
+ *   nps-survey/v1        nps-survey.ts
+ *
+ * It registers its post meta on cms/v2 (`_builder_*`, meta.ts), its site
+ * options, its tables (migrations) and its permission cases. Per-user state
+ * lives in the core's user meta (user-state.ts). `builder/v1/feedback` and
+ * `builder-one/v1` answer their root route (the reference shows no other).
  */
 import { fileURLToPath } from 'node:url'
-import { Type } from '@sinclair/typebox'
-import { definePackage } from '@cms/core'
-import { npsSurveyRoutes } from './nps-survey.js'
+import { Type, type TBoolean } from '@sinclair/typebox'
+import { definePackage, type PackageOption } from '@cms/core'
+import { builderAiRoutes } from './builder-ai.js'
+import { cacheRoutes } from './cache.js'
+import { checklistRoutes } from './checklist.js'
+import { documentRoutes } from './documents.js'
+import { favoritesRoutes } from './favorites.js'
+import { globalsRoutes } from './globals.js'
+import { kitStore } from './kit.js'
+import { kitDefaultsRoutes } from './kit-defaults.js'
+import { libraryConnectRoutes } from './library-connect.js'
 import { registerBuilderMeta } from './meta.js'
+import { npsSurveyRoutes } from './nps-survey.js'
 import { builderPermissionCases } from './permissions.js'
+import { postSearchRoutes } from './post-search.js'
+import { sendEventRoutes } from './send-event.js'
+import { declareSettings, settingsRoutes } from './settings.js'
+import { siteNavigationRoutes } from './site-navigation.js'
+import { templateRoutes } from './templates.js'
+import { userDataRoutes } from './user-data.js'
+import { userState } from './user-state.js'
 
 export const builderPackage = definePackage({
   name: '@cms/builder',
@@ -19,9 +45,27 @@ export const builderPackage = definePackage({
   register (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     registerBuilderMeta(api)
+    const settings = declareSettings(api)
+    const tracking = settings.get('builder_allow_tracking') as unknown as PackageOption<TBoolean>
+    const kits = kitStore(api)
+    const state = userState(api)
+    api.namespace('builder/v1', () => [
+      ...globalsRoutes(kits),
+      ...kitDefaultsRoutes(kits),
+      ...settingsRoutes(settings),
+      ...postSearchRoutes(api),
+      ...favoritesRoutes(state),
+      ...userDataRoutes(api, state),
+      ...checklistRoutes(api, kits, state),
+      ...siteNavigationRoutes(api),
+      ...templateRoutes(api),
+      ...libraryConnectRoutes(api, state),
+      ...sendEventRoutes(api, tracking),
+      ...cacheRoutes(api)
+    ])
+    api.namespace('builder/v1/documents', () => documentRoutes(api))
+    api.namespace('builder-ai/v1', () => builderAiRoutes())
     api.namespace('nps-survey/v1', () => npsSurveyRoutes(api))
     api.permissionCases(builderPermissionCases)
-    // Whether the builder may share usage data (builder-family.md: `elementor_allow_tracking`); off until an administrator opts in.
-    api.option('builder_allow_tracking', Type.Boolean(), { default: false, description: 'Whether the page builder may share anonymous usage data.' })
   }
 })

@@ -2,7 +2,7 @@
  * Tables owned by @cms/builder (migrations in ../migrations, recorded in
  * `drizzle.__migrations_cms_builder`).
  */
-import { boolean, integer, pgTable, text } from 'drizzle-orm/pg-core'
+import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
 
 /** The NPS survey of each product (plugin slug): its dismiss state and the rating given. */
 export const npsSurveys = pgTable('nps_surveys', {
@@ -17,3 +17,11 @@ export const npsSurveys = pgTable('nps_surveys', {
   comment: text('comment'),
   ratedBy: integer('rated_by')
 })
+
+/** Editor usage events (`send-event`), at most EVENTS_CAP rows: the oldest go first. */
+export const builderEvents = pgTable('builder_events', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  eventData: jsonb('event_data').notNull(),
+  userId: integer('user_id').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow()
+}, (t) => [index('builder_events_created_at_idx').on(t.createdAt)])

@@ -111,8 +111,8 @@ t.test('builder package', async (t) => {
     t.equal(anon.status, 401)
   })
 
-  t.test('its table is migrated with its own migrations table', async (t) => {
-    t.same(await h.store.execute('select count(*)::int as n from drizzle.__migrations_cms_builder'), [{ n: 1 }])
+  t.test('its tables are migrated with its own migrations table', async (t) => {
+    t.same(await h.store.execute('select count(*)::int as n from drizzle.__migrations_cms_builder'), [{ n: 2 }])
     t.same(h.platform.packages(), ['@cms/core', '@cms/builder'])
   })
 })

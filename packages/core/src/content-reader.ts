@@ -1,23 +1,35 @@
 /**
- * Content read functions for packages (`api.content`), so no package
+ * Content functions for packages (`api.content`), so no package
  * queries the core's tables: posts by query with the list route's filters
  * (the same query engine, post-query.ts), one post with its meta and terms,
  * a user's meta. Reads see every row unless `as` names a caller, whose
- * read rule then applies as it does on the list route.
+ * read rule then applies as it does on the list route. Writes for a
+ * package's own documents: a new post of a registered type with its meta,
+ * and meta changes of one post, each in one transaction; the package checks
+ * the caller's rights first (the capability function) and sanitizes what it
+ * stores.
  */
+import { eq, sql } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
-import type { Store } from '@cms/store'
-import { getMeta, getPost, getPostTerms, withDescendants, type PostRow, type PostTerms } from './content/post-store.js'
-import { readRule, runListQuery, type ListQuery, type TaxClause } from './content/post-query.js'
+import { getOptions, type Store } from '@cms/store'
+import { nowSeconds } from './content/dates.js'
+import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants, type PostRow, type PostTerms } from './content/post-store.js'
+import { readRule, runListQuery, type ListQuery, type MetaClause, type TaxClause } from './content/post-query.js'
+import { permalink, permalinkPrefix } from './content/post-types.js'
+import { postMeta, posts } from './content/schema.js'
 import { getUserMetas } from './users/store.js'
 
 /** The list route's filters (cms/v2 `GET /posts` arguments), as values. */
 export interface PostsQuery {
-  /** `post` by default; `page`, or any registered type. */
-  type?: string
+  /** `post` by default; `page`, or any registered type, or several. */
+  type?: string | readonly string[]
   /** Default `['publish']`. */
   status?: string[]
   search?: string
+  /** The columns the search looks in (`post_title`, `post_excerpt`, `post_content`; default all three). */
+  searchColumns?: Array<'post_title' | 'post_excerpt' | 'post_content'>
+  /** Meta conditions, all of which must hold. */
+  meta?: MetaClause[]
   author?: number[]
   authorExclude?: number[]
   include?: number[]
@@ -52,12 +64,34 @@ export interface PostWithDetails {
   terms: PostTerms
 }
 
+/** A new post a package writes (its own document type, a draft...). */
+export interface NewContent {
+  type: string
+  title: string
+  status: 'publish' | 'draft' | 'private' | 'pending'
+  author: number
+  content?: string
+  /** Meta keys to store with it (the package sanitizes them). */
+  meta?: Record<string, unknown>
+  /** The configured site URL the stored guid is built on when the `home` option is empty (`req.siteUrl`). */
+  siteUrl: string
+}
+
 export interface ContentReader {
   posts: (query?: PostsQuery) => Promise<{ posts: PostRow[], total: number }>
   /** A post with its meta and terms, or undefined. */
   post: (id: number) => Promise<PostWithDetails | undefined>
   /** A user's meta (every key, or the keys named). */
   userMeta: (userId: number, keys?: readonly string[]) => Promise<Record<string, unknown>>
+  /** Writes a new post (no terms, no revision) and its meta in one transaction. */
+  createPost: (input: NewContent) => Promise<PostRow>
+  /**
+   * Sets and removes meta keys of one post in one transaction and marks it
+   * modified; false when there is no such post.
+   */
+  updateMeta: (id: number, set: Record<string, unknown>, remove?: readonly string[]) => Promise<boolean>
+  /** Removes a meta key from every post (a package's derived data); answers how many posts had it. */
+  deleteMetaEverywhere: (key: string) => Promise<number>
 }
 
 export function contentReader (store: () => Store): ContentReader {
@@ -65,6 +99,7 @@ export function contentReader (store: () => Store): ContentReader {
   return {
     async posts (query = {}) {
       const type = query.type ?? 'post'
+      const types = typeof type === 'string' ? [type] : [...type]
       const tax: TaxClause[] = []
       for (const [ids, operator] of [[query.categories, 'IN'], [query.categoriesExclude, 'NOT IN'], [query.tags, 'IN'], [query.tagsExclude, 'NOT IN']] as const) {
         if (ids === undefined || ids.length === 0) continue
@@ -74,11 +109,12 @@ export function contentReader (store: () => Store): ContentReader {
         type,
         statuses: query.status ?? ['publish'],
         search: query.search,
-        searchColumns: [],
+        searchColumns: query.searchColumns ?? [],
+        meta: query.meta,
         exact: false,
         hideProtected: false,
-        readable: query.as === undefined ? null : readRule(query.as, type, 'read'),
-        searchable: query.as === undefined ? null : readRule(query.as, type, 'edit'),
+        readable: query.as === undefined ? null : types.map((t) => readRule(query.as!, t, 'read')),
+        searchable: query.as === undefined ? null : types.map((t) => readRule(query.as!, t, 'edit')),
         after: query.after,
         before: query.before,
         modifiedAfter: query.modifiedAfter,
@@ -111,6 +147,51 @@ export function contentReader (store: () => Store): ContentReader {
     },
     async userMeta (userId, keys) {
       return await getUserMetas(store(), userId, keys)
+    },
+    async createPost (input) {
+      const now = nowSeconds()
+      const { home } = await getOptions(db(), ['home'])
+      const storedHome = String(home) === '' ? input.siteUrl : String(home)
+      const row: PostRow = {
+        id: 0,
+        type: input.type,
+        author: input.author,
+        status: input.status,
+        dateGmt: input.status === 'draft' || input.status === 'pending' ? null : now,
+        modifiedGmt: now,
+        slug: '',
+        title: input.title,
+        content: input.content ?? '',
+        excerpt: '',
+        password: '',
+        parent: 0,
+        menuOrder: 0,
+        commentStatus: 'closed',
+        pingStatus: 'closed',
+        format: 'standard',
+        sticky: false,
+        template: '',
+        featuredMedia: 0,
+        guid: ''
+      }
+      return await db().transaction(async (tx) => {
+        const written = await insertNewPost(tx, row, { checkSlug: false, hierarchical: false, guidPrefix: permalinkPrefix(storedHome, input.type) })
+        const id = written!.id
+        if (input.meta !== undefined) await setMeta(tx, id, input.meta)
+        return { ...row, id, guid: permalink(storedHome, input.type, id) }
+      })
+    },
+    async updateMeta (id, set, remove = []) {
+      return await db().transaction(async (tx) => {
+        const [row] = await tx.update(posts).set({ modifiedGmt: nowSeconds() }).where(eq(posts.id, id)).returning({ id: posts.id })
+        if (row === undefined) return false
+        await setMeta(tx, id, set, remove)
+        return true
+      })
+    },
+    async deleteMetaEverywhere (key) {
+      const gone = await db().db.delete(postMeta).where(eq(postMeta.key, key)).returning({ id: postMeta.postId })
+      return gone.length
     }
   }
 }

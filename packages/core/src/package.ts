@@ -32,7 +32,8 @@ export const corePackage = definePackage({
     api.permissionCases(permissionsTable)
     api.background('scheduled publishing', () => startContentJobs(services))
     // Any replica may run it: events are taken with FOR UPDATE SKIP LOCKED (events/index.ts).
-    api.background('lifecycle events', () => services.events.start(1000, (message, err) => { app.log.error({ err }, message) }))
+    // It also prunes delivered events, so it runs whether or not this process has listeners.
+    api.background('lifecycle events', () => services.events.start((message, err) => { app.log.error({ err }, message) }))
     if (options.adminPages) await app.register(authorizePage, { services })
     app.addHook('onListen', async () => {
       try {

@@ -22,6 +22,7 @@ import { resolveInside } from './paths.js'
 import type { PackageOption } from './package-options.js'
 import type { LifecycleListener, LifecycleTopic } from './events/index.js'
 import type { ContentReader } from './content-reader.js'
+import { packageSecrets, type Secrets } from './secrets.js'
 
 /** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
 export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
@@ -89,12 +90,17 @@ export interface PackageApi {
    * recorded under `<package>:<name>`.
    */
   on: (topic: LifecycleTopic, name: string, listener: LifecycleListener) => void
-  /** The core's content, read without touching its tables: `posts(query)` with the list route's filters, `post(id)` with meta and terms, `userMeta(id)`. */
+  /**
+   * The core's content without touching its tables: `posts(query)` with the list route's filters (and meta conditions),
+   * `post(id)` with meta and terms, `userMeta(id)`; for a package's own documents `createPost`, `updateMeta`, `deleteMetaEverywhere`.
+   */
   readonly content: ContentReader
   /** The deployment's content directory (uploads, files packages keep). */
   readonly contentDir: string
   /** A path from a request resolved inside the content directory, or `400 rest_invalid_path` (see paths.ts). */
   resolveContent: (path: string) => Promise<string>
+  /** Seals and opens secrets the package keeps at rest (a third party's tokens), under a key of its own (secrets.ts). */
+  readonly secrets: Secrets
 }
 
 /** What `definePackage` returns: the plugin and what the gateway needs to know before registering it. */
@@ -201,7 +207,8 @@ export class Platform {
       option: (option, schema, opts) => this.services.options.handle(this.services.options.declare(name, option, schema, opts.default, opts.description)),
       content: this.services.content,
       contentDir: this.services.settings.contentDir,
-      resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path)
+      resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path),
+      secrets: packageSecrets(() => this.services.store, name)
     }
   }
 

@@ -19,6 +19,7 @@
  * a redirect elsewhere is checked as any URL from a request is.
  */
 import { kernelErrors, RestError } from '@cms/rest'
+import { redactUrl, SettingError } from '@cms/store'
 import { createOutboundClient, OutboundError, type FetchOptions, type OutboundClient } from './outbound/index.js'
 
 const PREFIX = 'CMS_UPSTREAM_'
@@ -47,8 +48,10 @@ function keyOf (name: string): string {
 
 /**
  * Every upstream configured in `env` (keyed as in the setting names:
- * `RANK_TRACKER`). Throws on a malformed value, on a token or timeout
- * without its URL, and on a `CMS_UPSTREAM_*` setting of no known part.
+ * `RANK_TRACKER`). Throws a `SettingError` (one line: the setting, the value,
+ * what is allowed) on a malformed value, on a token or timeout without its
+ * URL, and on a `CMS_UPSTREAM_*` setting of no known part. Values that may
+ * be secrets (a token, an unknown setting, a URL's password) are not shown.
  */
 export function upstreamConfigFromEnv (env: Record<string, string | undefined>): Record<string, UpstreamConfig> {
   const found = new Map<string, Partial<Record<Part, string>>>()
@@ -58,23 +61,27 @@ export function upstreamConfigFromEnv (env: Record<string, string | undefined>):
     const part = PARTS.find((p) => rest.endsWith(`_${p}`) && rest.length > p.length + 1)
     const id = part === undefined ? '' : rest.slice(0, -(part.length + 1))
     if (part === undefined || !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(id)) {
-      throw new Error(`${key}: not an upstream setting (expected ${PREFIX}<NAME>_URL, _TOKEN or _TIMEOUT_MS)`)
+      throw new SettingError(key, undefined, `an upstream setting, named ${PREFIX}<NAME>_URL, _TOKEN or _TIMEOUT_MS with <NAME> in capitals (RANK_TRACKER)`)
     }
     found.set(id, { ...found.get(id), [part]: value })
   }
   const out: Record<string, UpstreamConfig> = {}
   for (const [id, parts] of found) {
     const setting = (part: Part): string => `${PREFIX}${id}_${part}`
-    if (parts.URL === undefined) throw new Error(`${setting(parts.TOKEN !== undefined ? 'TOKEN' : 'TIMEOUT_MS')} is set but ${setting('URL')} is not`)
+    if (parts.URL === undefined) throw new SettingError(setting('URL'), undefined, `set when ${setting(parts.TOKEN !== undefined ? 'TOKEN' : 'TIMEOUT_MS')} is (the outside service's base URL)`)
+    // Shown as given, unless it carries credentials (the password is masked).
+    const given = /\/\/[^/]*@/.test(parts.URL) ? redactUrl(parts.URL) : parts.URL
+    const urlError = (allowed: string): SettingError => new SettingError(setting('URL'), given, allowed)
+    const absolute = 'an absolute http(s) base URL such as https://service.example/api/'
     let url: URL
-    try { url = new URL(parts.URL) } catch { throw new Error(`${setting('URL')}: not a URL: "${parts.URL}"`) }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${setting('URL')}: expected an http(s) URL, got "${parts.URL}"`)
-    if (url.username !== '' || url.password !== '') throw new Error(`${setting('URL')}: credentials go in ${setting('TOKEN')}, not in the URL`)
-    if (url.search !== '' || url.hash !== '') throw new Error(`${setting('URL')}: expected a base URL without query or fragment`)
+    try { url = new URL(parts.URL) } catch { throw urlError(absolute) }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw urlError(absolute)
+    if (url.username !== '' || url.password !== '') throw urlError(`a URL without credentials (they go in ${setting('TOKEN')})`)
+    if (url.search !== '' || url.hash !== '') throw urlError('a base URL without query or fragment')
     let timeoutMs = DEFAULT_TIMEOUT_MS
     if (parts.TIMEOUT_MS !== undefined) {
       timeoutMs = /^\d{1,7}$/.test(parts.TIMEOUT_MS) ? Number(parts.TIMEOUT_MS) : NaN
-      if (!(timeoutMs >= 100 && timeoutMs <= 600_000)) throw new Error(`${setting('TIMEOUT_MS')}: expected milliseconds from 100 to 600000, got "${parts.TIMEOUT_MS}"`)
+      if (!(timeoutMs >= 100 && timeoutMs <= 600_000)) throw new SettingError(setting('TIMEOUT_MS'), parts.TIMEOUT_MS, 'an integer from 100 to 600000 (milliseconds)')
     }
     out[id] = { url: url.href.endsWith('/') ? url.href : `${url.href}/`, timeoutMs, ...(parts.TOKEN === undefined ? {} : { token: parts.TOKEN }) }
   }

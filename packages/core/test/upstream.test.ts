@@ -42,18 +42,21 @@ t.test('settings are named after the upstream and checked at start', async (t) =
     RANK_TRACKER: { url: 'https://rank.example/api/', token: 's3cret', timeoutMs: 2500 },
     METRICS: { url: 'http://metrics.example/', timeoutMs: 10000 }
   })
-  const bad: Array<[Record<string, string>, RegExp]> = [
-    [{ CMS_UPSTREAM_X_URL: 'ftp://x.example/' }, /CMS_UPSTREAM_X_URL: expected an http\(s\) URL/],
-    [{ CMS_UPSTREAM_X_URL: 'not a url' }, /CMS_UPSTREAM_X_URL: not a URL/],
-    [{ CMS_UPSTREAM_X_URL: 'https://u:p@x.example/' }, /credentials go in CMS_UPSTREAM_X_TOKEN/],
-    [{ CMS_UPSTREAM_X_URL: 'https://x.example/?a=1' }, /without query/],
-    [{ CMS_UPSTREAM_X_TOKEN: 't' }, /CMS_UPSTREAM_X_TOKEN is set but CMS_UPSTREAM_X_URL is not/],
-    [{ CMS_UPSTREAM_X_URL: 'https://x.example/', CMS_UPSTREAM_X_TIMEOUT_MS: '5s' }, /CMS_UPSTREAM_X_TIMEOUT_MS: expected milliseconds/],
-    [{ CMS_UPSTREAM_X_URL: 'https://x.example/', CMS_UPSTREAM_X_TIMEOUT_MS: '10' }, /from 100 to 600000/],
-    [{ CMS_UPSTREAM_X_ENDPOINT: 'https://x.example/' }, /CMS_UPSTREAM_X_ENDPOINT: not an upstream setting/],
-    [{ CMS_UPSTREAM_URL: 'https://x.example/' }, /not an upstream setting/]
+  // The settings' one-line form (SettingError, as the gateway's): the setting, the value, what is allowed.
+  const absolute = 'an absolute http(s) base URL such as https://service.example/api/'
+  const bad: Array<[Record<string, string>, string]> = [
+    [{ CMS_UPSTREAM_X_URL: 'ftp://x.example/' }, `CMS_UPSTREAM_X_URL must be ${absolute}, got "ftp://x.example/"`],
+    [{ CMS_UPSTREAM_X_URL: 'not a url' }, `CMS_UPSTREAM_X_URL must be ${absolute}, got "not a url"`],
+    [{ CMS_UPSTREAM_X_URL: 'https://u:p@x.example/' }, 'CMS_UPSTREAM_X_URL must be a URL without credentials (they go in CMS_UPSTREAM_X_TOKEN), got "https://u:***@x.example/"'],
+    [{ CMS_UPSTREAM_X_URL: 'https://x.example/?a=1' }, 'CMS_UPSTREAM_X_URL must be a base URL without query or fragment, got "https://x.example/?a=1"'],
+    [{ CMS_UPSTREAM_X_TOKEN: 't0k3n' }, "CMS_UPSTREAM_X_URL must be set when CMS_UPSTREAM_X_TOKEN is (the outside service's base URL)"],
+    [{ CMS_UPSTREAM_X_TIMEOUT_MS: '500' }, "CMS_UPSTREAM_X_URL must be set when CMS_UPSTREAM_X_TIMEOUT_MS is (the outside service's base URL)"],
+    [{ CMS_UPSTREAM_X_URL: 'https://x.example/', CMS_UPSTREAM_X_TIMEOUT_MS: '5s' }, 'CMS_UPSTREAM_X_TIMEOUT_MS must be an integer from 100 to 600000 (milliseconds), got "5s"'],
+    [{ CMS_UPSTREAM_X_URL: 'https://x.example/', CMS_UPSTREAM_X_TIMEOUT_MS: '10' }, 'CMS_UPSTREAM_X_TIMEOUT_MS must be an integer from 100 to 600000 (milliseconds), got "10"'],
+    [{ CMS_UPSTREAM_X_ENDPOINT: 'sekrit' }, 'CMS_UPSTREAM_X_ENDPOINT must be an upstream setting, named CMS_UPSTREAM_<NAME>_URL, _TOKEN or _TIMEOUT_MS with <NAME> in capitals (RANK_TRACKER)'],
+    [{ CMS_UPSTREAM_URL: 'https://x.example/' }, 'CMS_UPSTREAM_URL must be an upstream setting, named CMS_UPSTREAM_<NAME>_URL, _TOKEN or _TIMEOUT_MS with <NAME> in capitals (RANK_TRACKER)']
   ]
-  for (const [env, message] of bad) t.throws(() => upstreamConfigFromEnv(env), message, Object.keys(env).join(','))
+  for (const [env, message] of bad) t.throws(() => upstreamConfigFromEnv(env), { name: 'SettingError', code: 'setting_invalid', message }, Object.keys(env).join(','))
 })
 
 t.test('an upstream that is not configured is a 503 naming its setting', async (t) => {

@@ -15,6 +15,9 @@ import { render, send, write } from './render.js'
 import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
 
+/** The OPTIONS routes mounted on each app, by path shape (variables' classes left out). */
+const optionsMounted = new WeakMap<FastifyInstance, Set<string>>()
+
 /** Mounts a declaration; returns its executors by method (for in-process dispatch). */
 export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: PipelineContext): Map<string, Executor> {
   const executors = new Map<string, Executor>()
@@ -67,6 +70,13 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
       })
     }
   }
+  // Two routes may differ only in a variable's class (builder/v1 `checklist/steps/{id}`: digits for
+  // GET, a step id for POST): find-my-way keeps one OPTIONS route per position, the first one's.
+  const shape = url.replace(/\(\^.*?\$\)/g, '')
+  const mounted = optionsMounted.get(app) ?? new Set<string>()
+  optionsMounted.set(app, mounted)
+  if (mounted.has(shape)) return executors
+  mounted.add(shape)
   app.route({
     method: 'OPTIONS',
     url,

@@ -130,9 +130,27 @@ function parseFlat (parts: string[]): Record<string, unknown> {
 
 /** As qs decodes: `+` is a space, a malformed escape is kept as written. */
 function decodeComponent (s: string): string {
-  const spaced = s.includes('+') ? s.replace(/\+/g, ' ') : s
+  const spaced = plusToSpace(s)
   if (!spaced.includes('%')) return spaced
   try { return decodeURIComponent(spaced) } catch { return spaced }
+}
+
+/**
+ * Every `+` made a space, by copying code units once: a global replace
+ * slows down with the number of matches on long strings (a megabyte of `-+`
+ * took 0.3 to 1.4 s, a query value of GET / with it seconds).
+ */
+function plusToSpace (s: string): string {
+  if (!s.includes('+')) return s
+  const units = new Uint16Array(s.length)
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    units[i] = c === 0x2b ? 0x20 : c
+  }
+  let text = ''
+  // `apply` takes the typed array as it is (a spread iterates it: three times slower).
+  for (let i = 0; i < units.length; i += 8192) text += String.fromCharCode.apply(null, units.subarray(i, i + 8192) as unknown as number[])
+  return text
 }
 
 export function isPlainObject (value: unknown): value is Record<string, unknown> {

@@ -85,7 +85,10 @@ t.test('reading is linear: a megabyte of brackets, escapes or separators costs a
     'a=%5B…': `a=${'%5B'.repeat(MB / 3)}`,
     'x[i]=1 (distinct indexes)': Array.from({ length: MB / 10 }, (_, i) => `x[${i}]=1`).join('&'),
     '[=': '[='.repeat(MB / 2),
-    '%': '%'.repeat(MB)
+    '%': '%'.repeat(MB),
+    'a=-+… (a space every other character)': `a=${'-+'.repeat(MB / 2)}`,
+    'a=+…': `a=${'+'.repeat(MB)}`,
+    'a[]=-+…': `a[]=${'-+'.repeat(MB / 2)}`
   }
   for (const [label, input] of Object.entries(inputs)) {
     const ms = timed(() => parseQuery(input))

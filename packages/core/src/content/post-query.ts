@@ -115,12 +115,22 @@ export interface ListQuery {
   mimeTypes?: string[]
   tax: TaxClause[]
   taxRelation: 'AND' | 'OR'
+  /** Posts whose meta `key` is (`equals`) or is not (`notEquals`, a missing key included) a value, or has the key at all. */
+  meta?: MetaClause[]
   orderby: string
   order: 'asc' | 'desc'
   /** Undefined: every row. */
   perPage?: number
   page: number
   offset?: number
+}
+
+export interface MetaClause { key: string, equals?: unknown, notEquals?: unknown }
+
+function metaCondition (m: MetaClause): SQL {
+  const has = (value?: unknown): SQL => sql`exists (select 1 from post_meta pm where pm.post_id = ${posts.id} and pm.key = ${m.key}${value === undefined ? sql`` : sql` and pm.value = ${JSON.stringify(value)}::jsonb`})`
+  if (m.notEquals !== undefined) return not(has(m.notEquals))
+  return has(m.equals)
 }
 
 const STOPWORDS = new Set(['about', 'an', 'are', 'as', 'at', 'be', 'by', 'com', 'for', 'from', 'how', 'in', 'is', 'it', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'was', 'what', 'when', 'where', 'who', 'will', 'with', 'www'])
@@ -219,6 +229,7 @@ export function whereOf (q: ListQuery): SQL {
     c.push(sql`exists (select 1 from post_meta m where m.post_id = ${posts.id} and m.key = ${ATTACHMENT_META.mime}
       and (m.value #>> '{}') like any(ARRAY[${sql.join(patterns.map((p) => sql`${p}`), sql`, `)}]::text[]))`)
   }
+  for (const m of q.meta ?? []) c.push(metaCondition(m))
   if (q.tax.length > 0) {
     const clauses = q.tax.map(taxCondition)
     c.push(q.taxRelation === 'OR' ? or(...clauses) : and(...clauses))

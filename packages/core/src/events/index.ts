@@ -14,6 +14,17 @@
  * once: a process that stops after a listener's work and before its
  * delivery is recorded runs that listener again.
  *
+ * Delivered events are pruned by the same worker: an event every listener
+ * of this process has handled (or whose topic none of them takes), older
+ * than the retention (`CMS_EVENTS_RETENTION_MS`, default 7 days) and not
+ * under a lease, is deleted with its deliveries. The retention is the grace
+ * left to processes with other listeners (a namespace service running other
+ * packages) on the same database: all replicas of one composition share
+ * their listeners, so within it nothing undelivered is ever pruned. The
+ * worker's poll interval and the lease are settings too
+ * (`CMS_EVENTS_POLL_MS`, default 1 s; `CMS_EVENTS_LEASE_MS`, default 60 s:
+ * longer than the slowest listener takes).
+ *
  * Why not graphile-worker or pg-boss: neither is in the catalog, and both
  * need a PostgreSQL server (LISTEN/NOTIFY, several connections) that the
  * embedded PGlite cannot fully stand in for; two small tables and a trigger
@@ -45,6 +56,10 @@ export type LifecycleListener = (event: LifecycleEvent) => Promise<void> | void
 export interface LifecycleOptions {
   /** How long a worker holds the events it took (default 60 s): after it, another worker may take them. */
   leaseMs?: number
+  /** How often the worker looks for pending events (default 1 s). */
+  pollMs?: number
+  /** How long a delivered event is kept before it is pruned (default 7 days; 0: at the next prune). */
+  retentionMs?: number
   /** Events taken at once (default 50). */
   batch?: number
   /** Where a failing listener is reported. */
@@ -53,15 +68,27 @@ export interface LifecycleOptions {
 
 interface Registered { key: string, topic: LifecycleTopic, handler: LifecycleListener }
 
+export const EVENT_DEFAULTS = { leaseMs: 60_000, pollMs: 1000, retentionMs: 7 * 24 * 3600_000 } as const
+
+/** Events deleted per statement when pruning. */
+const PRUNE_BATCH = 500
+
+/** The most often the worker prunes (it looks at every poll, prunes at most this often). */
+const PRUNE_EVERY_MS = 60_000
+
 export class LifecycleEvents {
   private readonly listeners: Registered[] = []
   private draining: Promise<number> | undefined
-  private readonly leaseMs: number
+  readonly leaseMs: number
+  readonly pollMs: number
+  readonly retentionMs: number
   private readonly batch: number
   private log: LifecycleOptions['log']
 
-  constructor (private readonly store: () => Store, private readonly opts: LifecycleOptions = {}) {
-    this.leaseMs = opts.leaseMs ?? 60_000
+  constructor (private readonly store: () => Store, opts: LifecycleOptions = {}) {
+    this.leaseMs = opts.leaseMs ?? EVENT_DEFAULTS.leaseMs
+    this.pollMs = opts.pollMs ?? EVENT_DEFAULTS.pollMs
+    this.retentionMs = opts.retentionMs ?? EVENT_DEFAULTS.retentionMs
     this.batch = opts.batch ?? 50
     this.log = opts.log
   }
@@ -87,23 +114,65 @@ export class LifecycleEvents {
     return await this.draining
   }
 
-  /** Drains every `intervalMs` until the returned function is called (which waits for a drain under way). */
-  start (intervalMs = 1000, log?: LifecycleOptions['log']): () => Promise<void> {
+  /**
+   * Every `pollMs`: drains (when this process listens to anything) and, at
+   * most once a minute, prunes delivered events (even without listeners:
+   * the triggers write events regardless). Runs until the returned function
+   * is called, which waits for the work under way.
+   */
+  start (log?: LifecycleOptions['log']): () => Promise<void> {
     if (log !== undefined) this.log = log
-    if (!this.active) return async () => {}
     let stopped = false
     let timer: NodeJS.Timeout | undefined
+    let running: Promise<void> | undefined
+    let lastPrune = -Infinity
+    const work = async (): Promise<void> => {
+      if (this.active) await this.drain().catch((err) => { this.log?.('lifecycle events: drain failed', err) })
+      if (performance.now() - lastPrune >= Math.min(PRUNE_EVERY_MS, Math.max(this.pollMs, this.retentionMs))) {
+        lastPrune = performance.now()
+        await this.prune().catch((err) => { this.log?.('lifecycle events: prune failed', err) })
+      }
+    }
     const tick = (): void => {
       timer = setTimeout(() => {
-        this.drain().catch((err) => { this.log?.('lifecycle events: drain failed', err) }).finally(() => { if (!stopped) tick() })
-      }, intervalMs)
+        running = work().finally(() => { if (!stopped) tick() })
+      }, this.pollMs)
       timer.unref()
     }
     tick()
     return async () => {
       stopped = true
       clearTimeout(timer)
-      await this.draining?.catch(() => {})
+      await running
+    }
+  }
+
+  /**
+   * Deletes events older than the retention that every listener of this
+   * process has handled (or that none of them takes) and that no worker
+   * holds, with their deliveries; answers how many. A batch at a time, each
+   * its own statement, so no statement runs long.
+   */
+  async prune (): Promise<number> {
+    const names = this.listeners.map((l) => l.key)
+    const topics = this.listeners.map((l) => l.topic)
+    let pruned = 0
+    for (;;) {
+      const rows = rowsOf<{ id: string | number }>(await this.store().execute(sql`
+        delete from cms_events where id in (
+          select e.id from cms_events e
+          where e.created < now() - make_interval(secs => ${this.retentionMs / 1000})
+            and (e.lease_until is null or e.lease_until < now())
+            and not exists (
+              select 1 from unnest(${sql.param(names)}::text[], ${sql.param(topics)}::text[]) as l(name, topic)
+              where l.topic = e.topic
+                and not exists (select 1 from cms_event_deliveries d where d.event_id = e.id and d.listener = l.name))
+          order by e.id
+          limit ${PRUNE_BATCH}
+          for update of e skip locked)
+        returning id`))
+      pruned += rows.length
+      if (rows.length < PRUNE_BATCH) return pruned
     }
   }
 
@@ -111,7 +180,9 @@ export class LifecycleEvents {
     let delivered = 0
     for (;;) {
       const { events, done } = await this.claim()
+      const finished: number[] = []
       for (const event of events) {
+        let failed = false
         for (const listener of this.listeners) {
           if (listener.topic !== event.topic || done.has(`${event.id} ${listener.key}`)) continue
           try {
@@ -119,12 +190,17 @@ export class LifecycleEvents {
           } catch (err) {
             // Left undelivered: retried when the lease ends.
             this.log?.(`lifecycle events: listener ${listener.key} failed on event ${event.id} (${event.topic})`, err)
+            failed = true
             continue
           }
           await this.store().execute(sql`insert into cms_event_deliveries (event_id, listener) values (${event.id}, ${listener.key}) on conflict do nothing`)
           delivered++
         }
+        if (!failed) finished.push(event.id)
       }
+      // Handled by every listener here: the lease is released (processes with other listeners may take
+      // them now, and pruning does not wait for the lease).
+      if (finished.length > 0) await this.store().execute(sql`update cms_events set lease_until = null where id = any(${sql.param(finished)}::bigint[])`)
       if (events.length < this.batch) return delivered
     }
   }

@@ -38,6 +38,7 @@ export const userErrors = {
     rest_user_invalid_reassign: { status: 400, message: 'Invalid user ID for reassignment.' },
     empty_user_login: { status: 400, message: 'Cannot create a user with an empty login name.' },
     user_login_too_long: { status: 400, message: 'Username may not be longer than 60 characters.' },
+    user_url_too_long: { status: 400, message: 'User URL may not be longer than 100 characters.' },
     existing_user_login: { status: 400, message: 'Sorry, that username already exists!' },
     existing_user_email: { status: 400, message: 'Sorry, that email address is already used!' }
   })

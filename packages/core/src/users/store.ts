@@ -146,10 +146,16 @@ export function slugify (value: string): string {
     .slice(0, 50)
 }
 
-/** Kept as given when it is an http(s) URL; a bare host gets `http://`; anything else is dropped. */
+/**
+ * Kept as given when it is an http(s) URL; a bare host gets `http://`;
+ * anything else is dropped. At most 100 characters, as the core's column
+ * holds (checked first: nothing longer is parsed or stored).
+ */
 function cleanUrl (url: string): string {
   const value = text(url).trim()
   if (value === '') return ''
+  // Characters as mb_strlen() counts them; past 200 code units there are surely more than 100.
+  if (value.length > 100 && (value.length > 200 || [...value].length > 100)) throw userErrors.user_url_too_long()
   const candidate = /^[a-z][a-z0-9+.-]*:/i.test(value) ? value : `http://${value}`
   try {
     const parsed = new URL(candidate)
@@ -191,6 +197,7 @@ export async function createUser (store: Store, input: NewUser): Promise<UserRec
   const login = checkLogin(input.login)
   const email = checkEmail(input.email)
   const roles = checkRoles(input.roles)
+  const url = cleanUrl(input.url ?? '')
   const passHash = input.password === undefined ? null : await hashAccountPassword(checkAccountPassword(input.password))
   const wantedSlug = input.nicename === undefined || input.nicename === '' ? slugify(login) : slugify(input.nicename)
 
@@ -207,7 +214,7 @@ export async function createUser (store: Store, input: NewUser): Promise<UserRec
           email,
           displayName: text(input.displayName ?? login),
           nicename,
-          url: cleanUrl(input.url ?? ''),
+          url,
           description: text(input.description ?? ''),
           passHash,
           roles

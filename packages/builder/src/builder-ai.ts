@@ -1,0 +1,19 @@
+/**
+ * builder-ai/v1 permissions (builder-family.md §4): tells the site planner
+ * that the "connect" feature exists. Administrators (`manage_options`).
+ */
+import { endpoint, route, type RelativeRouteDecl } from '@cms/rest'
+import { mayManageOptions } from './access.js'
+
+export function builderAiRoutes (): RelativeRouteDecl[] {
+  return [route({
+    path: '/permissions',
+    endpoints: [endpoint({
+      methods: ['GET'],
+      args: {},
+      summary: 'Which site planner features this site offers',
+      permission: mayManageOptions,
+      handler: () => ({ success: true, data: { site_planner_connect: true } })
+    })]
+  })]
+}

@@ -1,0 +1,64 @@
+/**
+ * What a writer without `unfiltered_html` may store in the builder's meta
+ * (`_builder_data`, `_builder_page_settings`) and in the builder data the
+ * package writes itself (templates): every string through the core's post
+ * HTML filter, URL settings with a refused scheme (`javascript:`) emptied.
+ */
+import { allowedUrl, filterPostHtml, type Sanitized } from '@cms/core'
+
+/** Keys of builder settings that hold a URL (link and media controls). */
+const URL_KEY = /^(?:url|href|src|link)$|_url$/i
+
+/** Nesting deeper than this is refused rather than walked (builder trees are a few levels deep). */
+export const MAX_DEPTH = 256
+
+/** Text without markup characters comes out of the filter unchanged: skip the parse. */
+const kses = (text: string): string => /[<>&\u00a0]/.test(text) ? filterPostHtml(text) : text
+
+/**
+ * A copy of a JSON value with every string filtered as the builder filters
+ * its settings: text through the post rules, and URL settings with a
+ * refused scheme emptied. Keys and other values are kept. Walked without
+ * recursion: the depth is the writer's choice.
+ */
+export function filterStrings (root: unknown): Sanitized {
+  const clean = (v: unknown, key: string): unknown => {
+    if (typeof v !== 'string') return v
+    if (URL_KEY.test(key) && v.trim() !== '' && !allowedUrl(v)) return ''
+    return kses(v)
+  }
+  const copy = (v: unknown): unknown => Array.isArray(v) ? new Array(v.length) : typeof v === 'object' && v !== null ? {} : v
+  const out = { root: copy(clean(root, '')) }
+  const stack: Array<{ from: unknown, to: unknown, depth: number }> = [{ from: root, to: out.root, depth: 0 }]
+  while (stack.length > 0) {
+    const { from, to, depth } = stack.pop()!
+    if (typeof from !== 'object' || from === null) continue
+    if (depth >= MAX_DEPTH) return { invalid: `nested more than ${MAX_DEPTH} levels deep` }
+    const source = from as Record<string, unknown>
+    const target = to as Record<string, unknown>
+    for (const key of Object.keys(source)) {
+      const value = source[key]
+      const made = copy(clean(value, Array.isArray(from) ? '' : key))
+      // Defined, not assigned: a `__proto__` key stays a plain key.
+      Object.defineProperty(target, key, { value: made, enumerable: true, writable: true, configurable: true })
+      if (typeof value === 'object' && value !== null) stack.push({ from: value, to: made, depth: depth + 1 })
+    }
+  }
+  return { value: out.root }
+}
+
+/** Builder data: JSON carried as a string; it must parse, and its strings are filtered. */
+export function sanitizeBuilderData (value: unknown, param: string): Sanitized {
+  if (typeof value !== 'string' || value === '') return { value }
+  let data: unknown
+  try { data = JSON.parse(value) } catch { return { invalid: `${param} is not valid JSON.` } }
+  const r = filterStrings(data)
+  if ('invalid' in r) return { invalid: `${param} is ${r.invalid}.` }
+  return { value: JSON.stringify(r.value) }
+}
+
+/** Builder settings kept as an object: its strings are filtered the same way. */
+export function sanitizeBuilderObject (value: unknown, param: string): Sanitized {
+  const r = filterStrings(value)
+  return 'invalid' in r ? { invalid: `${param} is ${r.invalid}.` } : r
+}

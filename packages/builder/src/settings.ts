@@ -1,0 +1,76 @@
+/**
+ * builder/v1 settings/{key} (builder-family.md §2.2): the builder's site
+ * options, read and written by administrators (`manage_options`). Only
+ * keys with the builder prefix: any other key is `400 rest_invalid_param`
+ * (the real product means to refuse them and does not). The options are
+ * those the package declares (each checked against its schema on write); a
+ * builder key nobody declared reads as `false` (as an absent option) and
+ * cannot be written. A write without `value` is a 400.
+ */
+import { Type, type TSchema } from '@sinclair/typebox'
+import { endpoint, invalidParam, route, type RelativeRouteDecl } from '@cms/rest'
+import type { PackageApi, PackageOption } from '@cms/core'
+import { mayManageOptions } from './access.js'
+
+export const SETTINGS_PREFIX = 'builder'
+
+export type BuilderSettings = ReadonlyMap<string, PackageOption<TSchema>>
+
+/** Declares the editor's site options (the notes' `elementor_*` keys, neutral names). */
+export function declareSettings (api: PackageApi): Map<string, PackageOption<TSchema>> {
+  const out = new Map<string, PackageOption<TSchema>>()
+  const add = <S extends TSchema>(name: string, schema: S, def: any, description: string): PackageOption<S> => {
+    const handle = api.option(name, schema, { default: def, description })
+    out.set(name, handle as unknown as PackageOption<TSchema>)
+    return handle
+  }
+  add('builder_font_display', Type.Union(['auto', 'block', 'swap', 'fallback', 'optional'].map((v) => Type.Literal(v))), 'auto', 'How the builder\'s web fonts load (CSS font-display).')
+  add('builder_disable_color_schemes', Type.Union([Type.Literal(''), Type.Literal('yes')]), '', 'Whether the builder ignores the theme\'s colour schemes.')
+  add('builder_disable_typography_schemes', Type.Union([Type.Literal(''), Type.Literal('yes')]), '', 'Whether the builder ignores the theme\'s typography schemes.')
+  add('builder_load_fa4_shim', Type.Union([Type.Literal(''), Type.Literal('yes')]), '', 'Whether the builder loads the legacy icon font shim.')
+  // Whether the builder may share usage data (builder-family.md: `elementor_allow_tracking`); off until an administrator opts in.
+  add('builder_allow_tracking', Type.Boolean(), false, 'Whether the page builder may share anonymous usage data.')
+  add('builder_cpt_support', Type.Array(Type.String({ pattern: '^[a-z0-9_-]{1,20}$' }), { maxItems: 100 }), ['post', 'page'], 'Post types the builder edits.')
+  return out
+}
+
+export function settingsRoutes (settings: BuilderSettings): RelativeRouteDecl[] {
+  const keyOf = (key: string): string => {
+    if (!key.startsWith(SETTINGS_PREFIX)) throw invalidParam('key', `key must start with "${SETTINGS_PREFIX}".`)
+    return key
+  }
+  return [route({
+    path: '/settings/{key}',
+    vars: { key: '[\\w_-]+' },
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: {},
+        summary: 'A builder site option (false when it is not set)',
+        permission: mayManageOptions,
+        handler: async (req) => {
+          const option = settings.get(keyOf(String(req.params.key)))
+          return { success: true, data: { value: option === undefined ? false : await option.get() } }
+        }
+      }),
+      endpoint({
+        methods: ['POST', 'PUT', 'PATCH'],
+        args: {},
+        summary: 'Write a builder site option',
+        permission: mayManageOptions,
+        handler: async (req) => {
+          const key = keyOf(String(req.params.key))
+          const params = req.params as Record<string, unknown>
+          if (params.value === undefined) throw invalidParam('value', 'value is required.')
+          const option = settings.get(key)
+          if (option === undefined) throw invalidParam('key', `${key} is not a builder setting.`)
+          const before = await option.get()
+          if (JSON.stringify(before) === JSON.stringify(params.value)) return { success: true }
+          // Checked against the option's schema: 400 rest_invalid_param naming it, nothing written.
+          await option.set(params.value)
+          return { success: true, data: { message: 'Setting updated successfully.' } }
+        }
+      })
+    ]
+  })]
+}

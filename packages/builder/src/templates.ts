@@ -1,0 +1,108 @@
+/**
+ * builder/v1 template-library/templates (builder-family.md §2.8): the
+ * local template library. GET answers `{templates, config}`: the local
+ * templates (types page, section, container) newest first when `source` is
+ * `local` or absent (the only source this service has; any other source
+ * lists nothing), and `config` per template type (the real product's
+ * remote feed is not fetched: a fixed object). POST saves a template: a
+ * library post with `_builder_template_type`, `_builder_data` (the content
+ * as JSON, its strings filtered for writers without `unfiltered_html`) and
+ * `_builder_page_settings`, and answers the template item. Both need
+ * `edit_posts`.
+ */
+import { Type } from '@sinclair/typebox'
+import { endpoint, Enum, invalidParam, isPlainObject, Raw, route, type RelativeRouteDecl } from '@cms/rest'
+import { findUserById, type PackageApi, type PostRow } from '@cms/core'
+import { mayEditPosts } from './access.js'
+import { LIBRARY_TYPE } from './kit.js'
+import { filterStrings } from './sanitize.js'
+
+export const TEMPLATE_TYPES = ['page', 'section', 'container'] as const
+
+const LABELS: Record<string, string> = { page: 'Page', section: 'Section', container: 'Container' }
+
+const humanDate = (d: Date): string => d.toLocaleDateString('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' })
+
+export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
+  const { store } = api.services
+  async function itemOf (post: PostRow, meta: Record<string, unknown>, home: string): Promise<Record<string, unknown>> {
+    const author = post.author === 0 ? undefined : await findUserById(store, post.author)
+    const settings = meta._builder_page_settings
+    const date = post.dateGmt ?? post.modifiedGmt
+    return {
+      template_id: post.id,
+      source: 'local',
+      type: meta._builder_template_type,
+      title: post.title,
+      thumbnail: false,
+      date: Math.floor(date.getTime() / 1000),
+      human_date: humanDate(date),
+      human_modified_date: humanDate(post.modifiedGmt),
+      author: author?.displayName ?? '',
+      status: post.status,
+      hasPageSettings: isPlainObject(settings) && Object.keys(settings).length > 0,
+      tags: [],
+      export_link: `${home}/cms-admin/admin-ajax.php?action=builder_library_direct_actions&library_action=export_template&source=local&template_id=${post.id}`,
+      url: `${home}/?p=${post.id}`
+    }
+  }
+  return [route({
+    path: '/template-library/templates',
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: {},
+        summary: 'The local templates and the library configuration',
+        permission: mayEditPosts,
+        handler: async (req) => {
+          const source = (req.params as Record<string, unknown>).source
+          const config = Object.fromEntries(TEMPLATE_TYPES.map((t) => [t, { title: LABELS[t], categories: [] }]))
+          if (source !== undefined && source !== 'local') return { templates: [], config }
+          const { posts } = await api.content.posts({ type: LIBRARY_TYPE, status: ['publish'], meta: [{ key: '_builder_template_type', notEquals: 'kit' }], perPage: 100, orderby: 'date', order: 'desc' })
+          const templates = []
+          for (const post of posts) {
+            const meta = (await api.content.post(post.id))?.meta ?? {}
+            if ((TEMPLATE_TYPES as readonly unknown[]).includes(meta._builder_template_type)) templates.push(await itemOf(post, meta, req.baseUrl))
+          }
+          return { templates, config }
+        }
+      }),
+      endpoint({
+        methods: ['POST'],
+        args: {
+          type: Enum(TEMPLATE_TYPES, { description: 'The template type.' }),
+          title: Type.Optional(Type.String({ description: 'The template title.', maxLength: 1000 })),
+          content: Type.Optional(Raw<unknown>({ description: 'Page-builder data (the element tree).', type: 'object' }))
+        },
+        summary: 'Save a template to the local library',
+        permission: mayEditPosts,
+        handler: async (req) => {
+          const params = req.params as Record<string, unknown>
+          const filtered = !req.user.can('unfiltered_html')
+          let content: unknown = req.params.content ?? []
+          let settings: unknown = params.page_settings ?? {}
+          if (!isPlainObject(settings)) throw invalidParam('page_settings', 'page_settings must be an object.')
+          if (filtered) {
+            const c = filterStrings(content)
+            if ('invalid' in c) throw invalidParam('content', `content is ${c.invalid}.`)
+            const s = filterStrings(settings)
+            if ('invalid' in s) throw invalidParam('page_settings', `page_settings is ${s.invalid}.`)
+            content = c.value
+            settings = s.value
+          }
+          const title = req.params.title ?? ''
+          const post = await api.content.createPost({
+            type: LIBRARY_TYPE,
+            title: filtered ? String((filterStrings(title) as { value: unknown }).value) : title,
+            status: 'publish',
+            author: req.user.id,
+            siteUrl: req.siteUrl,
+            meta: { _builder_template_type: req.params.type, _builder_edit_mode: 'builder', _builder_data: JSON.stringify(content), _builder_page_settings: settings }
+          })
+          const meta = (await api.content.post(post.id))?.meta ?? {}
+          return await itemOf(post, meta, req.baseUrl)
+        }
+      })
+    ]
+  })]
+}

@@ -1,0 +1,45 @@
+/**
+ * builder/v1 user-data/current-user (builder-family.md §2.9): the signed-in
+ * user's suppressed editor messages (user meta `builder_introduction`,
+ * `{key: true}`) and capabilities (every capability and role name). PATCH
+ * replaces the suppressed set with `suppressedMessages` (empty and
+ * non-string entries dropped) and answers as GET. Any signed-in user.
+ */
+import { Type } from '@sinclair/typebox'
+import { endpoint, route, StringList, type RelativeRouteDecl } from '@cms/rest'
+import { findUserById, type PackageApi } from '@cms/core'
+import { signedIn } from './access.js'
+import { USER_KEYS, type UserState } from './user-state.js'
+
+export function userDataRoutes (api: PackageApi, state: UserState): RelativeRouteDecl[] {
+  async function answer (userId: number): Promise<Record<string, unknown>> {
+    const stored = await state.get<Record<string, unknown>>(userId, USER_KEYS.introduction)
+    const suppressed = typeof stored === 'object' && stored !== null ? Object.keys(stored).filter((k) => stored[k] === true) : []
+    const user = await findUserById(api.services.store, userId)
+    const caps = new Set<string>()
+    for (const role of user?.roles ?? []) {
+      for (const cap of api.services.roles.capabilitiesOf(role)) caps.add(cap)
+      caps.add(role)
+    }
+    return { suppressedMessages: suppressed, capabilities: [...caps] }
+  }
+  return [route({
+    path: '/user-data/current-user',
+    endpoints: [
+      endpoint({ methods: ['GET'], args: {}, summary: "The current user's editor data", permission: signedIn, handler: async (req) => await answer(req.user.id) }),
+      endpoint({
+        methods: ['PATCH'],
+        args: { suppressedMessages: Type.Optional(StringList({ description: 'Keys of suppressed messages.', maxItems: 1000 }, { maxLength: 200 })) },
+        summary: "Replace the current user's suppressed messages",
+        permission: signedIn,
+        handler: async (req) => {
+          const keys = (req.params.suppressedMessages ?? []).filter((k) => typeof k === 'string' && k.trim() !== '')
+          const value: Record<string, true> = {}
+          for (const k of keys) Object.defineProperty(value, k, { value: true, enumerable: true, writable: true, configurable: true })
+          await state.set(req.user.id, USER_KEYS.introduction, value)
+          return await answer(req.user.id)
+        }
+      })
+    ]
+  })]
+}

@@ -1,0 +1,29 @@
+/**
+ * The per-user state the builder keeps in the core's user meta (private
+ * keys, not shown on cms/v2 users): favorites, suppressed messages, the
+ * checklist progress and the library connection. Each value is read and
+ * written whole.
+ */
+import { deleteUserMeta, getUserMeta, setUserMeta, type PackageApi } from '@cms/core'
+
+export const USER_KEYS = {
+  favorites: 'builder_editor_user_favorites',
+  introduction: 'builder_introduction',
+  checklist: 'builder_checklist',
+  library: 'builder_connect_library'
+} as const
+
+export interface UserState {
+  get: <T>(userId: number, key: string) => Promise<T | undefined>
+  set: (userId: number, key: string, value: unknown) => Promise<void>
+  remove: (userId: number, key: string) => Promise<void>
+}
+
+export function userState (api: PackageApi): UserState {
+  const { store } = api.services
+  return {
+    async get (userId, key) { return await getUserMeta(store, userId, key) },
+    async set (userId, key, value) { await setUserMeta(store, userId, key, value) },
+    async remove (userId, key) { await deleteUserMeta(store, userId, key) }
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * The editor's helpers in builder/v1 (builder-family.md §2.3, §2.4, §2.6 to
+ * §2.9) through HTTP: the link search, favorites, the current user's data,
+ * the checklist (completion following the site's state), site navigation
+ * and the template library.
+ */
+import t from 'tap'
+import { testApp } from '@cms/testing'
+import { builderPackage } from '../src/index.js'
+
+t.test('editor helpers', async (t) => {
+  const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'builder/v1'] })
+  t.teardown(h.close)
+  const admin = await h.caller('administrator')
+  const author = await h.caller('author')
+  const contributor = await h.caller('contributor')
+  const subscriber = await h.caller('subscriber')
+
+  t.test('link search', async (t) => {
+    const about = await h.call('POST', '/cms/v2/pages', { as: admin, body: { title: 'About us', status: 'publish' } })
+    await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Abolish drafts', status: 'draft' } })
+    const news = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'About the news', status: 'publish' } })
+    const res = await h.call('GET', '/builder/v1/post', { as: contributor, query: { term: 'abo', post_keys_conversion_map: JSON.stringify({ ID: 'value', post_title: 'label', post_type: 'groupLabel' }) } })
+    t.equal(res.status, 200, JSON.stringify(res.body))
+    t.same(res.body, { success: true, data: { value: [{ value: news.body.id, label: 'About the news', groupLabel: 'Posts' }, { value: about.body.id, label: 'About us', groupLabel: 'Pages' }] } }, 'published only, newest first, mapped keys')
+    const full = await h.call('GET', '/builder/v1/post', { as: contributor, query: { term: 'About us' } })
+    t.equal(full.body.data.value.length, 1)
+    t.match(full.body.data.value[0], { ID: about.body.id, post_title: 'About us', post_type: 'Pages', post_status: 'publish', post_password: '' })
+    const pagesOut = await h.call('GET', '/builder/v1/post', { as: contributor, query: { term: 'abo', excluded_post_types: JSON.stringify(['page']), max_count: 500 } })
+    t.same(pagesOut.body.data.value.map((r: any) => r.ID), [news.body.id], 'excluded types left out; max_count clamped')
+    const one = await h.call('GET', '/builder/v1/post', { as: contributor, query: { term: 'abo', max_count: 0 } })
+    t.equal(one.body.data.value.length, 1, 'max_count clamped up to 1')
+    const byId = await h.call('GET', '/builder/v1/post', { as: contributor, query: { term: String(about.body.id) } })
+    t.same(byId.body.data.value.map((r: any) => r.ID), [about.body.id], 'a digit term finds that id')
+    t.same((await h.call('GET', '/builder/v1/post', { as: contributor, query: { term: '  ' } })).body, { success: true, data: { value: [] } })
+    const bad = await h.call('GET', '/builder/v1/post', { as: contributor, query: { term: 'abo', post_keys_conversion_map: '{nope' } })
+    t.same([bad.status, bad.body.code], [400, 'rest_invalid_param'])
+    const list = await h.call('GET', '/builder/v1/post', { as: contributor, query: { term: 'abo', post_keys_conversion_map: 'ID,post_title', excluded_post_types: 'post' } })
+    t.same(list.body.data.value, [{ ID: about.body.id, post_title: 'About us' }], 'comma lists too')
+    t.equal((await h.call('GET', '/builder/v1/post', { as: subscriber, query: { term: 'abo' } })).status, 403)
+    t.equal((await h.call('GET', '/builder/v1/post', { query: { term: 'abo' } })).status, 401)
+  })
+
+  t.test('favorites', async (t) => {
+    t.same((await h.call('GET', '/builder/v1/favorites', { as: contributor })).body, { widgets: [] }, 'none yet, and no 5xx')
+    const added = await h.call('POST', '/builder/v1/favorites/widgets', { as: contributor, body: { favorite: 'heading,button,not-a-widget,container' } })
+    t.same([added.status, added.body], [200, ['heading', 'button']], 'unknown names and elements dropped')
+    t.same((await h.call('POST', '/builder/v1/favorites/widgets', { as: contributor, body: { favorite: 'heading' } })).body, ['heading', 'button'], 'a set')
+    t.same((await h.call('DELETE', '/builder/v1/favorites/widgets', { as: contributor, body: { favorite: 'heading' } })).body, ['button'])
+    t.same((await h.call('GET', '/builder/v1/favorites', { as: contributor, query: { per_page: 5 } })).body, { widgets: ['button'] })
+    t.same((await h.call('GET', '/builder/v1/favorites', { as: author })).body, { widgets: [] }, "another user's are their own")
+    const unknown = await h.call('POST', '/builder/v1/favorites/elements', { as: contributor, body: { favorite: 'heading' } })
+    t.same([unknown.status, unknown.body.code], [400, 'rest_invalid_param'])
+    const missing = await h.call('POST', '/builder/v1/favorites/widgets', { as: contributor, body: {} })
+    t.same([missing.status, missing.body.code], [400, 'rest_missing_callback_param'])
+    t.equal((await h.call('GET', '/builder/v1/favorites', { as: contributor, query: { per_page: 101 } })).status, 400)
+    t.equal((await h.call('POST', '/builder/v1/favorites/widgets', { as: subscriber, body: { favorite: 'heading' } })).status, 403)
+  })
+
+  t.test('current user data', async (t) => {
+    const mine = await h.call('GET', '/builder/v1/user-data/current-user', { as: subscriber })
+    t.equal(mine.status, 200)
+    t.same(mine.body.suppressedMessages, [])
+    t.ok(mine.body.capabilities.includes('read') && mine.body.capabilities.includes('subscriber'), 'capabilities and the role name')
+    t.notOk(mine.body.capabilities.includes('edit_posts'))
+    const set = await h.call('PATCH', '/builder/v1/user-data/current-user', { as: subscriber, body: { suppressedMessages: ['ai_get_started', 'checklist-popup', ''] } })
+    t.same(set.body.suppressedMessages, ['ai_get_started', 'checklist-popup'])
+    const replaced = await h.call('PATCH', '/builder/v1/user-data/current-user', { as: subscriber, body: { suppressedMessages: ['checklist-popup'] } })
+    t.same(replaced.body.suppressedMessages, ['checklist-popup'], 'replaces the set')
+    t.same((await h.call('GET', '/builder/v1/user-data/current-user', { as: subscriber })).body.suppressedMessages, ['checklist-popup'])
+    const bad = await h.call('PATCH', '/builder/v1/user-data/current-user', { as: subscriber, body: { suppressedMessages: { a: 1 } } })
+    t.equal(bad.status, 400)
+    t.equal((await h.call('GET', '/builder/v1/user-data/current-user')).status, 401)
+  })
+
+  t.test('checklist', async (t) => {
+    const steps = await h.call('GET', '/builder/v1/checklist/steps', { as: admin })
+    t.equal(steps.status, 200)
+    t.same(steps.body.data.map((s: any) => s.config.id), ['add_logo', 'set_fonts_and_colors', 'create_pages', 'setup_header', 'assign_homepage'])
+    t.same(steps.body.data.map((s: any) => s.is_absolute_completed), [false, false, false, false, false])
+    t.match(steps.body.data[0].config, { title: 'Add your logo', is_completion_immutable: true, learn_more_text: 'Learn more' })
+
+    // The site changes: a logo, three builder pages, custom colours and typography.
+    await h.store.execute("update options set value = '7'::jsonb where name = 'site_logo'")
+    const logo = await h.call('POST', '/cms/v2/settings', { as: admin, body: { site_logo: 0 } })
+    t.equal(logo.status, 200, 'settings route reachable')
+    const media = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Logo holder', status: 'publish' } })
+    const setLogo = await h.call('POST', '/cms/v2/settings', { as: admin, body: { site_logo: media.body.id } })
+    t.equal(setLogo.status, 200, JSON.stringify(setLogo.body))
+    for (const title of ['Home', 'Team', 'Contact']) {
+      const page = await h.call('POST', '/cms/v2/pages', { as: admin, body: { title, status: 'publish', meta: { _builder_edit_mode: 'builder' } } })
+      t.equal(page.status, 201)
+    }
+    await h.call('POST', '/builder/v1/globals/colors/brand', { as: admin, body: { title: 'Brand', value: '#123456' } })
+    await h.call('POST', '/builder/v1/globals/typography/body', { as: admin, body: { title: 'Body', value: { typography_font_family: 'Inter' } } })
+    const after = await h.call('GET', '/builder/v1/checklist/steps', { as: admin })
+    t.same(after.body.data.map((s: any) => [s.config.id, s.is_absolute_completed, s.is_immutable_completed]), [
+      ['add_logo', true, true], ['set_fonts_and_colors', true, true], ['create_pages', true, true], ['setup_header', false, false], ['assign_homepage', false, false]
+    ], 'completion computed from the site; immutable completion flipped')
+
+    // Immutable: stays complete when the site changes back.
+    await h.call('POST', '/cms/v2/settings', { as: admin, body: { site_logo: 0 } })
+    const later = await h.call('GET', '/builder/v1/checklist/steps', { as: admin })
+    t.same([later.body.data[0].is_absolute_completed, later.body.data[0].is_immutable_completed], [false, true], 'saved for good')
+
+    const marked = await h.call('PATCH', '/builder/v1/checklist/steps/assign_homepage', { as: admin, body: { is_marked_completed: true, other: 1 } })
+    t.same([marked.status, marked.body], [200, null])
+    t.equal((await h.call('POST', '/builder/v1/checklist/steps/assign_homepage', { as: admin, body: { is_marked_completed: 'true' } })).status, 200, 'POST works as PUT')
+    t.equal((await h.call('GET', '/builder/v1/checklist/steps', { as: admin })).body.data[4].is_marked_completed, true)
+    const unknown = await h.call('PUT', '/builder/v1/checklist/steps/no_such_step', { as: admin, body: { is_marked_completed: true } })
+    t.same([unknown.status, unknown.body.code], [404, 'rest_invalid_step_id'])
+    const badBool = await h.call('PUT', '/builder/v1/checklist/steps/add_logo', { as: admin, body: { is_marked_completed: 'maybe' } })
+    t.same([badBool.status, badBool.body.code], [400, 'rest_invalid_param'])
+    for (const path of ['/builder/v1/checklist/12', '/builder/v1/checklist/steps/12']) {
+      const digit = await h.call('GET', path, { as: admin })
+      t.same([digit.status, digit.body.code, digit.body.data.status], [404, 'rest_invalid_step_id', 404], path)
+    }
+
+    t.same((await h.call('GET', '/builder/v1/checklist/user-progress', { as: admin })).body.data.should_open_in_editor, false)
+    const progress = await h.call('PUT', '/builder/v1/checklist/user-progress', { as: admin, body: { is_popup_minimized: true, last_opened_timestamp: true, builder_editor_counter: 2, ignored: 'x' } })
+    t.same([progress.status, progress.body], [200, { data: 'success' }])
+    const read = await h.call('GET', '/builder/v1/checklist/user-progress', { as: admin })
+    t.equal(read.body.data.is_popup_minimized, true)
+    t.ok(Math.abs(read.body.data.last_opened_timestamp - Date.now() / 1000) < 60, 'the server stores the current time')
+    t.equal(read.body.data.should_open_in_editor, false, 'opened already')
+    await h.call('PATCH', '/builder/v1/checklist/user-progress', { as: admin, body: { last_opened_timestamp: false } })
+    t.equal((await h.call('GET', '/builder/v1/checklist/user-progress', { as: admin })).body.data.should_open_in_editor, true, 'second editor visit, never opened')
+    t.equal((await h.call('POST', '/builder/v1/checklist/user-progress', { as: admin, body: { builder_editor_counter: -1 } })).status, 400)
+    const index = await h.call('GET', '/builder/v1/checklist', { as: admin })
+    t.equal(index.status, 200)
+    t.equal(index.body.data.steps.length, 5)
+    t.equal((await h.call('GET', '/builder/v1/checklist/steps', { as: await h.caller('editor') })).status, 403)
+    t.equal((await h.call('GET', '/builder/v1/checklist/user-progress')).status, 401)
+  })
+
+  t.test('site navigation', async (t) => {
+    const made = await h.call('POST', '/builder/v1/site-navigation/add-new-post', { as: author, body: { post_type: 'post' } })
+    t.equal(made.status, 200, JSON.stringify(made.body))
+    t.match(made.body, { id: Number, edit_url: /\/cms-admin\/post\.php\?post=\d+&action=builder$/ })
+    const stored = await h.call('GET', `/cms/v2/posts/${made.body.id}`, { as: author, query: { context: 'edit' } })
+    t.match(stored.body, { status: 'draft', author: author.id, meta: { _builder_edit_mode: 'builder', _builder_template_type: 'cms-post' } })
+    const defaulted = await h.call('POST', '/builder/v1/site-navigation/add-new-post', { as: author, body: {} })
+    t.equal(defaulted.status, 200, 'post by default')
+    const page = await h.call('POST', '/builder/v1/site-navigation/add-new-post', { as: author, body: { post_type: 'page' } })
+    t.same([page.status, page.body.code, page.body.data.status], [403, 'post_type_not_allowed', 403], 'authors may not create pages')
+    const unknown = await h.call('POST', '/builder/v1/site-navigation/add-new-post', { as: author, body: { post_type: 'nope' } })
+    t.same([unknown.status, unknown.body.code], [400, 'post_type_not_found'])
+
+    const recent = await h.call('GET', '/builder/v1/site-navigation/recent-posts', { as: admin, query: { posts_per_page: 3 } })
+    t.equal(recent.status, 200, JSON.stringify(recent.body))
+    t.equal(recent.body.length, 3)
+    t.match(recent.body[0], { id: defaulted.body.id, title: '', edit_url: String, date_modified: Number, type: { post_type: 'post', doc_type: 'cms-post', label: 'Post' } })
+    const pagesOnly = await h.call('GET', '/builder/v1/site-navigation/recent-posts', { as: admin, query: { posts_per_page: 10, 'post_type[]': 'page' } })
+    t.same(pagesOnly.body.map((r: any) => r.title), ['Contact', 'Team', 'Home'], 'builder pages only (not the plain page), newest first')
+    const excluded = await h.call('GET', '/builder/v1/site-navigation/recent-posts', { as: admin, query: { posts_per_page: 10, post__not_in: String(made.body.id) } })
+    t.notOk(excluded.body.some((r: any) => r.id === made.body.id))
+    t.notOk(excluded.body.some((r: any) => r.type.doc_type === 'kit'), 'the kit is left out')
+    t.same((await h.call('GET', '/builder/v1/site-navigation/recent-posts', { as: admin })).body.code, 'rest_missing_callback_param')
+    t.equal((await h.call('GET', '/builder/v1/site-navigation/recent-posts', { as: admin, query: { posts_per_page: 0 } })).status, 400)
+    t.equal((await h.call('GET', '/builder/v1/site-navigation/recent-posts', { as: subscriber, query: { posts_per_page: 3 } })).status, 403)
+  })
+
+  t.test('template library', async (t) => {
+    const saved = await h.call('POST', '/builder/v1/template-library/templates', {
+      as: contributor,
+      body: { type: 'section', title: 'Hero', content: [{ id: 'a1', elType: 'widget', widgetType: 'html', settings: { html: '<script>x()</script><p>Hi</p>', link: { url: 'javascript:alert(1)' } } }] }
+    })
+    t.equal(saved.status, 200, JSON.stringify(saved.body))
+    t.match(saved.body, { template_id: Number, source: 'local', type: 'section', title: 'Hero', thumbnail: false, date: Number, status: 'publish', hasPageSettings: false, tags: [] })
+    const meta = await h.store.execute<{ key: string, value: unknown }>(`select key, value from post_meta where post_id = ${Number(saved.body.template_id)} order by key`)
+    const byKey = Object.fromEntries(meta.map((m) => [m.key, m.value]))
+    t.equal(byKey._builder_template_type, 'section')
+    t.same(JSON.parse(byKey._builder_data as string)[0].settings, { html: '<p>Hi</p>', link: { url: '' } }, "a contributor's data filtered")
+    const list = await h.call('GET', '/builder/v1/template-library/templates', { as: contributor, query: { source: 'local' } })
+    t.equal(list.status, 200)
+    t.same(list.body.templates.map((x: any) => x.template_id), [saved.body.template_id], 'the kit is not a template')
+    t.type(list.body.config, 'object')
+    t.same((await h.call('GET', '/builder/v1/template-library/templates', { as: contributor, query: { source: 'remote' } })).body.templates, [])
+    const badType = await h.call('POST', '/builder/v1/template-library/templates', { as: contributor, body: { type: 'header', title: 'X' } })
+    t.same([badType.status, badType.body.code], [400, 'rest_invalid_param'])
+    t.same((await h.call('POST', '/builder/v1/template-library/templates', { as: contributor, body: { title: 'X' } })).body.code, 'rest_missing_callback_param')
+    t.equal((await h.call('POST', '/builder/v1/template-library/templates', { as: subscriber, body: { type: 'page' } })).status, 403)
+  })
+})

@@ -1,0 +1,43 @@
+/**
+ * Slugs are made in time linear in the title (issue #11): the core's
+ * `/&.+?;/` (entities killed) and `/<(script|style)[^>]*?>.*?<\/\1>/si`
+ * rescan to the end of the text from every `&` and every `<script`, so a
+ * category created with a megabyte of `&#1` as its slug took minutes while
+ * every other request waited; the last steps (dots and spaces made dashes,
+ * punctuation dropped, dashes collapsed) were global replaces that slow
+ * down with the number of matches (a megabyte of `1.` took half a second).
+ * Each megabyte made to stall them is timed
+ * beside a megabyte of ordinary words (alternately, best of three, so a
+ * change of load hits both alike) and may take the larger of 250 ms and 8
+ * times that reference; the quadratic passes took minutes.
+ */
+import t from 'tap'
+import { sanitizeSlug } from '../src/content/slugs.js'
+import { bestOfAlternating } from './fixtures/timing.js'
+
+const MB = 1_000_000
+
+function build (unit: string, tail: string, size: number): string {
+  return unit.repeat(Math.ceil((size - tail.length) / unit.length)) + tail
+}
+
+t.test('entities and script elements are removed as the core removes them', async (t) => {
+  t.equal(sanitizeSlug('Fish &amp; Chips'), 'fish-chips')
+  t.equal(sanitizeSlug('a&b;c'), 'ac')
+  t.equal(sanitizeSlug('a&;;b'), 'ab', 'the first character after & may be a ;')
+  t.equal(sanitizeSlug('a&;b'), 'ab', 'no ; after the first character: only the punctuation goes')
+  t.equal(sanitizeSlug('a&x\ny;b'), 'axyb', 'an entity does not span lines')
+  t.equal(sanitizeSlug('a&#1 &#1\nb&c;d'), 'a1-1bd', 'a line without ; leaves its & runs, the next line is still read')
+  t.equal(sanitizeSlug('x<script>alert(1)</script>y<style a>b</style>z'), 'xyz')
+  t.equal(sanitizeSlug('x<script>no end<b>bold</b>'), 'xno-endbold', 'an unclosed script keeps its text, as the core does')
+})
+
+t.test('a megabyte made to stall the slug patterns is slugged like a megabyte of words', async (t) => {
+  const words = build('Lorem ipsum dolor sit amet ', '', MB)
+  for (const [unit, tail] of [['&#1', ''], ['&', ''], ['&a', ';'], ['<script ', ''], ['<script>', ''], ['<style ', '>'], ['&\n', ''], ['1.', ''], ['- ', '']] as const) {
+    const large = build(unit, tail, MB)
+    const [reference, took] = bestOfAlternating(3, () => sanitizeSlug(words), () => sanitizeSlug(large))
+    const limit = Math.max(250, 8 * reference)
+    t.ok(took <= limit, `${JSON.stringify(unit)} x ${Math.floor(large.length / unit.length)}${tail === '' ? '' : ` + ${JSON.stringify(tail)}`}: ${took.toFixed(0)} ms (limit ${limit.toFixed(0)} ms, words ${reference.toFixed(0)} ms)`)
+  }
+})
