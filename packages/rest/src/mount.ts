@@ -15,8 +15,20 @@ import { render, send, write } from './render.js'
 import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
 
-/** The OPTIONS routes mounted on each app, by path shape (variables' classes left out). */
-const optionsMounted = new WeakMap<FastifyInstance, Set<string>>()
+/**
+ * The declarations answering OPTIONS on each app, by path shape (variables'
+ * classes left out): two routes may differ only in a variable's class
+ * (builder/v1 `checklist/steps/{id}`: digits for GET, a step id for POST),
+ * and find-my-way keeps one OPTIONS route per position.
+ */
+const optionsTargets = new WeakMap<FastifyInstance, Map<string, OptionsTarget[]>>()
+
+interface OptionsTarget {
+  decl: RouteDecl
+  pattern: string
+  /** Each path variable's class, anchored. */
+  classes: Array<[string, RegExp]>
+}
 
 /** Mounts a declaration; returns its executors by method (for in-process dispatch). */
 export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: PipelineContext): Map<string, Executor> {
@@ -70,22 +82,34 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
       })
     }
   }
-  // Two routes may differ only in a variable's class (builder/v1 `checklist/steps/{id}`: digits for
-  // GET, a step id for POST): find-my-way keeps one OPTIONS route per position, the first one's.
   const shape = url.replace(/\(\^.*?\$\)/g, '')
-  const mounted = optionsMounted.get(app) ?? new Set<string>()
-  optionsMounted.set(app, mounted)
-  if (mounted.has(shape)) return executors
-  mounted.add(shape)
+  const target: OptionsTarget = {
+    decl,
+    pattern,
+    classes: variablesOf(decl.path).map((v) => [v, new RegExp(`^(?:${decl.vars![v]})$`)])
+  }
+  const shapes = optionsTargets.get(app) ?? new Map<string, OptionsTarget[]>()
+  optionsTargets.set(app, shapes)
+  const targets = shapes.get(shape)
+  if (targets !== undefined) {
+    targets.push(target)
+    return executors
+  }
+  const mounted = [target]
+  shapes.set(shape, mounted)
   app.route({
     method: 'OPTIONS',
-    url,
+    url: shape,
     schema: { hide: true } as Record<string, unknown>,
     handler: async (request, reply) => {
-      const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, request.params as Record<string, string>)
-      const restReq = restRequestOf(request, 'GET' as Method, pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '', requestScope(ctx.opts.horizon ?? (async () => undefined)))
-      const entry = routeEntry(decl, { baseUrl: request.baseUrl, help: true })
-      const allow = await allowHeader(decl, restReq)
+      const params = request.params as Record<string, string>
+      // The first declaration whose classes match, as the core's router picks it.
+      const found = mounted.find((t) => t.classes.every(([name, re]) => re.test(params[name] ?? '')))
+      if (found === undefined) return reply.callNotFound()
+      const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, params)
+      const restReq = restRequestOf(request, 'GET' as Method, found.pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '', requestScope(ctx.opts.horizon ?? (async () => undefined)))
+      const entry = routeEntry(found.decl, { baseUrl: request.baseUrl, help: true })
+      const allow = await allowHeader(found.decl, restReq)
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)
     }
   })

@@ -86,6 +86,19 @@ const routes = [
       })
     ]
   }),
+  // Two routes that differ only in their variable's class (as builder/v1 `checklist/steps/{id}`).
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/steps/{id}',
+    vars: { id: '[\\d]+' },
+    endpoints: [endpoint({ methods: ['GET'], args: {}, permission: () => true, handler: (req) => ({ by: 'number', id: req.params.id }) })]
+  }),
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/steps/{id}',
+    vars: { id: '[a-z_]+' },
+    endpoints: [endpoint({ methods: ['POST'], args: {}, permission: () => true, handler: (req) => ({ by: 'name', id: req.params.id }) })]
+  }),
   route({
     namespace: 'test/v1',
     path: '/test/v1/things/{id}',
@@ -262,6 +275,23 @@ t.test('methods: _method, override header, HEAD, OPTIONS', async (t) => {
   const unknown = await call(app, 'OPTIONS', '/index.php?rest_route=/nope')
   t.equal(unknown.status, 200)
   t.same(unknown.body, [])
+})
+
+t.test('OPTIONS answers the route whose variable classes match, when two share a path shape', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const byNumber = await call(app, 'OPTIONS', '/cms-json/test/v1/steps/12')
+  t.equal(byNumber.status, 200)
+  t.same(byNumber.body.methods, ['GET'], 'the digits route')
+  t.equal(byNumber.headers.allow, 'GET')
+  const byName = await call(app, 'OPTIONS', '/cms-json/test/v1/steps/add_logo')
+  t.equal(byName.status, 200)
+  t.same(byName.body.methods, ['POST'], 'the named route, not a miss')
+  t.equal(byName.headers.allow, 'POST')
+  const neither = await call(app, 'OPTIONS', '/cms-json/test/v1/steps/Not-A-Step')
+  t.same([neither.status, neither.body], [200, []], 'no route matches: as an unknown route')
+  t.equal((await call(app, 'POST', '/cms-json/test/v1/steps/add_logo')).body.by, 'name')
+  t.equal((await call(app, 'GET', '/cms-json/test/v1/steps/12')).body.by, 'number')
 })
 
 t.test('parameters: sources, precedence, coercion, validation', async (t) => {
