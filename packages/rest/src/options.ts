@@ -95,15 +95,23 @@ export function kernelServerOptions (opts: ServerLimits = {}): FastifyServerOpti
       const url = rewriteRestUrl.call(this, req)
       return (req.url ?? '').length > maxUrlLength ? URI_TOO_LONG : url
     },
-    routerOptions: {
-      caseSensitive: false,
-      ignoreTrailingSlash: true,
-      ignoreDuplicateSlashes: false,
-      maxParamLength: 500,
-      querystringParser: parseQuery
-    }
+    routerOptions: { ...ROUTER_OPTIONS, querystringParser: parseQuery }
   } as FastifyServerOptions
 }
+
+/**
+ * How a path finds its route, over HTTP (Fastify's router) and in-process
+ * (router.ts) alike: case-insensitive, one trailing slash ignored, a
+ * variable at most 500 characters.
+ */
+export const ROUTER_OPTIONS = {
+  caseSensitive: false,
+  ignoreTrailingSlash: true,
+  ignoreDuplicateSlashes: false,
+  maxParamLength: 500,
+  // Fastify's default: a `;` is part of the path.
+  useSemicolonDelimiter: false
+} as const
 
 /**
  * What the HTTP server answers by itself, before any request object exists

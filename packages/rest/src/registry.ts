@@ -1,11 +1,12 @@
 /**
  * What this server serves: the namespaces, their root routes (`GET
  * /cms/v2`), the discovery index per base URL, and the route serving a
- * method and path for in-process dispatch.
+ * method and path for in-process dispatch (router.ts).
  */
 import { Type } from '@sinclair/typebox'
 import { kernelErrors } from './errors.js'
-import { patternOf, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
+import type { Registry, RestRequest, RouteDecl } from './route.js'
+import { routeFinder } from './router.js'
 import { routesIndex } from './discovery.js'
 import { restUrl } from './links.js'
 import type { RemoteNamespaces } from './remote.js'
@@ -19,10 +20,8 @@ export function buildRegistry (
 ): Registry {
   // The index depends only on the base URL of the request: built once per base URL.
   const cache = new Map<string, Record<string, unknown>>()
-  const compiled = routes.map((decl) => ({
-    decl,
-    regex: new RegExp(`^${patternOf(decl).replace(/\(\?P</g, '(?<')}$`, 'i')
-  }))
+  // The router HTTP requests go through, for in-process requests (router.ts).
+  const find = routeFinder(routes)
   return {
     namespaces,
     index (baseUrl, namespace) {
@@ -42,15 +41,7 @@ export function buildRegistry (
       return cached
     },
     match (method, path) {
-      const wanted = method.toUpperCase()
-      const normal = path === '/' ? '/' : path.replace(/\/+$/, '')
-      for (const { decl, regex } of compiled) {
-        const m = regex.exec(normal)
-        if (m === null) continue
-        const endpoint = decl.endpoints.find((ep) => ep.methods.includes(wanted as Method))
-        if (endpoint !== undefined) return { route: decl, endpoint, vars: { ...m.groups } }
-      }
-      return remote.match(method, normal)
+      return find(method, path) ?? remote.match(method, path === '/' ? '/' : path.replace(/\/+$/, ''))
     }
   }
 }

@@ -17,7 +17,8 @@ import { Agent, request as undiciRequest } from 'undici'
 import { kernelErrors, type RestError } from './errors.js'
 import { restUrl } from './links.js'
 import { ownHeaders, splitPath, type DispatchRequest, type DispatchResponse } from './dispatch.js'
-import type { EndpointDecl, Method, RouteDecl } from './route.js'
+import { METHODS, route, type EndpointDecl, type Method, type RouteDecl } from './route.js'
+import { routeFinder, type RouteFinder } from './router.js'
 
 export interface RemoteOptions {
   /** namespace -> the service's base URL (`http://seo:8080`). */
@@ -57,7 +58,7 @@ interface Service {
   /** The service's OpenAPI paths of this namespace. */
   paths?: Record<string, unknown>
   /** Patterns compiled for matching, with a declaration standing for each route. */
-  matchers?: Array<{ regex: RegExp, decl: RouteDecl }>
+  find?: RouteFinder
   /** When its tables were last asked for (a missing table is asked for again at most once a second). */
   askedAt?: number
 }
@@ -122,7 +123,7 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
       }
       service.routes = body.routes
       service.paths = paths
-      service.matchers = matchersOf(service.namespace, body.routes)
+      service.find = routeFinder(standInsOf(service.namespace, body.routes), { lenient: true })
       version++
     } catch (err) {
       log.warn({ err, namespace: service.namespace, service: service.base }, 'could not read the route table of a namespace service')
@@ -247,16 +248,8 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
     },
     match (method, path) {
       const service = known(serviceFor(path))
-      if (service?.matchers === undefined) return null
-      const normal = path.replace(/\/+$/, '')
-      const wanted = method.toUpperCase()
-      for (const { regex, decl } of service.matchers) {
-        const m = regex.exec(normal)
-        if (m === null) continue
-        const endpoint = decl.endpoints.find((ep) => ep.methods.includes(wanted as Method))
-        if (endpoint !== undefined) return { route: decl, endpoint, vars: { ...m.groups } }
-      }
-      return null
+      // As the service's own router would find it.
+      return service?.find?.(method, path) ?? null
     },
     openApiPaths () {
       return Object.assign({}, ...services.map((s) => s.paths ?? {})) as Record<string, unknown>
@@ -294,27 +287,24 @@ function upstreamError (err: unknown): RestError {
 }
 
 /** Stand-in declarations of the service's routes: their methods and batch eligibility (the service validates). */
-function matchersOf (namespace: string, routes: Record<string, Record<string, unknown>>): Array<{ regex: RegExp, decl: RouteDecl }> {
-  const out: Array<{ regex: RegExp, decl: RouteDecl }> = []
+function standInsOf (namespace: string, routes: Record<string, Record<string, unknown>>): RouteDecl[] {
+  const out: RouteDecl[] = []
   for (const [pattern, entry] of Object.entries(routes)) {
-    let regex: RegExp
-    try {
-      regex = new RegExp(`^${pattern.replace(/\(\?P</g, '(?<')}$`, 'i')
-    } catch {
-      continue
-    }
     const endpoints = Array.isArray(entry.endpoints) ? entry.endpoints as Array<{ methods?: string[], allow_batch?: { v1?: boolean } }> : []
-    const decl: RouteDecl = {
-      namespace,
-      path: pattern,
-      endpoints: endpoints.map((ep) => ({
-        methods: (ep.methods ?? []) as Method[],
-        allowBatch: ep.allow_batch?.v1 === true,
-        permission: () => true,
-        handler: () => { throw kernelErrors.rest_no_route() }
+    try {
+      out.push(route({
+        namespace,
+        path: pattern,
+        endpoints: endpoints.map((ep) => ({
+          methods: (ep.methods ?? []).filter((m): m is Method => (METHODS as readonly string[]).includes(m)),
+          allowBatch: ep.allow_batch?.v1 === true,
+          permission: () => true,
+          handler: () => { throw kernelErrors.rest_no_route() }
+        }))
       }))
+    } catch {
+      // A pattern this kernel cannot read is left out.
     }
-    out.push({ regex, decl })
   }
   return out
 }

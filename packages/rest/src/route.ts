@@ -123,7 +123,11 @@ export interface Registry {
   readonly namespaces: readonly string[]
   /** The discovery `routes` object for every route (or one namespace), cached per base URL. */
   index (baseUrl: string, namespace?: string): Record<string, unknown>
-  /** The declaration and endpoint serving a method and path, for batch pre-validation. */
+  /**
+   * The declaration and endpoint serving a method and a path relative to the
+   * API root, as HTTP routing would find them (router.ts): for batch, `_embed`
+   * and in-process dispatch.
+   */
   match (method: string, path: string): { route: RouteDecl, endpoint: EndpointDecl<any>, vars: Record<string, string> } | null
 }
 
