@@ -8,7 +8,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { defineNamespace, endpoint, restUrl, route, type NamespaceDecl, type RestRequest } from '@cms/rest'
-import { BASE, call, coreApp } from './fixtures/batch-oembed-app.js'
+import { call, coreApp } from './fixtures/batch-oembed-app.js'
 
 const NS = 'router-fixture/v1'
 
@@ -70,11 +70,11 @@ t.test('batch, _embed, dispatch and HTTP resolve a path to the same route', asyn
     const slot = batch.body.responses[0]
     const embedded = via.body._embedded?.item?.[0]
     t.same({
-    http: what(pretty.statusCode, JSON.parse(pretty.body)),
-    restRoute: what(viaQuery.status, viaQuery.body),
-    dispatch: what(typeof via.body.dispatched?.code === 'string' ? 404 : 200, via.body.dispatched),
-    embed: what(typeof embedded?.code === 'string' ? 404 : 200, embedded),
-    batch: what(slot.status, slot.body)
+      http: what(pretty.statusCode, JSON.parse(pretty.body)),
+      restRoute: what(viaQuery.status, viaQuery.body),
+      dispatch: what(typeof via.body.dispatched?.code === 'string' ? 404 : 200, via.body.dispatched),
+      embed: what(typeof embedded?.code === 'string' ? 404 : 200, embedded),
+      batch: what(slot.status, slot.body)
     }, { http: expected, restRoute: expected, dispatch: expected, embed: expected, batch: expected }, path)
   }
 })
