@@ -14,7 +14,8 @@
  *   dropped, `default` and `required` kept on create only.
  * - `contextParam(schema)`: `context` with the contexts the schema uses.
  * - `collectionParams({...})`: `context`, `page`, `per_page`, `search`,
- *   `offset`, `order`, `orderby` of a list, with per-route overrides.
+ *   (`exclude`, `include` with `ids: true`), `offset`, `order`, `orderby` of
+ *   a list, with per-route overrides.
  * - `invalidParam(name, message, details?)`: a handler's own check of one
  *   argument failed, answered like the kernel's validation.
  *
@@ -25,7 +26,7 @@
 import { Type, type TInteger, type TOptional, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox'
 import { RestError } from './errors.js'
 import { contextsOf } from './context.js'
-import { ContextArg, Enum, type JsonSchema } from './schema.js'
+import { ContextArg, Enum, IntList, type JsonSchema } from './schema.js'
 import { isUnvalidated, unvalidated, type NamespaceDecl, type RouteDecl, type RouteInput } from './route.js'
 
 // --- namespaces --------------------------------------------------------------
@@ -160,6 +161,8 @@ export interface CollectionOptions<V extends string> {
   order?: 'asc' | 'desc'
   /** `per_page`: `optional: true` for a list that answers everything unless asked (revisions). */
   perPage?: { optional?: boolean }
+  /** `ids: true` adds `exclude` and `include` (after `search`, as the core lists them). */
+  ids?: boolean
 }
 
 // A type literal, not an interface: endpoint arguments need an index signature.
@@ -168,6 +171,7 @@ export type CollectionParams<V extends string, O extends CollectionOptions<V>> =
   page: TInteger
   per_page: O['perPage'] extends { optional: true } ? TOptional<TInteger> : TInteger
   search: TOptional<TString>
+} & (O['ids'] extends true ? { exclude: TUnsafe<number[]>, include: TUnsafe<number[]> } : unknown) & {
   offset: TOptional<TInteger>
   order: TUnsafe<'asc' | 'desc'>
   orderby: TUnsafe<V>
@@ -186,10 +190,16 @@ export function collectionParams<const V extends string, const O extends Collect
     page: Type.Integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
     per_page: (opts.perPage?.optional === true ? Type.Optional(perPage) : perPage) as CollectionParams<V, O>['per_page'],
     search: Type.Optional(Type.String({ description: 'Limit results to those matching a string.' })),
+    ...(opts.ids === true
+      ? {
+          exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
+          include: IntList({ description: 'Limit result set to specific IDs.', default: [] })
+        }
+      : {}),
     offset: Type.Optional(Type.Integer({ description: 'Offset the result set by a specific number of items.' })),
     order: Enum(['asc', 'desc'] as const, { description: 'Order sort attribute ascending or descending.', default: opts.order ?? 'desc' }),
     orderby: Enum(opts.orderby.enum, { description: opts.orderby.description, default: opts.orderby.default }) as TUnsafe<V>
-  }
+  } as CollectionParams<V, O>
 }
 
 // --- errors ------------------------------------------------------------------------

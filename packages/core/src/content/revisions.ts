@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import {
-  checkPage, collectionParams, contextParam, endpoint, IntList, paginationHeaders, restUrl, route,
+  checkPage, collectionParams, contextParam, endpoint, paginationHeaders, restUrl, route,
   RestResponse, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Store } from '@cms/store'
@@ -81,22 +81,12 @@ export function revisionRoutes (services: Services, spec: PostType): RelativeRou
     return true
   }
 
-  const { context, page, per_page, search, offset, order, orderby } = collectionParams({
+  const listArgs = collectionParams({
     schema,
     perPage: { optional: true },
+    ids: true,
     orderby: { enum: ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'], default: 'date', description: 'Sort collection by object attribute.' }
   })
-  const listArgs = {
-    context,
-    page,
-    per_page,
-    search,
-    exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
-    include: IntList({ description: 'Limit result set to specific IDs.', default: [] }),
-    offset,
-    order,
-    orderby
-  }
 
   const list = async (req: RestRequest<Params<typeof listArgs>>): Promise<RestResponse> => {
     const p = req.params

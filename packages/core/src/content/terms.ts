@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
-  argsFromSchema, checkPage, collectionParams, contextParam, endpoint, field, IntList, itemSchema, paginationHeaders, rel, restUrl, route, RestResponse, StringList,
+  argsFromSchema, checkPage, collectionParams, contextParam, endpoint, field, itemSchema, paginationHeaders, rel, restUrl, route, RestResponse, StringList,
   type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
@@ -80,9 +80,10 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
     return out
   }
 
-  const { context, page, per_page, search, offset, order, orderby } = collectionParams({
+  const { context, page, per_page, search, exclude, include, offset, order, orderby } = collectionParams({
     schema,
     order: 'asc',
+    ids: true,
     orderby: { enum: ['id', 'include', 'name', 'slug', 'include_slugs', 'term_group', 'description', 'count'], default: 'name', description: 'Sort collection by term attribute.' }
   })
   const args = {
@@ -91,8 +92,8 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
       page,
       per_page,
       search,
-      exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
-      include: IntList({ description: 'Limit result set to specific IDs.', default: [] }),
+      exclude,
+      include,
       // Categories are not paged by offset (the core's hierarchical terms).
       ...(tax.hierarchical ? {} : { offset }),
       order,

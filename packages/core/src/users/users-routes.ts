@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import {
-  argsFromSchema, collectionParams, contextParam, created, endpoint, Enum, field, IntList, itemSchema, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
+  argsFromSchema, collectionParams, contextParam, created, endpoint, Enum, field, itemSchema, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
   unvalidated, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
@@ -80,22 +80,13 @@ const deleteArgs = {
 
 const ORDERBY = ['id', 'include', 'name', 'registered_date', 'slug', 'include_slugs', 'email', 'url'] as const
 
-const { context, page, per_page, search, offset, order, orderby } = collectionParams({
-  schema: userSchema,
-  order: 'asc',
-  orderby: { enum: ORDERBY, default: 'name', description: 'Sort collection by user attribute.' }
-})
-
 const collectionArgs = {
-  context,
-  page,
-  per_page,
-  search,
-  exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
-  include: IntList({ description: 'Limit result set to specific IDs.', default: [] }),
-  offset,
-  order,
-  orderby,
+  ...collectionParams({
+    schema: userSchema,
+    order: 'asc',
+    ids: true,
+    orderby: { enum: ORDERBY, default: 'name', description: 'Sort collection by user attribute.' }
+  }),
   slug: Type.Optional(StringList({ description: 'Limit result set to users with one or more specific slugs.' })),
   roles: Type.Optional(StringList({ description: 'Limit result set to users matching at least one specific role provided. Accepts csv list or single role.' })),
   capabilities: Type.Optional(StringList({ description: 'Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.' })),
