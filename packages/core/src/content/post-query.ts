@@ -11,6 +11,7 @@ import { LIST_STATUSES } from './post-types.js'
 import { posts } from './schema.js'
 import type { PostRow } from './post-store.js'
 import { ATTACHMENT_META } from './post-types.js'
+import { checkSearchLength } from '../search-bound.js'
 
 /**
  * Which rows of one post type a caller may see, as data: it is part of the
@@ -316,6 +317,7 @@ async function totalOf (d: ReturnType<typeof dbOf>, where: SQL, cap: number, key
 const FEW_MATCHES = EXACT_TOTAL_MARGIN
 
 export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?: TotalCache): Promise<{ rows: PostRow[], total: number }> {
+  checkSearchLength(q.search)
   const d = dbOf(db)
   const where = whereOf(q)
   if (q.perPage === undefined) {

@@ -6,6 +6,7 @@ import { and, asc, desc, eq, ilike, inArray, ne, notInArray, or, sql, type SQL }
 import { dbOf, type Queryable, type Store } from '@cms/store'
 import { posts, termRelationships, terms } from './schema.js'
 import { recountTerms, type TermRow } from './post-store.js'
+import { checkSearchLength } from '../search-bound.js'
 
 type Db = Store | Queryable
 
@@ -66,6 +67,7 @@ export interface TermQuery {
 }
 
 export async function listTerms (db: Db, q: TermQuery): Promise<{ rows: TermRow[], total: number }> {
+  checkSearchLength(q.search)
   const d = dbOf(db)
   const c: SQL[] = [typeof q.taxonomy === 'string' ? eq(terms.taxonomy, q.taxonomy) : inArray(terms.taxonomy, [...q.taxonomy])]
   if (q.search !== undefined && q.search !== '') {

@@ -12,6 +12,7 @@ import { applicationPasswords, userMeta, users } from './schema.js'
 import { generateAppPassword, hashAccountPassword, keyedHash, siteKey } from './passwords.js'
 import { appPasswordErrors, userErrors } from './errors.js'
 import { handleDeletedUserContent, hasPublishedPostsCondition } from './authors.js'
+import { checkSearchLength } from '../search-bound.js'
 
 export interface UserRecord {
   id: number
@@ -350,6 +351,7 @@ function likePattern (term: string): string {
 }
 
 export async function listUsers (store: Store, q: UserQuery = {}): Promise<{ users: UserRecord[], total: number }> {
+  checkSearchLength(q.search)
   const where: SQL[] = []
   const include = q.include?.filter(isId) ?? []
   const exclude = q.exclude?.filter(isId) ?? []

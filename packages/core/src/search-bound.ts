@@ -1,0 +1,26 @@
+/**
+ * The longest search string the lists take (posts, pages, media, revisions,
+ * terms, users, `/search`, and the content reader packages use). A search
+ * is matched with ILIKE in every searched column of every row, so its cost
+ * grows with its length times the rows: a megabyte-long `search` held a
+ * request for seconds and the embedded database's event loop with it
+ * (issue #11). Real searches are words; the core sets no bound of its own
+ * (its URL and request size limits do), so this one sits far above any
+ * query typed or pasted, and is answered like a declared `maxLength`: 400
+ * `rest_invalid_param`, detail `rest_too_long`. The contract declares no
+ * `maxLength` for `search`, so discovery and OpenAPI do not show it.
+ */
+import { invalidParam } from '@cms/rest'
+
+export const MAX_SEARCH_LENGTH = 1000
+
+/** Throws 400 `rest_invalid_param` when `search` is longer than MAX_SEARCH_LENGTH characters. */
+export function checkSearchLength (search: string | undefined, param = 'search'): void {
+  // Code units first: a string of at most MAX code units has at most MAX characters.
+  if (search === undefined || search.length <= MAX_SEARCH_LENGTH) return
+  let characters = 0
+  for (const _ of search) if (++characters > MAX_SEARCH_LENGTH) break
+  if (characters <= MAX_SEARCH_LENGTH) return
+  const message = `${param} must be at most ${MAX_SEARCH_LENGTH.toLocaleString('en-US')} characters long.`
+  throw invalidParam(param, message, { code: 'rest_too_long', message, data: null })
+}
