@@ -13,8 +13,9 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import { coreMigrations, createApplicationPassword, createUser, ROLES, type CallerKind, type Role } from '@cms/core'
+import { coreMigrations, createApplicationPassword, createUser, ROLES, type CallerKind, type CmsPackage, type Role } from '@cms/core'
 import { buildApp } from '../../src/app.js'
+import { profiles } from '../../src/profiles.js'
 import { loadSettings } from '../../src/settings.js'
 import { BASE } from '../helpers.js'
 
@@ -27,13 +28,18 @@ export interface Harness {
   close: () => Promise<void>
 }
 
-export async function harnessApp (env: Record<string, string> = {}, store?: Store): Promise<Harness> {
+/** Packages besides the installed ones, composed with the profile's namespaces plus theirs (a test's fixture package). */
+export interface HarnessExtras { packages: readonly CmsPackage[] }
+
+export async function harnessApp (env: Record<string, string> = {}, store?: Store, extras?: HarnessExtras): Promise<Harness> {
   const own = store === undefined
   const db = store ?? await openTestStore({ migrations: [coreMigrations] })
   // Uploads go to a directory of this app's own, removed when it closes.
   const content = mkdtempSync(join(tmpdir(), 'cms-harness-content-'))
   const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_CONTENT_DIR: content, ...env })
-  const app = await buildApp(settings, { store: db, logger: false, jobs: false })
+  const named = profiles[settings.deployment]!
+  const profile = extras === undefined ? undefined : { ...named, namespaces: [...named.namespaces, ...extras.packages.flatMap((p) => p.namespaces)] }
+  const app = await buildApp(settings, { store: db, logger: false, jobs: false, packages: extras?.packages, profile })
   await app.ready()
   let closed: Promise<void> | undefined
   return {
