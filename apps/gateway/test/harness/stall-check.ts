@@ -17,8 +17,9 @@
  *   k megabytes takes k times the time of one, so the bounds are per
  *   megabyte of request;
  * - against the route itself: an answer past its bound is compared with the
- *   same request carrying plain `x` of the same length (sent right after it,
- *   so both see the same load), and sent once more, the better of its two
+ *   same request carrying plain `x` of the same length (not of the same
+ *   bytes: longer, it would meet the kernel's 1 MiB bound), sent right after
+ *   it so both see the same load, and sent once more, the better of its two
  *   times kept (a slow path repeats; a moment of load or the service's cold
  *   start does not); within `ratio` times the plain answer, the route is
  *   slow for any megabyte (hashing a password, storing and echoing
@@ -113,9 +114,14 @@ async function timed (base: string, req: HttpRequest, timeoutMs: number): Promis
   }
 }
 
+/** Bytes of a request's URL and body. */
+function sizeOf (req: HttpRequest): number {
+  return req.url.length + (typeof req.payload === 'string' ? req.payload.length : 0)
+}
+
 /** Megabytes a request carries (at least one): the bounds are per megabyte. */
 function megabytes (req: HttpRequest): number {
-  return Math.max(1, (req.url.length + (typeof req.payload === 'string' ? req.payload.length : 0)) / 1_000_000)
+  return Math.max(1, sizeOf(req) / 1_000_000)
 }
 
 interface Measured { status: number, ms: number, health: number }
