@@ -87,9 +87,11 @@ export interface ContentReader {
   createPost: (input: NewContent) => Promise<PostRow>
   /**
    * Sets and removes meta keys of one post in one transaction and marks it
-   * modified; false when there is no such post.
+   * modified; false when there is no such post. `{ touch: false }` leaves
+   * the post row as it is (no new modified date, so no `post.updated`
+   * event): for data a package derives from the post (computed scores).
    */
-  updateMeta: (id: number, set: Record<string, unknown>, remove?: readonly string[]) => Promise<boolean>
+  updateMeta: (id: number, set: Record<string, unknown>, remove?: readonly string[], opts?: { touch?: boolean }) => Promise<boolean>
   /** Removes a meta key from every post (a package's derived data); answers how many posts had it. */
   deleteMetaEverywhere: (key: string) => Promise<number>
 }
@@ -181,9 +183,11 @@ export function contentReader (store: () => Store): ContentReader {
         return { ...row, id, guid: permalink(storedHome, input.type, id) }
       })
     },
-    async updateMeta (id, set, remove = []) {
+    async updateMeta (id, set, remove = [], opts = {}) {
       return await db().transaction(async (tx) => {
-        const [row] = await tx.update(posts).set({ modifiedGmt: nowSeconds() }).where(eq(posts.id, id)).returning({ id: posts.id })
+        const [row] = opts.touch === false
+          ? await tx.select({ id: posts.id }).from(posts).where(eq(posts.id, id)).for('update')
+          : await tx.update(posts).set({ modifiedGmt: nowSeconds() }).where(eq(posts.id, id)).returning({ id: posts.id })
         if (row === undefined) return false
         await setMeta(tx, id, set, remove)
         return true

@@ -3,9 +3,12 @@
  * reference's routes (seo-rollback-assistant-addons.md §1). One file per
  * route family; the rest:
  *
- *   meta.ts          the per-post SEO data (`_seo_*` post meta on cms/v2, edit context)
- *   permissions.ts   who may call what (the gateway's permission matrix probes these)
- *   errors.ts        the error catalogue
+ *   meta.ts              the per-post SEO data (`_seo_*` post meta on cms/v2, edit context)
+ *   analysis.ts          scores computed on the server, off the request thread
+ *   analysis-worker.mjs  the `yoastseo` analysis one worker thread runs
+ *   cli.ts               `cms seo analyze`
+ *   permissions.ts       who may call what (the gateway's permission matrix probes these)
+ *   errors.ts            the error catalogue
  *
  * The capability `manage_seo_options` (the real product's
  * `wpseo_manage_options`) is granted to administrators.
@@ -13,6 +16,8 @@
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
+import { ANALYSED_TYPES, createAnalyser, type Analyser } from './analysis.js'
+import { seoCommands } from './cli.js'
 import { registerSeoMeta } from './meta.js'
 import { seoPermissionCases } from './permissions.js'
 
@@ -23,11 +28,35 @@ export const seoPackage = definePackage({
   dependencies: ['@cms/core'],
   namespaces: ['seo/v1'],
   options: Type.Object({}, { additionalProperties: false }),
-  register (api) {
+  commands: seoCommands,
+  register (api, _options, app) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.capability(MANAGE_SEO, ['administrator'])
     registerSeoMeta(api)
+    const threads = api.option('seo_analysis_threads', Type.Integer({ minimum: 1, maximum: 8 }), {
+      default: 1,
+      description: 'Worker threads the SEO analysis runs in (each analyses one post at a time).'
+    })
+    const analyser = createAnalyser({ store: () => api.services.store, content: api.content, threads: async () => await threads.get() })
+    const due = async (e: { objectId: number, payload: Record<string, unknown> }): Promise<void> => {
+      if (ANALYSED_TYPES.includes(String(e.payload.type))) await analyser.enqueue([e.objectId])
+    }
+    api.on('post.created', 'analyse-created', due)
+    api.on('post.updated', 'analyse-updated', due)
+    api.on('post.deleted', 'forget-analysis', async (e) => { await analyser.forget([e.objectId]) })
+    api.background('seo analysis', () => analyser.start((message, err) => { app.log.error({ err }, message) }))
+    app.addHook('onClose', async () => { await analyser.close() })
+    analysers.set(api.services, analyser)
     api.namespace('seo/v1', () => [])
     api.permissionCases(seoPermissionCases)
   }
 })
+
+const analysers = new WeakMap<object, Analyser>()
+
+/** The analysis queue of a composed app (tests run it directly: `seoAnalyserOf(h.platform.services).runDue()`). */
+export function seoAnalyserOf (services: object): Analyser {
+  const found = analysers.get(services)
+  if (found === undefined) throw new Error('the SEO package is not registered with these services')
+  return found
+}
