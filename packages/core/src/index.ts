@@ -29,4 +29,4 @@ export { EVENT_DEFAULTS, LifecycleEvents, LIFECYCLE_TOPICS, type LifecycleEvent,
 export { permalink } from './content/post-types.js'
 export { contentReader, type ContentReader, type NewContent, type PostsQuery, type PostWithDetails } from './content-reader.js'
 export type { MetaClause } from './content/post-query.js'
-export type { PostRow } from './content/post-store.js'
+export type { PostRow, TermRow } from './content/post-store.js'

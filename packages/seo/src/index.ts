@@ -7,6 +7,8 @@
  *   analysis.ts          scores computed on the server, off the request thread
  *   analysis-worker.mjs  the `yoastseo` analysis one worker thread runs
  *   cli.ts               `cms seo analyze`
+ *   indexables.ts        the indexables and internal links, kept current from the lifecycle events
+ *   indexing.ts          indexing/* and link-indexing/*: building what is missing in bounded batches
  *   permissions.ts       who may call what (the gateway's permission matrix probes these)
  *   errors.ts            the error catalogue
  *
@@ -18,6 +20,8 @@ import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
 import { ANALYSED_TYPES, createAnalyser, type Analyser } from './analysis.js'
 import { seoCommands } from './cli.js'
+import { deleteIndexables, homeUrl, INDEXABLE_TYPES, indexLinks, postIndexable, upsertIndexables } from './indexables.js'
+import { indexingRoutes } from './indexing.js'
 import { registerSeoMeta } from './meta.js'
 import { seoPermissionCases } from './permissions.js'
 
@@ -37,17 +41,28 @@ export const seoPackage = definePackage({
       default: 1,
       description: 'Worker threads the SEO analysis runs in (each analyses one post at a time).'
     })
-    const analyser = createAnalyser({ store: () => api.services.store, content: api.content, threads: async () => await threads.get() })
+    // A post's indexable follows its events and its computed scores; its links are indexed once published.
+    const reindex = async (id: number): Promise<void> => {
+      const found = await api.content.post(id)
+      if (found === undefined || !INDEXABLE_TYPES.includes(found.post.type)) return
+      const home = await homeUrl(api.services.store)
+      await upsertIndexables(api.services.store, [postIndexable(found, home)])
+      if (found.post.status === 'publish') await indexLinks(api.services.store, api.content, id, found.post.content, home)
+    }
+    const analyser = createAnalyser({ store: () => api.services.store, content: api.content, threads: async () => await threads.get(), afterAnalysis: reindex })
     const due = async (e: { objectId: number, payload: Record<string, unknown> }): Promise<void> => {
       if (ANALYSED_TYPES.includes(String(e.payload.type))) await analyser.enqueue([e.objectId])
     }
     api.on('post.created', 'analyse-created', due)
     api.on('post.updated', 'analyse-updated', due)
     api.on('post.deleted', 'forget-analysis', async (e) => { await analyser.forget([e.objectId]) })
+    api.on('post.created', 'index-created', async (e) => { await reindex(e.objectId) })
+    api.on('post.updated', 'index-updated', async (e) => { await reindex(e.objectId) })
+    api.on('post.deleted', 'unindex-deleted', async (e) => { await deleteIndexables(api.services.store, [`post:${e.objectId}`]) })
     api.background('seo analysis', () => analyser.start((message, err) => { app.log.error({ err }, message) }))
     app.addHook('onClose', async () => { await analyser.close() })
     analysers.set(api.services, analyser)
-    api.namespace('seo/v1', () => [])
+    api.namespace('seo/v1', () => [...indexingRoutes(api)])
     api.permissionCases(seoPermissionCases)
   }
 })

@@ -12,4 +12,16 @@ type Outcomes = Omit<PermissionCase, 'why' | 'probe'>
 /** `manage_seo_options`: administrators. */
 export const MANAGE_SEO: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: A }
 
-export const seoPermissionCases: PermissionCases = {}
+/** `edit_posts`: contributors and up. */
+const EDIT_POSTS: Outcomes = { anonymous: 401, subscriber: 403, contributor: A, author: A, editor: A, administrator: A }
+
+const c = (why: string, outcomes: Outcomes, probe?: PermissionCase['probe']): PermissionCase => ({ why, ...outcomes, ...(probe === undefined ? {} : { probe }) })
+
+const S = '/seo/v1'
+const INDEXING = ['prepare', 'terms', 'posts', 'post-type-archives', 'general', 'indexables-complete', 'complete']
+
+export const seoPermissionCases: PermissionCases = {
+  ...Object.fromEntries(INDEXING.map((step) => [`POST ${S}/indexing/${step}`, c('§1.3 indexing: edit_posts', EDIT_POSTS)])),
+  [`POST ${S}/link-indexing/posts`]: c('§1.3 link indexing: edit_posts', EDIT_POSTS),
+  [`POST ${S}/link-indexing/terms`]: c('§1.3 link indexing: edit_posts', EDIT_POSTS)
+}
