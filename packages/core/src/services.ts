@@ -20,6 +20,10 @@ export interface Services {
     contentDir: string
     /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`, default 64 MiB). */
     uploadMaxBytes?: number
+    /** How often due scheduled posts are published (`CMS_SCHEDULER_INTERVAL_MS`, default 10 s). */
+    schedulerIntervalMs?: number
+    /** `local` lets the authorization page redirect to plain-http URLs (`CMS_ENVIRONMENT`). */
+    environment?: string
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage
