@@ -7,14 +7,6 @@
 /** Classic ranks (statistics): no focus keyphrase `na`; 1-40 bad, 41-70 ok, 71-100 good; `noindex` first. */
 export type ClassicRank = 'na' | 'bad' | 'ok' | 'good' | 'noindex'
 
-export const CLASSIC_LABELS: Record<ClassicRank, string> = {
-  na: 'Not available',
-  bad: 'Needs improvement',
-  ok: 'OK',
-  good: 'Good',
-  noindex: 'No index'
-}
-
 export function classicRank (hasKeyphrase: boolean, score: number | null, noindex: boolean): ClassicRank {
   if (noindex) return 'noindex'
   if (!hasKeyphrase || score === null || score <= 0) return 'na'

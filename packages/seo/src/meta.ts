@@ -35,9 +35,6 @@ export const SEO = {
   readingTime: '_seo_estimated-reading-time-minutes'
 } as const
 
-/** The keys whose change calls for a new analysis (besides title, content, excerpt and slug). */
-export const ANALYSED_META = [SEO.focuskw, SEO.title, SEO.metadesc, SEO.cornerstone] as const
-
 const text = (value: unknown): Sanitized => ({ value: sanitizeTextField(value) })
 const textarea = (value: unknown): Sanitized => ({ value: sanitizeTextField(value, true) })
 const url = (value: unknown): Sanitized => ({ value: sanitizeUrl(value) })

@@ -9,8 +9,6 @@ import type { PermissionCase, PermissionCases } from '@cms/core'
 
 const A = 'allowed' as const
 type Outcomes = Omit<PermissionCase, 'why' | 'probe'>
-/** `manage_seo_options`: administrators. */
-export const MANAGE_SEO: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: A }
 
 /** `edit_posts`: contributors and up. */
 const EDIT_POSTS: Outcomes = { anonymous: 401, subscriber: 403, contributor: A, author: A, editor: A, administrator: A }

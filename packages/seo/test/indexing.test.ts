@@ -39,13 +39,13 @@ t.test('indexing', async (t) => {
     await h.store.execute('delete from cms_events')
     t.equal((await h.call('POST', '/seo/v1/indexing/prepare', { as: contributor })).status, 200)
     let calls = 0
-    let slowest = 0
+    const times: number[] = []
     let built = 0
     let next: string | false = 'first'
     while (next !== false) {
       const started = performance.now()
       const res = await h.call('POST', '/seo/v1/indexing/posts', { as: contributor })
-      slowest = Math.max(slowest, performance.now() - started)
+      times.push(performance.now() - started)
       calls++
       if (res.status !== 200) {
         t.fail(`call ${calls}: ${res.status} ${JSON.stringify(res.body)}`)
@@ -60,8 +60,14 @@ t.test('indexing', async (t) => {
     t.equal(built, SEEDED, 'every post built once')
     t.equal(calls, SEEDED / BATCH.posts + 1, 'a full batch per call, then one empty call')
     t.equal(await count("object_type = 'post'"), SEEDED)
-    t.comment(`${calls} calls, slowest ${Math.round(slowest)} ms`)
-    t.ok(slowest < 5000, `each call bounded (slowest ${Math.round(slowest)} ms on a loaded test machine; bench/indexing.ts measures the 1 s target)`)
+    // Each call reads one batch from a keyset cursor: the calls near the end cost what the first ones did.
+    // Medians, not single calls: the shared test machine pauses now and then (bench/indexing.ts measures the 1 s target).
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const first = median(times.slice(0, 50))
+    const last = median(times.slice(-51, -1))
+    t.comment(`${calls} calls; median of the first 50 ${Math.round(first)} ms, of the last 50 ${Math.round(last)} ms, slowest ${Math.round(Math.max(...times))} ms`)
+    t.ok(median(times) < 1000, `the median call under 1 s (${Math.round(median(times))} ms)`)
+    t.ok(last < first * 3 + 50, 'the last calls cost about what the first did: no call grows with the total')
 
     const again = await h.call('POST', '/seo/v1/indexing/posts', { as: contributor })
     t.same(again.body, { objects: [], next_url: false }, 'done: nothing more')
