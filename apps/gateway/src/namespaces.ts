@@ -6,5 +6,8 @@
  */
 import { corePackage, type CmsPackage } from '@cms/core'
 import { builderPackage } from '@cms/builder'
+import { builderOnePackage } from '@cms/builder-one'
+import { hdrftrPackage } from '@cms/hdrftr'
+import { seoPackage } from '@cms/seo'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage]
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, seoPackage, hdrftrPackage, builderOnePackage]
