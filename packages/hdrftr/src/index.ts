@@ -1,0 +1,51 @@
+/**
+ * @cms/hdrftr: the header/footer plugin's namespace `hdrftr/v1`
+ * (builder-family.md §7), one file per route family:
+ *
+ *   widgets.ts        widgets (the catalogue, activation from `hdrftr_widgets`)
+ *   plugins.ts        plugins, recommended-plugins, templates (install status from the package registry)
+ *   email-webhook.ts  email-webhook (the subscription upstream)
+ *   mcp.ts            mcp-settings, mcp-abilities          (profile option `learnRoutes`)
+ *   learn.ts          get-learn-chapters, update-learn-progress (profile option `learnRoutes`)
+ *
+ * Profile B serves the learn and MCP routes (its `hdrftr/v1` option
+ * `learnRoutes: true`); profile A the first five. Every route needs
+ * `manage_options` (access.ts, permissions.ts). Site state is in options
+ * the package declares; learning progress in each user's meta.
+ */
+import { Type } from '@sinclair/typebox'
+import { definePackage } from '@cms/core'
+import { emailWebhookRoutes, declareSubscriptionOption } from './email-webhook.js'
+import { learnRoutes } from './learn.js'
+import { declareMcpOption, mcpRoutes } from './mcp.js'
+import { hdrftrPermissionCases } from './permissions.js'
+import { pluginCatalogueRoutes, type InstallStatus } from './plugins.js'
+import { usageEvents } from './usage-events.js'
+import { declareWidgetsOption, widgetRoutes } from './widgets.js'
+
+export const hdrftrPackage = definePackage({
+  name: '@cms/hdrftr',
+  dependencies: ['@cms/core'],
+  namespaces: ['hdrftr/v1'],
+  options: Type.Object({}, { additionalProperties: false }),
+  register (api) {
+    const widgets = declareWidgetsOption(api)
+    const subscription = declareSubscriptionOption(api)
+    const mcp = declareMcpOption(api)
+    const usage = usageEvents(api)
+    // TEMPORARY until the package registry lands.
+    const statusOf = async (_slug: string): Promise<InstallStatus> => 'Install'
+    api.namespace('hdrftr/v1', (options) => [
+      ...widgetRoutes(widgets),
+      ...pluginCatalogueRoutes(statusOf),
+      ...emailWebhookRoutes(api, subscription),
+      ...(options.learnRoutes === true
+        ? [
+            ...mcpRoutes(mcp, usage, { assistantActive: async () => (await statusOf('assistant')) === 'Activated', mcpAdapterActive: async () => (await statusOf('mcp-adapter')) === 'Activated' }),
+            ...learnRoutes(api, usage, { proInstalled: async () => (await statusOf('hdrftr-pro')) !== 'Install' })
+          ]
+        : [])
+    ])
+    api.permissionCases(hdrftrPermissionCases)
+  }
+})
