@@ -1,0 +1,40 @@
+/**
+ * The plugins builder-one manages (builder-family.md §6), under neutral
+ * names (CONVENTIONS.md §1): the eight supported slugs (the reference's
+ * `<slug_1..8>`) and the seven that can move onto the site's one
+ * connection (`<slug_a..g>`: all but the assistant). The real ones are, in
+ * order, the AI assistant, the site-management plugin, the page builder
+ * and its Pro version, the mailer, the image optimizer, the accessibility
+ * plugin and the cookie-consent plugin.
+ */
+import { Enum } from '@cms/rest'
+
+export const SUPPORTED_SLUGS = ['assistant', 'manage', 'builder', 'builder-pro', 'mailer', 'image-optimizer', 'accessibility', 'cookie-consent'] as const
+export type SupportedSlug = typeof SUPPORTED_SLUGS[number]
+
+export const MIGRATION_SLUGS = SUPPORTED_SLUGS.filter((s) => s !== 'assistant')
+
+/**
+ * The oldest version of each plugin that ships the one-connection package
+ * (the service's own packages all do from their first version); an older
+ * one cannot migrate (`409 migration_exception`).
+ */
+export const ONE_PACKAGE_SINCE = '0.1.0'
+
+export const supportedSlugArg = Enum(SUPPORTED_SLUGS, { description: 'One of the supported plugins.' })
+export const migrationSlugArg = Enum(MIGRATION_SLUGS, { description: 'One of the plugins that can use the site\'s connection.' })
+
+/** `a` compared with `b` as dotted numbers (`1.10.0` > `1.9.2`); a non-numeric part compares as text. */
+export function compareVersions (a: string, b: string): number {
+  const pa = a.split(/[.+-]/)
+  const pb = b.split(/[.+-]/)
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i] ?? '0'
+    const y = pb[i] ?? '0'
+    const nx = /^\d+$/.test(x) ? Number(x) : NaN
+    const ny = /^\d+$/.test(y) ? Number(y) : NaN
+    const d = Number.isNaN(nx) || Number.isNaN(ny) ? x.localeCompare(y) : nx - ny
+    if (d !== 0) return Math.sign(d)
+  }
+  return 0
+}
