@@ -86,7 +86,7 @@ t.test('profile B', async (t) => {
 
     const cli = h.platform.services.options
     t.ok(cli.spec('hdrftr_widgets'))
-    await h.store.execute(`insert into options (name, value) values ('hdrftr_widgets', '{"Retina":"disabled","Scroll_To_Top":"Scroll_To_Top"}')`)
+    await h.store.execute('insert into options (name, value) values (\'hdrftr_widgets\', \'{"Retina":"disabled","Scroll_To_Top":"Scroll_To_Top"}\')')
     const after = await h.call('GET', `${H}/widgets`, { as: admin })
     t.equal(after.body.Retina.is_activate, false, 'disabled in the option')
     t.equal(after.body.Scroll_To_Top.is_activate, true, 'turned on in the option')
