@@ -11,10 +11,12 @@
  * Profile B serves the learn and MCP routes (its `hdrftr/v1` option
  * `learnRoutes: true`); profile A the first five. Every route needs
  * `manage_options` (access.ts, permissions.ts). Site state is in options
- * the package declares; learning progress in each user's meta.
+ * the package declares; learning progress in each user's meta; which
+ * plugins are installed and active, in the package registry (`@cms/registry`).
  */
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
+import { packageRegistry } from '@cms/registry'
 import { emailWebhookRoutes, declareSubscriptionOption } from './email-webhook.js'
 import { learnRoutes } from './learn.js'
 import { declareMcpOption, mcpRoutes } from './mcp.js'
@@ -25,7 +27,7 @@ import { declareWidgetsOption, widgetRoutes } from './widgets.js'
 
 export const hdrftrPackage = definePackage({
   name: '@cms/hdrftr',
-  dependencies: ['@cms/core'],
+  dependencies: ['@cms/core', '@cms/registry'],
   namespaces: ['hdrftr/v1'],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
@@ -33,8 +35,11 @@ export const hdrftrPackage = definePackage({
     const subscription = declareSubscriptionOption(api)
     const mcp = declareMcpOption(api)
     const usage = usageEvents(api)
-    // TEMPORARY until the package registry lands.
-    const statusOf = async (_slug: string): Promise<InstallStatus> => 'Install'
+    const registry = api.require(packageRegistry)
+    const statusOf = async (slug: string): Promise<InstallStatus> => {
+      const p = await registry.get('plugin', slug)
+      return p === null ? 'Install' : p.status === 'active' ? 'Activated' : 'Installed'
+    }
     api.namespace('hdrftr/v1', (options) => [
       ...widgetRoutes(widgets),
       ...pluginCatalogueRoutes(statusOf),

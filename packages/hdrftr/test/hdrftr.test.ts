@@ -4,7 +4,11 @@
  * against a local stand-in of the subscription service (and without it),
  * the AI tools settings and the learning progress of each user.
  */
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
+import { registryPackage } from '@cms/registry'
 import { testApp, type TestApp } from '@cms/testing'
 import { hdrftrPackage } from '../src/index.js'
 import { CHAPTERS } from '../src/learn.js'
@@ -18,8 +22,9 @@ const PROFILE_B = ['mcp-abilities', 'mcp-settings', 'get-learn-chapters', 'updat
 
 async function app (opts: { learn?: boolean, env?: Record<string, string> } = {}): Promise<TestApp> {
   return await testApp({
-    packages: [hdrftrPackage],
+    packages: [registryPackage, hdrftrPackage],
     namespaces: ['cms/v2', 'hdrftr/v1', 'cms-abilities/v1'],
+    contentDir: await mkdtemp(join(tmpdir(), 'cms-hdrftr-content-')),
     ...(opts.learn === true ? { namespaceOptions: { 'hdrftr/v1': { learnRoutes: true } } } : {}),
     ...(opts.env === undefined ? {} : { env: opts.env })
   })
