@@ -87,7 +87,7 @@ t.test('wpapi and api-fetch read types, settings and search', async (t) => {
       t.equal(typeof cms[resource], 'function', `the index gave wpapi a ${resource}() method`)
     }
     const types = await cms.types!()
-    t.same(Object.keys(types), ['post', 'page', 'attachment'], 'the media routes register attachment')
+    t.same(Object.keys(types), ['post', 'page', 'attachment', 'builder_library'], 'the media routes register attachment, the builder its library type')
     const postType = await cms.types!().type('post')
     t.equal(postType.rest_base, 'posts', 'the path variable of /types/{type}')
     const taxonomy = await cms.taxonomies!().taxonomy('category')

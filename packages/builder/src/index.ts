@@ -23,7 +23,7 @@ import { checklistRoutes } from './checklist.js'
 import { documentRoutes } from './documents.js'
 import { favoritesRoutes } from './favorites.js'
 import { globalsRoutes } from './globals.js'
-import { kitStore } from './kit.js'
+import { kitStore, LIBRARY_TYPE } from './kit.js'
 import { kitDefaultsRoutes } from './kit-defaults.js'
 import { libraryConnectRoutes } from './library-connect.js'
 import { registerBuilderMeta } from './meta.js'
@@ -49,20 +49,35 @@ export const builderPackage = definePackage({
     const tracking = settings.get('builder_allow_tracking') as unknown as PackageOption<TBoolean>
     const kits = kitStore(api)
     const state = userState(api)
-    api.namespace('builder/v1', () => [
-      ...globalsRoutes(kits),
-      ...kitDefaultsRoutes(kits),
-      ...settingsRoutes(settings),
-      ...postSearchRoutes(api),
-      ...favoritesRoutes(state),
-      ...userDataRoutes(api, state),
-      ...checklistRoutes(api, kits, state),
-      ...siteNavigationRoutes(api),
-      ...templateRoutes(api),
-      ...libraryConnectRoutes(api, state),
-      ...sendEventRoutes(api, tracking),
-      ...cacheRoutes(api)
-    ])
+    api.namespace('builder/v1', () => {
+      // The library's documents (templates, the kit) are posts of this type; /cms/v2/types
+      // lists it with this namespace's collection (so only where it is served: the link answers).
+      api.postType({
+        slug: LIBRARY_TYPE,
+        name: 'My Templates',
+        singularName: 'Template',
+        restNamespace: 'builder/v1',
+        restBase: 'template-library/templates',
+        supports: ['title', 'thumbnail', 'author', 'builder'],
+        // Templates are not pages of the site: kept out of search and navigation menus.
+        viewable: false,
+        showInNavMenus: false
+      })
+      return [
+        ...globalsRoutes(kits),
+        ...kitDefaultsRoutes(kits),
+        ...settingsRoutes(settings),
+        ...postSearchRoutes(api),
+        ...favoritesRoutes(state),
+        ...userDataRoutes(api, state),
+        ...checklistRoutes(api, kits, state),
+        ...siteNavigationRoutes(api),
+        ...templateRoutes(api),
+        ...libraryConnectRoutes(api, state),
+        ...sendEventRoutes(api, tracking),
+        ...cacheRoutes(api)
+      ]
+    })
     api.namespace('builder/v1/documents', () => documentRoutes(api))
     api.namespace('builder-ai/v1', () => builderAiRoutes())
     api.namespace('nps-survey/v1', () => npsSurveyRoutes(api))

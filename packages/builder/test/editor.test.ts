@@ -181,4 +181,20 @@ t.test('editor helpers', async (t) => {
     t.same((await h.call('POST', '/builder/v1/template-library/templates', { as: contributor, body: { title: 'X' } })).body.code, 'rest_missing_callback_param')
     t.equal((await h.call('POST', '/builder/v1/template-library/templates', { as: subscriber, body: { type: 'page' } })).status, 403)
   })
+
+  t.test('the library type is listed by /cms/v2/types and its items link answers', async (t) => {
+    const types = await h.call('GET', '/cms/v2/types')
+    t.equal(types.status, 200)
+    t.match(types.body.builder_library, { slug: 'builder_library', name: 'My Templates', rest_namespace: 'builder/v1', rest_base: 'template-library/templates' })
+    const one = await h.call('GET', '/cms/v2/types/builder_library', { as: contributor, query: { context: 'edit' } })
+    t.equal(one.status, 200)
+    t.match(one.body, { viewable: false, supports: { title: true, builder: true }, labels: { singular_name: 'Template' } })
+    const rel = Object.keys(one.body._links).find((k) => k.endsWith('items'))!
+    const href = String(one.body._links[rel][0].href)
+    t.match(decodeURIComponent(href), /\/builder\/v1\/template-library\/templates$/)
+    const listed = await h.call('GET', '/builder/v1/template-library/templates', { as: contributor })
+    t.equal(listed.status, 200, 'the link names a route that answers')
+    const search = await h.call('GET', '/cms/v2/search', { query: { subtype: 'builder_library' } })
+    t.equal(search.status, 400, 'templates are not a search subtype')
+  })
 })

@@ -23,6 +23,7 @@ import type { PackageOption } from './package-options.js'
 import type { LifecycleListener, LifecycleTopic } from './events/index.js'
 import type { ContentReader } from './content-reader.js'
 import { packageSecrets, type Secrets } from './secrets.js'
+import { registerPostType, registerTaxonomy, type PostTypeDefinition, type TaxonomyDefinition } from './content/type-registry.js'
 
 /** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
 export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
@@ -80,6 +81,15 @@ export interface PackageApi {
    * `unfiltered_html`).
    */
   registerMeta: (objectType: 'post' | 'user', key: string, schema: MetaKey, opts?: MetaOptions) => void
+  /**
+   * Registers a post type the package keeps its documents in: listed by
+   * `/cms/v2/types` (its `rest_namespace` / `rest_base` name the package's
+   * own collection route, which must answer), its capabilities derived as
+   * the core's are. Not viewable types stay out of `/cms/v2/search`.
+   */
+  postType: (def: PostTypeDefinition) => void
+  /** Registers a taxonomy, listed by `/cms/v2/taxonomies`. */
+  taxonomy: (def: TaxonomyDefinition) => void
   /** Declares a capability the package checks and grants it to roles. */
   capability: (name: string, grantedTo: readonly Role[]) => void
   /** Work that runs while the app runs (started when it is ready, stopped when it closes). */
@@ -225,6 +235,8 @@ export class Platform {
         const registry = objectType === 'user' ? this.services.userMeta : this.services.meta
         registry.register(objectType, key, schema, { ...opts, owner: name })
       },
+      postType: (def) => { registerPostType(this.services, def) },
+      taxonomy: (def) => { registerTaxonomy(this.services, def) },
       capability: (capability, grantedTo) => {
         this.services.roles.declare(capability, name)
         for (const role of grantedTo) this.services.roles.grant(role, [capability])
