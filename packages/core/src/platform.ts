@@ -277,6 +277,11 @@ export class Platform {
   /** Names of the registered packages, in registration order. */
   packages (): string[] { return this.registered.map((p) => p.name) }
 
+  /** A service a registered package provided (for tools that compose packages: the command line), or undefined. */
+  service<T> (key: ServiceKey<T>): T | undefined {
+    return this.provided.get(key.name)?.value as T | undefined
+  }
+
   /**
    * The served namespaces with their routes, in the profile's order; a
    * served namespace no package declares answers its root route only.
