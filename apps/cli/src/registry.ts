@@ -6,5 +6,6 @@ import { userCommand } from './commands/user.js'
 import { appPasswordCommand } from './commands/app-password.js'
 import { optionCommand } from './commands/option.js'
 import { mediaCommand } from './commands/media.js'
+import { pluginCommand, themeCommand } from './commands/package.js'
 
-export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand]
+export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand]

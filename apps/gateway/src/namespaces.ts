@@ -6,5 +6,6 @@
  */
 import { corePackage, type CmsPackage } from '@cms/core'
 import { builderPackage } from '@cms/builder'
+import { registryPackage } from '@cms/registry'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage]
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage]

@@ -17,7 +17,7 @@ export { importMedia, type ImportOptions, type Imported } from './media/import.j
 export { coreMigrations } from './migrations.js'
 export { createServices } from './services.js'
 export { corePackage } from './package.js'
-export { definePackage, declaredBy, packagesFor, Platform, type CmsPackage, type PackageApi, type PackageDefinition, type PackagePluginOptions, type PermissionCases, type BackgroundStart } from './platform.js'
+export { definePackage, declaredBy, packagesFor, Platform, serviceKey, type ServiceKey, type CmsPackage, type PackageApi, type PackageDefinition, type PackagePluginOptions, type PermissionCases, type BackgroundStart } from './platform.js'
 export { MetaRegistry, type MetaKey, type MetaOptions, type MetaAuthorize } from './content/meta.js'
 export { sanitizeFootnotes, type Sanitized } from './content/meta-sanitizers.js'
 export { filterPostHtml, filterTitleHtml, allowedUrl } from './content/kses.js'
@@ -29,3 +29,4 @@ export { EVENT_DEFAULTS, LifecycleEvents, LIFECYCLE_TOPICS, type LifecycleEvent,
 export { contentReader, type ContentReader, type NewContent, type PostsQuery, type PostWithDetails } from './content-reader.js'
 export type { MetaClause } from './content/post-query.js'
 export type { PostRow } from './content/post-store.js'
+export { packageSettingsFromEnv, PACKAGE_DEFAULTS, type PackageSettings } from './package-settings.js'

@@ -11,6 +11,7 @@ import { PackageOptions } from './package-options.js'
 import { LifecycleEvents, type LifecycleOptions } from './events/index.js'
 import { contentReader, type ContentReader } from './content-reader.js'
 import type { MediaStorage } from './media/storage.js'
+import type { PackageSettings } from './package-settings.js'
 
 export interface Services {
   store: Store
@@ -20,6 +21,8 @@ export interface Services {
     contentDir: string
     /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`, default 64 MiB). */
     uploadMaxBytes?: number
+    /** Plugin and theme packages: their source and unpacking limits (`CMS_PACKAGE_*`, package-settings.ts). */
+    packages?: PackageSettings
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage
