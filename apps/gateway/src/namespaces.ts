@@ -6,6 +6,8 @@
  */
 import { corePackage, type CmsPackage } from '@cms/core'
 import { builderPackage } from '@cms/builder'
+import { builderOnePackage } from '@cms/builder-one'
+import { hdrftrPackage } from '@cms/hdrftr'
 import { registryPackage } from '@cms/registry'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage]
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage, hdrftrPackage, builderOnePackage]

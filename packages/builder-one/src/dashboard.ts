@@ -10,9 +10,9 @@
  *   DELETE logs  empties it: `{success: true}`
  */
 import { endpoint, route, type RelativeRouteDecl } from '@cms/rest'
-import type { PackageRegistry } from '@cms/registry'
+import { compareVersions, type PackageRegistry } from '@cms/registry'
 import { mayManageOptions } from './access.js'
-import { compareVersions, ONE_PACKAGE_SINCE } from './slugs.js'
+import { ONE_PACKAGE_SINCE } from './slugs.js'
 import type { OneState } from './state.js'
 
 const LOG_LIMIT = 500

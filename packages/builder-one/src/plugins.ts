@@ -32,10 +32,10 @@
  */
 import { Type } from '@sinclair/typebox'
 import { ContextArg, endpoint, Enum, RestError, route, StringList, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
-import type { InstalledPackage, PackageRegistry } from '@cms/registry'
+import { compareVersions, type InstalledPackage, type PackageRegistry } from '@cms/registry'
 import { both, mayManageOptions, mayManagePlugins, needs, type Check } from './access.js'
 import { oneErrors } from './errors.js'
-import { compareVersions, migrationSlugArg, ONE_PACKAGE_SINCE, SUPPORTED_SLUGS, supportedSlugArg } from './slugs.js'
+import { migrationSlugArg, ONE_PACKAGE_SINCE, SUPPORTED_SLUGS, supportedSlugArg } from './slugs.js'
 import type { OneState } from './state.js'
 
 const SLUG_CLASS = '[\\w-]+'

@@ -23,18 +23,3 @@ export const ONE_PACKAGE_SINCE = '0.1.0'
 
 export const supportedSlugArg = Enum(SUPPORTED_SLUGS, { description: 'One of the supported plugins.' })
 export const migrationSlugArg = Enum(MIGRATION_SLUGS, { description: 'One of the plugins that can use the site\'s connection.' })
-
-/** `a` compared with `b` as dotted numbers (`1.10.0` > `1.9.2`); a non-numeric part compares as text. */
-export function compareVersions (a: string, b: string): number {
-  const pa = a.split(/[.+-]/)
-  const pb = b.split(/[.+-]/)
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const x = pa[i] ?? '0'
-    const y = pb[i] ?? '0'
-    const nx = /^\d+$/.test(x) ? Number(x) : NaN
-    const ny = /^\d+$/.test(y) ? Number(y) : NaN
-    const d = Number.isNaN(nx) || Number.isNaN(ny) ? x.localeCompare(y) : nx - ny
-    if (d !== 0) return Math.sign(d)
-  }
-  return 0
-}

@@ -12,7 +12,7 @@
  * answers (503 source not configured, 502, 409 operation in progress,
  * `400 rest_invalid_package`).
  */
-import { endpoint, Enum, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, Enum, invalidParam, route, type RelativeRouteDecl } from '@cms/rest'
 import { Type } from '@sinclair/typebox'
 import type { PackageRegistry } from '@cms/registry'
 import { both, needs } from './access.js'
@@ -20,6 +20,8 @@ import { oneErrors } from './errors.js'
 import { registryCall } from './plugins.js'
 
 const SLUG = '[\\w-]+'
+/** The pattern as the index shows it is unanchored (as the real product's is): the whole slug is checked here. */
+const WHOLE_SLUG = /^[\w-]{1,100}$/
 
 export function themeRoutes (registry: PackageRegistry): RelativeRouteDecl[] {
   const maySwitch = needs('switch_themes', oneErrors.forbidden, 'Sorry, you are not allowed to switch themes on this site.')
@@ -35,6 +37,7 @@ export function themeRoutes (registry: PackageRegistry): RelativeRouteDecl[] {
         summary: 'Install a theme from the package source',
         permission: both(needs('install_themes', oneErrors.forbidden, 'Sorry, you are not allowed to install themes on this site.'), maySwitch, (req) => req.params.status === 'active'),
         handler: async (req) => {
+          if (!WHOLE_SLUG.test(req.params.slug)) throw invalidParam('slug', 'slug must be word characters and hyphens only.')
           await registryCall('Theme', async () => await registry.install('theme', req.params.slug, { activate: req.params.status === 'active', actor: { userId: req.user.id } }),
             () => oneErrors.conflict(undefined, 'Theme already installed.'))
           return { status: 'success', message: 'Theme installed successfully.' }

@@ -9,12 +9,13 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { registryPackage } from '@cms/registry'
+import { definePackage } from '@cms/core'
+import { packageRegistry, registryPackage, type PackageRegistry } from '@cms/registry'
 import { testApp, type TestApp, type TestCaller } from '@cms/testing'
 import { builderOnePackage } from '../src/index.js'
 import { CALLBACK_PATH } from '../src/connect.js'
 import { standIn, type StandIn } from './standin.js'
-import { offer, sourceDir } from './zips.js'
+import { sourceDir } from './zips.js'
 
 const O = '/builder-one/v1'
 const ROUTES = [
@@ -24,9 +25,13 @@ const ROUTES = [
   'settings', 'manage-dashboard-widget/state', 'logs'
 ]
 
+let registry: PackageRegistry | undefined
+// A package that depends on the registry, to install a given version as the command line would.
+const probe = definePackage({ name: 'builder-one-probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], register (api) { registry = api.require(packageRegistry) } })
+
 async function app (env: Record<string, string> = {}): Promise<TestApp> {
   const content = await mkdtemp(join(tmpdir(), 'cms-one-content-'))
-  return await testApp({ packages: [registryPackage, builderOnePackage], namespaces: ['cms/v2', 'builder-one/v1', 'assistant/v1'], contentDir: content, env })
+  return await testApp({ packages: [registryPackage, builderOnePackage, probe], namespaces: ['cms/v2', 'builder-one/v1', 'assistant/v1', 'probe/v1'], contentDir: content, env })
 }
 
 async function option (h: TestApp, name: string): Promise<any> {
@@ -76,7 +81,7 @@ t.test('with the connect service, the feed and a package source', async (t) => {
   t.teardown(feed.close)
   const source = await sourceDir([
     ['plugin', 'mailer', '1.0.0'], ['plugin', 'mailer', '1.1.0'], ['plugin', 'manage', '0.1.0'],
-    ['plugin', 'image-optimizer', '0.0.9'], ['plugin', 'accessibility', '2.0.0'], ['theme', 'starter', '1.0.0']
+    ['plugin', 'image-optimizer', '0.0.9'], ['plugin', 'accessibility', '2.0.0'], ['plugin', 'accessibility', '2.1.0'], ['theme', 'starter', '1.0.0']
   ])
   const h = await app({
     CMS_UPSTREAM_BUILDER_ONE_URL: service.url,
@@ -194,10 +199,10 @@ t.test('with the connect service, the feed and a package source', async (t) => {
     t.same((await h.call('POST', `${O}/plugins/mailer/activate`)).body.code, 'unauthorized')
     t.same((await h.call('POST', `${O}/plugins/mailer/activate`, { as: editor })).body.code, 'forbidden')
 
-    await offer(source, 'plugin', 'mailer', '1.2.0')
-    t.equal((await h.call('GET', `${O}/plugins`, { as: admin })).body.find((p: any) => p.slug === 'mailer').newVersion, '1.2.0', 'the newer version offered')
-    const up = await h.call('POST', `${O}/plugins/mailer/upgrade`, { as: admin, body: { status: 'active' } })
-    t.same([up.status, up.body.version, up.body.status, up.body.newVersion], [200, '1.2.0', 'active', null])
+    await registry!.install('plugin', 'accessibility', { version: '2.0.0', actor: { userId: admin.id } })
+    t.match((await h.call('GET', `${O}/plugins`, { as: admin })).body.find((p: any) => p.slug === 'accessibility'), { version: '2.0.0', newVersion: '2.1.0', status: 'inactive' }, 'the newer version offered')
+    const up = await h.call('POST', `${O}/plugins/accessibility/upgrade`, { as: admin, body: { status: 'active' } })
+    t.same([up.status, up.body.version, up.body.status, up.body.newVersion], [200, '2.1.0', 'active', null])
     t.equal((await h.call('POST', `${O}/plugins/cookie-consent/upgrade`, { as: admin })).status, 404)
     t.equal((await h.call('POST', `${O}/plugins/mailer/upgrade`, { as: admin, body: { status: 'inactive' } })).status, 400)
   })
@@ -221,7 +226,7 @@ t.test('with the connect service, the feed and a package source', async (t) => {
     await h.store.execute('insert into options (name, value) values (\'builder_one_plugin_connections\', \'{"mailer": 1700000000}\')')
     const own = await run('mailer', { force: false })
     t.same([own.status, own.body.code, own.body.message], [422, 'migration_exception', 'Plugin is already connected.'], 'connected on its own, no force: 422')
-    t.same(await option(h, 'builder_one_migrated_plugins'), undefined, 'nothing migrated')
+    t.same(await option(h, 'builder_one_migrated_plugins'), [], 'nothing migrated')
     const forced = await run('mailer')
     t.same([forced.status, forced.body.isMigrated, forced.body.isConnected], [200, true, true], 'force (the default) migrates')
     t.same(await option(h, 'builder_one_plugin_connections'), {}, 'its own connection released')
@@ -282,7 +287,7 @@ t.test('with the connect service, the feed and a package source', async (t) => {
     const entries = log.body.entries
     t.ok(entries.length >= 8)
     t.match(entries[0], { source: 'theme:theme-a', operation: 'activate', level: 'info', userId: admin.id })
-    t.ok(entries.some((e: any) => e.source === 'plugin:mailer' && e.operation === 'upgrade' && e.fromVersion === '1.1.0' && e.toVersion === '1.2.0'))
+    t.ok(entries.some((e: any) => e.source === 'plugin:accessibility' && e.operation === 'upgrade' && e.fromVersion === '2.0.0' && e.toVersion === '2.1.0'))
     const times = entries.map((e: any) => e.id)
     t.same(times, [...times].sort((a: number, b: number) => b - a), 'newest first')
     t.same((await h.call('DELETE', `${O}/logs`, { as: admin })).body, { success: true })
