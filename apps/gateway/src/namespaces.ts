@@ -7,5 +7,6 @@
 import { corePackage, type CmsPackage } from '@cms/core'
 import { builderPackage } from '@cms/builder'
 import { registryPackage } from '@cms/registry'
+import { themesPackage } from '@cms/themes'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage]
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage, themesPackage]
