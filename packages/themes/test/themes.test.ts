@@ -14,7 +14,7 @@ t.test('theme-a/v1/reset and theme-helper/v1', async (t) => {
   const editor = await h.caller('editor')
   const stored = async (): Promise<unknown[]> => (await h.store.execute<{ name: string, value: unknown }>("select name, value from options where name like 'theme_a_%' order by name")).map((r) => [r.name, r.value])
 
-  await h.store.execute(`insert into options (name, value) values ('theme_a_settings', '{"background_color":"#000"}'::jsonb), ('theme_a_dynamic_css_output', '"body{background:#000}"'::jsonb), ('theme_a_dynamic_css_cached_version', '"3.1.0"'::jsonb)`)
+  await h.store.execute('insert into options (name, value) values (\'theme_a_settings\', \'{"background_color":"#000"}\'::jsonb), (\'theme_a_dynamic_css_output\', \'"body{background:#000}"\'::jsonb), (\'theme_a_dynamic_css_cached_version\', \'"3.1.0"\'::jsonb)')
   t.equal((await stored()).length, 3)
   for (const method of ['POST', 'PUT', 'PATCH']) {
     const res = await h.call(method, '/theme-a/v1/reset', { as: admin })
