@@ -9,5 +9,6 @@ import { builderPackage } from '@cms/builder'
 import { builderOnePackage } from '@cms/builder-one'
 import { hdrftrPackage } from '@cms/hdrftr'
 import { registryPackage } from '@cms/registry'
+import { themesPackage } from '@cms/themes'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage, hdrftrPackage, builderOnePackage]
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage, themesPackage, hdrftrPackage, builderOnePackage]

@@ -36,7 +36,7 @@ const Env = Type.Object({
   // Read by the outbound client and oEmbed when their namespaces are built (and checked there).
   CMS_OUTBOUND_ALLOW: Type.String({ default: '' }),
   CMS_OEMBED_PROVIDERS: Type.String({ default: '' }),
-  // Read by the authorization page and the scheduler (checked here, used there).
+  // Handed to the core in the deployment's settings: the authorization page and the scheduler.
   CMS_ENVIRONMENT: Type.Union([Type.Literal(''), Type.Literal('local'), Type.Literal('production')], { default: '' }),
   CMS_SCHEDULER_INTERVAL_MS: Type.Integer({ default: 10_000, minimum: 100 }),
   // The lifecycle-event worker (core events/index.ts): how often it polls, how long it holds the
@@ -66,6 +66,8 @@ export interface Settings {
   bodyLimit: number
   /** The largest media upload in bytes. */
   uploadMaxBytes: number
+  schedulerIntervalMs: number
+  environment: '' | 'local' | 'production'
   /** Longest request target in characters (414 past it; the whole head may hold 16 KiB more, else 431). */
   maxUrlLength: number
   /** Longest time to receive a whole request, headers and body (408 and closed after). */
@@ -222,6 +224,8 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     corsOrigins: raw.CMS_CORS_ORIGINS.trim() === '*' ? '*' : list(raw.CMS_CORS_ORIGINS),
     bodyLimit: raw.CMS_BODY_LIMIT,
     uploadMaxBytes: raw.CMS_UPLOAD_MAX_BYTES,
+    schedulerIntervalMs: raw.CMS_SCHEDULER_INTERVAL_MS,
+    environment: raw.CMS_ENVIRONMENT,
     maxUrlLength: raw.CMS_MAX_URL_LENGTH,
     requestTimeoutMs: raw.CMS_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: raw.CMS_HEADERS_TIMEOUT_MS,

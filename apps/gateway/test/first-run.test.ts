@@ -111,6 +111,51 @@ t.test('the first administrator from CMS_ADMIN_*, once', async (t) => {
   t.equal(statSync(file).mtimeMs, writtenAt, 'the file is left as it was')
 })
 
+t.test('CMS_SCHEDULER_INTERVAL_MS and CMS_ENVIRONMENT reach the core through the settings', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cms-settings-reach-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'password'), 'admin-password-123\n')
+  const base = {
+    LOG_LEVEL: 'silent',
+    CMS_DATA_DIR: '/nonexistent-not-used',
+    CMS_ADMIN_LOGIN: 'admin',
+    CMS_ADMIN_EMAIL: 'admin@example.com',
+    CMS_ADMIN_PASSWORD_FILE: join(dir, 'password'),
+    CMS_ADMIN_APP_PASSWORD_FILE: join(dir, 'app-password')
+  }
+  const store = await openTestStore()
+  t.teardown(() => store.close())
+  const app = await buildApp(loadSettings({ ...base, CMS_SCHEDULER_INTERVAL_MS: '100', CMS_ENVIRONMENT: 'local' }), { store, logger: false })
+  t.teardown(() => app.close())
+  const auth = `Basic ${Buffer.from(`admin:${readFileSync(join(dir, 'app-password'), 'utf8').trim()}`).toString('base64')}`
+  // Two posts made due one after the other must each be published within 3 s: with the
+  // default 10 s interval the second would wait for the next tick.
+  for (const title of ['First', 'Second']) {
+    const created = await app.inject({ method: 'POST', url: '/index.php?rest_route=/cms/v2/posts', headers: { authorization: auth, 'content-type': 'application/json' }, payload: { title, status: 'future', date_gmt: '2099-01-01T00:00:00' } })
+    t.equal(created.json().status, 'future', created.body)
+    const id = Number(created.json().id)
+    await store.execute(`update posts set date_gmt = now() - interval '1 second' where id = ${id}`)
+    let status = 'future'
+    for (let i = 0; i < 30 && status === 'future'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      status = (await app.inject({ url: `/index.php?rest_route=/cms/v2/posts/${id}&context=edit`, headers: { authorization: auth } })).json().status
+    }
+    t.equal(status, 'publish', `${title}: published by the scheduler at the interval set`)
+  }
+
+  const cookie = (headers: unknown, name: string): string => String([headers].flat().find((c) => String(c).startsWith(`${name}=`))).split(';')[0]!
+  const field = (html: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)![1]!
+  const form = await app.inject({ url: '/cms-admin/login' })
+  const signedIn = await app.inject({
+    method: 'POST',
+    url: '/cms-admin/login',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie(form.headers['set-cookie'], 'cms_signin_nonce') },
+    payload: new URLSearchParams({ csrf: field(form.body, 'csrf'), redirect_to: field(form.body, 'redirect_to'), log: 'admin', pwd: 'admin-password-123' }).toString()
+  })
+  const page = await app.inject({ url: '/cms-admin/authorize-application.php?app_name=X&success_url=http%3A%2F%2Fapp.example%2Fcb', headers: { cookie: cookie(signedIn.headers['set-cookie'], 'cms_session') } })
+  t.equal(page.statusCode, 200, 'a plain-http redirect URL is accepted in the local environment')
+})
+
 t.test('one log line per request, credentials left out', async (t) => {
   t.equal(loggableUrl('/index.php?rest_route=/cms/v2/posts/1&password=open%20sesame&x=1'), '/index.php?rest_route=/cms/v2/posts/1&password=[redacted]&x=1')
   t.equal(loggableUrl('/cms-json/cms/v2/posts?per_page=2'), '/cms-json/cms/v2/posts?per_page=2')

@@ -21,6 +21,10 @@ export interface Services {
     contentDir: string
     /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`, default 64 MiB). */
     uploadMaxBytes?: number
+    /** How often due scheduled posts are published (`CMS_SCHEDULER_INTERVAL_MS`, default 10 s). */
+    schedulerIntervalMs?: number
+    /** `local` lets the authorization page redirect to plain-http URLs (`CMS_ENVIRONMENT`). */
+    environment?: string
     /** Plugin and theme packages: their source and unpacking limits (`CMS_PACKAGE_*`, package-settings.ts). */
     packages?: PackageSettings
   }

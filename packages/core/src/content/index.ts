@@ -37,7 +37,7 @@ export function contentRoutes (services: Services): RelativeRouteDecl[] {
 
 /** Background jobs of the content module (scheduled publishing); returns a stop function. */
 export function startContentJobs (services: Services, opts: JobOptions = {}): () => Promise<void> {
-  return startScheduler(services.store, opts)
+  return startScheduler(services.store, { intervalMs: services.settings.schedulerIntervalMs, ...opts })
 }
 
 export { publishDuePosts } from './scheduler.js'

@@ -35,15 +35,14 @@ export async function publishDuePosts (store: Store, now = nowSeconds(), batch =
 }
 
 export interface JobOptions {
-  /** How often to look for due posts (default 10 s, or CMS_SCHEDULER_INTERVAL_MS). */
+  /** How often to look for due posts (default 10 s). */
   intervalMs?: number
   onError?: (err: unknown) => void
 }
 
 /** Starts the timer; the returned function stops it and waits for a run in progress. */
 export function startScheduler (store: Store, opts: JobOptions = {}): () => Promise<void> {
-  const fromEnv = Number(process.env.CMS_SCHEDULER_INTERVAL_MS)
-  const interval = opts.intervalMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 10_000)
+  const interval = opts.intervalMs ?? 10_000
   let running: Promise<unknown> | undefined
   let stopped = false
   const tick = (): void => {

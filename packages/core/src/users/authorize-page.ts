@@ -38,7 +38,7 @@ const FORM_BODY_LIMIT = 64 * 1024
 
 export interface AuthorizePageOptions {
   services: Services
-  /** `local` allows plain-http redirect URLs on any host (default: CMS_ENVIRONMENT). */
+  /** `local` allows plain-http redirect URLs on any host (default: the deployment's `environment` setting). */
   environment?: string
 }
 
@@ -136,7 +136,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function authorizePage (app: FastifyInstance, opts: AuthorizePageOptions): Promise<void> {
   if (opts?.services?.store === undefined) throw new Error('authorizePage: the services (with a store) are required')
   const { store } = opts.services
-  const local = (opts.environment ?? process.env.CMS_ENVIRONMENT ?? '') === 'local'
+  const local = (opts.environment ?? opts.services.settings.environment ?? '') === 'local'
   const siteOptions = cachedSiteOptions(store)
   // The pages read their own forms: they may be registered before the REST kernel's parsers exist
   // (after it, they inherit its form parser, which reads the same fields).
