@@ -8,5 +8,6 @@ import { corePackage, type CmsPackage } from '@cms/core'
 import { builderPackage } from '@cms/builder'
 import { registryPackage } from '@cms/registry'
 import { themesPackage } from '@cms/themes'
+import { rollbackPackage } from '@cms/rollback'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage, themesPackage]
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage, themesPackage, rollbackPackage]

@@ -30,3 +30,4 @@ export { contentReader, type ContentReader, type NewContent, type PostsQuery, ty
 export type { MetaClause } from './content/post-query.js'
 export type { PostRow } from './content/post-store.js'
 export { packageSettingsFromEnv, PACKAGE_DEFAULTS, type PackageSettings } from './package-settings.js'
+export { maintenanceMode, type MaintenanceMode } from './maintenance.js'
