@@ -53,11 +53,13 @@ suite() {
   if [ ! -d "$ROOT/$dir/test" ] || [ -z "$(ls "$ROOT/$dir/test"/*.test.ts 2>/dev/null)" ]; then
     echo "  (no tests)"; return
   fi
+  local started=$SECONDS
   (cd "$ROOT/$dir" && env "$@" npx tap --reporter=tap) >"$log" 2>&1
   local status=$?
   grep -a -E '^\s*not ok' "$log" | head -40
   grep -a -E '^\s*ok .*# SKIP' "$log" | sed -E 's/^\s*ok [0-9]+ - (.*) # SKIP ?(.*)$/  skipped: \1 (\2)/' | head -20
   count "$log" "$status"
+  echo "  ($((SECONDS - started)) s)"
 }
 
 typecheck() {

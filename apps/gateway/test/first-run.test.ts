@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { openTestStore } from '@cms/store/testing'
 import { listApplicationPasswords, listUsers } from '@cms/core'
 import { buildApp } from '../src/app.js'
@@ -76,18 +76,26 @@ t.test('the service prints that one line and stops, without a stack trace', asyn
   t.equal(unreachable.stderr, 'cms: cannot reach the PostgreSQL server at 127.0.0.1:9 (from DATABASE_URL): connection refused\n')
 })
 
-t.test('the first administrator from CMS_ADMIN_*, once', async (t) => {
+/** Settings that make the first administrator (`admin`, password `admin-password-123`) in a directory removed after `t`. */
+function firstAdminEnv (t: Test): { dir: string, env: Record<string, string> } {
   const dir = mkdtempSync(join(tmpdir(), 'cms-first-admin-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'password'), 'admin-password-123\n')
-  const env = {
-    LOG_LEVEL: 'silent',
-    CMS_DATA_DIR: '/nonexistent-not-used',
-    CMS_ADMIN_LOGIN: 'admin',
-    CMS_ADMIN_EMAIL: 'admin@example.com',
-    CMS_ADMIN_PASSWORD_FILE: join(dir, 'password'),
-    CMS_ADMIN_APP_PASSWORD_FILE: join(dir, 'app-password')
+  return {
+    dir,
+    env: {
+      LOG_LEVEL: 'silent',
+      CMS_DATA_DIR: '/nonexistent-not-used',
+      CMS_ADMIN_LOGIN: 'admin',
+      CMS_ADMIN_EMAIL: 'admin@example.com',
+      CMS_ADMIN_PASSWORD_FILE: join(dir, 'password'),
+      CMS_ADMIN_APP_PASSWORD_FILE: join(dir, 'app-password')
+    }
   }
+}
+
+t.test('the first administrator from CMS_ADMIN_*, once', async (t) => {
+  const { dir, env } = firstAdminEnv(t)
   const store = await openTestStore()
   t.teardown(() => store.close())
 
@@ -112,17 +120,7 @@ t.test('the first administrator from CMS_ADMIN_*, once', async (t) => {
 })
 
 t.test('CMS_SCHEDULER_INTERVAL_MS and CMS_ENVIRONMENT reach the core through the settings', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'cms-settings-reach-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  writeFileSync(join(dir, 'password'), 'admin-password-123\n')
-  const base = {
-    LOG_LEVEL: 'silent',
-    CMS_DATA_DIR: '/nonexistent-not-used',
-    CMS_ADMIN_LOGIN: 'admin',
-    CMS_ADMIN_EMAIL: 'admin@example.com',
-    CMS_ADMIN_PASSWORD_FILE: join(dir, 'password'),
-    CMS_ADMIN_APP_PASSWORD_FILE: join(dir, 'app-password')
-  }
+  const { dir, env: base } = firstAdminEnv(t)
   const store = await openTestStore()
   t.teardown(() => store.close())
   const app = await buildApp(loadSettings({ ...base, CMS_SCHEDULER_INTERVAL_MS: '100', CMS_ENVIRONMENT: 'local' }), { store, logger: false })

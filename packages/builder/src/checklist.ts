@@ -117,7 +117,20 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
       }
       return { is_marked_completed: p.is_marked_completed, is_immutable_completed: p.is_immutable_completed, is_absolute_completed: done[config.id] === true, config }
     })
-    if (changed) await state.set(req.user.id, USER_KEYS.checklist, progress)
+    if (changed) {
+      // Flipped on the value read under the lock, so a concurrent step update is kept.
+      await state.update(req.user.id, USER_KEYS.checklist, (stored) => {
+        const latest = progressOf(stored)
+        for (const config of configs(req.baseUrl)) {
+          const p = latest.steps[config.id]!
+          if (config.is_completion_immutable && done[config.id] === true && !p.is_immutable_completed) {
+            p.is_immutable_completed = true
+            p.is_marked_completed = false
+          }
+        }
+        return latest
+      })
+    }
     return out
   }
 
@@ -171,9 +184,11 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
             const v = bool(params, key)
             if (v !== undefined) changes[key] = v
           }
-          const progress = progressOf(await state.get(req.user.id, USER_KEYS.checklist))
-          progress.steps[req.params.id] = { ...progress.steps[req.params.id]!, ...changes }
-          await state.set(req.user.id, USER_KEYS.checklist, progress)
+          await state.update(req.user.id, USER_KEYS.checklist, (stored) => {
+            const progress = progressOf(stored)
+            progress.steps[req.params.id] = { ...progress.steps[req.params.id]!, ...changes }
+            return progress
+          })
           return null
         }
       })]
@@ -189,16 +204,18 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
           permission: mayManageOptions,
           handler: async (req) => {
             const params = req.params as Record<string, unknown>
-            const progress = progressOf(await state.get(req.user.id, USER_KEYS.checklist))
             const closed = bool(params, 'first_closed_checklist_in_editor')
             const minimized = bool(params, 'is_popup_minimized')
             const counter = params.builder_editor_counter
             if (counter !== undefined && !(Number.isInteger(Number(counter)) && Number(counter) >= 0 && Number(counter) <= 1_000_000)) throw invalidParam('builder_editor_counter', 'builder_editor_counter must be a whole number from 0.')
-            if (closed !== undefined) progress.first_closed_checklist_in_editor = closed
-            if (minimized !== undefined) progress.is_popup_minimized = minimized
-            if (counter !== undefined) progress.builder_editor_counter = Number(counter)
-            if (params.last_opened_timestamp !== undefined) progress.last_opened_timestamp = params.last_opened_timestamp !== null && params.last_opened_timestamp !== false && params.last_opened_timestamp !== '' && params.last_opened_timestamp !== 0 && params.last_opened_timestamp !== '0' ? Math.floor(Date.now() / 1000) : null
-            await state.set(req.user.id, USER_KEYS.checklist, progress)
+            await state.update(req.user.id, USER_KEYS.checklist, (stored) => {
+              const progress = progressOf(stored)
+              if (closed !== undefined) progress.first_closed_checklist_in_editor = closed
+              if (minimized !== undefined) progress.is_popup_minimized = minimized
+              if (counter !== undefined) progress.builder_editor_counter = Number(counter)
+              if (params.last_opened_timestamp !== undefined) progress.last_opened_timestamp = params.last_opened_timestamp !== null && params.last_opened_timestamp !== false && params.last_opened_timestamp !== '' && params.last_opened_timestamp !== 0 && params.last_opened_timestamp !== '0' ? Math.floor(Date.now() / 1000) : null
+              return progress
+            })
             return { data: 'success' }
           }
         })

@@ -16,7 +16,7 @@ import { isWidget } from './elements.js'
 import { USER_KEYS, type UserState } from './user-state.js'
 
 export const FAVORITE_TYPES = ['widgets'] as const
-type Favorites = Record<string, string[]>
+interface Favorites { widgets: string[] }
 
 /** The parameters of a collection the real route index declares (accepted, unused). */
 export function indexParams (): Record<string, any> {
@@ -29,7 +29,10 @@ export function indexParams (): Record<string, any> {
 }
 
 async function favoritesOf (state: UserState, userId: number): Promise<Favorites> {
-  const stored = await state.get<Favorites>(userId, USER_KEYS.favorites)
+  return favoritesIn(await state.get<Favorites>(userId, USER_KEYS.favorites))
+}
+
+function favoritesIn (stored: Favorites | undefined): Favorites {
   const widgets = Array.isArray(stored?.widgets) ? stored.widgets.filter((w): w is string => typeof w === 'string') : []
   return { widgets }
 }
@@ -42,14 +45,14 @@ export function favoritesRoutes (state: UserState): RelativeRouteDecl[] {
   const change = (add: boolean) => async (req: { user: { id: number }, params: { id: string, favorite: string } }): Promise<string[]> => {
     if (!(FAVORITE_TYPES as readonly string[]).includes(req.params.id)) throw invalidParam('id', `id must be one of: ${FAVORITE_TYPES.join(', ')}.`)
     const names = req.params.favorite.split(',').map((n) => n.trim()).filter(isWidget)
-    const favorites = await favoritesOf(state, req.user.id)
-    const set = new Set(favorites.widgets)
-    for (const name of names) {
-      if (add) set.add(name)
-      else set.delete(name)
-    }
-    favorites.widgets = [...set]
-    await state.set(req.user.id, USER_KEYS.favorites, favorites)
+    const favorites = await state.update<Favorites>(req.user.id, USER_KEYS.favorites, (stored) => {
+      const set = new Set(favoritesIn(stored).widgets)
+      for (const name of names) {
+        if (add) set.add(name)
+        else set.delete(name)
+      }
+      return { widgets: [...set] }
+    })
     return favorites.widgets
   }
   return [

@@ -7,6 +7,7 @@
 import t from 'tap'
 import { testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
+import { WIDGET_TYPES } from '../src/elements.js'
 
 t.test('editor helpers', async (t) => {
   const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'builder/v1'] })
@@ -55,6 +56,14 @@ t.test('editor helpers', async (t) => {
     t.same([missing.status, missing.body.code], [400, 'rest_missing_callback_param'])
     t.equal((await h.call('GET', '/builder/v1/favorites', { as: contributor, query: { per_page: 101 } })).status, 400)
     t.equal((await h.call('POST', '/builder/v1/favorites/widgets', { as: subscriber, body: { favorite: 'heading' } })).status, 403)
+  })
+
+  t.test('favorites added at once by one user are all kept', async (t) => {
+    const names = Object.keys(WIDGET_TYPES).slice(0, 12)
+    const answers = await Promise.all(names.map(async (favorite) => await h.call('POST', '/builder/v1/favorites/widgets', { as: author, body: { favorite } })))
+    t.same(answers.map((a) => a.status), names.map(() => 200))
+    const { body } = await h.call('GET', '/builder/v1/favorites', { as: author })
+    t.same([...body.widgets].sort(), [...names].sort(), 'no read-modify-write lost one')
   })
 
   t.test('current user data', async (t) => {
