@@ -361,11 +361,11 @@ export function packagesFor (catalog: readonly CmsPackage[], served: readonly st
 /**
  * What a set of installed packages declares, for tools that serve nothing
  * (the command line's `migrate` and `option`): every package of `catalog`
- * registered on a bare Fastify app with every namespace it can serve.
+ * registered on a bare Fastify app, serving every namespace it can (or
+ * `served`: a profile's, so `api.serves` answers as in that deployment).
  * `close` closes that app (the store is the caller's).
  */
-export async function declaredBy (catalog: readonly CmsPackage[], services: Services): Promise<{ platform: Platform, close: () => Promise<void> }> {
-  const served = [...new Set(catalog.flatMap((p) => p.namespaces))]
+export async function declaredBy (catalog: readonly CmsPackage[], services: Services, served: readonly string[] = [...new Set(catalog.flatMap((p) => p.namespaces))]): Promise<{ platform: Platform, close: () => Promise<void> }> {
   const platform = new Platform(services, served)
   const app = Fastify({ logger: false })
   try {

@@ -189,7 +189,7 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
       vars: { id: '[\\d]+' },
       endpoints: [endpoint({
         methods: ['GET'],
-        args: { id: Type.Integer({ description: 'The archive id.' }) },
+        args: { id: Type.Optional(Type.Integer({ description: 'The archive id.' })) },
         summary: 'Download an archived version (a zip)',
         permission: mayManageArchives,
         handler: async (req) => {
@@ -224,7 +224,7 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
       vars: { id: '[\\d]+' },
       endpoints: [endpoint({
         methods: ['DELETE'],
-        args: { id: Type.Integer({ description: 'The archive id.' }) },
+        args: { id: Type.Optional(Type.Integer({ description: 'The archive id.' })) },
         summary: 'Delete an archive (its record and its file)',
         permission: mayManageArchives,
         handler: async (req) => {

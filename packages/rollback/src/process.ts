@@ -258,8 +258,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
           type: Enum(['plugin', 'theme'], { description: 'The type of asset to roll back.' }),
           version: Type.String({ maxLength: 64, description: 'The version to roll back to.' }),
           step: Enum(STEPS.map((s) => s.id), { description: 'The rollback step to run.' }),
-          slug: Enum(slugEnum, { description: 'The installed plugin or theme to roll back.' }),
-          meta: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Data echoed back in the answer.' }))
+          slug: Enum(slugEnum, { description: 'The installed plugin or theme to roll back.' })
         },
         summary: 'Run one step of a rollback',
         permission: mayUpdate,
@@ -273,7 +272,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
             const result = await steps[step](type, slug, version, req.user.id)
             return {
               success: true,
-              data: { assetType: type, assetSlug: slug, assetVersion: version, assetName: p?.name ?? '', meta: { ...(req.params.meta ?? {}), ...result.meta } },
+              data: { assetType: type, assetSlug: slug, assetVersion: version, assetName: p?.name ?? '', meta: result.meta },
               message: result.message
             }
           } catch (err) {
