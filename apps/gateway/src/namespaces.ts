@@ -9,5 +9,6 @@ import { builderPackage } from '@cms/builder'
 import { registryPackage } from '@cms/registry'
 import { themesPackage } from '@cms/themes'
 import { rollbackPackage } from '@cms/rollback'
+import { seoPackage } from '@cms/seo'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, registryPackage, themesPackage, rollbackPackage]
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, seoPackage, registryPackage, themesPackage, rollbackPackage]
