@@ -141,7 +141,8 @@ export function restRequestOf (
     registry,
     memo: scope.memo,
     horizon: scope.horizon,
-    body: request.bodyStream
+    body: request.bodyStream,
+    sentBody: request.body ?? undefined
   }
 }
 
