@@ -8,6 +8,7 @@ import { createServices, declaredBy, packageSettingsFromEnv, type Platform, type
 // The gateway's list, so a package is installed in one place for both; its own export
 // (`@cms/gateway/packages`), so the gateway's HTTP stack is not loaded.
 import { installedPackages } from '@cms/gateway/packages'
+import { profiles } from '@cms/gateway/profiles'
 import { baseDirOf, storeSettingsFromEnv, type Store } from '@cms/store'
 
 /**
@@ -17,7 +18,9 @@ import { baseDirOf, storeSettingsFromEnv, type Store } from '@cms/store'
  */
 export async function withPackages<T> (store: Store, fn: (platform: Platform, services: Services) => Promise<T>, env?: NodeJS.ProcessEnv): Promise<T> {
   const services = createServices({ store, settings: env === undefined ? { profile: 'cli', contentDir: '' } : { profile: 'cli', contentDir: contentDirOf(env), packages: packageSettingsFromEnv(env, baseDirOf(env)) } })
-  const { platform, close } = await declaredBy(installedPackages, services)
+  // Commands that touch files see the deployment's namespaces (the registry seeds a fresh site by them).
+  const profile = env === undefined ? undefined : profiles[env.CMS_DEPLOYMENT === 'B' ? 'B' : 'A']
+  const { platform, close } = await declaredBy(installedPackages, services, profile?.namespaces)
   try {
     return await fn(platform, services)
   } finally {

@@ -8,6 +8,39 @@
 import t, { type Test } from 'tap'
 import { getJson, manifest, testApp, type ManifestRoute } from './helpers.js'
 
+/**
+ * Namespaces served in parts: the reference routes of each that are not
+ * served yet, with where they are to come from. The list is exact: a listed
+ * route that is served fails (take it off), and every other route of the
+ * namespace must be served. The routes still to come are reported as a
+ * comment on each run.
+ */
+const NOT_YET_SERVED: Record<string, { why: string, routes: readonly string[] }> = {
+  'seo/v1': {
+    why: 'issue 20 serves seo/v1 part 1 in increments; part 2 (configuration, tasks, integrations, outside services) is its own issue',
+    routes: [
+      // part 1, still to land (issue 20)
+      '/seo/v1/file_size', '/seo/v1/statistics', '/seo/v1/bulk_editor/posts', '/seo/v1/bulk_editor/update_search', '/seo/v1/bulk_editor/update_social',
+      '/seo/v1/readability_scores', '/seo/v1/seo_scores', '/seo/v1/available_posts', '/seo/v1/import/(?P<plugin>[\\w-]+)/(?P<type>[\\w-]+)',
+      '/seo/v1/get_head', '/seo/v1/meta/search',
+      // part 2
+      '/seo/v1/ai_generator/callback', '/seo/v1/ai_generator/refresh_callback', '/seo/v1/ai_generator/consent',
+      '/seo/v1/ai_content_planner/banner_permanent_dismissal', '/seo/v1/ai_content_planner/get_outline', '/seo/v1/ai_content_planner/get_suggestions',
+      '/seo/v1/ai/free_sparks', '/seo/v1/ai_generator/bust_subscription_cache', '/seo/v1/ai_generator/get_suggestions', '/seo/v1/ai_generator/get_usage',
+      '/seo/v1/new-content-type-visibility/dismiss-post-type', '/seo/v1/new-content-type-visibility/dismiss-taxonomy',
+      '/seo/v1/analytics_connector_configuration_permanent_dismissal', '/seo/v1/analytics_connector_manage_consent',
+      '/seo/v1/time_based_seo_metrics', '/seo/v1/setup_steps_tracking', '/seo/v1/introductions/(?P<introduction_id>[\\w-]+)/seen',
+      '/seo/v1/video_embed_permission', '/seo/v1/alerts/dismiss',
+      '/seo/v1/configuration/site_representation', '/seo/v1/configuration/social_profiles', '/seo/v1/configuration/check_capability',
+      '/seo/v1/configuration/enable_tracking', '/seo/v1/configuration/save_configuration_state', '/seo/v1/configuration/get_configuration_state',
+      '/seo/v1/integrations/set_active', '/seo/v1/keyword_tool/authenticate', '/seo/v1/keyword_tool/country_code', '/seo/v1/keyword_tool/related_keyphrases',
+      '/seo/v1/rank_tracker/authorization-url', '/seo/v1/rank_tracker/account/limit', '/seo/v1/rank_tracker/account/upgrade-campaign',
+      '/seo/v1/rank_tracker/authenticate', '/seo/v1/rank_tracker/keyphrases/track', '/seo/v1/rank_tracker/keyphrases', '/seo/v1/rank_tracker/keyphrases/untrack',
+      '/seo/v1/workouts', '/seo/v1/complete_task', '/seo/v1/get_tasks', '/seo/v1/action_tracking'
+    ]
+  }
+}
+
 const COMPARED = ['type', 'enum', 'default', 'minimum', 'maximum', 'pattern', 'items', 'format', 'maxItems', 'maxLength', 'uniqueItems', 'properties', 'additionalProperties', 'oneOf'] as const
 const SKIPPED = new Set(['note', 'notes', 'section', 'type_as_written', 'enum_unknown', 'path_variable'])
 
@@ -91,12 +124,18 @@ for (const deployment of ['A', 'B'] as const) {
       })
     }
 
-    // A namespace is either not started (root only) or complete.
+    // A namespace is either not started (root only), complete, or served in parts with the rest listed exactly.
     for (const ns of info.namespaces) {
       const served = Object.values(live).filter((e: any) => e.namespace === ns).length
       if (served <= 1) continue
+      const later = NOT_YET_SERVED[ns]
       for (const m of expected.filter((r) => r.namespace === ns)) {
-        t.ok(live[m.route], `${ns} is started, so ${m.route} must be served`)
+        if (later?.routes.includes(m.route) === true) t.notOk(live[m.route], `${m.route} is served: take it off NOT_YET_SERVED`)
+        else t.ok(live[m.route], `${ns} is started, so ${m.route} must be served`)
+      }
+      if (later !== undefined) {
+        for (const r of later.routes) t.ok(expected.some((m) => m.route === r), `NOT_YET_SERVED names ${r}, a route of the reference`)
+        t.comment(`${ns}: ${later.routes.length} reference routes not served yet (${later.why})`)
       }
     }
     for (const m of expected.filter((r) => r.namespace === '')) t.ok(live[m.route], `${m.route} served`)

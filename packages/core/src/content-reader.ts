@@ -13,7 +13,8 @@ import { eq } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import { getOptions, type Store } from '@cms/store'
 import { nowSeconds } from './content/dates.js'
-import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants, type PostRow, type PostTerms } from './content/post-store.js'
+import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants, type PostRow, type PostTerms, type TermRow } from './content/post-store.js'
+import { listTerms } from './content/term-store.js'
 import { readRule, runListQuery, type ListQuery, type MetaClause, type TaxClause } from './content/post-query.js'
 import { permalink, permalinkPrefix } from './content/post-types.js'
 import { postMeta, posts } from './content/schema.js'
@@ -40,6 +41,8 @@ export interface PostsQuery {
   before?: Date
   modifiedAfter?: Date
   modifiedBefore?: Date
+  /** Only posts with a larger id: with `orderby: 'id', order: 'asc'`, walks every post a batch at a time (keyset, no offset). */
+  idAfter?: number
   /** Posts in any of these categories (their children included with `includeChildren`). */
   categories?: number[]
   categoriesExclude?: number[]
@@ -81,15 +84,19 @@ export interface ContentReader {
   posts: (query?: PostsQuery) => Promise<{ posts: PostRow[], total: number }>
   /** A post with its meta and terms, or undefined. */
   post: (id: number) => Promise<PostWithDetails | undefined>
+  /** Terms of one or more taxonomies in id order after `idAfter` (at most 100 at a time), or those named by `include`. */
+  terms: (query: { taxonomy: string | readonly string[], idAfter?: number, include?: number[], perPage?: number }) => Promise<TermRow[]>
   /** A user's meta (every key, or the keys named). */
   userMeta: (userId: number, keys?: readonly string[]) => Promise<Record<string, unknown>>
   /** Writes a new post (no terms, no revision) and its meta in one transaction. */
   createPost: (input: NewContent) => Promise<PostRow>
   /**
    * Sets and removes meta keys of one post in one transaction and marks it
-   * modified; false when there is no such post.
+   * modified; false when there is no such post. `{ touch: false }` leaves
+   * the post row as it is (no new modified date, so no `post.updated`
+   * event): for data a package derives from the post (computed scores).
    */
-  updateMeta: (id: number, set: Record<string, unknown>, remove?: readonly string[]) => Promise<boolean>
+  updateMeta: (id: number, set: Record<string, unknown>, remove?: readonly string[], opts?: { touch?: boolean }) => Promise<boolean>
   /** Removes a meta key from every post (a package's derived data); answers how many posts had it. */
   deleteMetaEverywhere: (key: string) => Promise<number>
 }
@@ -119,6 +126,7 @@ export function contentReader (store: () => Store): ContentReader {
         before: query.before,
         modifiedAfter: query.modifiedAfter,
         modifiedBefore: query.modifiedBefore,
+        idAfter: query.idAfter,
         author: query.author ?? [],
         authorExclude: query.authorExclude ?? [],
         include: query.include ?? [],
@@ -144,6 +152,20 @@ export function contentReader (store: () => Store): ContentReader {
       const meta = (await getMeta(db(), [id])).get(id) ?? {}
       const terms = (await getPostTerms(db(), [id])).get(id) ?? { category: [], post_tag: [] }
       return { post, meta, terms }
+    },
+    async terms (query) {
+      const { rows } = await listTerms(db(), {
+        taxonomy: query.taxonomy,
+        include: query.include ?? [],
+        exclude: [],
+        hideEmpty: false,
+        orderby: 'id',
+        order: 'asc',
+        perPage: Math.min(100, Math.max(1, query.perPage ?? 100)),
+        page: 1,
+        ...(query.idAfter === undefined ? {} : { idAfterTerm: query.idAfter })
+      })
+      return rows
     },
     async userMeta (userId, keys) {
       return await getUserMetas(store(), userId, keys)
@@ -181,9 +203,11 @@ export function contentReader (store: () => Store): ContentReader {
         return { ...row, id, guid: permalink(storedHome, input.type, id) }
       })
     },
-    async updateMeta (id, set, remove = []) {
+    async updateMeta (id, set, remove = [], opts = {}) {
       return await db().transaction(async (tx) => {
-        const [row] = await tx.update(posts).set({ modifiedGmt: nowSeconds() }).where(eq(posts.id, id)).returning({ id: posts.id })
+        const [row] = opts.touch === false
+          ? await tx.select({ id: posts.id }).from(posts).where(eq(posts.id, id)).for('update')
+          : await tx.update(posts).set({ modifiedGmt: nowSeconds() }).where(eq(posts.id, id)).returning({ id: posts.id })
         if (row === undefined) return false
         await setMeta(tx, id, set, remove)
         return true

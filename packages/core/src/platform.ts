@@ -140,6 +140,39 @@ export interface PackageApi {
   require: <T>(key: ServiceKey<T>) => T
 }
 
+/** What a package's command-line command is given (the command line builds it). */
+export interface PackageCommandContext {
+  env: NodeJS.ProcessEnv
+  /** Writes a line to standard output. */
+  out: (text: string) => void
+  /** Shows a progress line (rewritten in place on a terminal; nothing otherwise). */
+  progress: (text: string) => void
+  /** Runs `fn` with the services of the installed packages on the configured store, then closes it. */
+  withServices: <T>(fn: (services: Services) => Promise<T>) => Promise<T>
+}
+
+/**
+ * A command a package adds to the command line (`cms <name> ...`), listed in
+ * its usage with the built-in ones.
+ */
+export interface PackageCommand {
+  name: string
+  /** One line for the overall usage text. */
+  summary: string
+  /** Full usage text (`cms <name> --help`). */
+  usage: string
+  /** Runs with the arguments after the name; answers the exit code (default 0). Throws `CommandUsageError` for a bad command line. */
+  run: (args: string[], ctx: PackageCommandContext) => Promise<number | void>
+}
+
+/** A bad command line in a package's command: one line and exit code 2, as the built-in commands. */
+export class CommandUsageError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'CommandUsageError'
+  }
+}
+
 /** What `definePackage` returns: the plugin and what the gateway needs to know before registering it. */
 export interface CmsPackage {
   readonly name: string
@@ -147,6 +180,8 @@ export interface CmsPackage {
   readonly dependencies: readonly string[]
   /** Namespaces this package can serve. */
   readonly namespaces: readonly string[]
+  /** Commands the package adds to the command line. */
+  readonly commands: readonly PackageCommand[]
   readonly plugin: FastifyPluginAsync<PackagePluginOptions>
 }
 
@@ -163,6 +198,8 @@ export interface PackageDefinition<O extends TSchema> {
   namespaces: readonly string[]
   /** TypeBox schema of the package's options (defaults applied before the check). */
   options?: O
+  /** Commands the package adds to the command line (`cms <name>`). */
+  commands?: readonly PackageCommand[]
   register: (api: PackageApi, options: Static<O>, app: FastifyInstance) => void | Promise<void>
 }
 
@@ -187,6 +224,7 @@ export function definePackage<O extends TSchema> (def: PackageDefinition<O>): Cm
     name: def.name,
     dependencies,
     namespaces: def.namespaces,
+    commands: def.commands ?? [],
     plugin: fp(plugin, { name: def.name, dependencies: [...dependencies], fastify: '5.x' })
   }
 }
@@ -361,11 +399,11 @@ export function packagesFor (catalog: readonly CmsPackage[], served: readonly st
 /**
  * What a set of installed packages declares, for tools that serve nothing
  * (the command line's `migrate` and `option`): every package of `catalog`
- * registered on a bare Fastify app with every namespace it can serve.
+ * registered on a bare Fastify app, serving every namespace it can (or
+ * `served`: a profile's, so `api.serves` answers as in that deployment).
  * `close` closes that app (the store is the caller's).
  */
-export async function declaredBy (catalog: readonly CmsPackage[], services: Services): Promise<{ platform: Platform, close: () => Promise<void> }> {
-  const served = [...new Set(catalog.flatMap((p) => p.namespaces))]
+export async function declaredBy (catalog: readonly CmsPackage[], services: Services, served: readonly string[] = [...new Set(catalog.flatMap((p) => p.namespaces))]): Promise<{ platform: Platform, close: () => Promise<void> }> {
   const platform = new Platform(services, served)
   const app = Fastify({ logger: false })
   try {

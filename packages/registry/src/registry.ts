@@ -61,7 +61,7 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
   // ---- start: seed a fresh site, repair an interrupted swap (once per process) ----
 
   let ready: Promise<void> | undefined
-  const prepare = async (): Promise<void> => { ready ??= Promise.all([seed(), recover()]).then(() => {}); await ready.catch((err: unknown) => { ready = undefined; throw err }) }
+  const prepare = async (): Promise<void> => { ready ??= recover().then(seed); await ready.catch((err: unknown) => { ready = undefined; throw err }) }
 
   async function seed (): Promise<void> {
     if (existsSync(marker)) return

@@ -253,3 +253,13 @@ t.test('one operation per package at a time', async (t) => {
   const inner = await registry.lock('plugin', 'extra', 'rollback', async () => await registry.activate('plugin', 'extra', { actor }))
   t.equal(inner.status, 'active')
 })
+
+t.test('the package settings are checked at start', async (t) => {
+  t.same(packageSettingsFromEnv({}, '/srv'), { maxBytes: 256 * 1024 * 1024, maxEntries: 20_000 })
+  t.same(packageSettingsFromEnv({ CMS_PACKAGE_SOURCE: 'packages' }, '/srv').source, { kind: 'dir', path: '/srv/packages' })
+  t.same(packageSettingsFromEnv({ CMS_PACKAGE_SOURCE: 'https://packages.example/repo' }).source, { kind: 'url', url: 'https://packages.example/repo/' })
+  t.throws(() => packageSettingsFromEnv({ CMS_PACKAGE_SOURCE: 'ftp://packages.example/' }), /CMS_PACKAGE_SOURCE/)
+  t.throws(() => packageSettingsFromEnv({ CMS_PACKAGE_SOURCE: 'https://user:secret@packages.example/' }), { message: /^(?!.*secret)/ })
+  t.throws(() => packageSettingsFromEnv({ CMS_PACKAGE_MAX_BYTES: '12abc' }), /CMS_PACKAGE_MAX_BYTES/)
+  t.throws(() => packageSettingsFromEnv({ CMS_PACKAGE_MAX_ENTRIES: '0' }), /CMS_PACKAGE_MAX_ENTRIES/)
+})

@@ -13,6 +13,8 @@ export { filterFields, parseFields, wantsField } from './fields.js'
 export type { OpenApiOptions } from './openapi.js'
 export { restKernel, kernelServerOptions, API_PREFIX, type KernelOptions } from './server.js'
 export { validateArgs, validateValue, sanitizeValue, type JsonSchema, type ArgSpec } from './validate.js'
+// The core's text-field and URL sanitizers, for packages that clean what they store.
+export { sanitizeTextField, sanitizeUrl } from './formats.js'
 export { compileArgs, endpointValidator, type ArgsValidator } from './request-args.js'
 export { isHostValue, hostChecker, type HostPolicy } from './host.js'
 export { weighedCache } from './weighed-cache.js'

@@ -91,6 +91,8 @@ export interface ListQuery {
   after?: Date
   before?: Date
   modifiedAfter?: Date
+  /** Only posts with a larger id (a package walking every post in id order, a batch at a time). */
+  idAfter?: number
   modifiedBefore?: Date
   author: number[]
   authorExclude: number[]
@@ -208,6 +210,7 @@ export function whereOf (q: ListQuery): SQL {
   if (q.modifiedBefore !== undefined) c.push(sql`${posts.modifiedGmt} < ${q.modifiedBefore}`)
   if (q.author.length > 0) c.push(inArray(posts.author, q.author))
   if (q.authorExclude.length > 0) c.push(notInArray(posts.author, q.authorExclude))
+  if (q.idAfter !== undefined) c.push(sql`${posts.id} > ${q.idAfter}`)
   if (q.include.length > 0) c.push(inArray(posts.id, q.include))
   if (q.exclude.length > 0) c.push(notInArray(posts.id, q.exclude))
   if (q.slugs !== undefined && q.slugs.length > 0) c.push(inArray(posts.slug, q.slugs))

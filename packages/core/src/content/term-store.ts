@@ -63,6 +63,8 @@ export interface TermQuery {
   perPage: number
   page: number
   offset?: number
+  /** Only terms with a larger id (keyset walk). */
+  idAfterTerm?: number
 }
 
 export async function listTerms (db: Db, q: TermQuery): Promise<{ rows: TermRow[], total: number }> {
@@ -73,6 +75,7 @@ export async function listTerms (db: Db, q: TermQuery): Promise<{ rows: TermRow[
     c.push(or(ilike(terms.name, pattern), ilike(terms.slug, pattern))!)
   }
   if (q.include.length > 0) c.push(inArray(terms.id, q.include))
+  if (q.idAfterTerm !== undefined) c.push(sql`${terms.id} > ${q.idAfterTerm}`)
   if (q.exclude.length > 0) c.push(notInArray(terms.id, q.exclude))
   if (q.slugs !== undefined && q.slugs.length > 0) c.push(inArray(terms.slug, q.slugs))
   if (q.parent !== undefined) c.push(eq(terms.parent, q.parent))

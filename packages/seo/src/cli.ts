@@ -1,0 +1,89 @@
+/**
+ * `cms seo analyze [--all | --post ID]`: rescans existing content with the
+ * server-side analysis (analysis.ts), in the same worker pool and queue the
+ * service uses, with a progress bar on a terminal. `--all` re-analyses
+ * every post and page (even those whose text did not change); `--post ID`
+ * one; without either, whatever is due (new, changed or failed).
+ */
+import { parseArgs } from 'node:util'
+import { CommandUsageError, type PackageCommand } from '@cms/core'
+import { ANALYSED_TYPES, createAnalyser } from './analysis.js'
+
+const usage = `Usage:
+  cms seo analyze            analyse the posts and pages that are due (new, changed, failed before)
+  cms seo analyze --all      analyse every post and page again
+  cms seo analyze --post ID  analyse one post or page
+
+Scores (SEO with a focus keyphrase, readability, inclusive language) and the
+reading time are stored as the _seo_* post meta, as the service does after
+each write. Threads: the seo_analysis_threads option (cms option set).
+
+Flags:
+  -h, --help  show this help`
+
+/** Statuses whose posts are analysed by --all. */
+const STATUSES = ['publish', 'future', 'draft', 'pending', 'private']
+
+function bar (done: number, total: number): string {
+  const width = 30
+  const filled = total === 0 ? width : Math.min(width, Math.round((done / total) * width))
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`
+}
+
+export const seoCommands: readonly PackageCommand[] = [{
+  name: 'seo',
+  summary: 'rescan content with the SEO analysis (scores and reading time)',
+  usage,
+  async run (args, ctx) {
+    let parsed
+    try {
+      parsed = parseArgs({ args, options: { all: { type: 'boolean' }, post: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true })
+    } catch (err) {
+      throw new CommandUsageError((err as Error).message.split('\n')[0]!)
+    }
+    const { values, positionals } = parsed
+    if (values.help === true || positionals[0] === 'help') {
+      ctx.out(usage)
+      return 0
+    }
+    if (positionals[0] !== 'analyze' || positionals.length > 1) throw new CommandUsageError(positionals[0] === undefined ? 'missing subcommand (analyze)' : `unknown subcommand "${positionals.join(' ')}" (expected analyze)`)
+    if (values.all === true && values.post !== undefined) throw new CommandUsageError('give --all or --post, not both')
+    const post = values.post === undefined ? undefined : /^\d{1,15}$/.test(values.post) ? Number(values.post) : NaN
+    if (Number.isNaN(post)) throw new CommandUsageError('--post takes a post id')
+    return await ctx.withServices(async (services) => {
+      const analyser = createAnalyser({
+        store: () => services.store,
+        content: services.content,
+        threads: async () => Number(await services.options.read('seo_analysis_threads'))
+      })
+      try {
+        let total = 0
+        if (post !== undefined) {
+          const found = await services.content.post(post)
+          if (found === undefined || !ANALYSED_TYPES.includes(found.post.type)) {
+            ctx.out(`no post or page ${post}`)
+            return 1
+          }
+          await analyser.enqueue([post], { force: true })
+          total = 1
+        } else if (values.all === true) {
+          // Page by page in id order, so memory does not grow with the number of posts.
+          for (let page = 1; ; page++) {
+            const { posts } = await services.content.posts({ type: ANALYSED_TYPES, status: STATUSES, orderby: 'id', order: 'asc', perPage: 100, page })
+            await analyser.enqueue(posts.map((p) => p.id), { force: true })
+            total += posts.length
+            if (posts.length < 100) break
+          }
+        } else {
+          total = await analyser.dueCount()
+        }
+        ctx.progress(bar(0, total))
+        const counts = await analyser.runDue((done) => { ctx.progress(bar(Math.min(done, total), total)) })
+        ctx.out(`analysed ${counts.analysed}, unchanged ${counts.skipped}, failed ${counts.failed}`)
+        return counts.failed > 0 ? 1 : 0
+      } finally {
+        await analyser.close()
+      }
+    })
+  }
+}]

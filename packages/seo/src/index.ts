@@ -1,0 +1,77 @@
+/**
+ * @cms/seo: the SEO extension (`seo/v1`, profile B), part 1 of the
+ * reference's routes (seo-rollback-assistant-addons.md §1). One file per
+ * route family; the rest:
+ *
+ *   meta.ts              the per-post SEO data (`_seo_*` post meta on cms/v2, edit context)
+ *   analysis.ts          scores computed on the server, off the request thread
+ *   analysis-worker.mjs  the `yoastseo` analysis one worker thread runs
+ *   cli.ts               `cms seo analyze`
+ *   indexables.ts        the indexables and internal links, kept current from the lifecycle events
+ *   indexing.ts          indexing/* and link-indexing/*: building what is missing in bounded batches
+ *   permissions.ts       who may call what (the gateway's permission matrix probes these)
+ *   errors.ts            the error catalogue
+ *
+ * The capability `manage_seo_options` (the real product's
+ * `wpseo_manage_options`) is granted to administrators.
+ */
+import { fileURLToPath } from 'node:url'
+import { Type } from '@sinclair/typebox'
+import { definePackage } from '@cms/core'
+import { ANALYSED_TYPES, createAnalyser, type Analyser } from './analysis.js'
+import { seoCommands } from './cli.js'
+import { deleteIndexables, homeUrl, INDEXABLE_TYPES, indexLinks, postIndexable, upsertIndexables } from './indexables.js'
+import { indexingRoutes } from './indexing.js'
+import { registerSeoMeta } from './meta.js'
+import { seoPermissionCases } from './permissions.js'
+
+export const MANAGE_SEO = 'manage_seo_options'
+
+export const seoPackage = definePackage({
+  name: '@cms/seo',
+  dependencies: ['@cms/core'],
+  namespaces: ['seo/v1'],
+  options: Type.Object({}, { additionalProperties: false }),
+  commands: seoCommands,
+  register (api, _options, app) {
+    api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
+    api.capability(MANAGE_SEO, ['administrator'])
+    registerSeoMeta(api)
+    const threads = api.option('seo_analysis_threads', Type.Integer({ minimum: 1, maximum: 8 }), {
+      default: 1,
+      description: 'Worker threads the SEO analysis runs in (each analyses one post at a time).'
+    })
+    // A post's indexable follows its events and its computed scores; its links are indexed once published.
+    const reindex = async (id: number): Promise<void> => {
+      const found = await api.content.post(id)
+      if (found === undefined || !INDEXABLE_TYPES.includes(found.post.type)) return
+      const home = await homeUrl(api.services.store)
+      await upsertIndexables(api.services.store, [postIndexable(found, home)])
+      if (found.post.status === 'publish') await indexLinks(api.services.store, api.content, id, found.post.content, home)
+    }
+    const analyser = createAnalyser({ store: () => api.services.store, content: api.content, threads: async () => await threads.get(), afterAnalysis: reindex })
+    const due = async (e: { objectId: number, payload: Record<string, unknown> }): Promise<void> => {
+      if (ANALYSED_TYPES.includes(String(e.payload.type))) await analyser.enqueue([e.objectId])
+    }
+    api.on('post.created', 'analyse-created', due)
+    api.on('post.updated', 'analyse-updated', due)
+    api.on('post.deleted', 'forget-analysis', async (e) => { await analyser.forget([e.objectId]) })
+    api.on('post.created', 'index-created', async (e) => { await reindex(e.objectId) })
+    api.on('post.updated', 'index-updated', async (e) => { await reindex(e.objectId) })
+    api.on('post.deleted', 'unindex-deleted', async (e) => { await deleteIndexables(api.services.store, [`post:${e.objectId}`]) })
+    api.background('seo analysis', () => analyser.start((message, err) => { app.log.error({ err }, message) }))
+    app.addHook('onClose', async () => { await analyser.close() })
+    analysers.set(api.services, analyser)
+    api.namespace('seo/v1', () => [...indexingRoutes(api)])
+    api.permissionCases(seoPermissionCases)
+  }
+})
+
+const analysers = new WeakMap<object, Analyser>()
+
+/** The analysis queue of a composed app (tests run it directly: `seoAnalyserOf(h.platform.services).runDue()`). */
+export function seoAnalyserOf (services: object): Analyser {
+  const found = analysers.get(services)
+  if (found === undefined) throw new Error('the SEO package is not registered with these services')
+  return found
+}

@@ -1,0 +1,141 @@
+/**
+ * Part 2: scores computed on the server. Posts written through cms/v2 are
+ * analysed after the lifecycle events are delivered, in the worker pool,
+ * and their scores stored as post meta; fixture posts whose outcome is
+ * known; a failed analysis recorded and retried; `cms seo analyze`.
+ */
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+import { testApp } from '@cms/testing'
+import type { PackageCommandContext, Services } from '@cms/core'
+import { seoAnalyserOf, seoPackage } from '../src/index.js'
+import { createAnalyser } from '../src/analysis.js'
+import { classicRank, readabilityGroup, seoGroup } from '../src/buckets.js'
+import { seoCommands } from '../src/cli.js'
+
+const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')
+
+t.test('score buckets at their exact boundaries (notes §1.2)', async (t) => {
+  t.same([0, 1, 40, 41, 70, 71, 100].map((s) => classicRank(true, s, false)), ['na', 'bad', 'bad', 'ok', 'ok', 'good', 'good'])
+  t.equal(classicRank(false, 90, false), 'na', 'no keyphrase: not available')
+  t.equal(classicRank(true, 90, true), 'noindex')
+  t.same([null, 0, 1, 40, 41, 70, 71, 100].map(seoGroup), ['notAnalyzed', 'notAnalyzed', 'bad', 'bad', 'ok', 'ok', 'good', 'good'])
+  t.same([1, 40, 41, 70, 71, 100].map((s) => readabilityGroup(s, 3)), ['bad', 'bad', 'ok', 'ok', 'good', 'good'])
+  t.equal(readabilityGroup(0, 2), 'bad', 'score 0 with a reading time: analysed, bad')
+  t.equal(readabilityGroup(0, 0), 'bad', 'a reading time of 0 minutes is still present')
+  t.equal(readabilityGroup(0, null), 'notAnalyzed', 'score 0 without a reading time: not analysed')
+  t.equal(readabilityGroup(null, null), 'notAnalyzed')
+})
+
+t.test('analysis on the server', async (t) => {
+  const h = await testApp({ packages: [seoPackage], namespaces: ['cms/v2', 'seo/v1'] })
+  t.teardown(h.close)
+  const services = h.platform.services
+  const analyser = seoAnalyserOf(services)
+  const author = await h.caller('author')
+  const settle = async (): Promise<void> => {
+    await services.events.drain()
+    await analyser.runDue()
+  }
+  const metaOf = async (id: number): Promise<Record<string, string>> =>
+    (await h.call('GET', `/cms/v2/posts/${id}`, { as: author, query: { context: 'edit' } })).body.meta
+
+  const good = await h.call('POST', '/cms/v2/posts', {
+    as: author,
+    body: {
+      title: 'Winter boots: how to choose a warm pair',
+      slug: 'winter-boots',
+      status: 'publish',
+      content: fixture('keyphrase-post.html'),
+      meta: { _seo_focuskw: 'winter boots', _seo_title: '%%title%%', _seo_metadesc: 'Winter boots guide: how to choose winter boots that keep your feet warm and dry all season, from soles and linings to fit and care.' }
+    }
+  })
+  const plain = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Winter boots', status: 'publish', content: fixture('keyphrase-post.html') } })
+  const wall = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Minutes', status: 'publish', content: fixture('wall-of-text.html') } })
+  const empty = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Nothing yet', status: 'draft' } })
+  t.same([good.status, plain.status, wall.status, empty.status], [201, 201, 201, 201])
+  t.equal((await metaOf(good.body.id))._seo_linkdex, '', 'nothing is computed on the request thread')
+
+  const started = performance.now()
+  await settle()
+  t.comment(`4 posts analysed in ${Math.round(performance.now() - started)} ms`)
+
+  const g = await metaOf(good.body.id)
+  t.ok(Number(g._seo_linkdex) >= 71, `keyphrase in title, intro and slug: SEO good (${g._seo_linkdex})`)
+  t.ok(Number(g._seo_content_score) >= 71, `readability good (${g._seo_content_score})`)
+  t.ok(Number(g._seo_inclusive_language_score) >= 71, 'inclusive language good')
+  t.equal(g['_seo_estimated-reading-time-minutes'], '2')
+
+  const p = await metaOf(plain.body.id)
+  t.equal(p._seo_linkdex, '', 'no keyphrase: no SEO score (not analysed), written through cms/v2 without any SEO field')
+  t.ok(Number(p._seo_content_score) >= 71, 'but readability is scored')
+  t.equal(seoGroup(p._seo_linkdex === '' ? null : Number(p._seo_linkdex)), 'notAnalyzed')
+
+  const w = await metaOf(wall.body.id)
+  t.ok(Number(w._seo_content_score) <= 40, `a wall of text without subheadings: readability bad (${w._seo_content_score})`)
+  t.equal(readabilityGroup(Number(w._seo_content_score), Number(w['_seo_estimated-reading-time-minutes'])), 'bad')
+
+  const e = await metaOf(empty.body.id)
+  t.same([e._seo_content_score, e['_seo_estimated-reading-time-minutes']], ['0', ''], 'no text: score 0 and no reading time')
+  t.equal(readabilityGroup(0, null), 'notAnalyzed')
+
+  t.test('the scores are written without touching the post, and unchanged text is not analysed again', async (t) => {
+    const before = await h.call('GET', `/cms/v2/posts/${good.body.id}`, { as: author, query: { context: 'edit' } })
+    await services.events.drain()
+    t.same(await analyser.runDue(), { analysed: 0, failed: 0, skipped: 0 }, 'storing the scores made no new event')
+    await h.call('POST', `/cms/v2/posts/${good.body.id}`, { as: author, body: { sticky: true } })
+    await services.events.drain()
+    t.same(await analyser.runDue(), { analysed: 0, failed: 0, skipped: 1 }, 'a change outside the analysed fields: hash unchanged, skipped')
+    const after = await h.call('GET', `/cms/v2/posts/${good.body.id}`, { as: author, query: { context: 'edit' } })
+    t.equal(after.body.meta._seo_linkdex, before.body.meta._seo_linkdex)
+
+    await h.call('POST', `/cms/v2/posts/${good.body.id}`, { as: author, body: { meta: { _seo_focuskw: 'garden hose' } } })
+    await settle()
+    const again = Number((await metaOf(good.body.id))._seo_linkdex)
+    t.ok(again < Number(before.body.meta._seo_linkdex) && again <= 70, `a new keyphrase the text does not use: scored again, lower (${again})`)
+  })
+
+  t.test('a failed analysis is recorded and retried; the write is not blocked', async (t) => {
+    let fail = true
+    const flaky = createAnalyser({
+      store: () => h.store,
+      content: services.content,
+      threads: async () => 1,
+      analyse: async () => {
+        if (fail) throw new Error('analysis crashed')
+        return { seo: 55, readability: 66, inclusive: 77, readingTime: 3 }
+      }
+    })
+    const post = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Flaky', status: 'publish', content: '<p>Some text here.</p>' } })
+    t.equal(post.status, 201)
+    await services.events.drain()
+    t.same(await flaky.runDue(), { analysed: 0, failed: 1, skipped: 0 })
+    const [row] = await h.store.execute<{ state: string, attempts: number, last_error: string }>(`select state, attempts, last_error from seo_analysis where post_id = ${post.body.id}`)
+    t.same(row, { state: 'failed', attempts: 1, last_error: 'analysis crashed' }, 'recorded')
+    t.same(await flaky.runDue(), { analysed: 0, failed: 0, skipped: 0 }, 'not retried before its delay')
+    await h.store.execute(`update seo_analysis set not_before = now() - interval '1 second' where post_id = ${post.body.id}`)
+    fail = false
+    t.same(await flaky.runDue(), { analysed: 1, failed: 0, skipped: 0 }, 'retried after the delay')
+    t.same((await metaOf(post.body.id))._seo_content_score, '66')
+  })
+
+  t.test('cms seo analyze', async (t) => {
+    const lines: string[] = []
+    const ctx: PackageCommandContext = {
+      env: {},
+      out: (text) => { lines.push(text) },
+      progress: () => {},
+      withServices: async <T>(fn: (s: Services) => Promise<T>) => await fn(services)
+    }
+    const [command] = seoCommands
+    t.equal(await command!.run(['analyze', '--post', String(wall.body.id)], ctx), 0)
+    t.match(lines.at(-1), /^analysed 1, unchanged 0, failed 0$/, '--post analyses the one post again')
+    t.equal(await command!.run(['analyze', '--all'], ctx), 0)
+    t.match(lines.at(-1), /^analysed 5, unchanged 0, failed 0$/, '--all: every post, text changed or not')
+    t.equal(await command!.run(['analyze'], ctx), 0)
+    t.match(lines.at(-1), /^analysed 0, unchanged 0, failed 0$/, 'nothing due')
+    t.equal(await command!.run(['analyze', '--post', '999999'], ctx), 1)
+    await t.rejects(command!.run(['analyze', '--post', 'x'], ctx), { name: 'CommandUsageError' })
+    await t.rejects(command!.run(['analyse'], ctx), { name: 'CommandUsageError' })
+  })
+})
