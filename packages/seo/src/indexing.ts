@@ -13,8 +13,9 @@
  */
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { denied, endpoint, restUrl, route, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpoint, restUrl, route, type RestRequest, type RouteDecl } from '@cms/rest'
 import type { PackageApi, PackageOption } from '@cms/core'
+import { mayEditPosts } from './access.js'
 import { seoErrors } from './errors.js'
 import {
   archiveIndexable, homeUrl, INDEXABLE_TYPES, INDEXABLE_VERSION, INDEXED_STATUSES, indexLinks, postIndexable, systemIndexables,
@@ -161,7 +162,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     endpoints: [endpoint({
       methods: ['POST'],
       args: {},
-      permission: (req) => req.user.can('edit_posts') || denied(seoErrors.rest_forbidden(), req.user.id),
+      permission: mayEditPosts,
       handler: async (req) => {
         try {
           const { objects, full } = await step.run(req)
