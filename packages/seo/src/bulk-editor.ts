@@ -52,7 +52,9 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
         const like = `%${search.slice(0, 200).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
         const where = sql`object_type = 'post' and object_sub_type = ${type} and post_status = any(${sql.param(statuses)}::text[]) and is_protected = false
           ${own ? sql`and author_id = ${req.user.id}` : sql``}
-          ${search === '' ? sql`` : sql`and (breadcrumb_title ilike ${like} or primary_focus_keyword ilike ${like} or title ilike ${like} or description ilike ${like}
+          ${search === ''
+? sql``
+: sql`and (breadcrumb_title ilike ${like} or primary_focus_keyword ilike ${like} or title ilike ${like} or description ilike ${like}
             or open_graph_title ilike ${like} or open_graph_description ilike ${like})`}`
         const [rows, [count]] = await Promise.all([
           api.services.store.execute<Record<string, any>>(sql`select object_id, breadcrumb_title, post_status, author_id, primary_focus_keyword, title, description,

@@ -22,7 +22,11 @@ export const seoErrors = {
     rest_invalid_item_id: { status: 400, message: 'Each item needs an integer id.' },
     rest_no_fields_to_update: { status: 400, message: 'An item names none of the fields this route updates.' },
     rest_invalid_item_field: { status: 400, message: 'An item field is not a string.' },
-    rest_post_invalid_id: { status: 404, message: 'Invalid post ID.' }
+    rest_post_invalid_id: { status: 404, message: 'Invalid post ID.' },
+    seo_file_hosted_externally: { status: 404, message: 'Cannot get the size of the file because it is hosted externally.' },
+    seo_file_size_unknown: { status: 404, message: 'Cannot get the size of the file because of unknown reasons.' },
+    seo_unknown_importer: { status: 400, message: 'There is no importer for this plugin and type.' },
+    rest_no_route: { status: 404, message: 'Requested importer not found.' }
   }),
   rest_invalid_param: kernelErrors.rest_invalid_param,
   rest_forbidden: kernelErrors.rest_forbidden

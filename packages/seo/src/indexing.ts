@@ -66,7 +66,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
         const ids = posts.map((p) => p.id)
         const current = await store().execute<{ object_id: string | number, object_last_modified: Date | string | null, version: number }>(sql`
           select object_id, object_last_modified, version from seo_indexables
-          where object_type = 'post' and object_id = any(${sql.param(ids)}::bigint[])`)
+          where object_key = any(${sql.param(ids.map((id) => `post:${id}`))}::text[])`)
         const fresh = new Set(current.filter((r) => r.version >= INDEXABLE_VERSION && r.object_last_modified !== null).map((r) => {
           const post = posts.find((p) => p.id === Number(r.object_id))
           return post !== undefined && new Date(r.object_last_modified!).getTime() >= post.modifiedGmt.getTime() ? post.id : 0

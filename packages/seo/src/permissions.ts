@@ -37,6 +37,8 @@ export const seoPermissionCases: PermissionCases = {
   [`POST ${S}/bulk_editor/update_search`]: c('§1.3 bulk editor: manage_seo_options', MANAGE_SEO, { body: { items: [{ id: 999999999, seo_title: 'Probe' }] } }),
   [`POST ${S}/bulk_editor/update_social`]: c('§1.3 bulk editor: manage_seo_options', MANAGE_SEO, { body: { items: [{ id: 999999999, social_title: 'Probe' }] } }),
   [`GET ${S}/available_posts`]: c('§1.3 available posts: manage_seo_options', MANAGE_SEO),
+  [`GET ${S}/file_size`]: c('§1.3 file size: manage_options', MANAGE_SEO, { query: { url: 'http://cms.test/cms-content/uploads/none.png' } }),
+  [`POST ${S}/import/{plugin}/{type}`]: c('§1.3 import: activate_plugins (administrators)', MANAGE_SEO, { vars: { plugin: 'aioseo', type: 'posts' } }),
   [`GET ${S}/meta/search`]: [
     c('§1.3 meta search: no post_id is refused', NOBODY),
     c('§1.3 meta search: edit_post on the post (an administrator\'s published post)', EDIT_OTHERS, { queryVars: { post_id: 'post' } })
