@@ -11,8 +11,9 @@
  *
  * It registers its post meta on cms/v2 (`_builder_*`, meta.ts), its site
  * options, its tables (migrations) and its permission cases. Per-user state
- * lives in the core's user meta (user-state.ts). `builder/v1/feedback` and
- * `builder-one/v1` answer their root route (the reference shows no other).
+ * lives in the core's user meta (user-state.ts). `builder/v1/feedback`
+ * answers its root route (the reference shows no other); `builder-one/v1`
+ * is `@cms/builder-one`'s.
  */
 import { fileURLToPath } from 'node:url'
 import { Type, type TBoolean } from '@sinclair/typebox'
@@ -40,7 +41,7 @@ import { userState } from './user-state.js'
 export const builderPackage = definePackage({
   name: '@cms/builder',
   dependencies: ['@cms/core'],
-  namespaces: ['builder/v1', 'builder/v1/documents', 'builder-ai/v1', 'nps-survey/v1', 'builder/v1/feedback', 'builder-one/v1'],
+  namespaces: ['builder/v1', 'builder/v1/documents', 'builder-ai/v1', 'nps-survey/v1', 'builder/v1/feedback'],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))

@@ -63,6 +63,13 @@ export interface RestRequest<P = Record<string, unknown>> {
   readonly horizon: () => Promise<string | undefined>
   /** The unread request body, for endpoints that declare `streamBody` (undefined elsewhere). */
   readonly body?: BodyStream
+  /**
+   * The request body as it was parsed (JSON or form), before its members
+   * were merged into `params`: a route that must tell a body that is not an
+   * object (an array, a string) from an empty one looks here. Undefined
+   * when there is no body.
+   */
+  readonly sentBody?: unknown
 }
 
 /** Values loaded once per request, by key. */

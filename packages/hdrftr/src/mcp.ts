@@ -1,0 +1,159 @@
+/**
+ * hdrftr/v1 AI tools, profile B (builder-family.md §7): the plugin's
+ * abilities (what an AI agent may do through the site's abilities API and
+ * the plugin's MCP server) and the settings that govern them, kept in the
+ * `hdrftr_mcp_settings` option.
+ *
+ *   GET  mcp-settings   the five settings merged with their defaults, plus
+ *                       computed fields (which APIs are active, the MCP
+ *                       server's URL, how many abilities there are)
+ *   POST mcp-settings   a JSON object; only the five keys are taken
+ *                       (booleans cast, `disabled_abilities` a list of
+ *                       names), the others kept; a body that is not an
+ *                       object is `400 invalid_params`. The first time a
+ *                       setting is turned on is a usage event.
+ *   GET  mcp-abilities  the abilities, each `is_enabled` unless its short
+ *                       or full name is listed in `disabled_abilities`
+ *
+ * Administrators only (`manage_options`).
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { endpoint, isPlainObject, restUrl, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import type { PackageApi, PackageOption } from '@cms/core'
+import { mayManageSettings } from './access.js'
+import { hdrftrErrors } from './errors.js'
+import type { UsageEvents } from './usage-events.js'
+
+const ABILITY_PREFIX = 'hdrftr/'
+
+interface Ability { name: string, label: string, description: string, category: string, readonly: boolean, destructive: boolean }
+
+const ability = (name: string, label: string, category: string, description: string, readonly = true, destructive = false): Ability =>
+  ({ name, label, category, description, readonly, destructive })
+
+/** The abilities the plugin registers (write ones reach MCP clients only with `allow_modifications`). */
+export const ABILITIES: readonly Ability[] = [
+  ability('list-widgets', 'List widgets', 'widgets', 'List the header/footer widgets and whether each is active.'),
+  ability('toggle-widget', 'Turn a widget on or off', 'widgets', 'Activate or deactivate one widget.', false),
+  ability('list-templates', 'List templates', 'templates', 'List the header, footer and block templates with their display conditions.'),
+  ability('create-header', 'Create a header', 'templates', 'Create a header template.', false),
+  ability('create-footer', 'Create a footer', 'templates', 'Create a footer template.', false),
+  ability('update-display-conditions', 'Change where a template shows', 'templates', 'Set the display conditions of a template.', false),
+  ability('delete-template', 'Delete a template', 'templates', 'Delete a header, footer or block template.', false, true)
+]
+
+const KEYS = ['enable_abilities', 'allow_modifications', 'dedicated_server', 'assistant_enabled', 'disabled_abilities'] as const
+
+export const MCP_SETTINGS = Type.Object({
+  enable_abilities: Type.Boolean(),
+  allow_modifications: Type.Boolean(),
+  dedicated_server: Type.Boolean(),
+  assistant_enabled: Type.Boolean(),
+  disabled_abilities: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 })
+}, { additionalProperties: false })
+type McpSettings = Static<typeof MCP_SETTINGS>
+
+export const MCP_DEFAULTS: McpSettings = { enable_abilities: false, allow_modifications: true, dedicated_server: false, assistant_enabled: false, disabled_abilities: [] }
+
+export function declareMcpOption (api: PackageApi): PackageOption<typeof MCP_SETTINGS> {
+  return api.option('hdrftr_mcp_settings', MCP_SETTINGS, { default: MCP_DEFAULTS, description: 'The header/footer plugin\'s AI tools settings (abilities, MCP server, assistant).' })
+}
+
+/** As the product casts: false, 0, "", "0", "false", "no", "off" and null are false; other scalars true. */
+function castBoolean (key: string, value: unknown): boolean {
+  if (typeof value === 'boolean') return value
+  if (value === null) return false
+  if (typeof value === 'number') return value !== 0
+  if (typeof value === 'string') return !['', '0', 'false', 'no', 'off'].includes(value.trim().toLowerCase())
+  throw hdrftrErrors.invalid_params({ params: { [key]: `${key} must be a boolean.` } })
+}
+
+function abilityNames (value: unknown): string[] {
+  if (!Array.isArray(value) || value.length > 200 || !value.every((v) => typeof v === 'string' && v.length <= 200)) {
+    throw hdrftrErrors.invalid_params({ params: { disabled_abilities: 'disabled_abilities must be a list of at most 200 ability names.' } })
+  }
+  return [...new Set(value as string[])]
+}
+
+export interface McpEnvironment {
+  /** Whether the assistant plugin is active on this site. */
+  assistantActive: (req: RestRequest<any>) => Promise<boolean>
+  /** Whether an MCP adapter plugin is active on this site. */
+  mcpAdapterActive: () => Promise<boolean>
+}
+
+export function mcpRoutes (option: PackageOption<typeof MCP_SETTINGS>, usage: UsageEvents, env: McpEnvironment): RelativeRouteDecl[] {
+  const current = async (): Promise<McpSettings> => ({ ...MCP_DEFAULTS, ...await option.get() })
+  const enabled = (s: McpSettings, a: Ability): boolean =>
+    !s.disabled_abilities.includes(a.name) && !s.disabled_abilities.includes(`${ABILITY_PREFIX}${a.name}`)
+
+  return [
+    route({
+      path: '/mcp-settings',
+      endpoints: [
+        endpoint({
+          methods: ['GET'],
+          args: {},
+          summary: 'The AI tools settings with the computed fields',
+          permission: mayManageSettings,
+          handler: async (req) => {
+            const settings = await current()
+            return {
+              ...settings,
+              is_abilities_api_active: req.registry.namespaces.includes('cms-abilities/v1'),
+              is_mcp_adapter_active: await env.mcpAdapterActive(),
+              is_assistant_active: await env.assistantActive(req),
+              dedicated_server_url: restUrl(req.baseUrl, '/hdrftr/mcp'),
+              total_abilities: ABILITIES.length
+            }
+          }
+        }),
+        endpoint({
+          methods: ['POST'],
+          args: {},
+          summary: 'Save the AI tools settings (the five keys only)',
+          permission: mayManageSettings,
+          handler: async (req) => {
+            const body = req.sentBody
+            if (!isPlainObject(body)) throw hdrftrErrors.invalid_params()
+            const before = await current()
+            const next: McpSettings = { ...before }
+            for (const key of KEYS) {
+              if (!Object.hasOwn(body, key)) continue
+              if (key === 'disabled_abilities') next.disabled_abilities = abilityNames(body[key])
+              else next[key] = castBoolean(key, body[key])
+            }
+            const saved = await option.set(next)
+            for (const key of ['enable_abilities', 'dedicated_server', 'assistant_enabled'] as const) {
+              if (saved[key] && !before[key]) await usage.once(`mcp_${key}`)
+            }
+            return { success: true, settings: saved }
+          }
+        })
+      ]
+    }),
+    route({
+      path: '/mcp-abilities',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: {},
+        summary: 'The plugin\'s abilities and whether each is enabled',
+        permission: mayManageSettings,
+        handler: async () => {
+          const settings = await current()
+          return ABILITIES.map((a) => ({
+            name: a.name,
+            full_name: `${ABILITY_PREFIX}${a.name}`,
+            label: a.label,
+            description: a.description,
+            category: a.category,
+            source: 'hdrftr',
+            readonly: a.readonly,
+            destructive: a.destructive,
+            is_enabled: enabled(settings, a)
+          }))
+        }
+      })]
+    })
+  ]
+}
