@@ -9,5 +9,8 @@ import { builderPackage } from '@cms/builder'
 import { builderOnePackage } from '@cms/builder-one'
 import { hdrftrPackage } from '@cms/hdrftr'
 import { seoPackage } from '@cms/seo'
+import { registryPackage } from '@cms/registry'
+import { themesPackage } from '@cms/themes'
+import { rollbackPackage } from '@cms/rollback'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, seoPackage, hdrftrPackage, builderOnePackage]
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, seoPackage, hdrftrPackage, builderOnePackage, registryPackage, themesPackage, rollbackPackage]

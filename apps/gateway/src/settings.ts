@@ -9,7 +9,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { isHostValue } from '@cms/rest'
-import { EVENT_DEFAULTS, upstreamConfigFromEnv, type UpstreamConfig } from '@cms/core'
+import { EVENT_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -95,6 +95,8 @@ export interface Settings {
   events: { pollMs: number, leaseMs: number, retentionMs: number }
   /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
   upstreams: Record<string, UpstreamConfig>
+  /** Plugin and theme packages: `CMS_PACKAGE_SOURCE`, `CMS_PACKAGE_MAX_BYTES`, `CMS_PACKAGE_MAX_ENTRIES`. */
+  packages: PackageSettings
   /** From CMS_ADMIN_*: the administrator to create when no user exists. */
   firstAdmin?: FirstAdmin
 }
@@ -237,6 +239,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: raw.LOG_LEVEL,
     events: { pollMs: raw.CMS_EVENTS_POLL_MS, leaseMs: raw.CMS_EVENTS_LEASE_MS, retentionMs: raw.CMS_EVENTS_RETENTION_MS },
     upstreams: upstreamConfigFromEnv(env),
+    packages: packageSettingsFromEnv(env, baseDirOf(env)),
     firstAdmin: firstAdminOf(raw, env)
   }
 }

@@ -16,26 +16,11 @@ import { getJson, manifest, testApp, type ManifestRoute } from './helpers.js'
  * comment on each run.
  */
 const NOT_YET_SERVED: Record<string, { why: string, routes: readonly string[] }> = {
-  'hdrftr/v1': {
-    why: 'issue 18: the plugin catalogues read install status from the package registry, which has not landed yet',
-    routes: ['/hdrftr/v1/plugins', '/hdrftr/v1/recommended-plugins', '/hdrftr/v1/templates']
-  },
-  'builder-one/v1': {
-    why: 'issue 18: the plugin and theme routes act through the package registry, which has not landed yet',
-    routes: [
-      '/builder-one/v1/themes', '/builder-one/v1/themes/(?P<slug>[\\w-]+)/activate', '/builder-one/v1/plugins',
-      '/builder-one/v1/plugins/(?P<slug>[\\w-]+)/activate', '/builder-one/v1/plugins/(?P<slug>[\\w-]+)/deactivate',
-      '/builder-one/v1/plugins/(?P<slug>[\\w-]+)/upgrade', '/builder-one/v1/plugins/(?P<slug>[\\w-]+)/migration/run',
-      '/builder-one/v1/plugins/(?P<slug>[\\w-]+)/migration/rollback', '/builder-one/v1/manage-dashboard-widget/state', '/builder-one/v1/logs'
-    ]
-  },
   'seo/v1': {
     why: 'issue 20 serves seo/v1 part 1 in increments; part 2 (configuration, tasks, integrations, outside services) is its own issue',
     routes: [
       // part 1, still to land (issue 20)
-      '/seo/v1/file_size', '/seo/v1/statistics', '/seo/v1/bulk_editor/posts', '/seo/v1/bulk_editor/update_search', '/seo/v1/bulk_editor/update_social',
-      '/seo/v1/readability_scores', '/seo/v1/seo_scores', '/seo/v1/available_posts', '/seo/v1/import/(?P<plugin>[\\w-]+)/(?P<type>[\\w-]+)',
-      '/seo/v1/get_head', '/seo/v1/meta/search',
+      '/seo/v1/get_head',
       // part 2
       '/seo/v1/ai_generator/callback', '/seo/v1/ai_generator/refresh_callback', '/seo/v1/ai_generator/consent',
       '/seo/v1/ai_content_planner/banner_permanent_dismissal', '/seo/v1/ai_content_planner/get_outline', '/seo/v1/ai_content_planner/get_suggestions',

@@ -7,6 +7,19 @@
  * and its Pro version, the mailer, the image optimizer, the accessibility
  * plugin and the cookie-consent plugin.
  */
-const SUPPORTED_SLUGS = ['assistant', 'manage', 'builder', 'builder-pro', 'mailer', 'image-optimizer', 'accessibility', 'cookie-consent'] as const
+import { Enum } from '@cms/rest'
+
+export const SUPPORTED_SLUGS = ['assistant', 'manage', 'builder', 'builder-pro', 'mailer', 'image-optimizer', 'accessibility', 'cookie-consent'] as const
+export type SupportedSlug = typeof SUPPORTED_SLUGS[number]
 
 export const MIGRATION_SLUGS = SUPPORTED_SLUGS.filter((s) => s !== 'assistant')
+
+/**
+ * The oldest version of each plugin that ships the one-connection package
+ * (the service's own packages all do from their first version); an older
+ * one cannot migrate (`409 migration_exception`).
+ */
+export const ONE_PACKAGE_SINCE = '0.1.0'
+
+export const supportedSlugArg = Enum(SUPPORTED_SLUGS, { description: 'One of the supported plugins.' })
+export const migrationSlugArg = Enum(MIGRATION_SLUGS, { description: 'One of the plugins that can use the site\'s connection.' })

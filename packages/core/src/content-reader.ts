@@ -97,6 +97,12 @@ export interface ContentReader {
    * event): for data a package derives from the post (computed scores).
    */
   updateMeta: (id: number, set: Record<string, unknown>, remove?: readonly string[], opts?: { touch?: boolean }) => Promise<boolean>
+  /**
+   * Meta changes of several posts in one transaction (each post marked
+   * modified): all are written or none. Answers the ids that exist (the
+   * others are left out).
+   */
+  updateMetas: (changes: ReadonlyArray<{ id: number, set: Record<string, unknown>, remove?: readonly string[] }>) => Promise<number[]>
   /** Removes a meta key from every post (a package's derived data); answers how many posts had it. */
   deleteMetaEverywhere: (key: string) => Promise<number>
 }
@@ -211,6 +217,18 @@ export function contentReader (store: () => Store): ContentReader {
         if (row === undefined) return false
         await setMeta(tx, id, set, remove)
         return true
+      })
+    },
+    async updateMetas (changes) {
+      return await db().transaction(async (tx) => {
+        const done: number[] = []
+        for (const change of changes) {
+          const [row] = await tx.update(posts).set({ modifiedGmt: nowSeconds() }).where(eq(posts.id, change.id)).returning({ id: posts.id })
+          if (row === undefined) continue
+          await setMeta(tx, change.id, change.set, change.remove ?? [])
+          done.push(change.id)
+        }
+        return done
       })
     },
     async deleteMetaEverywhere (key) {

@@ -15,6 +15,7 @@ import { definePackage } from './platform.js'
 import { siteRoutes } from './site.js'
 import { authorizePage } from './users/index.js'
 import { hasAnyUser } from './users/store.js'
+import { isContentRead, maintenanceErrors } from './maintenance.js'
 
 export const corePackage = definePackage({
   name: '@cms/core',
@@ -35,6 +36,14 @@ export const corePackage = definePackage({
     // It also prunes delivered events, so it runs whether or not this process has listeners.
     api.background('lifecycle events', () => services.events.start((message, err) => { app.log.error({ err }, message) }))
     if (options.adminPages) await app.register(authorizePage, { services })
+    // Maintenance mode (maintenance.ts): anonymous content reads wait; signed-in callers do not.
+    app.addHook('preHandler', async (request, reply) => {
+      if (request.principal?.id !== 0 || !isContentRead(request.method, request.routeOptions.url ?? '')) return
+      const seconds = await services.maintenance.remaining()
+      if (seconds === 0) return
+      const error = maintenanceErrors.rest_maintenance({ retry_after: seconds })
+      return await reply.code(503).header('Retry-After', String(seconds)).type('application/json; charset=UTF-8').send(JSON.stringify(error.toBody()))
+    })
     app.addHook('onListen', async () => {
       try {
         if (!(await hasAnyUser(services.store))) {

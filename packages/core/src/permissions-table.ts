@@ -33,6 +33,8 @@ export type CallerKind = 'anonymous' | Role
 export interface Probe {
   vars?: Record<string, string>
   query?: Record<string, unknown>
+  /** Query parameters whose value is a fixture object's id, named as in `vars` (`{ post_id: 'post' }`). */
+  queryVars?: Record<string, string>
   body?: Record<string, unknown>
 }
 

@@ -32,6 +32,22 @@ export type PermissionCases = Readonly<Record<string, PermissionCase | readonly 
 export type BackgroundStart = () => (() => Promise<void> | void)
 
 /**
+ * The typed name of a service one package provides to the packages that
+ * depend on it (`api.provide(key, value)` / `api.require(key)`). The
+ * providing package exports the key; `T` is what `require` answers.
+ */
+export interface ServiceKey<T> {
+  readonly name: string
+  /** Never set: carries `T` for the type checker. */
+  readonly type?: T
+}
+
+/** A service key named `name` (by convention `<package>/<service>`: `@cms/registry/packages`). */
+export function serviceKey<T> (name: string): ServiceKey<T> {
+  return { name }
+}
+
+/**
  * The extension API a package is handed while it registers. Everything a
  * package owns is declared here; nothing is set on a module.
  */
@@ -111,6 +127,17 @@ export interface PackageApi {
   resolveContent: (path: string) => Promise<string>
   /** Seals and opens secrets the package keeps at rest (a third party's tokens), under a key of its own (secrets.ts). */
   readonly secrets: Secrets
+  /**
+   * Hands a service (an object of functions) to the packages that depend on
+   * this one; they get it with `require(key)`. Each key is provided once.
+   */
+  provide: <T>(key: ServiceKey<T>, value: T) => void
+  /**
+   * The service a package this one depends on provided under `key` (the
+   * dependency registers first, so it is there while this one registers);
+   * throws when none of its dependencies provided it.
+   */
+  require: <T>(key: ServiceKey<T>) => T
 }
 
 /** What a package's command-line command is given (the command line builds it). */
@@ -212,6 +239,7 @@ export class Platform {
   private readonly cases = new Map<string, PermissionCases>()
   private readonly jobs: Array<{ owner: string, name: string, start: BackgroundStart }> = []
   private readonly registered: Array<{ name: string, dependencies: readonly string[] }> = []
+  private readonly provided = new Map<string, { owner: string, value: unknown }>()
   private built = false
 
   constructor (
@@ -258,7 +286,20 @@ export class Platform {
       content: this.services.content,
       contentDir: this.services.settings.contentDir,
       resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path),
-      secrets: packageSecrets(() => this.services.store, name)
+      secrets: packageSecrets(() => this.services.store, name),
+      provide: (key, value) => {
+        const known = this.provided.get(key.name)
+        if (known !== undefined) throw new Error(`the service ${key.name} is provided by ${known.owner} and ${name}`)
+        this.provided.set(key.name, { owner: name, value })
+      },
+      require: <T>(key: { name: string }): T => {
+        const found = this.provided.get(key.name)
+        // Only a dependency's services: it is registered first, and the dependency is declared.
+        if (found === undefined || !dependencies.includes(found.owner)) {
+          throw new Error(`${name} requires the service ${key.name}, which none of its dependencies (${dependencies.join(', ') || 'none'}) provides`)
+        }
+        return found.value as T
+      }
     }
   }
 
@@ -273,6 +314,11 @@ export class Platform {
 
   /** Names of the registered packages, in registration order. */
   packages (): string[] { return this.registered.map((p) => p.name) }
+
+  /** A service a registered package provided (for tools that compose packages: the command line), or undefined. */
+  service<T> (key: ServiceKey<T>): T | undefined {
+    return this.provided.get(key.name)?.value as T | undefined
+  }
 
   /**
    * The served namespaces with their routes, in the profile's order; a
@@ -353,11 +399,11 @@ export function packagesFor (catalog: readonly CmsPackage[], served: readonly st
 /**
  * What a set of installed packages declares, for tools that serve nothing
  * (the command line's `migrate` and `option`): every package of `catalog`
- * registered on a bare Fastify app with every namespace it can serve.
+ * registered on a bare Fastify app, serving every namespace it can (or
+ * `served`: a profile's, so `api.serves` answers as in that deployment).
  * `close` closes that app (the store is the caller's).
  */
-export async function declaredBy (catalog: readonly CmsPackage[], services: Services): Promise<{ platform: Platform, close: () => Promise<void> }> {
-  const served = [...new Set(catalog.flatMap((p) => p.namespaces))]
+export async function declaredBy (catalog: readonly CmsPackage[], services: Services, served: readonly string[] = [...new Set(catalog.flatMap((p) => p.namespaces))]): Promise<{ platform: Platform, close: () => Promise<void> }> {
   const platform = new Platform(services, served)
   const app = Fastify({ logger: false })
   try {

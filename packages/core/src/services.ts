@@ -11,6 +11,8 @@ import { PackageOptions } from './package-options.js'
 import { LifecycleEvents, type LifecycleOptions } from './events/index.js'
 import { contentReader, type ContentReader } from './content-reader.js'
 import type { MediaStorage } from './media/storage.js'
+import type { PackageSettings } from './package-settings.js'
+import { maintenanceMode, type MaintenanceMode } from './maintenance.js'
 
 export interface Services {
   store: Store
@@ -24,6 +26,8 @@ export interface Services {
     schedulerIntervalMs?: number
     /** `local` lets the authorization page redirect to plain-http URLs (`CMS_ENVIRONMENT`). */
     environment?: string
+    /** Plugin and theme packages: their source and unpacking limits (`CMS_PACKAGE_*`, package-settings.ts). */
+    packages?: PackageSettings
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage
@@ -39,6 +43,8 @@ export interface Services {
   options: PackageOptions
   /** Post and user lifecycle events: the listeners packages registered and the outbox worker (see events/index.ts). */
   events: LifecycleEvents
+  /** Maintenance mode: anonymous content reads answer 503 while a package holds it (maintenance.ts). */
+  maintenance: MaintenanceMode
   /** Read functions over the core's content (posts by query, a post with meta and terms, user meta): see content-reader.ts. */
   content: ContentReader
 }
@@ -47,5 +53,5 @@ export interface Services {
 export function createServices (base: Pick<Services, 'store' | 'settings' | 'mediaStorage'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store) }
+  return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
 }

@@ -3,8 +3,7 @@
  * (builder-family.md §7), one file per route family:
  *
  *   widgets.ts        widgets (the catalogue, activation from `hdrftr_widgets`)
- *   (plugins, recommended-plugins and templates read install status from the
- *   package registry and come with it)
+ *   plugins.ts        plugins, recommended-plugins, templates (install status from the package registry)
  *   email-webhook.ts  email-webhook (the subscription upstream)
  *   mcp.ts            mcp-settings, mcp-abilities          (profile option `learnRoutes`)
  *   learn.ts          get-learn-chapters, update-learn-progress (profile option `learnRoutes`)
@@ -12,20 +11,23 @@
  * Profile B serves the learn and MCP routes (its `hdrftr/v1` option
  * `learnRoutes: true`); profile A the first five. Every route needs
  * `manage_options` (access.ts, permissions.ts). Site state is in options
- * the package declares; learning progress in each user's meta.
+ * the package declares; learning progress in each user's meta; which
+ * plugins are installed and active, in the package registry (`@cms/registry`).
  */
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
+import { packageRegistry } from '@cms/registry'
 import { emailWebhookRoutes, declareSubscriptionOption } from './email-webhook.js'
 import { learnRoutes } from './learn.js'
 import { declareMcpOption, mcpRoutes } from './mcp.js'
 import { hdrftrPermissionCases } from './permissions.js'
+import { pluginCatalogueRoutes, type InstallStatus } from './plugins.js'
 import { usageEvents } from './usage-events.js'
 import { declareWidgetsOption, widgetRoutes } from './widgets.js'
 
 export const hdrftrPackage = definePackage({
   name: '@cms/hdrftr',
-  dependencies: ['@cms/core'],
+  dependencies: ['@cms/core', '@cms/registry'],
   namespaces: ['hdrftr/v1'],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
@@ -33,13 +35,19 @@ export const hdrftrPackage = definePackage({
     const subscription = declareSubscriptionOption(api)
     const mcp = declareMcpOption(api)
     const usage = usageEvents(api)
+    const registry = api.require(packageRegistry)
+    const statusOf = async (slug: string): Promise<InstallStatus> => {
+      const p = await registry.get('plugin', slug)
+      return p === null ? 'Install' : p.status === 'active' ? 'Activated' : 'Installed'
+    }
     api.namespace('hdrftr/v1', (options) => [
       ...widgetRoutes(widgets),
+      ...pluginCatalogueRoutes(statusOf),
       ...emailWebhookRoutes(api, subscription),
       ...(options.learnRoutes === true
         ? [
-            ...mcpRoutes(mcp, usage, { assistantActive: async (req) => req.registry.namespaces.includes('assistant/v1'), mcpAdapterActive: async () => false }),
-            ...learnRoutes(api, usage, { proInstalled: async () => false })
+            ...mcpRoutes(mcp, usage, { assistantActive: async () => (await statusOf('assistant')) === 'Activated', mcpAdapterActive: async () => (await statusOf('mcp-adapter')) === 'Activated' }),
+            ...learnRoutes(api, usage, { proInstalled: async () => (await statusOf('hdrftr-pro')) !== 'Install' })
           ]
         : [])
     ])

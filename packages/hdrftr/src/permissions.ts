@@ -18,6 +18,9 @@ const H = '/hdrftr/v1'
 
 export const hdrftrPermissionCases: PermissionCases = {
   [`GET ${H}/widgets`]: c('§7 widgets: manage_options (application passwords need no browser nonce, CONVENTIONS §4)'),
+  [`GET ${H}/plugins`]: c('§7 plugin catalogue: manage_options'),
+  [`GET ${H}/recommended-plugins`]: c('§7 recommended plugins: manage_options'),
+  [`GET ${H}/templates`]: c('§7 starter templates status: manage_options'),
   [`POST ${H}/email-webhook`]: c('§7 newsletter opt-in: manage_options (an allowed probe may then meet the unconfigured subscription upstream: 503)', { body: { email: 'probe@example.com' } }),
   [`GET ${H}/mcp-abilities`]: c('§7 AI abilities: manage_options'),
   [`GET ${H}/mcp-settings`]: c('§7 AI tools settings: manage_options'),

@@ -8,6 +8,7 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { registryPackage } from '@cms/registry'
 import { testApp, type TestApp } from '@cms/testing'
 import { hdrftrPackage } from '../src/index.js'
 import { CHAPTERS } from '../src/learn.js'
@@ -16,12 +17,12 @@ import { WIDGETS } from '../src/widgets.js'
 import { standIn } from './standin.js'
 
 const H = '/hdrftr/v1'
-const COMMON = ['widgets', 'email-webhook']
+const COMMON = ['widgets', 'plugins', 'recommended-plugins', 'templates', 'email-webhook']
 const PROFILE_B = ['mcp-abilities', 'mcp-settings', 'get-learn-chapters', 'update-learn-progress']
 
 async function app (opts: { learn?: boolean, env?: Record<string, string> } = {}): Promise<TestApp> {
   return await testApp({
-    packages: [hdrftrPackage],
+    packages: [registryPackage, hdrftrPackage],
     namespaces: ['cms/v2', 'hdrftr/v1', 'cms-abilities/v1'],
     contentDir: await mkdtemp(join(tmpdir(), 'cms-hdrftr-content-')),
     ...(opts.learn === true ? { namespaceOptions: { 'hdrftr/v1': { learnRoutes: true } } } : {}),

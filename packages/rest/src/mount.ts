@@ -12,6 +12,7 @@ import { mergeParams } from './params.js'
 import { routeEntry } from './discovery.js'
 import { API_PREFIX } from './addressing.js'
 import { render, send, write } from './render.js'
+import { StreamBody } from './response.js'
 import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
 
@@ -75,6 +76,11 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           // A streamed body left partly unread (refused early) cannot leave the connection usable.
           if (stream !== undefined && !request.raw.complete) reply.header('Connection', 'close')
           if (outcome.rendered !== undefined) return write(request, reply, outcome.rendered)
+          if (outcome.body instanceof StreamBody) {
+            for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value)
+            reply.code(outcome.status).type(outcome.body.contentType)
+            return reply.send(request.method === 'HEAD' ? undefined : outcome.body.open())
+          }
           const response = render(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
           if (outcome.keep !== undefined && response.status === 200) ctx.kept.keep(outcome.keep.key, response, outcome.keep.horizon)
           return write(request, reply, response)

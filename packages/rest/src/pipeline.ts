@@ -11,7 +11,7 @@ import { mergeParams } from './params.js'
 import { endpointValidator } from './request-args.js'
 import { restPathOf } from './addressing.js'
 import type { Dispatch } from './dispatch.js'
-import { asResponse, type HeaderValue } from './response.js'
+import { asResponse, StreamBody, type HeaderValue } from './response.js'
 import { checkPreconditions } from './conditional.js'
 import { tooLargeByLength } from './body-stream.js'
 import { shapeBody } from './shape.js'
@@ -92,8 +92,9 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     const allow = await allowHeader(decl, answered)
     const headers: Record<string, HeaderValue> = { ...result.headers }
     if (allow !== '') headers.Allow = allow
-    let body = isHead ? null : result.body
-    if (!isHead && body !== null && body !== undefined) {
+    // A streamed body keeps its headers for HEAD too (it is simply not opened).
+    let body = isHead && !(result.body instanceof StreamBody) ? null : result.body
+    if (!isHead && body !== null && body !== undefined && !(body instanceof StreamBody)) {
       body = await shapeBody(body, decl, answered, query)
     }
     const keep = keepAs !== undefined && result.status === 200 ? { key: keepAs, horizon } : undefined

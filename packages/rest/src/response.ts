@@ -19,3 +19,15 @@ export function created (body: unknown, location: string): RestResponse {
 export function asResponse (result: unknown): RestResponse {
   return result instanceof RestResponse ? result : new RestResponse(result ?? null)
 }
+
+/**
+ * A body sent as bytes rather than JSON (a file download): the handler's
+ * status and headers, then the stream `open` gives, piped as it is (never
+ * read whole). Not opened for HEAD. Not for batch or `_embed`.
+ */
+export class StreamBody {
+  constructor (
+    readonly open: () => NodeJS.ReadableStream,
+    readonly contentType: string
+  ) {}
+}

@@ -7,7 +7,26 @@ import { declareErrors, kernelErrors } from '@cms/rest'
 
 export const seoErrors = {
   ...declareErrors({
-    seo_error_indexing: { status: 500, message: 'The indexing failed.' }
+    seo_error_indexing: { status: 500, message: 'The indexing failed.' },
+    rest_invalid_content_type: { status: 400, message: 'The requested content type is not editable.' },
+    seo_invalid_content_type: { status: 400, message: 'Invalid content type.' },
+    seo_invalid_taxonomy: { status: 400, message: 'Invalid taxonomy.' },
+    seo_term_needs_taxonomy: { status: 400, message: 'Term needs a provided taxonomy.' },
+    seo_taxonomy_needs_term: { status: 400, message: 'Taxonomy needs a provided term.' },
+    seo_invalid_term: { status: 400, message: 'Invalid term.' },
+    seo_invalid_post_type: { status: 400, message: 'The post type asked is not valid' },
+    rest_invalid_items: { status: 400, message: 'The items parameter must be an array.' },
+    rest_no_items: { status: 400, message: 'No items to update.' },
+    rest_too_many_items: { status: 400, message: 'At most 20 items can be updated at once.' },
+    rest_invalid_item: { status: 400, message: 'Each item must be an object.' },
+    rest_invalid_item_id: { status: 400, message: 'Each item needs an integer id.' },
+    rest_no_fields_to_update: { status: 400, message: 'An item names none of the fields this route updates.' },
+    rest_invalid_item_field: { status: 400, message: 'An item field is not a string.' },
+    rest_post_invalid_id: { status: 404, message: 'Invalid post ID.' },
+    seo_file_hosted_externally: { status: 404, message: 'Cannot get the size of the file because it is hosted externally.' },
+    seo_file_size_unknown: { status: 404, message: 'Cannot get the size of the file because of unknown reasons.' },
+    seo_unknown_importer: { status: 400, message: 'There is no importer for this plugin and type.' },
+    rest_no_route: { status: 404, message: 'Requested importer not found.' }
   }),
   rest_invalid_param: kernelErrors.rest_invalid_param,
   rest_forbidden: kernelErrors.rest_forbidden

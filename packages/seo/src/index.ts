@@ -9,6 +9,13 @@
  *   cli.ts               `cms seo analyze`
  *   indexables.ts        the indexables and internal links, kept current from the lifecycle events
  *   indexing.ts          indexing/* and link-indexing/*: building what is missing in bounded batches
+ *   statistics.ts        statistics (classic ranks)
+ *   scores.ts            seo_scores, readability_scores (dashboard groups; buckets.ts)
+ *   bulk-editor.ts       bulk_editor/posts, update_search, update_social
+ *   lookups.ts           available_posts, meta/search
+ *   file-size.ts         file_size (a media file's size from its URL)
+ *   import.ts            import/{plugin}/{type} (another SEO plugin's post meta)
+ *   access.ts            the shared permission checks
  *   permissions.ts       who may call what (the gateway's permission matrix probes these)
  *   errors.ts            the error catalogue
  *
@@ -18,14 +25,19 @@
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
+import { MANAGE_SEO } from './access.js'
 import { ANALYSED_TYPES, createAnalyser, type Analyser } from './analysis.js'
 import { seoCommands } from './cli.js'
 import { deleteIndexables, homeUrl, INDEXABLE_TYPES, indexLinks, postIndexable, upsertIndexables } from './indexables.js'
 import { indexingRoutes } from './indexing.js'
+import { bulkEditorRoutes } from './bulk-editor.js'
+import { lookupRoutes } from './lookups.js'
+import { fileSizeRoutes } from './file-size.js'
+import { importRoutes } from './import.js'
+import { scoreRoutes } from './scores.js'
+import { statisticsRoutes } from './statistics.js'
 import { registerSeoMeta } from './meta.js'
 import { seoPermissionCases } from './permissions.js'
-
-export const MANAGE_SEO = 'manage_seo_options'
 
 export const seoPackage = definePackage({
   name: '@cms/seo',
@@ -62,7 +74,7 @@ export const seoPackage = definePackage({
     api.background('seo analysis', () => analyser.start((message, err) => { app.log.error({ err }, message) }))
     app.addHook('onClose', async () => { await analyser.close() })
     analysers.set(api.services, analyser)
-    api.namespace('seo/v1', () => [...indexingRoutes(api)])
+    api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api)])
     api.permissionCases(seoPermissionCases)
   }
 })

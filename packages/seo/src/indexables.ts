@@ -25,7 +25,7 @@ export const INDEXABLE_TYPES = ['post', 'page']
 /** Statuses the indexing walks (trashed posts keep a row only while their events say so). */
 export const INDEXED_STATUSES = ['publish', 'future', 'draft', 'pending', 'private']
 /** Indexable version: a row built by an older one is rebuilt. */
-export const INDEXABLE_VERSION = 1
+export const INDEXABLE_VERSION = 2
 
 export type IndexableRow = Record<string, unknown> & { id: number, object_key: string }
 
@@ -76,6 +76,7 @@ export function postIndexable (found: PostWithDetails, home: string): Record<str
     is_protected: post.password !== '',
     author_id: post.author,
     post_parent: post.parent,
+    term_ids: [...found.terms.category, ...found.terms.post_tag].map((t) => t.id),
     object_last_modified: post.modifiedGmt,
     object_published_at: post.dateGmt
   }
@@ -112,7 +113,7 @@ const COLUMNS = ['object_key', 'object_type', 'object_sub_type', 'object_id', 'p
   'primary_focus_keyword', 'primary_focus_keyword_score', 'readability_score', 'inclusive_language_score', 'estimated_reading_time_minutes',
   'is_cornerstone', 'is_robots_noindex', 'is_robots_nofollow', 'canonical', 'open_graph_title', 'open_graph_description', 'open_graph_image',
   'open_graph_image_id', 'twitter_title', 'twitter_description', 'twitter_image', 'twitter_image_id', 'post_status', 'is_public',
-  'is_protected', 'author_id', 'post_parent', 'object_last_modified', 'object_published_at'] as const
+  'is_protected', 'author_id', 'post_parent', 'term_ids', 'object_last_modified', 'object_published_at'] as const
 
 const DEFAULTS: Record<string, unknown> = { readability_score: 0, inclusive_language_score: 0, is_cornerstone: false, is_robots_nofollow: false, is_protected: false }
 
@@ -121,6 +122,7 @@ export async function upsertIndexables (store: Store, rows: ReadonlyArray<Record
   if (rows.length === 0) return []
   const values = sql.join(rows.map((r) => sql`(${sql.join(COLUMNS.map((c) => {
     const v = r[c] ?? DEFAULTS[c] ?? null
+    if (c === 'term_ids') return sql`${sql.param(Array.isArray(v) ? v : [])}::bigint[]`
     return v instanceof Date ? sql`${v.toISOString()}::timestamptz` : sql`${v}`
   }), sql`, `)}, ${INDEXABLE_VERSION})`), sql`, `)
   const cols = sql.raw([...COLUMNS, 'version'].map((c) => `"${c}"`).join(', '))

@@ -13,8 +13,9 @@
  */
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { denied, endpoint, restUrl, route, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpoint, restUrl, route, type RestRequest, type RouteDecl } from '@cms/rest'
 import type { PackageApi, PackageOption } from '@cms/core'
+import { mayEditPosts } from './access.js'
 import { seoErrors } from './errors.js'
 import {
   archiveIndexable, homeUrl, INDEXABLE_TYPES, INDEXABLE_VERSION, INDEXED_STATUSES, indexLinks, postIndexable, systemIndexables,
@@ -65,7 +66,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
         const ids = posts.map((p) => p.id)
         const current = await store().execute<{ object_id: string | number, object_last_modified: Date | string | null, version: number }>(sql`
           select object_id, object_last_modified, version from seo_indexables
-          where object_type = 'post' and object_id = any(${sql.param(ids)}::bigint[])`)
+          where object_key = any(${sql.param(ids.map((id) => `post:${id}`))}::text[])`)
         const fresh = new Set(current.filter((r) => r.version >= INDEXABLE_VERSION && r.object_last_modified !== null).map((r) => {
           const post = posts.find((p) => p.id === Number(r.object_id))
           return post !== undefined && new Date(r.object_last_modified!).getTime() >= post.modifiedGmt.getTime() ? post.id : 0
@@ -161,7 +162,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     endpoints: [endpoint({
       methods: ['POST'],
       args: {},
-      permission: (req) => req.user.can('edit_posts') || denied(seoErrors.rest_forbidden(), req.user.id),
+      permission: mayEditPosts,
       handler: async (req) => {
         try {
           const { objects, full } = await step.run(req)

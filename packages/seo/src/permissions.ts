@@ -13,6 +13,14 @@ type Outcomes = Omit<PermissionCase, 'why' | 'probe'>
 /** `edit_posts`: contributors and up. */
 const EDIT_POSTS: Outcomes = { anonymous: 401, subscriber: 403, contributor: A, author: A, editor: A, administrator: A }
 
+/** `manage_seo_options`: administrators. */
+const MANAGE_SEO: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: A }
+/** `read`: any signed-in user. */
+const SIGNED_IN: Outcomes = { anonymous: 401, subscriber: A, contributor: A, author: A, editor: A, administrator: A }
+/** `edit_post` on an administrator's published post: editors and administrators. */
+const EDIT_OTHERS: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: A, administrator: A }
+const NOBODY: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: 403 }
+
 const c = (why: string, outcomes: Outcomes, probe?: PermissionCase['probe']): PermissionCase => ({ why, ...outcomes, ...(probe === undefined ? {} : { probe }) })
 
 const S = '/seo/v1'
@@ -21,5 +29,18 @@ const INDEXING = ['prepare', 'terms', 'posts', 'post-type-archives', 'general', 
 export const seoPermissionCases: PermissionCases = {
   ...Object.fromEntries(INDEXING.map((step) => [`POST ${S}/indexing/${step}`, c('§1.3 indexing: edit_posts', EDIT_POSTS)])),
   [`POST ${S}/link-indexing/posts`]: c('§1.3 link indexing: edit_posts', EDIT_POSTS),
-  [`POST ${S}/link-indexing/terms`]: c('§1.3 link indexing: edit_posts', EDIT_POSTS)
+  [`POST ${S}/link-indexing/terms`]: c('§1.3 link indexing: edit_posts', EDIT_POSTS),
+  [`GET ${S}/statistics`]: c('§1.3 statistics: read (any signed-in user)', SIGNED_IN),
+  [`GET ${S}/seo_scores`]: c('§1.3 dashboard scores: manage_seo_options', MANAGE_SEO, { query: { contentType: 'post' } }),
+  [`GET ${S}/readability_scores`]: c('§1.3 dashboard scores: manage_seo_options', MANAGE_SEO, { query: { contentType: 'post' } }),
+  [`GET ${S}/bulk_editor/posts`]: c('§1.3 bulk editor: manage_seo_options', MANAGE_SEO, { query: { content_type: 'post' } }),
+  [`POST ${S}/bulk_editor/update_search`]: c('§1.3 bulk editor: manage_seo_options', MANAGE_SEO, { body: { items: [{ id: 999999999, seo_title: 'Probe' }] } }),
+  [`POST ${S}/bulk_editor/update_social`]: c('§1.3 bulk editor: manage_seo_options', MANAGE_SEO, { body: { items: [{ id: 999999999, social_title: 'Probe' }] } }),
+  [`GET ${S}/available_posts`]: c('§1.3 available posts: manage_seo_options', MANAGE_SEO),
+  [`GET ${S}/file_size`]: c('§1.3 file size: manage_options', MANAGE_SEO, { query: { url: 'http://cms.test/cms-content/uploads/none.png' } }),
+  [`POST ${S}/import/{plugin}/{type}`]: c('§1.3 import: activate_plugins (administrators)', MANAGE_SEO, { vars: { plugin: 'aioseo', type: 'posts' } }),
+  [`GET ${S}/meta/search`]: [
+    c('§1.3 meta search: no post_id is refused', NOBODY),
+    c('§1.3 meta search: edit_post on the post (an administrator\'s published post)', EDIT_OTHERS, { queryVars: { post_id: 'post' } })
+  ]
 }

@@ -12,7 +12,7 @@ import { kernelServerOptions, restKernel } from '@cms/rest'
 import { migrate, type Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
 import {
-  authenticator, corePackage, createApplicationPassword, createServices, createUser, packagesFor, Platform,
+  authenticator, corePackage, createApplicationPassword, createServices, createUser, packageSettingsFromEnv, packagesFor, Platform,
   Upstreams, upstreamConfigFromEnv, type CmsPackage, type Role
 } from '@cms/core'
 
@@ -53,7 +53,7 @@ export interface TestAppOptions {
   namespaces?: readonly string[]
   /** Per-namespace options, as a profile gives them. */
   namespaceOptions?: Record<string, Record<string, unknown>>
-  /** Settings as the environment gives them (`CMS_UPSTREAM_<NAME>_URL`...): the upstreams configured. */
+  /** Settings as the environment gives them (`CMS_UPSTREAM_<NAME>_URL`..., `CMS_PACKAGE_SOURCE`...): the upstreams and package source configured. */
   env?: Record<string, string>
   /** The content directory (default: one that does not exist). */
   contentDir?: string
@@ -69,7 +69,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const app = Fastify({ ...kernelServerOptions(), logger: false })
   const services = createServices({
     store,
-    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent' },
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', packages: packageSettingsFromEnv(opts.env ?? {}) },
     upstreams: new Upstreams(upstreamConfigFromEnv(opts.env ?? {}))
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions)

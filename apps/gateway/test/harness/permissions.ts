@@ -135,6 +135,8 @@ async function probeRequest (target: Target, c: PermissionCase, caller: TestCall
   const params: Record<string, unknown> = {}
   for (const a of bodyArgs(target)) if (a.required) params[a.name] = validValue(a.schema, a.name)
   const query: Record<string, unknown> = { ...(c.probe?.query ?? {}) }
+  // Query parameters naming a fixture object (meta/search's undeclared post_id), resolved as path variables are.
+  for (const [k, named] of Object.entries(c.probe?.queryVars ?? {})) query[k] = await fixtures.resolve(named, caller)
   const body: Record<string, unknown> = { ...(c.probe?.body ?? {}) }
   const read = target.method === 'GET' || target.method === 'DELETE'
   for (const [k, v] of Object.entries(params)) {

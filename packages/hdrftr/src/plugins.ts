@@ -1,0 +1,91 @@
+/**
+ * hdrftr/v1 plugin catalogues (builder-family.md §7): `plugins` (the
+ * companion plugins the product suggests, those already active left out),
+ * `recommended-plugins` (the onboarding suggestions; the starter templates
+ * hidden when their Pro version is installed) and `templates` (the state of
+ * the starter-templates plugin). Each entry's `status` is read from the
+ * package registry: `Install` (not installed), `Installed` (inactive) or
+ * `Activated`. Neutral names stand for the real catalogue's products
+ * (CONVENTIONS.md §1). Administrators only (`manage_options`).
+ */
+import { endpoint, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { mayManageSettings } from './access.js'
+
+export type InstallStatus = 'Install' | 'Installed' | 'Activated'
+
+/** The install status of a plugin, read from the registry. */
+export type StatusOf = (slug: string) => Promise<InstallStatus>
+
+interface CatalogueEntry { slug: string, name: string, desc: string }
+
+/** Where the catalogue's vendor pages and packages are (neutral placeholders). */
+const VENDOR = 'https://plugins.cms.invalid/'
+
+export const STARTER_TEMPLATES = 'starter-templates'
+export const STARTER_TEMPLATES_PRO = 'starter-templates-pro'
+
+/** `plugins`: the companion plugins, in the product's order. */
+export const COMPANIONS: readonly CatalogueEntry[] = [
+  { slug: 'rank-seo', name: 'Rank SEO', desc: 'Search-engine optimisation with guided fixes and a site audit.' },
+  { slug: 'checkout', name: 'Checkout', desc: 'Sell products, subscriptions and downloads with a fast checkout.' },
+  { slug: 'forms', name: 'Forms', desc: 'Build forms with the block editor: contact, surveys, payments.' },
+  { slug: 'media-player', name: 'Media Player', desc: 'A fast video and audio player with chapters and analytics.' },
+  { slug: 'automations', name: 'Automations', desc: 'Connect the site to other apps and automate tasks.' }
+]
+
+/** `recommended-plugins`: the onboarding suggestions. */
+export const RECOMMENDED: readonly CatalogueEntry[] = [
+  { slug: STARTER_TEMPLATES, name: 'Starter Templates', desc: 'Ready-made site templates to import in a click.' },
+  { slug: 'rank-seo', name: 'Rank SEO', desc: 'Search-engine optimisation with guided fixes and a site audit.' },
+  { slug: 'forms', name: 'Forms', desc: 'Build forms with the block editor: contact, surveys, payments.' },
+  { slug: 'automations', name: 'Automations', desc: 'Connect the site to other apps and automate tasks.' }
+]
+
+function item (req: RestRequest<any>, e: CatalogueEntry, status: InstallStatus): Record<string, unknown> {
+  return {
+    icon: `${VENDOR}${e.slug}/icon.svg`,
+    type: 'plugin',
+    name: e.name,
+    desc: e.desc,
+    directory_url: `${VENDOR}${e.slug}/`,
+    url: `${VENDOR}${e.slug}/latest.zip`,
+    siteurl: `${VENDOR}${e.slug}/`,
+    isFree: true,
+    slug: e.slug,
+    status,
+    settings_url: `${req.baseUrl}/cms-admin/admin.php?page=${e.slug}`
+  }
+}
+
+export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] {
+  const get = (path: string, summary: string, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
+    route({ path, endpoints: [endpoint({ methods: ['GET'], args: {}, summary, permission: mayManageSettings, handler })] })
+
+  return [
+    get('/plugins', 'The companion plugins not active yet, with their install status', async (req) => {
+      const out: Record<string, unknown> = {}
+      for (const e of COMPANIONS) {
+        const status = await statusOf(e.slug)
+        if (status !== 'Activated') out[e.slug] = item(req, e, status)
+      }
+      return out
+    }),
+    get('/recommended-plugins', 'The recommended plugins with their install status', async (req) => {
+      const out: Record<string, unknown> = {}
+      const proTemplates = await statusOf(STARTER_TEMPLATES_PRO) !== 'Install'
+      for (const e of RECOMMENDED) {
+        if (e.slug === STARTER_TEMPLATES && proTemplates) continue
+        out[e.slug] = item(req, e, await statusOf(e.slug))
+      }
+      return out
+    }),
+    get('/templates', 'The state of the starter-templates plugin', async (req) => {
+      // The free or the Pro version, whichever is further along.
+      const both = [await statusOf(STARTER_TEMPLATES), await statusOf(STARTER_TEMPLATES_PRO)]
+      const status: InstallStatus = both.includes('Activated') ? 'Activated' : both.includes('Installed') ? 'Installed' : 'Install'
+      return status === 'Activated'
+        ? { templates_status: status, redirect_url: `${req.baseUrl}/cms-admin/themes.php?page=starter-templates` }
+        : { templates_status: status }
+    })
+  ]
+}

@@ -1,0 +1,291 @@
+/**
+ * rollback/v1 fetch-info, rollback-steps and process-rollback
+ * (seo-rollback-assistant-addons.md §2.2 to §2.4; profile A).
+ *
+ * A rollback is six requests to process-rollback, one per step; what a step
+ * produces for the next is kept in `rollback_state` per type and slug (an
+ * abandoned rollback expires after an hour; one rollback per package at a
+ * time). Unlike the real product, a step that fails answers a 4xx in the
+ * error shape, never 200 with `success: false`, and lifts maintenance mode:
+ *
+ *   maintenance-mode  on while the package is active (always succeeds)
+ *   download-asset    the version from the package source (or its archive) into a scratch directory
+ *   backup-asset      a zip archive of the installed version (archives.ts)
+ *   validate-package  a sound zip inside its root, no bomb, the manifest of this slug and version
+ *   replace-asset     the registry's atomic swap; maintenance lifted after it
+ *   cleanup           maintenance off, scratch files and state removed (also the abort; always succeeds)
+ *
+ * Who may: `update_plugins` for plugins, `update_themes` for themes
+ * (process-rollback as in the real product; fetch-info and rollback-steps,
+ * nonce-only there, the same: CONVENTIONS §4).
+ */
+import { copyFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { and, eq, lt } from 'drizzle-orm'
+import { denied, endpoint, Enum, route, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
+import { Type } from '@sinclair/typebox'
+import type { MaintenanceMode } from '@cms/core'
+import type { Store } from '@cms/store'
+import type { PackageRegistry, PackageType } from '@cms/registry'
+import type { Archives } from './archives.js'
+import { rollbackErrors } from './errors.js'
+import { rollbackState } from './schema.js'
+
+export const STEPS = [
+  { id: 'maintenance-mode', rollbackProcessingMessage: 'Enabling maintenance mode…' },
+  { id: 'download-asset', rollbackProcessingMessage: 'Download requested version…' },
+  { id: 'backup-asset', rollbackProcessingMessage: 'Creating version archive…' },
+  { id: 'validate-package', rollbackProcessingMessage: 'Validating package integrity…' },
+  { id: 'replace-asset', rollbackProcessingMessage: 'Replacing files…' },
+  { id: 'cleanup', rollbackProcessingMessage: 'Cleaning up temporary files…' }
+] as const
+
+type Step = typeof STEPS[number]['id']
+const STATE_TTL_MS = 60 * 60 * 1000
+
+interface StateData {
+  /** Scratch directory of this rollback (from registry.scratchDir). */
+  scratch?: string
+  /** The downloaded package zip. */
+  package?: string
+  maintenance?: boolean
+  validated?: boolean
+  replaced?: boolean
+}
+
+const capabilityOf = (type: unknown): string => type === 'theme' ? 'update_themes' : 'update_plugins'
+
+function mayUpdate (req: RestRequest<any>): true | RestError {
+  const type = (req.params as { type?: unknown }).type
+  // The Allow header asks without arguments: either capability answers for the route.
+  const ok = type === undefined ? req.user.can('update_plugins') || req.user.can('update_themes') : req.user.can(capabilityOf(type))
+  return ok ? true : denied(rollbackErrors.rest_forbidden(), req.user.id)
+}
+
+export interface ProcessDeps {
+  store: Store
+  registry: PackageRegistry
+  maintenance: MaintenanceMode
+  archives: Archives
+}
+
+export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
+  const { store, registry, maintenance, archives } = deps
+  const holder = (type: string, slug: string): string => `rollback:${type}:${slug}`
+  const slugs = registry.installedSlugs()
+  const slugEnum = [...new Set([...slugs.plugins, ...slugs.themes])].sort()
+
+  async function discard (type: string, slug: string, data: StateData | undefined): Promise<void> {
+    if (data?.scratch !== undefined) await rm(data.scratch, { recursive: true, force: true })
+    await store.db.delete(rollbackState).where(and(eq(rollbackState.type, type), eq(rollbackState.slug, slug)))
+  }
+
+  /** Abandoned rollbacks (older than an hour) go, with their files and maintenance. */
+  async function expire (): Promise<void> {
+    const old = await store.db.select().from(rollbackState).where(lt(rollbackState.expiresAt, new Date()))
+    for (const row of old) {
+      await maintenance.disable(holder(row.type, row.slug))
+      await discard(row.type, row.slug, row.data as StateData)
+    }
+  }
+
+  /** The rollback of this package: its state, made when absent; another version's live rollback is a 409. */
+  async function stateFor (type: string, slug: string, version: string, userId: number): Promise<StateData> {
+    const [row] = await store.db.select().from(rollbackState).where(and(eq(rollbackState.type, type), eq(rollbackState.slug, slug)))
+    if (row !== undefined) {
+      if (row.version !== version) throw rollbackErrors.rollback_in_progress({ type, slug, version: row.version })
+      return row.data as StateData
+    }
+    const data: StateData = {}
+    const inserted = await store.db.insert(rollbackState).values({ type, slug, version, userId, data, expiresAt: new Date(Date.now() + STATE_TTL_MS) }).onConflictDoNothing().returning()
+    if (inserted.length === 0) throw rollbackErrors.rollback_in_progress({ type, slug })
+    return data
+  }
+
+  async function save (type: string, slug: string, data: StateData): Promise<void> {
+    await store.db.update(rollbackState).set({ data }).where(and(eq(rollbackState.type, type), eq(rollbackState.slug, slug)))
+  }
+
+  async function existing (type: string, slug: string): Promise<StateData | undefined> {
+    const [row] = await store.db.select().from(rollbackState).where(and(eq(rollbackState.type, type), eq(rollbackState.slug, slug)))
+    return row?.data as StateData | undefined
+  }
+
+  async function installedOr404 (type: PackageType, slug: string): Promise<NonNullable<Awaited<ReturnType<PackageRegistry['get']>>>> {
+    const p = await registry.get(type, slug)
+    if (p === null) throw rollbackErrors.asset_not_found({ type, slug }, `Could not find installed ${type}.`)
+    return p
+  }
+
+  type Result = { meta: Record<string, unknown>, message: string }
+  const steps: Record<Step, (type: PackageType, slug: string, version: string, userId: number) => Promise<Result>> = {
+    'maintenance-mode': async (type, slug, version, userId) => {
+      const p = await installedOr404(type, slug)
+      const data = await stateFor(type, slug, version, userId)
+      if (p.status !== 'active') return { meta: { maintenance_status: 'skipped_inactive' }, message: 'The package is not active: maintenance mode is not needed.' }
+      const already = data.maintenance === true
+      await maintenance.enable(holder(type, slug), { message: `Rolling back ${p.name}` })
+      await save(type, slug, { ...data, maintenance: true })
+      return { meta: { maintenance_status: already ? 'already_active' : 'enabled' }, message: already ? 'Maintenance mode is already active.' : 'Maintenance mode enabled.' }
+    },
+    'download-asset': async (type, slug, version, userId) => {
+      await installedOr404(type, slug)
+      const data = await stateFor(type, slug, version, userId)
+      const scratch = data.scratch ?? await registry.scratchDir()
+      const file = join(scratch, `${slug}.${version}.zip`)
+      await rm(file, { force: true })
+      await save(type, slug, { ...data, scratch, package: undefined, validated: false })
+      // An archived version is used as it is (the real product's premium path); else the package source.
+      const archived = await archives.find(type, slug, version)
+      if (archived !== undefined) await copyFile(archives.pathOf(archived), file)
+      else await registry.source.download(type, slug, version, file)
+      await save(type, slug, { ...data, scratch, package: file, validated: false })
+      return { meta: { source: archived === undefined ? 'package-source' : 'archive' }, message: `Downloaded version ${version}.` }
+    },
+    'backup-asset': async (type, slug, version, userId) => {
+      await stateFor(type, slug, version, userId)
+      const { created, archive } = await registry.lock(type, slug, 'rollback', async () => await archives.backup(type, slug, userId))
+      return { meta: { archive_id: archive.id, archived_version: archive.version }, message: created ? 'Archive created successfully.' : 'Archive already exists for this version.' }
+    },
+    'validate-package': async (type, slug, version) => {
+      const data = await existing(type, slug)
+      if (data?.package === undefined) throw rollbackErrors.rollback_package_missing({ type, slug })
+      try {
+        const manifest = await registry.inspect(data.package, { type, slug, version })
+        await save(type, slug, { ...data, validated: true })
+        return { meta: { validation_status: 'passed', manifest_version: manifest.version }, message: 'Package validated.' }
+      } catch (err) {
+        // A package that failed validation cannot be used by replace-asset.
+        await rm(data.package, { force: true })
+        await save(type, slug, { ...data, package: undefined, validated: false })
+        throw err
+      }
+    },
+    'replace-asset': async (type, slug, version, userId) => {
+      const data = await existing(type, slug)
+      if (data?.package === undefined) throw rollbackErrors.rollback_package_missing({ type, slug })
+      const before = await installedOr404(type, slug)
+      let after
+      try {
+        after = await registry.swap(type, slug, data.package, { actor: { userId }, operation: 'rollback', version })
+      } catch (err) {
+        // A package the swap refused is not tried again.
+        if ((err as { code?: string }).code === 'rest_invalid_package') {
+          await rm(data.package, { force: true })
+          await save(type, slug, { ...data, package: undefined, validated: false })
+        }
+        throw err
+      }
+      // The site is whole again: maintenance ends here, cleanup only removes files.
+      await maintenance.disable(holder(type, slug))
+      await save(type, slug, { ...data, replaced: true, maintenance: false })
+      return { meta: { asset_path: `${type === 'plugin' ? 'plugins' : 'themes'}/${slug}`, previous_version: before.version, current_version: after.version }, message: `Rolled back to version ${after.version}.` }
+    },
+    cleanup: async (type, slug) => {
+      const data = await existing(type, slug)
+      const lifted = await maintenance.disable(holder(type, slug))
+      await discard(type, slug, data)
+      return {
+        meta: { maintenance_disabled: true, warnings: [], cleaned_items: { maintenance_file: lifted, package_file: data?.package !== undefined, transients: data !== undefined } },
+        message: 'Cleanup completed.'
+      }
+    }
+  }
+
+  return [
+    route({
+      path: '/fetch-info',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: {
+          type: Enum(['plugin', 'theme'], { description: 'The type of asset.' }),
+          slug: Type.String({ maxLength: 200, description: 'The slug of the installed plugin or theme.' })
+        },
+        summary: 'The versions the package source offers for an installed plugin or theme',
+        permission: mayUpdate,
+        handler: async (req) => {
+          const type = req.params.type as PackageType
+          const p = await installedOr404(type, req.params.slug)
+          const offered = registry.source.configured() ? await registry.source.versions(type, p.slug) : []
+          const versions: Record<string, { file: string, downloadUrl: string | null, released: null }> = {}
+          for (const v of offered) versions[v.version] = { file: `${p.slug}.${v.version}.zip`, downloadUrl: null, released: null }
+          const manifest = p.manifest
+          const text = (key: string): string => typeof manifest[key] === 'string' ? manifest[key] : ''
+          return {
+            success: true,
+            data: {
+              name: p.name,
+              slug: p.slug,
+              version: p.version,
+              currentVersion: p.version,
+              author: text('author'),
+              versions,
+              isPro: !registry.source.configured(),
+              hasVersions: offered.length > 0,
+              description: text('description'),
+              pluginURI: text('uri'),
+              authorURI: text('authorUri'),
+              supportURL: text('supportUrl'),
+              requiresWP: manifest.requires?.cms ?? '',
+              requiresPHP: '',
+              banners: {},
+              changelog: text('changelog'),
+              type,
+              testUpToWpVersion: '',
+              screenshotUrl: '',
+              authorAvatar: '',
+              lastUpdated: ''
+            }
+          }
+        }
+      })]
+    }),
+    route({
+      path: '/rollback-steps',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: {},
+        summary: 'The steps of a rollback, in order',
+        permission: mayUpdate,
+        handler: async () => ({ success: true, steps: STEPS })
+      })]
+    }),
+    route({
+      path: '/process-rollback',
+      endpoints: [endpoint({
+        methods: ['POST'],
+        args: {
+          type: Enum(['plugin', 'theme'], { description: 'The type of asset to roll back.' }),
+          version: Type.String({ maxLength: 64, description: 'The version to roll back to.' }),
+          step: Enum(STEPS.map((s) => s.id), { description: 'The rollback step to run.' }),
+          slug: Enum(slugEnum, { description: 'The installed plugin or theme to roll back.' })
+        },
+        summary: 'Run one step of a rollback',
+        permission: mayUpdate,
+        handler: async (req) => {
+          const type = req.params.type as PackageType
+          const { slug, version } = req.params
+          const step = req.params.step as Step
+          await expire()
+          const p = await registry.get(type, slug)
+          try {
+            const result = await steps[step](type, slug, version, req.user.id)
+            return {
+              success: true,
+              data: { assetType: type, assetSlug: slug, assetVersion: version, assetName: p?.name ?? '', meta: result.meta },
+              message: result.message
+            }
+          } catch (err) {
+            // Another rollback's request: its maintenance and state are its own.
+            if ((err as { code?: string }).code === 'rollback_in_progress') throw err
+            // Any failure lifts maintenance mode: the installed version is still the working one.
+            await maintenance.disable(holder(type, slug))
+            const data = await existing(type, slug)
+            if (data?.maintenance === true) await save(type, slug, { ...data, maintenance: false })
+            throw err
+          }
+        }
+      })]
+    })
+  ]
+}

@@ -1,0 +1,88 @@
+/**
+ * GET /seo/v1/seo_scores and /seo/v1/readability_scores
+ * (seo-rollback-assistant-addons.md §1.3): the dashboard's good / ok / bad
+ * / notAnalyzed groups (buckets.ts rules, in that order) over the published
+ * indexables of one content type, optionally of one category. SEO scores
+ * leave noindexed posts out; readability does not. Answers are kept 60
+ * seconds per type and term unless `troubleshooting` is set, which also
+ * lists each group's post ids. Permission: `manage_seo_options`. The
+ * validation failures the real product answers as `{"error": ...}` are
+ * 400s in the error shape.
+ */
+import { Type } from '@sinclair/typebox'
+import { sql } from 'drizzle-orm'
+import { endpoint, Raw, route, type RestRequest, type RouteDecl } from '@cms/rest'
+import type { PackageApi } from '@cms/core'
+import { adminUrl, mayManageSeo } from './access.js'
+import { SCORE_GROUPS } from './buckets.js'
+import { seoErrors } from './errors.js'
+
+const NS = 'seo/v1'
+const CACHE_MS = 60_000
+/** Content types with a dashboard, and the taxonomy each may be filtered by. */
+const FILTER_TAXONOMY: Record<string, string | undefined> = { post: 'category', page: undefined }
+
+/** The SQL group of a row: the same boundaries as buckets.ts (seoGroup / readabilityGroup). */
+const SEO_GROUP = sql.raw(`case when primary_focus_keyword_score is null or primary_focus_keyword_score <= 0 then 'notAnalyzed'
+  when primary_focus_keyword_score <= 40 then 'bad' when primary_focus_keyword_score <= 70 then 'ok' else 'good' end`)
+const READABILITY_GROUP = sql.raw(`case when readability_score <= 0 then (case when estimated_reading_time_minutes is not null then 'bad' else 'notAnalyzed' end)
+  when readability_score <= 40 then 'bad' when readability_score <= 70 then 'ok' else 'good' end`)
+
+export function scoreRoutes (api: PackageApi): RouteDecl[] {
+  const cache = new Map<string, { at: number, body: Record<string, unknown> }>()
+  const make = (kind: 'seo' | 'readability'): RouteDecl => route({
+    namespace: NS,
+    path: `/${NS}/${kind}_scores`,
+    endpoints: [endpoint({
+      methods: ['GET'],
+      args: {
+        contentType: Type.String({ description: 'The content type (post type) to score.' }),
+        taxonomy: Type.String({ description: 'The filtering taxonomy of the content type.', default: '' }),
+        term: Raw<number | null>({ type: 'integer', description: 'A term of that taxonomy to filter by.', default: null }),
+        troubleshooting: Raw<boolean | null>({ type: 'boolean', description: 'Bypass the cache and list the ids of each group.', default: null })
+      },
+      permission: mayManageSeo,
+      handler: async (req) => {
+        const { contentType, taxonomy } = req.params
+        const term = req.params.term ?? null
+        const troubleshooting = req.params.troubleshooting === true
+        if (!(contentType in FILTER_TAXONOMY)) throw seoErrors.seo_invalid_content_type()
+        if (taxonomy !== '' && taxonomy !== FILTER_TAXONOMY[contentType]) throw seoErrors.seo_invalid_taxonomy()
+        if (term !== null && taxonomy === '') throw seoErrors.seo_term_needs_taxonomy()
+        if (taxonomy !== '' && term === null) throw seoErrors.seo_taxonomy_needs_term()
+        let slug = ''
+        if (term !== null) {
+          const [found] = await api.content.terms({ taxonomy, include: [term] })
+          if (found === undefined) throw seoErrors.seo_invalid_term()
+          slug = found.slug
+        }
+        const key = `${kind}:${contentType}:${term ?? ''}`
+        const hit = cache.get(key)
+        if (!troubleshooting && hit !== undefined && Date.now() - hit.at < CACHE_MS) return { ...hit.body, queryTime: 0, cacheUsed: true }
+        const started = performance.now()
+        const rows = await api.services.store.execute<{ grp: string, amount: string | number, ids: string | null }>(sql`
+          select ${kind === 'seo' ? SEO_GROUP : READABILITY_GROUP} as grp, count(*) as amount, string_agg(object_id::text, ',' order by object_id) as ids
+          from seo_indexables
+          where object_type = 'post' and object_sub_type = ${contentType} and (post_status = 'publish' or post_status is null)
+            ${kind === 'seo' ? sql`and is_robots_noindex is not true` : sql``}
+            ${term === null ? sql`` : sql`and ${term}::bigint = any(term_ids)`}
+          group by 1`)
+        const queryTime = (performance.now() - started) / 1000
+        const filter = kind === 'seo' ? 'seo_filter' : 'readability_filter'
+        const scores = SCORE_GROUPS.map((name) => {
+          const row = rows.find((r) => r.grp === name)
+          const view = `${adminUrl(req as RestRequest, 'edit.php')}?post_status=publish&post_type=${encodeURIComponent(contentType)}&${filter}=${name === 'notAnalyzed' ? 'na' : name}${slug === '' ? '' : `&category_name=${encodeURIComponent(slug)}`}`
+          return { name, amount: Number(row?.amount ?? 0), links: { view }, ...(troubleshooting ? { ids: row?.ids ?? '' } : {}) }
+        })
+        const body = { scores, queryTime, cacheUsed: false }
+        if (!troubleshooting) {
+          cache.set(key, { at: Date.now(), body })
+          // Bounded: one entry per type and term asked; the oldest go first.
+          if (cache.size > 1000) cache.delete(cache.keys().next().value!)
+        }
+        return body
+      }
+    })]
+  })
+  return [make('seo'), make('readability')]
+}

@@ -1,0 +1,74 @@
+/**
+ * GET /seo/v1/statistics (seo-rollback-assistant-addons.md §1.3): the
+ * classic ranks (buckets.ts) of the caller's visible published posts of
+ * type `post`, from the indexables: noindexed posts count as `noindex`,
+ * posts without a focus keyphrase as `na`, the others by their score.
+ * Callers without `edit_others_posts` see their own posts only. Ranks with
+ * no posts are left out. Kept per user while nothing is committed (the
+ * store's commit horizon), so it is never stale. Permission: `read`.
+ */
+import { sql } from 'drizzle-orm'
+import { endpoint, route, type RouteDecl } from '@cms/rest'
+import type { PackageApi } from '@cms/core'
+import { adminUrl, mayRead } from './access.js'
+import type { ClassicRank } from './buckets.js'
+
+const NS = 'seo/v1'
+const RANKS: readonly ClassicRank[] = ['na', 'bad', 'ok', 'good', 'noindex']
+const LABELS: Record<ClassicRank, string> = {
+  na: 'Posts <strong>without</strong> a focus keyphrase',
+  bad: 'Posts with the SEO score: <strong>Needs improvement</strong>',
+  ok: 'Posts with the SEO score: <strong>OK</strong>',
+  good: 'Posts with the SEO score: <strong>Good</strong>',
+  noindex: 'Posts that should not show up in search results'
+}
+const HEADERS = {
+  none: "You don't have any published posts, your SEO scores will appear here once you make your first post!",
+  well: 'Hey, your SEO is doing pretty well! Check out the stats:',
+  improve: "Below are your published posts' SEO scores. Now is as good a time as any to start improving some of your posts!"
+}
+
+export function statisticsRoutes (api: PackageApi): RouteDecl[] {
+  const cache = new Map<string, Record<string, unknown>>()
+  return [route({
+    namespace: NS,
+    path: `/${NS}/statistics`,
+    endpoints: [endpoint({
+      methods: ['GET'],
+      args: {},
+      permission: mayRead,
+      handler: async (req) => {
+        const own = !req.user.can('edit_others_posts')
+        const horizon = await api.services.store.horizon()
+        const key = `${req.user.id}:${own ? 'own' : 'all'}:${horizon ?? ''}`
+        const hit = horizon === undefined ? undefined : cache.get(key)
+        if (hit !== undefined) return hit
+        const rows = await api.services.store.execute<{ rank: ClassicRank, n: string | number }>(sql`
+          select case when is_robots_noindex is true then 'noindex'
+            when primary_focus_keyword is null or coalesce(primary_focus_keyword_score, 0) <= 0 then 'na'
+            when primary_focus_keyword_score <= 40 then 'bad' when primary_focus_keyword_score <= 70 then 'ok' else 'good' end as rank,
+            count(*) as n
+          from seo_indexables
+          where object_type = 'post' and object_sub_type = 'post' and post_status = 'publish'
+            ${own ? sql`and author_id = ${req.user.id}` : sql``}
+          group by 1`)
+        const count = (rank: ClassicRank): number => Number(rows.find((r) => r.rank === rank)?.n ?? 0)
+        const total = RANKS.reduce((sum, r) => sum + count(r), 0)
+        const body = {
+          header: total === 0 ? HEADERS.none : count('good') / total > 0.66 ? HEADERS.well : HEADERS.improve,
+          seo_scores: RANKS.filter((r) => count(r) > 0).map((rank) => ({
+            seo_rank: rank,
+            label: LABELS[rank],
+            count: count(rank),
+            link: `${adminUrl(req, 'edit.php')}?post_status=publish&post_type=post&seo_filter=${rank}`
+          }))
+        }
+        if (horizon !== undefined) {
+          cache.set(key, body)
+          if (cache.size > 1000) cache.delete(cache.keys().next().value!)
+        }
+        return body
+      }
+    })]
+  })]
+}

@@ -1,0 +1,42 @@
+/**
+ * theme-a/v1 (builder-family.md §8): `POST|PUT|PATCH /theme-a/v1/reset`
+ * resets the theme to its defaults: its stored customisation
+ * (`theme_a_settings`) and its generated CSS with the version it was
+ * generated for (`theme_a_dynamic_css_output`,
+ * `theme_a_dynamic_css_cached_version`). Idempotent. `manage_options`.
+ */
+import { Type } from '@sinclair/typebox'
+import { denied, endpoint, kernelErrors, route, type RelativeRouteDecl } from '@cms/rest'
+import type { PackageApi, PermissionCases } from '@cms/core'
+
+export function themeAOptions (api: PackageApi): Array<{ reset: () => Promise<void> }> {
+  return [
+    api.option('theme_a_settings', Type.Record(Type.String(), Type.Unknown()), { default: {}, description: 'Theme A: the customisation made in the customizer (colours, typography, layout).' }),
+    api.option('theme_a_dynamic_css_output', Type.String(), { default: '', description: 'Theme A: the CSS generated from its settings.' }),
+    api.option('theme_a_dynamic_css_cached_version', Type.String(), { default: '', description: 'Theme A: the theme version the generated CSS was made for.' })
+  ]
+}
+
+export function themeARoutes (options: Array<{ reset: () => Promise<void> }>): RelativeRouteDecl[] {
+  return [route({
+    path: '/reset',
+    endpoints: [endpoint({
+      methods: ['POST', 'PUT', 'PATCH'],
+      args: {},
+      summary: "Reset the theme's settings and generated CSS to the defaults",
+      permission: (req) => req.user.can('manage_options') || denied(kernelErrors.rest_forbidden(), req.user.id),
+      handler: async () => {
+        for (const option of options) await option.reset()
+        return { success: true, response: 'Settings reset.' }
+      }
+    })]
+  })]
+}
+
+const MANAGE_OPTIONS = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: 'allowed' } as const
+
+export const themeAPermissionCases: PermissionCases = {
+  'POST /theme-a/v1/reset': { why: '§8 theme reset: manage_options', ...MANAGE_OPTIONS },
+  'PUT /theme-a/v1/reset': { why: '§8 theme reset: manage_options', ...MANAGE_OPTIONS },
+  'PATCH /theme-a/v1/reset': { why: '§8 theme reset: manage_options', ...MANAGE_OPTIONS }
+}
