@@ -209,7 +209,11 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
           // If-Range with another tag: the whole (changed) file.
           const ifRange = req.headers['if-range']
           const range = typeof ifRange === 'string' && ifRange.trim() !== etag ? null : rangeOf(req.headers.range, size)
-          if (range === 'unsatisfiable') throw rollbackErrors.rest_range_not_satisfiable({ size }, undefined)
+          if (range === 'unsatisfiable') {
+            // RFC 9110 §15.5.17: the 416 says the file's length, so the client can ask again.
+            const error = rollbackErrors.rest_range_not_satisfiable({ size }, undefined)
+            return new RestResponse(error.toBody(), 416, { 'Content-Range': `bytes */${size}` })
+          }
           if (range === null) {
             return new RestResponse(new StreamBody(() => createReadStream(file), 'application/zip'), 200, { ...common, 'Content-Length': size })
           }
