@@ -10,7 +10,6 @@
 import { Enum } from '@cms/rest'
 
 export const SUPPORTED_SLUGS = ['assistant', 'manage', 'builder', 'builder-pro', 'mailer', 'image-optimizer', 'accessibility', 'cookie-consent'] as const
-export type SupportedSlug = typeof SUPPORTED_SLUGS[number]
 
 export const MIGRATION_SLUGS = SUPPORTED_SLUGS.filter((s) => s !== 'assistant')
 
