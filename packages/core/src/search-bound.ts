@@ -18,8 +18,17 @@ export const MAX_SEARCH_LENGTH = 1000
 export function checkSearchLength (search: string | undefined, param = 'search'): void {
   // Code units first: a string of at most MAX code units has at most MAX characters.
   if (search === undefined || search.length <= MAX_SEARCH_LENGTH) return
+  // Characters (code points), counted only as far as the bound: a surrogate pair is one.
   let characters = 0
-  for (const _ of search) if (++characters > MAX_SEARCH_LENGTH) break
+  for (let i = 0; i < search.length && characters <= MAX_SEARCH_LENGTH; i++) {
+    const c = search.charCodeAt(i)
+    if (c < 0xd800 || c > 0xdbff || i + 1 === search.length) characters++
+    else {
+      const next = search.charCodeAt(i + 1)
+      characters++
+      if (next >= 0xdc00 && next <= 0xdfff) i++
+    }
+  }
   if (characters <= MAX_SEARCH_LENGTH) return
   const message = `${param} must be at most ${MAX_SEARCH_LENGTH.toLocaleString('en-US')} characters long.`
   throw invalidParam(param, message, { code: 'rest_too_long', message, data: null })
