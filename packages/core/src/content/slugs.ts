@@ -236,7 +236,7 @@ export function sanitizeSlug (title: string, fallback = ''): string {
 }
 
 /** The longest slug, as the core's slug columns hold them (longer ones are cut, `%xx` escapes kept whole). */
-export const SLUG_LENGTH = 200
+const SLUG_LENGTH = 200
 
 /**
  * The core's last steps in one pass: `.` and runs of spaces made `-`, what
