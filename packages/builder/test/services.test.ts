@@ -5,37 +5,9 @@
  * `builder-library` and `builder-events` upstreams); without their
  * settings the library connect is a 503 naming the setting.
  */
-import { createServer, type IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { testApp } from '@cms/testing'
+import { standIn, testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
-
-interface Received { path: string, auth: string | undefined, body: any }
-
-async function standIn (): Promise<{ url: string, received: Received[], answer: { status: number, body: unknown }, close: () => Promise<void> }> {
-  const received: Received[] = []
-  const answer = { status: 200, body: {} as unknown }
-  const server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      received.push({ path: req.url!, auth: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') })
-      res.writeHead(answer.status, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(answer.body))
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`,
-    received,
-    answer,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => { resolve() }))
-    }
-  }
-}
 
 t.test('with the library and events services configured', async (t) => {
   const library = await standIn()

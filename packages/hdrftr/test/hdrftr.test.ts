@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { registryPackage } from '@cms/registry'
-import { testApp, type TestApp } from '@cms/testing'
+import { standIn, testApp, type TestApp } from '@cms/testing'
 import { hdrftrPackage } from '../src/index.js'
 import { CHAPTERS } from '../src/learn.js'
 import { ABILITIES } from '../src/mcp.js'
 import { WIDGETS } from '../src/widgets.js'
-import { standIn } from './standin.js'
 
 const H = '/hdrftr/v1'
 const COMMON = ['widgets', 'plugins', 'recommended-plugins', 'templates', 'email-webhook']

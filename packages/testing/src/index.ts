@@ -16,6 +16,8 @@ import {
   Upstreams, upstreamConfigFromEnv, type CmsPackage, type Role
 } from '@cms/core'
 
+export { standIn, type StandIn, type Received } from './standin.js'
+
 export const BASE = 'http://cms.test'
 
 export interface TestCaller {

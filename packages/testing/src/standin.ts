@@ -1,5 +1,6 @@
 /**
- * A local stand-in for an outside service (loopback only): records what it
+ * A local stand-in for an outside service (loopback only) that package tests
+ * point an upstream at (`CMS_UPSTREAM_<NAME>_URL: s.url`): records what it
  * receives and answers per path (`answers['/api/token']`), else `answer`.
  */
 import { createServer, type IncomingMessage } from 'node:http'
