@@ -27,7 +27,7 @@ t.test('with the library and events services configured', async (t) => {
     library.answer.body = { client_id: 'client-1', auth_secret: 'auth-s3cret', access_token: 'access-t0ken-value', access_token_secret: 'ats', token_type: 'bearer', user: { email: 'a@example.com' } }
     const res = await h.call('POST', '/builder/v1/library/connect', { as: admin, body: { token: 'CONNECT-123' } })
     t.same([res.status, res.body], [201, { success: true, message: 'Connected successfully.' }])
-    t.same(library.received.at(-1), { path: '/api/connect', auth: 'Bearer lib-token', body: { token: 'CONNECT-123', site_url: 'http://cms.test', email: `${admin.login}@example.com` } })
+    t.same(library.received.at(-1), { method: 'POST', path: '/api/connect', auth: 'Bearer lib-token', body: { token: 'CONNECT-123', site_url: 'http://cms.test', email: `${admin.login}@example.com` } })
     const rows = await h.store.execute<{ value: any }>(`select value from user_meta where user_id = ${admin.id} and key = 'builder_connect_library'`)
     t.equal(rows.length, 1)
     t.equal(rows[0]!.value.client_id, 'client-1')
