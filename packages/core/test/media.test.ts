@@ -164,6 +164,14 @@ t.test('media', async (t) => {
     t.equal(bad.body.code, 'rest_invalid_param')
     const foreign = await multipart({ name: 'x.png', type: 'image/png', data: await png(10, 10) }, { post: String(post.body.id) }, h.users.author2)
     t.equal(foreign.status, 403, "attaching to another's draft is refused")
+    // Found by the fuzz test: a body that is not the form its boundary announces was a 500.
+    const notAForm = parse(await h.app.inject({
+      method: 'POST',
+      url: '/cms-json/cms/v2/media',
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz', authorization: author.auth },
+      payload: JSON.stringify({ date: '2024-W01', slug: '\u0000'.repeat(1000) })
+    }))
+    t.same([notAForm.status, notAForm.body.code], [400, 'rest_upload_no_data'], 'a body that is not the announced form is a 400')
   })
 
   t.test('uploading needs upload_files', async (t) => {

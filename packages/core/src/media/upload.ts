@@ -157,8 +157,11 @@ async function receiveMultipart (body: BodyStream, dir: string): Promise<Receive
 /** Errors of the multipart reader as REST errors (a malformed body is the client's mistake). */
 function multipartError (err: unknown): unknown {
   const e = err as { code?: string, statusCode?: number, status?: number }
-  if (typeof e.status === 'number' || e.code === undefined) return err
+  if (typeof e.status === 'number') return err
   if (e.statusCode === 413) return mediaErrors.rest_upload_too_large()
+  // The form parser's own errors ("Unexpected end of form": a body that is not the form its
+  // boundary announces) carry no code; a programming error stays one.
+  if (e.code === undefined && (err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError)) return err
   return mediaErrors.rest_upload_no_data(undefined, 'The multipart body could not be read.')
 }
 
