@@ -7,7 +7,8 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
-import { basic, call, usersApp } from './users-harness.js'
+import { basic, call } from '@cms/rest/testing'
+import { usersApp } from './users-harness.js'
 import { createUser, listApplicationPasswords } from '../src/index.js'
 
 // Failed sign-ins are slowed down on purpose (about 15 s of waiting in this file).
@@ -180,7 +181,7 @@ t.test('admin pages', async (t) => {
     t.equal(target.searchParams.get('user_login'), 'alice')
     const password = target.searchParams.get('password')!
     t.match(password, /^[A-Za-z0-9]{24}$/)
-    const me = await call(app, 'GET', '/cms/v2/users/me', { auth: basic('alice', password) })
+    const me = await call(app, 'GET', '/cms/v2/users/me', { as: basic('alice', password) })
     t.equal(me.body.id, alice.id, 'the password works against the API')
     const made = (await listApplicationPasswords(store, alice.id)).find((p) => p.name === 'My App')!
     t.equal(made.appId, 'c1d1e1f1-0000-4000-8000-000000000001')
@@ -189,7 +190,7 @@ t.test('admin pages', async (t) => {
     t.equal(shown.statusCode, 201, 'without success_url the password is shown')
     const chunked = /<kbd id="new-password">([A-Za-z0-9 ]+)<\/kbd>/.exec(shown.body)![1]!
     t.match(chunked, /^[A-Za-z0-9]{4}( [A-Za-z0-9]{4}){5}$/)
-    t.equal((await call(app, 'GET', '/cms/v2/users/me', { auth: basic('alice', chunked) })).status, 200)
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: basic('alice', chunked) })).status, 200)
     t.match(shown.headers['cache-control'], /no-store/)
 
     const count = (await listApplicationPasswords(store, alice.id)).length

@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
 import { sql } from 'drizzle-orm'
-import { account, basic, call, usersApp } from './users-harness.js'
+import { basic, call } from '@cms/rest/testing'
+import { usersApp } from './users-harness.js'
+import { createCaller } from '../src/testing.js'
 
 const MESSAGES = {
   invalid_username: '<strong>Error:</strong> Unknown username. Check again or try your email address.',
@@ -18,7 +20,7 @@ const MESSAGES = {
 t.test('authentication', async (t) => {
   const { app, store } = await usersApp()
   t.teardown(() => app.close())
-  const editor = await account(store, 'Edith', ['editor'])
+  const editor = await createCaller(store, 'editor', { login: 'Edith' })
 
   t.test('no Authorization header: anonymous', async (t) => {
     const me = await call(app, 'GET', '/cms/v2/users/me')
@@ -40,7 +42,7 @@ t.test('authentication', async (t) => {
       ['scheme name in lower case', basic('Edith', editor.password).replace('Basic', 'basic')]
     ]
     for (const [what, auth] of spellings) {
-      const me = await call(app, 'GET', '/cms/v2/users/me', { auth })
+      const me = await call(app, 'GET', '/cms/v2/users/me', { as: auth })
       t.equal(me.status, 200, what)
       t.equal(me.body.id, editor.user.id, what)
     }
@@ -56,7 +58,7 @@ t.test('authentication', async (t) => {
     ]
     for (const route of ['/', '/cms/v2/users', '/cms/v2/users/me']) {
       for (const [what, auth, code] of cases) {
-        const res = await call(app, 'GET', route, { auth })
+        const res = await call(app, 'GET', route, { as: auth })
         t.equal(res.status, 401, `${what} on ${route}`)
         t.same(res.body, { code, message: MESSAGES[code], data: { status: 401 } }, `${what} on ${route}`)
       }
@@ -64,24 +66,24 @@ t.test('authentication', async (t) => {
   })
 
   t.test('the account password is not an application password', async (t) => {
-    const withAccount = await account(store, 'sam', ['subscriber'], { password: 'correct horse battery staple' })
-    const res = await call(app, 'GET', '/cms/v2/users/me', { auth: basic('sam', 'correct horse battery staple') })
+    const withAccount = await createCaller(store, 'subscriber', { login: 'sam', password: 'correct horse battery staple' })
+    const res = await call(app, 'GET', '/cms/v2/users/me', { as: basic('sam', 'correct horse battery staple') })
     t.equal(res.status, 401)
     t.equal(res.body.code, 'incorrect_password')
-    t.equal((await call(app, 'GET', '/cms/v2/users/me', { auth: withAccount.auth })).status, 200)
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: withAccount })).status, 200)
   })
 
   t.test('malformed Authorization headers', async (t) => {
     const b64 = (s: string): string => Buffer.from(s).toString('base64')
     const malformed = ['Basic', 'Basic ', 'Basic !!!not-base64!!!', `Basic ${b64('no-colon-here')}`, `Basic ${b64(':password-without-login')}`, 'Basic a']
     for (const header of malformed) {
-      const res = await call(app, 'GET', '/', { auth: header })
+      const res = await call(app, 'GET', '/', { as: header })
       t.equal(res.status, 401, JSON.stringify(header))
       t.equal(res.body.code, 'rest_invalid_authorization_header', JSON.stringify(header))
       t.match(res.body.message, /malformed/)
       t.equal(res.body.data.status, 401)
     }
-    const bearer = await call(app, 'GET', '/', { auth: 'Bearer abc.def.ghi' })
+    const bearer = await call(app, 'GET', '/', { as: 'Bearer abc.def.ghi' })
     t.equal(bearer.status, 401)
     t.equal(bearer.body.code, 'rest_unsupported_authorization_scheme')
   })
@@ -108,7 +110,7 @@ t.test('authentication', async (t) => {
   })
 
   t.test('only a keyed hash is stored; last use recorded at most once a day', async (t) => {
-    const user = await account(store, 'hashy', ['author'])
+    const user = await createCaller(store, 'author', { login: 'hashy' })
     const [row] = await store.execute<{ hash: string, last_used: Date | null, last_ip: string | null }>(
       sql`select hash, last_used, last_ip from application_passwords where uuid = ${user.uuid}`)
     t.not(row!.hash, user.password)
@@ -116,19 +118,19 @@ t.test('authentication', async (t) => {
     t.not(row!.hash, createHash('sha256').update(user.password).digest('base64url'), 'not an unkeyed hash')
     t.equal(row!.last_used, null, 'never used yet')
 
-    t.equal((await call(app, 'GET', '/cms/v2/users/me', { auth: user.auth })).status, 200)
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: user })).status, 200)
     const [first] = await store.execute<{ last_used: Date, last_ip: string }>(
       sql`select last_used, last_ip from application_passwords where uuid = ${user.uuid}`)
     t.ok(first!.last_used !== null, 'last_used set on first use')
     t.equal(first!.last_ip, '127.0.0.1')
 
     await store.execute(sql`update application_passwords set last_used = now() - interval '2 hours', last_ip = '10.0.0.9' where uuid = ${user.uuid}`)
-    await call(app, 'GET', '/cms/v2/users/me', { auth: user.auth })
+    await call(app, 'GET', '/cms/v2/users/me', { as: user })
     const [same] = await store.execute<{ last_ip: string }>(sql`select last_ip from application_passwords where uuid = ${user.uuid}`)
     t.equal(same!.last_ip, '10.0.0.9', 'not written again within a day')
 
     await store.execute(sql`update application_passwords set last_used = now() - interval '25 hours' where uuid = ${user.uuid}`)
-    await call(app, 'GET', '/cms/v2/users/me', { auth: user.auth })
+    await call(app, 'GET', '/cms/v2/users/me', { as: user })
     const [later] = await store.execute<{ last_ip: string, fresh: boolean }>(
       sql`select last_ip, last_used > now() - interval '1 minute' as fresh from application_passwords where uuid = ${user.uuid}`)
     t.equal(later!.last_ip, '127.0.0.1', 'written again after a day')
@@ -140,12 +142,12 @@ t.test('passwords and Authorization headers never reach a log', async (t) => {
   const lines: string[] = []
   const { app, store } = await usersApp({ logLines: lines })
   t.teardown(() => app.close())
-  const user = await account(store, 'logged', ['administrator'], { password: 'account-secret-123' })
+  const user = await createCaller(store, 'administrator', { login: 'logged', password: 'account-secret-123' })
   const wrong = basic('logged', 'ZZZZzzzzYYYYyyyyXXXXxxxx')
-  await call(app, 'GET', '/cms/v2/users/me', { auth: user.auth })
-  await call(app, 'GET', '/cms/v2/users/me', { auth: wrong })
-  await call(app, 'GET', '/cms/v2/users/me', { auth: basic('ghost', user.password) })
-  const created = await call(app, 'POST', '/cms/v2/users/me/application-passwords', { auth: user.auth, body: { name: 'logged app' } })
+  await call(app, 'GET', '/cms/v2/users/me', { as: user })
+  await call(app, 'GET', '/cms/v2/users/me', { as: wrong })
+  await call(app, 'GET', '/cms/v2/users/me', { as: basic('ghost', user.password) })
+  const created = await call(app, 'POST', '/cms/v2/users/me/application-passwords', { as: user, body: { name: 'logged app' } })
   t.equal(created.status, 201)
   const page = await app.inject({ method: 'GET', url: '/cms-admin/login' })
   const nonce = /cms_signin_nonce=([^;]+)/.exec(String(page.headers['set-cookie']))![1]!
@@ -158,6 +160,6 @@ t.test('passwords and Authorization headers never reach a log', async (t) => {
   })
   t.ok(lines.length > 0, 'the requests were logged')
   const log = lines.join('\n')
-  const secrets = [user.password, user.auth.slice(6), wrong.slice(6), created.body.password.replace(/ /g, ''), created.body.password, 'account-secret-123']
+  const secrets = [user.password, user.headers.authorization!.slice(6), wrong.slice(6), created.body.password.replace(/ /g, ''), created.body.password, 'account-secret-123']
   for (const secret of secrets) t.notOk(log.includes(secret), 'a secret is absent from the log')
 })

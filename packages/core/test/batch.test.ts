@@ -6,18 +6,20 @@
  */
 import t from 'tap'
 import { endpoint, Raw, RestResponse, route, type NamespaceDecl } from '@cms/rest'
-import { account, BASE, call, coreApp, type Account, type Harness } from './fixtures/batch-oembed-app.js'
+import { call } from '@cms/rest/testing'
+import { BASE, coreApp, type Harness } from './fixtures/batch-oembed-app.js'
+import { createCaller, type TestUser } from '../src/testing.js'
 
-const batch = async (h: Harness, who: Account | undefined, body: unknown): ReturnType<typeof call> =>
-  await call(h.app, 'POST', '/batch/v1', { auth: who?.auth, body })
+const batch = async (h: Harness, who: TestUser | undefined, body: unknown): ReturnType<typeof call> =>
+  await call(h.app, 'POST', '/batch/v1', { as: who, body })
 
 async function postCount (h: Harness, where = "type = 'post'"): Promise<number> {
   const rows = await h.store.execute<{ n: number }>(`select count(*)::int as n from posts where ${where}`)
   return Number(rows[0]!.n)
 }
 
-async function createPost (h: Harness, who: Account, fields: Record<string, unknown>): Promise<any> {
-  const res = await call(h.app, 'POST', '/cms/v2/posts', { auth: who.auth, body: fields })
+async function createPost (h: Harness, who: TestUser, fields: Record<string, unknown>): Promise<any> {
+  const res = await call(h.app, 'POST', '/cms/v2/posts', { as: who, body: fields })
   if (res.status !== 201) throw new Error(`could not create a post: ${res.text}`)
   return res.body
 }
@@ -52,9 +54,9 @@ const fixture: NamespaceDecl = {
 t.test('POST /batch/v1', async (t) => {
   const h = await coreApp({ extra: [fixture] })
   t.teardown(() => h.app.close())
-  const admin = await account(h.store, 'admin', ['administrator'])
-  const editor = await account(h.store, 'editor', ['editor'])
-  const author = await account(h.store, 'author', ['author'])
+  const admin = await createCaller(h.store, 'administrator', { login: 'admin' })
+  const editor = await createCaller(h.store, 'editor', { login: 'editor' })
+  const author = await createCaller(h.store, 'author', { login: 'author' })
 
   await t.test('the batch\'s own arguments', async (t) => {
     const tooMany = Array.from({ length: 26 }, (_, i) => ({ path: '/cms/v2/posts', body: { title: `p${i}` } }))
@@ -285,8 +287,8 @@ t.test('requests to a namespace served by another service go to it over HTTP', a
     await gateway.app.close()
     await service.app.close()
   })
-  const editor = await account(service.store, 'editor', ['editor'])
-  const author = await account(service.store, 'author', ['author'])
+  const editor = await createCaller(service.store, 'editor', { login: 'editor' })
+  const author = await createCaller(service.store, 'author', { login: 'author' })
   const others = await createPost(service, editor, { title: 'editor\'s', status: 'publish' })
 
   const res = await batch(gateway, author, {

@@ -6,7 +6,9 @@
  */
 import t from 'tap'
 import { anonymousCaller, Caller, can, ROLES, type Role } from '../src/index.js'
-import { account, call, usersApp } from './users-harness.js'
+import { call } from '@cms/rest/testing'
+import { usersApp } from './users-harness.js'
+import { createCaller } from '../src/testing.js'
 
 const POSTS = ['edit_posts', 'edit_others_posts', 'edit_published_posts', 'edit_private_posts', 'publish_posts',
   'read_private_posts', 'delete_posts', 'delete_others_posts', 'delete_published_posts', 'delete_private_posts']
@@ -34,8 +36,8 @@ t.test('each role has exactly its capabilities (over HTTP and through can)', asy
   const { app, store } = await usersApp()
   t.teardown(() => app.close())
   for (const role of ROLES) {
-    const a = await account(store, `a-${role}`, [role])
-    const res = await call(app, 'GET', '/cms/v2/users/me', { auth: a.auth, query: { context: 'edit' } })
+    const a = await createCaller(store, role, { login: `a-${role}` })
+    const res = await call(app, 'GET', '/cms/v2/users/me', { as: a, query: { context: 'edit' } })
     t.equal(res.status, 200, `${role}: me`)
     const caps = res.body.capabilities as Record<string, boolean>
     t.same(res.body.roles, [role])

@@ -8,7 +8,8 @@
 import t from 'tap'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { account, usersApp } from './users-harness.js'
+import { usersApp } from './users-harness.js'
+import { createCaller } from '../src/testing.js'
 
 function send (port: number, method: string, path: string, body?: string): Promise<{ status: number, body: string, at: number }> {
   return new Promise((resolve, reject) => {
@@ -27,7 +28,7 @@ function send (port: number, method: string, path: string, body?: string): Promi
 t.test('a name of 100,000 spaces is refused quickly and stalls nothing', async (t) => {
   const { app, store } = await usersApp()
   t.teardown(() => app.close())
-  const sub = await account(store, 'sub', ['subscriber'])
+  const sub = await createCaller(store, 'subscriber', { login: 'sub' })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   const path = `/cms-json/cms/v2/users/${sub.user.id}/application-passwords`

@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { sql } from 'drizzle-orm'
-import { contentApp, type Account, type ContentHarness, type Res } from './fixtures/content/harness.js'
+import type { Answer } from '@cms/rest/testing'
+import { contentApp, type ContentHarness } from './fixtures/content/harness.js'
+import type { TestUser } from '../src/testing.js'
 
 /** Every file under a directory (the work directory included). */
 function filesUnder (dir: string): string[] {
@@ -47,14 +49,6 @@ async function png (width: number, height: number): Promise<Buffer> {
 
 interface Upload { name: string, type: string, data: Buffer }
 
-function parse (res: { statusCode: number, headers: Record<string, any>, body: string }): Res {
-  let body: any = null
-  if (res.body !== '') {
-    try { body = JSON.parse(res.body) } catch { body = res.body }
-  }
-  return { status: res.statusCode, headers: res.headers, body }
-}
-
 t.test('media', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cms-media-'))
   const uploads = join(dir, 'uploads')
@@ -65,28 +59,18 @@ t.test('media', async (t) => {
   })
   const { admin, author, contributor, editor } = h.users
 
-  const raw = async (file: Upload, as?: Account, query = ''): Promise<Res> => parse(await h.app.inject({
-    method: 'POST',
-    url: `/cms-json/cms/v2/media${query}`,
-    headers: {
-      'content-type': file.type,
-      'content-disposition': `attachment; filename="${file.name}"`,
-      ...(as === undefined ? {} : { authorization: as.auth })
-    },
+  const raw = async (file: Upload, as?: TestUser, query = ''): Promise<Answer> => await h.call('POST', `/cms/v2/media${query}`, {
+    as,
+    headers: { 'content-type': file.type, 'content-disposition': `attachment; filename="${file.name}"` },
     payload: file.data
-  }))
+  })
 
-  const multipart = async (file: Upload, fields: Record<string, string>, as?: Account): Promise<Res> => {
+  const multipart = async (file: Upload, fields: Record<string, string>, as?: TestUser): Promise<Answer> => {
     const form = new FormData()
     form.append('file', new Blob([new Uint8Array(file.data)], { type: file.type }), file.name)
     for (const [k, v] of Object.entries(fields)) form.append(k, v)
     const encoded = new Response(form)
-    return parse(await h.app.inject({
-      method: 'POST',
-      url: '/cms-json/cms/v2/media',
-      headers: { 'content-type': encoded.headers.get('content-type')!, ...(as === undefined ? {} : { authorization: as.auth }) },
-      payload: Buffer.from(await encoded.arrayBuffer())
-    }))
+    return await h.call('POST', '/cms/v2/media', { as, headers: { 'content-type': encoded.headers.get('content-type')! }, payload: Buffer.from(await encoded.arrayBuffer()) })
   }
 
   const fetchFile = async (url: string, headers: Record<string, string> = {}): Promise<{ statusCode: number, headers: Record<string, any>, rawPayload: Buffer }> => {
@@ -165,12 +149,11 @@ t.test('media', async (t) => {
     const foreign = await multipart({ name: 'x.png', type: 'image/png', data: await png(10, 10) }, { post: String(post.body.id) }, h.users.author2)
     t.equal(foreign.status, 403, "attaching to another's draft is refused")
     // Found by the fuzz test: a body that is not the form its boundary announces was a 500.
-    const notAForm = parse(await h.app.inject({
-      method: 'POST',
-      url: '/cms-json/cms/v2/media',
-      headers: { 'content-type': 'multipart/form-data; boundary=xyz', authorization: author.auth },
+    const notAForm = await h.call('POST', '/cms/v2/media', {
+      as: author,
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
       payload: JSON.stringify({ date: '2024-W01', slug: '\u0000'.repeat(1000) })
-    }))
+    })
     t.same([notAForm.status, notAForm.body.code], [400, 'rest_upload_no_data'], 'a body that is not the announced form is a 400')
   })
 
@@ -217,7 +200,7 @@ t.test('media', async (t) => {
     const tooBigForm = await multipart({ name: 'big.txt', type: 'text/plain', data: big }, {}, admin)
     t.equal(tooBigForm.status, 413)
     t.equal(tooBigForm.body.code, 'rest_upload_too_large')
-    const noName = parse(await h.app.inject({ method: 'POST', url: '/cms-json/cms/v2/media', headers: { authorization: admin.auth, 'content-type': 'image/png' }, payload: await png(5, 5) }))
+    const noName = await h.call('POST', '/cms/v2/media', { as: admin, headers: { 'content-type': 'image/png' }, payload: await png(5, 5) })
     t.equal(noName.status, 400)
     t.equal(noName.body.code, 'rest_upload_no_content_disposition')
     const empty = await raw({ name: 'e.png', type: 'image/png', data: Buffer.alloc(0) }, admin)
@@ -282,12 +265,7 @@ t.test('media', async (t) => {
       t.equal(meta.exif, undefined, `${name} carries no EXIF`)
     }
 
-    const again = parse(await h.app.inject({
-      method: 'POST',
-      url: `/cms-json/cms/v2/media/${big.body.id}/post-process`,
-      headers: { authorization: author.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({ action: 'create-image-subsizes' })
-    }))
+    const again = await h.call('POST', `/cms/v2/media/${big.body.id}/post-process`, { as: author, body: { action: 'create-image-subsizes' } })
     t.equal(again.status, 200)
     t.same(Object.keys(again.body.media_details.sizes).sort(), ['full', 'large', 'medium', 'medium_large', 'thumbnail'])
     t.equal((await fetchFile(again.body.media_details.sizes.large.source_url)).statusCode, 200)

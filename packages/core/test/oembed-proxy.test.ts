@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { socketsOpenedDuring, startServer, type TestServer } from './fixtures/loopback.js'
-import { account, call, coreApp, type Account, type Harness } from './fixtures/batch-oembed-app.js'
+import { call } from '@cms/rest/testing'
+import { coreApp, type Harness } from './fixtures/batch-oembed-app.js'
+import { createCaller, type TestUser } from '../src/testing.js'
 
 /** A loopback server whose handler sees the request URL first. */
 async function upstream (host: string, handler: (url: URL, req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
@@ -109,13 +111,13 @@ async function appWith (env: { allow?: string, providers?: string }): Promise<Ha
   }
 }
 
-const proxy = async (h: Harness, who: Account | undefined, query: Record<string, string>): ReturnType<typeof call> =>
-  await call(h.app, 'GET', '/oembed/1.0/proxy', { auth: who?.auth, query })
+const proxy = async (h: Harness, who: TestUser | undefined, query: Record<string, string>): ReturnType<typeof call> =>
+  await call(h.app, 'GET', '/oembed/1.0/proxy', { as: who, query })
 
 t.test('the proxy needs edit_posts', async (t) => {
   const h = await appWith({})
   t.teardown(() => h.app.close())
-  const subscriber = await account(h.store, 'sub', ['subscriber'])
+  const subscriber = await createCaller(h.store, 'subscriber', { login: 'sub' })
   const anonymous = await proxy(h, undefined, { url: 'http://127.0.0.1/video/1' })
   t.equal(anonymous.status, 401)
   t.same(anonymous.body, {
@@ -135,7 +137,7 @@ t.test('remote providers through the guarded client', async (t) => {
   const server = await upstream('127.0.0.1', site)
   const h = await appWith({ allow: '127.0.0.1', providers: providersFile(server.origin) })
   t.teardown(async () => { await h.app.close(); await server.close() })
-  const author = await account(h.store, 'writer', ['author'])
+  const author = await createCaller(h.store, 'author', { login: 'writer' })
 
   await t.test('a provider from the list', async (t) => {
     const url = `${server.origin}/video/1`
@@ -243,7 +245,7 @@ t.test('the guard refuses non-public destinations without connecting', async (t)
     ])
   })
   t.teardown(async () => { await h.app.close(); await inside.close() })
-  const editor = await account(h.store, 'editor', ['editor'])
+  const editor = await createCaller(h.store, 'editor', { login: 'editor' })
 
   const refused = [
     `${inside.origin}/article`,
@@ -281,7 +283,7 @@ t.test('a redirect to loopback is refused', async (t) => {
   // Only the first server is allowed; the redirect targets are not.
   const h = await appWith({ allow: '127.0.0.2' })
   t.teardown(async () => { await h.app.close(); await target.close(); await front.close() })
-  const editor = await account(h.store, 'editor', ['editor'])
+  const editor = await createCaller(h.store, 'editor', { login: 'editor' })
   for (const path of ['/address', '/named']) {
     const res = await proxy(h, editor, { url: `${front.origin}${path}` })
     t.equal(res.status, 502, path)
@@ -320,7 +322,7 @@ t.test('crafted pages and provider answers are read in linear time', async (t) =
   const server = await upstream('127.0.0.1', crafted)
   const h = await appWith({ allow: '127.0.0.1' })
   t.teardown(async () => { await h.app.close(); await server.close() })
-  const editor = await account(h.store, 'crafted', ['editor'])
+  const editor = await createCaller(h.store, 'editor', { login: 'crafted' })
   // The outbound client's time limit for a fetch (packages/core/src/outbound/client.ts).
   const PROXY_LIMIT_MS = 10_000
 

@@ -5,7 +5,9 @@
  */
 import t from 'tap'
 import { setOption } from '@cms/store'
-import { account, BASE, call, coreApp } from './fixtures/batch-oembed-app.js'
+import { call } from '@cms/rest/testing'
+import { BASE, coreApp } from './fixtures/batch-oembed-app.js'
+import { createCaller, type TestUser } from '../src/testing.js'
 
 const KEYS = ['version', 'provider_name', 'provider_url', 'author_name', 'author_url', 'title', 'type', 'width', 'height', 'html']
 
@@ -13,18 +15,18 @@ t.test('oEmbed of local posts and pages', async (t) => {
   const h = await coreApp()
   t.teardown(() => h.app.close())
   await setOption(h.store, 'name', 'Test Site')
-  const admin = await account(h.store, 'admin', ['administrator'], 'Ada Admin')
-  const contributor = await account(h.store, 'contrib', ['contributor'])
+  const admin = await createCaller(h.store, 'administrator', { login: 'admin', displayName: 'Ada Admin' })
+  const contributor = await createCaller(h.store, 'contributor', { login: 'contrib' })
   const create = async (type: 'posts' | 'pages', fields: Record<string, unknown>): Promise<any> => {
-    const res = await call(h.app, 'POST', `/cms/v2/${type}`, { auth: admin.auth, body: fields })
+    const res = await call(h.app, 'POST', `/cms/v2/${type}`, { as: admin, body: fields })
     if (res.status !== 201) throw new Error(`could not create: ${res.text}`)
     return res.body
   }
   const post = await create('posts', { title: 'Hello oEmbed', content: 'Body', status: 'publish' })
   const page = await create('pages', { title: 'About us', content: 'Page body', status: 'publish' })
   const draft = await create('posts', { title: 'Not yet', status: 'draft' })
-  const embed = async (query: Record<string, string>, auth?: string): ReturnType<typeof call> =>
-    await call(h.app, 'GET', '/oembed/1.0/embed', { query, auth })
+  const embed = async (query: Record<string, string>, as?: TestUser): ReturnType<typeof call> =>
+    await call(h.app, 'GET', '/oembed/1.0/embed', { query, as })
 
   await t.test('a post: every field, in order', async (t) => {
     t.equal(post.link, `${BASE}/?p=${post.id}`, 'the link cms/v2 emits')
@@ -77,7 +79,7 @@ t.test('oEmbed of local posts and pages', async (t) => {
   await t.test('URLs that name nothing embeddable', async (t) => {
     const notFound = { code: 'oembed_invalid_url', message: 'Not Found', data: { status: 404 } }
     for (const url of [draft.link, `${BASE}/?p=999999`, `http://elsewhere.test/?p=${post.id}`, `${BASE}/about`, 'not a url']) {
-      const res = await embed({ url }, admin.auth)
+      const res = await embed({ url }, admin)
       t.equal(res.status, 404, url)
       t.same(res.body, notFound)
     }
@@ -113,12 +115,12 @@ t.test('oEmbed of local posts and pages', async (t) => {
   await t.test('the proxy answers local URLs the same way', async (t) => {
     const anonymous = await call(h.app, 'GET', '/oembed/1.0/proxy', { query: { url: post.link } })
     t.equal(anonymous.status, 401, 'the proxy needs a signed-in editor')
-    const res = await call(h.app, 'GET', '/oembed/1.0/proxy', { auth: contributor.auth, query: { url: post.link, maxwidth: '300', format: 'xml' } })
+    const res = await call(h.app, 'GET', '/oembed/1.0/proxy', { as: contributor, query: { url: post.link, maxwidth: '300', format: 'xml' } })
     t.equal(res.status, 200)
     t.equal(res.headers['content-type'], 'application/json; charset=UTF-8', 'always JSON')
     t.same(Object.keys(res.body), KEYS)
     t.match(res.body, { title: 'Hello oEmbed', width: 300, height: 200, provider_name: 'Test Site' })
-    const missing = await call(h.app, 'GET', '/oembed/1.0/proxy', { auth: contributor.auth, query: { url: draft.link } })
+    const missing = await call(h.app, 'GET', '/oembed/1.0/proxy', { as: contributor, query: { url: draft.link } })
     t.equal(missing.status, 404)
     t.equal(missing.body.code, 'oembed_invalid_url')
     const rows = await h.store.execute<{ n: number }>('select count(*)::int as n from oembed_cache')

@@ -8,7 +8,8 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { defineNamespace, endpoint, restUrl, route, type NamespaceDecl, type RestRequest } from '@cms/rest'
-import { call, coreApp } from './fixtures/batch-oembed-app.js'
+import { call } from '@cms/rest/testing'
+import { coreApp } from './fixtures/batch-oembed-app.js'
 
 const NS = 'router-fixture/v1'
 

@@ -3,7 +3,8 @@
  * and pages: list, read, create, publish, edit own and others', delete.
  */
 import t, { type Test } from 'tap'
-import { contentApp, type Account } from './fixtures/content/harness.js'
+import { contentApp } from './fixtures/content/harness.js'
+import type { TestUser } from '../src/testing.js'
 
 type Who = 'anonymous' | 'subscriber' | 'contributor' | 'author' | 'editor' | 'admin'
 const WHO: Who[] = ['anonymous', 'subscriber', 'contributor', 'author', 'editor', 'admin']
@@ -12,19 +13,19 @@ t.test('permission matrix', async (t) => {
   const h = await contentApp()
   t.teardown(() => h.app.close())
   const u = h.users
-  const accounts: Record<Who, Account | undefined> = {
+  const accounts: Record<Who, TestUser | undefined> = {
     anonymous: undefined, subscriber: u.subscriber, contributor: u.contributor, author: u.author, editor: u.editor, admin: u.admin
   }
   const call = h.call
 
-  const post = async (as: Account, body: Record<string, unknown>, type = 'posts'): Promise<number> => {
+  const post = async (as: TestUser, body: Record<string, unknown>, type = 'posts'): Promise<number> => {
     const res = await call('POST', `/cms/v2/${type}`, { as, body })
     if (res.status !== 201) throw new Error(JSON.stringify(res.body))
     return res.body.id
   }
 
   /** Runs one action as every caller and compares the statuses. */
-  const matrix = async (t: Test, name: string, expected: Record<Who, number>, action: (as: Account | undefined, who: Who) => Promise<{ status: number, body: any }>): Promise<void> => {
+  const matrix = async (t: Test, name: string, expected: Record<Who, number>, action: (as: TestUser | undefined, who: Who) => Promise<{ status: number, body: any }>): Promise<void> => {
     for (const who of WHO) {
       const res = await action(accounts[who], who)
       t.equal(res.status, expected[who], `${name}: ${who}${res.status >= 400 ? ` (${String(res.body?.code)})` : ''}`)

@@ -6,7 +6,8 @@
  * text through `status=private&search=...` and reading `X-CMS-Total`.
  */
 import t, { type Test } from 'tap'
-import { contentApp, type Account } from './fixtures/content/harness.js'
+import { contentApp } from './fixtures/content/harness.js'
+import type { TestUser } from '../src/testing.js'
 
 t.test('lists reveal only readable rows', async (t) => {
   const h = await contentApp()
@@ -14,7 +15,7 @@ t.test('lists reveal only readable rows', async (t) => {
   const { admin, editor, author, contributor, subscriber } = h.users
   const call = h.call
 
-  const make = async (as: Account, type: 'posts' | 'pages', body: Record<string, unknown>): Promise<number> => {
+  const make = async (as: TestUser, type: 'posts' | 'pages', body: Record<string, unknown>): Promise<number> => {
     const res = await call('POST', `/cms/v2/${type}`, { as, body })
     if (res.status !== 201) throw new Error(`setup failed: ${JSON.stringify(res.body)}`)
     return res.body.id
@@ -28,13 +29,13 @@ t.test('lists reveal only readable rows', async (t) => {
   const protectedPage = await make(admin, 'pages', { title: 'Members page', content: 'zqxpageprotected content', password: 'pw', status: 'publish' })
   const authorsDraft = await make(author, 'posts', { title: 'Mine', content: 'zqxown draft', status: 'draft' })
 
-  const total = async (as: Account | undefined, query: Record<string, string>, type = 'posts'): Promise<{ status: number, total: string | undefined, ids: number[] }> => {
+  const total = async (as: TestUser | undefined, query: Record<string, string>, type = 'posts'): Promise<{ status: number, total: string | undefined, ids: number[] }> => {
     const res = await call('GET', `/cms/v2/${type}`, { as, query })
     return { status: res.status, total: res.headers['x-cms-total'], ids: Array.isArray(res.body) ? res.body.map((p: any) => p.id) : [] }
   }
 
   /** The extraction: a known prefix of the secret, then each next letter; any non-zero total leaks. */
-  const extract = async (t: Test, as: Account | undefined, query: Record<string, string>, secret: string, type = 'posts'): Promise<void> => {
+  const extract = async (t: Test, as: TestUser | undefined, query: Record<string, string>, secret: string, type = 'posts'): Promise<void> => {
     const whole = await total(as, { ...query, search: secret }, type)
     if (whole.status === 200) {
       t.equal(whole.total, '0', `${JSON.stringify(query)} search=${secret}: nothing counted`)

@@ -114,7 +114,7 @@ t.test('settings', async (t) => {
     const again = await call('PUT', '/cms/v2/settings', { as: admin, body: saved.body })
     t.equal(again.status, 200)
     t.same(again.body, saved.body)
-    const form = await h.app.inject({ method: 'POST', url: '/cms-json/cms/v2/settings', headers: { authorization: admin.auth, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'posts_per_page=12&show_on_front=page' })
+    const form = await h.app.inject({ method: 'POST', url: '/cms-json/cms/v2/settings', headers: { ...admin.headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'posts_per_page=12&show_on_front=page' })
     t.equal(form.statusCode, 200, 'a form body works too')
     t.match(JSON.parse(form.body), { posts_per_page: 12, show_on_front: 'page' })
 

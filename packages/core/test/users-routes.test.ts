@@ -6,7 +6,9 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import type { Store } from '@cms/store'
-import { account, call, usersApp, type Account } from './users-harness.js'
+import { call } from '@cms/rest/testing'
+import { usersApp } from './users-harness.js'
+import { createCaller, type TestUser } from '../src/testing.js'
 import { createUser } from '../src/index.js'
 
 const PUBLIC_FIELDS = ['id', 'name', 'url', 'description', 'link', 'slug', 'avatar_urls', '_links']
@@ -28,11 +30,11 @@ async function postsOf (store: Store, author: number): Promise<number> {
 t.test('users routes', async (t) => {
   const { app, store } = await usersApp()
   t.teardown(() => app.close())
-  const admin = await account(store, 'admin', ['administrator'])
-  const editor = await account(store, 'edna', ['editor'])
-  const author = await account(store, 'arthur', ['author'])
-  const contributor = await account(store, 'connie', ['contributor'])
-  const subscriber = await account(store, 'sub', ['subscriber'])
+  const admin = await createCaller(store, 'administrator', { login: 'admin' })
+  const editor = await createCaller(store, 'editor', { login: 'edna' })
+  const author = await createCaller(store, 'author', { login: 'arthur' })
+  const contributor = await createCaller(store, 'contributor', { login: 'connie' })
+  const subscriber = await createCaller(store, 'subscriber', { login: 'sub' })
   await post(store, author.user.id)
   await post(store, editor.user.id, 'draft')
 
@@ -71,13 +73,13 @@ t.test('users routes', async (t) => {
   })
 
   t.test('administrators see everyone; context=edit adds the private fields', async (t) => {
-    const list = await call(app, 'GET', '/cms/v2/users', { auth: admin.auth, query: { orderby: 'id' } })
+    const list = await call(app, 'GET', '/cms/v2/users', { as: admin, query: { orderby: 'id' } })
     t.equal(list.status, 200)
     t.same(list.body.map((u: any) => u.id), [admin, editor, author, contributor, subscriber].map((a) => a.user.id))
     t.same(Object.keys(list.body[0]), PUBLIC_FIELDS, 'view context by default')
     t.equal(list.headers.allow, 'GET, POST')
 
-    const edit = await call(app, 'GET', `/cms/v2/users/${editor.user.id}`, { auth: admin.auth, query: { context: 'edit' } })
+    const edit = await call(app, 'GET', `/cms/v2/users/${editor.user.id}`, { as: admin, query: { context: 'edit' } })
     t.equal(edit.status, 200)
     t.same(Object.keys(edit.body), EDIT_FIELDS)
     t.equal(edit.body.username, 'edna')
@@ -90,18 +92,18 @@ t.test('users routes', async (t) => {
   })
 
   t.test('signed-in users without list_users', async (t) => {
-    const list = await call(app, 'GET', '/cms/v2/users', { auth: subscriber.auth })
+    const list = await call(app, 'GET', '/cms/v2/users', { as: subscriber })
     t.same(list.body.map((u: any) => u.id), [author.user.id], 'like anonymous callers')
-    const edit = await call(app, 'GET', '/cms/v2/users', { auth: subscriber.auth, query: { context: 'edit' } })
+    const edit = await call(app, 'GET', '/cms/v2/users', { as: subscriber, query: { context: 'edit' } })
     t.equal(edit.status, 403)
     t.equal(edit.body.code, 'rest_forbidden_context')
-    const own = await call(app, 'GET', `/cms/v2/users/${subscriber.user.id}`, { auth: subscriber.auth, query: { context: 'edit' } })
+    const own = await call(app, 'GET', `/cms/v2/users/${subscriber.user.id}`, { as: subscriber, query: { context: 'edit' } })
     t.equal(own.status, 200, 'anyone reads themselves, edit context included')
     t.same(Object.keys(own.body), EDIT_FIELDS)
-    const other = await call(app, 'GET', `/cms/v2/users/${editor.user.id}`, { auth: subscriber.auth })
+    const other = await call(app, 'GET', `/cms/v2/users/${editor.user.id}`, { as: subscriber })
     t.equal(other.status, 403)
     t.equal(other.body.code, 'rest_user_cannot_view')
-    const otherEdit = await call(app, 'GET', `/cms/v2/users/${author.user.id}`, { auth: subscriber.auth, query: { context: 'edit' } })
+    const otherEdit = await call(app, 'GET', `/cms/v2/users/${author.user.id}`, { as: subscriber, query: { context: 'edit' } })
     t.equal(otherEdit.status, 403, 'a public author, but not in edit context')
   })
 
@@ -109,13 +111,13 @@ t.test('users routes', async (t) => {
     const anon = await call(app, 'GET', '/cms/v2/users/me')
     t.equal(anon.status, 401)
     t.equal(anon.body.code, 'rest_not_logged_in')
-    const me = await call(app, 'GET', '/cms/v2/users/me', { auth: contributor.auth })
+    const me = await call(app, 'GET', '/cms/v2/users/me', { as: contributor })
     t.equal(me.status, 200)
     t.equal(me.body.id, contributor.user.id)
     t.same(Object.keys(me.body), PUBLIC_FIELDS)
-    const meEdit = await call(app, 'GET', '/cms/v2/users/me', { auth: contributor.auth, query: { context: 'edit' } })
+    const meEdit = await call(app, 'GET', '/cms/v2/users/me', { as: contributor, query: { context: 'edit' } })
     t.same(meEdit.body.roles, ['contributor'])
-    const renamed = await call(app, 'POST', '/cms/v2/users/me', { auth: contributor.auth, body: { name: 'Connie C.', first_name: 'Connie' } })
+    const renamed = await call(app, 'POST', '/cms/v2/users/me', { as: contributor, body: { name: 'Connie C.', first_name: 'Connie' } })
     t.equal(renamed.status, 200)
     t.equal(renamed.body.name, 'Connie C.')
     t.equal(renamed.body.first_name, 'Connie')
@@ -130,8 +132,8 @@ t.test('users routes', async (t) => {
   t.test('list arguments', async (t) => {
     const ids = (res: { body: any[] }): number[] => res.body.map((u) => u.id)
     // `null`: anonymous.
-    const q = async (query: Record<string, string>, who: Account | null = admin): Promise<any> =>
-      await call(app, 'GET', '/cms/v2/users', { auth: who?.auth, query })
+    const q = async (query: Record<string, string>, who: TestUser | null = admin): Promise<any> =>
+      await call(app, 'GET', '/cms/v2/users', { as: who ?? undefined, query })
 
     const page1 = await q({ per_page: '2', orderby: 'id' })
     t.same(ids(page1), [admin.user.id, editor.user.id])
@@ -184,9 +186,9 @@ t.test('users routes', async (t) => {
   })
 
   t.test('create', async (t) => {
-    const before = await call(app, 'GET', '/cms/v2/users', { auth: admin.auth })
+    const before = await call(app, 'GET', '/cms/v2/users', { as: admin })
     const made = await call(app, 'POST', '/cms/v2/users', {
-      auth: admin.auth,
+      as: admin,
       body: { username: 'newbie', email: 'newbie@example.com', password: 'pw-123456', name: 'New Bie', roles: ['author'], description: 'Hello', url: 'https://newbie.example' }
     })
     t.equal(made.status, 201)
@@ -195,7 +197,7 @@ t.test('users routes', async (t) => {
     t.match(made.body, { username: 'newbie', name: 'New Bie', email: 'newbie@example.com', roles: ['author'], slug: 'newbie', description: 'Hello', url: 'https://newbie.example' })
     t.notOk('password' in made.body, 'the password is never shown')
 
-    const plain = await call(app, 'POST', '/cms/v2/users', { auth: admin.auth, body: { username: 'Plain User', email: 'plain@example.com', password: 'x' } })
+    const plain = await call(app, 'POST', '/cms/v2/users', { as: admin, body: { username: 'Plain User', email: 'plain@example.com', password: 'x' } })
     t.equal(plain.status, 201)
     t.same(plain.body.roles, ['subscriber'], 'default role')
     t.equal(plain.body.slug, 'plain-user')
@@ -211,46 +213,46 @@ t.test('users routes', async (t) => {
       ['existing id', { id: 5, username: 'x5', email: 'x5@example.com', password: 'p' }, 400, 'rest_user_exists']
     ]
     for (const [what, body, status, code] of expectations) {
-      const res = await call(app, 'POST', '/cms/v2/users', { auth: admin.auth, body })
+      const res = await call(app, 'POST', '/cms/v2/users', { as: admin, body })
       t.equal(res.status, status, what)
       t.equal(res.body.code, code, what)
     }
-    const missing = await call(app, 'POST', '/cms/v2/users', { auth: admin.auth, body: {} })
+    const missing = await call(app, 'POST', '/cms/v2/users', { as: admin, body: {} })
     t.equal(missing.body.message, 'Missing parameter(s): username, email, password')
-    const illegal = await call(app, 'POST', '/cms/v2/users', { auth: admin.auth, body: { username: 'bad:login', email: 'x3@example.com', password: 'p' } })
+    const illegal = await call(app, 'POST', '/cms/v2/users', { as: admin, body: { username: 'bad:login', email: 'x3@example.com', password: 'p' } })
     t.equal(illegal.body.data.details.username.code, 'rest_user_invalid_username')
     t.equal(illegal.body.data.params.username, 'This username is invalid because it uses illegal characters. Please enter a valid username.')
-    const taken = await call(app, 'POST', '/cms/v2/users', { auth: admin.auth, body: { username: 'other', email: 'newbie@example.com', password: 'p' } })
+    const taken = await call(app, 'POST', '/cms/v2/users', { as: admin, body: { username: 'other', email: 'newbie@example.com', password: 'p' } })
     t.equal(taken.body.message, 'Sorry, that email address is already used!')
 
     const valid = { username: 'x6', email: 'x6@example.com', password: 'p' }
-    const byEditor = await call(app, 'POST', '/cms/v2/users', { auth: editor.auth, body: valid })
+    const byEditor = await call(app, 'POST', '/cms/v2/users', { as: editor, body: valid })
     t.same(byEditor.body, { code: 'rest_cannot_create_user', message: 'Sorry, you are not allowed to create new users.', data: { status: 403 } })
     const byNobody = await call(app, 'POST', '/cms/v2/users', { body: valid })
     t.equal(byNobody.status, 401)
 
-    const after = await call(app, 'GET', '/cms/v2/users', { auth: admin.auth })
+    const after = await call(app, 'GET', '/cms/v2/users', { as: admin })
     t.equal(Number(after.headers['x-cms-total']), Number(before.headers['x-cms-total']) + 2, 'failed creates left nothing behind')
   })
 
   t.test('update', async (t) => {
-    const target = await account(store, 'target', ['author'])
+    const target = await createCaller(store, 'author', { login: 'target' })
     const url = `/cms/v2/users/${target.user.id}`
     const updated = await call(app, 'PATCH', url, {
-      auth: admin.auth,
+      as: admin,
       body: { name: 'T. Arget', email: 'target2@example.com', description: 'Bio', url: 'https://t.example', slug: 'the-target', last_name: 'Arget', nickname: 'tee' }
     })
     t.equal(updated.status, 200)
     t.match(updated.body, { name: 'T. Arget', email: 'target2@example.com', description: 'Bio', url: 'https://t.example', slug: 'the-target', last_name: 'Arget', nickname: 'tee', username: 'target' })
-    const reread = await call(app, 'GET', url, { auth: admin.auth, query: { context: 'edit' } })
+    const reread = await call(app, 'GET', url, { as: admin, query: { context: 'edit' } })
     t.match(reread.body, { email: 'target2@example.com', last_name: 'Arget', slug: 'the-target' }, 'stored')
 
-    const self = await call(app, 'PUT', url, { auth: target.auth, body: { description: 'Mine' } })
+    const self = await call(app, 'PUT', url, { as: target, body: { description: 'Mine' } })
     t.equal(self.status, 200, 'users edit themselves')
-    const other = await call(app, 'POST', url, { auth: subscriber.auth, body: { description: 'Not yours' } })
+    const other = await call(app, 'POST', url, { as: subscriber, body: { description: 'Not yours' } })
     t.same(other.body, { code: 'rest_cannot_edit', message: 'Sorry, you are not allowed to edit this user.', data: { status: 403 } })
     t.equal((await call(app, 'POST', url, { body: { description: 'x' } })).status, 401)
-    t.equal((await call(app, 'POST', '/cms/v2/users/9999', { auth: admin.auth, body: { name: 'x' } })).status, 404)
+    t.equal((await call(app, 'POST', '/cms/v2/users/9999', { as: admin, body: { name: 'x' } })).status, 404)
 
     const cases: Array<[string, Record<string, unknown>, number, string]> = [
       ['username is fixed', { username: 'renamed' }, 400, 'rest_user_invalid_argument'],
@@ -259,48 +261,48 @@ t.test('users routes', async (t) => {
       ['unknown role', { roles: ['wizard'] }, 400, 'rest_user_invalid_role']
     ]
     for (const [what, body, status, code] of cases) {
-      const res = await call(app, 'POST', url, { auth: admin.auth, body })
+      const res = await call(app, 'POST', url, { as: admin, body })
       t.equal(res.status, status, what)
       t.equal(res.body.code, code, what)
     }
-    const sameName = await call(app, 'POST', url, { auth: admin.auth, body: { username: 'target' } })
+    const sameName = await call(app, 'POST', url, { as: admin, body: { username: 'target' } })
     t.equal(sameName.status, 200, 'sending the same username is fine')
 
-    const promote = await call(app, 'POST', url, { auth: admin.auth, body: { roles: ['editor'] } })
+    const promote = await call(app, 'POST', url, { as: admin, body: { roles: ['editor'] } })
     t.same(promote.body.roles, ['editor'])
-    const byEditor = await call(app, 'POST', url, { auth: editor.auth, body: { roles: ['administrator'] } })
+    const byEditor = await call(app, 'POST', url, { as: editor, body: { roles: ['administrator'] } })
     t.same(byEditor.body, { code: 'rest_cannot_edit_roles', message: 'Sorry, you are not allowed to edit roles of this user.', data: { status: 403 } })
-    const selfPromote = await call(app, 'POST', url, { auth: target.auth, body: { roles: ['administrator'] } })
+    const selfPromote = await call(app, 'POST', url, { as: target, body: { roles: ['administrator'] } })
     t.equal(selfPromote.status, 403, 'nobody promotes themselves without promote_users')
-    const demoteSelf = await call(app, 'POST', `/cms/v2/users/${admin.user.id}`, { auth: admin.auth, body: { roles: ['editor'] } })
+    const demoteSelf = await call(app, 'POST', `/cms/v2/users/${admin.user.id}`, { as: admin, body: { roles: ['editor'] } })
     t.same(demoteSelf.body, { code: 'rest_user_invalid_role', message: 'Sorry, you are not allowed to give users that role.', data: { status: 403 } })
   })
 
   t.test('delete, with and without reassignment', async (t) => {
-    const leaving = await account(store, 'leaving', ['author'])
-    const heir = await account(store, 'heir', ['author'])
+    const leaving = await createCaller(store, 'author', { login: 'leaving' })
+    const heir = await createCaller(store, 'author', { login: 'heir' })
     const url = `/cms/v2/users/${leaving.user.id}`
     await post(store, leaving.user.id)
     await post(store, leaving.user.id, 'draft')
 
-    const noForce = await call(app, 'DELETE', url, { auth: admin.auth, query: { reassign: String(heir.user.id) } })
+    const noForce = await call(app, 'DELETE', url, { as: admin, query: { reassign: String(heir.user.id) } })
     t.same(noForce.body, { code: 'rest_trash_not_supported', message: 'Users do not support trashing. Set \'force=true\' to delete.', data: { status: 501 } })
-    const noReassign = await call(app, 'DELETE', url, { auth: admin.auth, query: { force: 'true' } })
+    const noReassign = await call(app, 'DELETE', url, { as: admin, query: { force: 'true' } })
     t.equal(noReassign.status, 400)
     t.same(noReassign.body.data.params, ['reassign'])
     for (const bad of [String(leaving.user.id), '9999']) {
-      const res = await call(app, 'DELETE', url, { auth: admin.auth, query: { force: 'true', reassign: bad } })
+      const res = await call(app, 'DELETE', url, { as: admin, query: { force: 'true', reassign: bad } })
       t.same(res.body, { code: 'rest_user_invalid_reassign', message: 'Invalid user ID for reassignment.', data: { status: 400 } })
     }
-    const reassignTrue = await call(app, 'DELETE', url, { auth: admin.auth, query: { force: 'true', reassign: 'true' } })
+    const reassignTrue = await call(app, 'DELETE', url, { as: admin, query: { force: 'true', reassign: 'true' } })
     t.equal(reassignTrue.status, 400, 'reassign=true names nobody')
     t.equal(reassignTrue.body.code, 'rest_invalid_param')
-    const byEditor = await call(app, 'DELETE', url, { auth: editor.auth, query: { force: 'true', reassign: 'false' } })
+    const byEditor = await call(app, 'DELETE', url, { as: editor, query: { force: 'true', reassign: 'false' } })
     t.same(byEditor.body, { code: 'rest_user_cannot_delete', message: 'Sorry, you are not allowed to delete this user.', data: { status: 403 } })
     t.equal((await call(app, 'DELETE', url, { query: { force: 'true', reassign: 'false' } })).status, 401)
     t.equal(await postsOf(store, leaving.user.id), 2, 'nothing changed yet')
 
-    const gone = await call(app, 'DELETE', url, { auth: admin.auth, query: { force: 'true', reassign: String(heir.user.id) } })
+    const gone = await call(app, 'DELETE', url, { as: admin, query: { force: 'true', reassign: String(heir.user.id) } })
     t.equal(gone.status, 200)
     t.equal(gone.body.deleted, true)
     t.same(Object.keys(gone.body.previous), EDIT_FIELDS.filter((f) => f !== '_links'))
@@ -308,17 +310,17 @@ t.test('users routes', async (t) => {
     t.equal(gone.headers.allow, undefined, 'nothing is allowed on a deleted user')
     t.equal(await postsOf(store, heir.user.id), 2, 'posts reassigned')
     t.equal(await postsOf(store, leaving.user.id), 0)
-    t.equal((await call(app, 'GET', url, { auth: admin.auth })).status, 404)
-    const stale = await call(app, 'GET', '/cms/v2/users/me', { auth: leaving.auth })
+    t.equal((await call(app, 'GET', url, { as: admin })).status, 404)
+    const stale = await call(app, 'GET', '/cms/v2/users/me', { as: leaving })
     t.equal(stale.status, 401, 'their application passwords went with them')
     t.equal(stale.body.code, 'invalid_username')
 
-    const dropped = await call(app, 'DELETE', `/cms/v2/users/${heir.user.id}`, { auth: admin.auth, query: { force: 'true', reassign: 'false' } })
+    const dropped = await call(app, 'DELETE', `/cms/v2/users/${heir.user.id}`, { as: admin, query: { force: 'true', reassign: 'false' } })
     t.equal(dropped.status, 200)
     t.equal(await postsOf(store, heir.user.id), 0, 'without reassignment the posts are deleted')
 
-    const quitter = await account(store, 'quitter', ['subscriber'])
-    const selfDelete = await call(app, 'DELETE', '/cms/v2/users/me', { auth: quitter.auth, query: { force: 'true', reassign: 'false' } })
+    const quitter = await createCaller(store, 'subscriber', { login: 'quitter' })
+    const selfDelete = await call(app, 'DELETE', '/cms/v2/users/me', { as: quitter, query: { force: 'true', reassign: 'false' } })
     t.equal(selfDelete.status, 403, 'subscribers cannot delete users, themselves included')
   })
 
@@ -329,20 +331,20 @@ t.test('users routes', async (t) => {
       { roles: 'administrator\u0000' }, { slug: 'a\u0000' }
     ]
     for (const query of queries) {
-      const res = await call(app, 'GET', '/cms/v2/users', { auth: admin.auth, query })
+      const res = await call(app, 'GET', '/cms/v2/users', { as: admin, query })
       t.ok(res.status === 200 || res.status === 400, `${JSON.stringify(query)}: ${res.status}`)
     }
-    t.same((await call(app, 'GET', '/cms/v2/users', { auth: admin.auth, query: { include: '99999999999' } })).body, [], 'an id out of range matches nobody')
-    const nul = await call(app, 'POST', '/cms/v2/users', { auth: admin.auth, body: { username: 'nul', email: 'nul@example.com', password: 'p', name: 'a\u0000b' } })
+    t.same((await call(app, 'GET', '/cms/v2/users', { as: admin, query: { include: '99999999999' } })).body, [], 'an id out of range matches nobody')
+    const nul = await call(app, 'POST', '/cms/v2/users', { as: admin, body: { username: 'nul', email: 'nul@example.com', password: 'p', name: 'a\u0000b' } })
     t.ok(nul.status === 201 || nul.status === 400, `NUL in a field: ${nul.status}`)
     // Callers other than the API (the CLI, other modules) reach the store directly: it drops NUL characters.
     const stored = await createUser(store, { login: 'nully', email: 'nully@example.com', roles: [], displayName: 'a\u0000b', url: 'https://x.example/a\u0000b', profile: { first_name: 'x\u0000' } })
-    const withNul = await call(app, 'GET', `/cms/v2/users/${stored.id}`, { auth: admin.auth, query: { context: 'edit' } })
+    const withNul = await call(app, 'GET', `/cms/v2/users/${stored.id}`, { as: admin, query: { context: 'edit' } })
     t.match(withNul.body, { name: 'ab', first_name: 'x', url: 'https://x.example/ab' })
-    const big = await call(app, 'DELETE', `/cms/v2/users/${withNul.body.id}`, { auth: admin.auth, query: { force: 'true', reassign: '99999999999' } })
+    const big = await call(app, 'DELETE', `/cms/v2/users/${withNul.body.id}`, { as: admin, query: { force: 'true', reassign: '99999999999' } })
     t.equal(big.status, 400)
     t.equal(big.body.code, 'rest_user_invalid_reassign')
-    const nulLogin = await call(app, 'GET', '/cms/v2/users/me', { auth: `Basic ${Buffer.from('a\u0000b:pw').toString('base64')}` })
+    const nulLogin = await call(app, 'GET', '/cms/v2/users/me', { as: `Basic ${Buffer.from('a\u0000b:pw').toString('base64')}` })
     t.equal(nulLogin.status, 401)
     t.equal(nulLogin.body.code, 'invalid_username')
   })

@@ -11,8 +11,10 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelServerOptions, restKernel } from '@cms/rest'
 import { migrate, type Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
+import { call, type Answer, type CallOptions } from '@cms/rest/testing'
+import { createCaller, type TestUser, type TestUserOptions } from '@cms/core/testing'
 import {
-  authenticator, corePackage, createApplicationPassword, createServices, createUser, packageSettingsFromEnv, packagesFor, Platform,
+  authenticator, corePackage, createServices, packageSettingsFromEnv, packagesFor, Platform,
   Upstreams, upstreamConfigFromEnv, type CmsPackage, type Role
 } from '@cms/core'
 
@@ -20,31 +22,16 @@ export { standIn, type StandIn, type Received } from './standin.js'
 
 export const BASE = 'http://cms.test'
 
-export interface TestCaller {
-  role: Role | 'anonymous'
-  id: number
-  login: string
-  /** Headers that sign in as this caller ({} for anonymous). */
-  headers: Record<string, string>
-}
-
-export const anonymous: TestCaller = { role: 'anonymous', id: 0, login: '', headers: {} }
-
-export interface CallOptions {
-  as?: TestCaller
-  query?: Record<string, string | number | boolean>
-  body?: unknown
-  headers?: Record<string, string>
-}
+export type { TestCaller } from '@cms/rest/testing'
 
 export interface TestApp {
   app: FastifyInstance
   store: Store
   platform: Platform
   /** A new user of `role` with an application password. */
-  caller: (role: Role) => Promise<TestCaller>
-  /** Calls a REST route (`/ns/route`) and answers the status, headers and parsed body. */
-  call: (method: string, path: string, opts?: CallOptions) => Promise<{ status: number, headers: Record<string, unknown>, body: any }>
+  caller: (role: Role, opts?: TestUserOptions) => Promise<TestUser>
+  /** Calls a REST route (`/ns/route`) of the app. */
+  call: (method: string, path: string, opts?: CallOptions) => Promise<Answer>
   close: () => Promise<void>
 }
 
@@ -60,8 +47,6 @@ export interface TestAppOptions {
   /** The content directory (default: one that does not exist). */
   contentDir?: string
 }
-
-let serial = 0
 
 /** Composes the packages as the gateway does (platform, migrations, kernel) on a fresh database. */
 export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
@@ -90,23 +75,8 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
     app,
     store,
     platform,
-    caller: async (role) => {
-      serial += 1
-      const login = `t-${role}-${process.pid}-${serial}`
-      const user = await createUser(store, { login, email: `${login}@example.com`, roles: [role] })
-      const { password } = await createApplicationPassword(store, user.id, { name: 'test' })
-      return { role, id: user.id, login, headers: { authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` } }
-    },
-    call: async (method, path, o = {}) => {
-      const query = new URLSearchParams(Object.entries(o.query ?? {}).map(([k, v]) => [k, String(v)])).toString()
-      const res = await app.inject({
-        method: method as 'GET',
-        url: `/cms-json${path}${query === '' ? '' : `?${query}`}`,
-        headers: { ...(o.as ?? anonymous).headers, ...(o.body === undefined ? {} : { 'content-type': 'application/json' }), ...o.headers },
-        ...(o.body === undefined ? {} : { payload: JSON.stringify(o.body) })
-      })
-      return { status: res.statusCode, headers: res.headers, body: res.body === '' ? null : JSON.parse(res.body) }
-    },
+    caller: async (role, o) => await createCaller(store, role, o),
+    call: async (method, path, o) => await call(app, method, path, o),
     close: async () => {
       await app.close()
       await store.close()
