@@ -232,5 +232,8 @@ t.test('content read functions: the list route\'s filters, a post with meta and 
   t.equal(one?.post.title, 'Apples in the news')
   t.same(one?.terms.category.map((c) => c.id), [cat])
   t.same(await content.post(999999), undefined)
+  t.same((await content.terms({ taxonomy: 'category', slug: ['news'] })).map((c) => c.id), [cat], 'terms by slug')
+  t.same(await content.terms({ taxonomy: 'post_tag', slug: ['news'] }), [], 'a slug of another taxonomy')
+  t.equal(await content.media(news, 'http://cms.test'), undefined, 'a post is no media item (media with a file: the seo package\'s head test)')
   t.same(await content.userMeta(author.id, ['first_name']), { first_name: 'Ada' })
 })
