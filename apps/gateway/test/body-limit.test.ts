@@ -15,7 +15,8 @@ import { join } from 'node:path'
 import { connect } from 'node:net'
 import { once } from 'node:events'
 import { DRAIN_MS } from '@cms/rest'
-import { createCaller, harnessApp, listenLoopback, type Harness } from './harness/app.js'
+import { harnessApp, listenLoopback, type Harness } from './harness/app.js'
+import { createCaller } from '@cms/core/testing'
 
 const run = promisify(execFile)
 const MiB = 1024 * 1024
@@ -30,7 +31,7 @@ async function postCount (h: Harness, admin: Record<string, string>): Promise<nu
 const shared = (async () => {
   const h = await harnessApp({ CMS_DEPLOYMENT: 'A' })
   t.teardown(h.close)
-  const admin = (await createCaller(h.store, 'administrator', 'limit')).headers
+  const admin = (await createCaller(h.store, 'administrator')).headers
   return { h, admin, base: await listenLoopback(h.app) }
 })()
 

@@ -7,7 +7,7 @@
 import t from 'tap'
 import { createRequire } from 'node:module'
 import apiFetchModule, { type APIFetchOptions, type APIFetchMiddleware } from '@wordpress/api-fetch'
-import { createApplicationPassword, createUser } from '@cms/core'
+import { createCaller, type TestUser } from '@cms/core/testing'
 import { harnessApp, listenLoopback } from './harness/app.js'
 
 const require = createRequire(import.meta.url)
@@ -47,20 +47,17 @@ t.test('wpapi and api-fetch read types, settings and search', async (t) => {
   const h = await harnessApp({ CMS_DEPLOYMENT: 'A', CMS_BASE_URL: '' })
   t.teardown(h.close)
   const base = await listenLoopback(h.app)
-  const admin = await createUser(h.store, { login: 'client-admin', email: 'client-admin@example.com', roles: ['administrator'] })
-  const { password } = await createApplicationPassword(h.store, admin.id, { name: 'clients' })
-  const other = await createUser(h.store, { login: 'client-author', email: 'client-author@example.com', roles: ['author'] })
-  const otherPassword = (await createApplicationPassword(h.store, other.id, { name: 'clients' })).password
-  const authorization = `Basic ${Buffer.from(`client-admin:${password}`).toString('base64')}`
+  const admin = await createCaller(h.store, 'administrator', { login: 'client-admin' })
+  const other = await createCaller(h.store, 'author', { login: 'client-author' })
 
-  const post = async (auth: string, route: string, body: Record<string, unknown>): Promise<any> => {
-    const res = await fetch(`${base}/index.php?rest_route=${route}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const post = async (as: TestUser, route: string, body: Record<string, unknown>): Promise<any> => {
+    const res = await fetch(`${base}/index.php?rest_route=${route}`, { method: 'POST', headers: { ...as.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) })
     t.equal(res.status, 201, `created ${route}`)
     return await res.json()
   }
-  const zebraPost = await post(authorization, '/cms/v2/posts', { title: 'Zebra post', status: 'publish' })
-  const zebraPage = await post(authorization, '/cms/v2/pages', { title: 'Zebra page', status: 'publish' })
-  const draft = await post(`Basic ${Buffer.from(`client-author:${otherPassword}`).toString('base64')}`, '/cms/v2/posts', { title: 'Zebra draft', status: 'draft' })
+  const zebraPost = await post(admin, '/cms/v2/posts', { title: 'Zebra post', status: 'publish' })
+  const zebraPage = await post(admin, '/cms/v2/pages', { title: 'Zebra page', status: 'publish' })
+  const draft = await post(other, '/cms/v2/posts', { title: 'Zebra draft', status: 'draft' })
 
   t.test('the front page points at the API', async (t) => {
     for (const url of [`${base}/`, `${base}/index.php?p=1`]) {
@@ -93,21 +90,21 @@ t.test('wpapi and api-fetch read types, settings and search', async (t) => {
     const taxonomy = await cms.taxonomies!().taxonomy('category')
     t.equal(taxonomy.slug, 'category')
 
-    const settings = await cms.settings!().auth({ username: 'client-admin', password })
+    const settings = await cms.settings!().auth({ username: admin.login, password: admin.password })
     t.equal(settings.title, 'My CMS Site')
-    const updated = await cms.settings!().auth({ username: 'client-admin', password }).update({ title: 'Set by wpapi', posts_per_page: 7 })
+    const updated = await cms.settings!().auth({ username: admin.login, password: admin.password }).update({ title: 'Set by wpapi', posts_per_page: 7 })
     t.equal(updated.title, 'Set by wpapi')
     t.equal(updated.posts_per_page, 7)
     await t.rejects(cms.settings!().get(), { code: 'rest_forbidden' }, 'anonymous: refused')
 
-    const found = await cms.search!().search('zebra').auth({ username: 'client-admin', password })
+    const found = await cms.search!().search('zebra').auth({ username: admin.login, password: admin.password })
     t.same(found.map((r: any) => r.id).sort(), [zebraPost.id, zebraPage.id].sort(), 'posts and pages found, no draft')
     t.notOk(found.some((r: any) => r.id === draft.id))
   })
 
   t.test('api-fetch: types, settings and search by path', async (t) => {
     apiFetch.use(apiFetch.createRootURLMiddleware(`${base}/index.php?rest_route=/`))
-    apiFetch.use((options: APIFetchOptions, next: Parameters<APIFetchMiddleware>[1]) => next({ ...options, headers: { ...options.headers, authorization } }))
+    apiFetch.use((options: APIFetchOptions, next: Parameters<APIFetchMiddleware>[1]) => next({ ...options, headers: { ...options.headers, ...admin.headers } }))
 
     const postType = await apiFetch<Record<string, any>>({ path: '/cms/v2/types/post?context=edit' })
     t.equal(postType.capabilities.edit_posts, 'edit_posts', 'edit context as an administrator')

@@ -10,7 +10,8 @@ import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { migrate, openStore, type Store } from '@cms/store'
 import { coreMigrations } from '@cms/core'
-import { createCaller, harnessApp, listenLoopback } from './harness/app.js'
+import { harnessApp, listenLoopback } from './harness/app.js'
+import { createCaller } from '@cms/core/testing'
 import { targetsOf } from './harness/routes.js'
 import { formatReport, pickResource, runLoad, verifyLoad } from './harness/load.js'
 import { startPgServer, type PgServer } from './harness/pg.js'
@@ -42,7 +43,7 @@ t.test('database outage under load', async (t) => {
   closers.push(h.close)
   const base = await listenLoopback(h.app)
   const resource = pickResource(targetsOf(h.app))
-  const callers = await Promise.all(Array.from({ length: 8 }, async () => await createCaller(store, 'administrator', 'fault')))
+  const callers = await Promise.all(Array.from({ length: 8 }, async () => await createCaller(store, 'administrator')))
   const admin = callers[0]!.headers
 
   const stop = { stop: false }

@@ -8,7 +8,8 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
-import { coreMigrations, createApplicationPassword, createUser } from '@cms/core'
+import { coreMigrations, createUser } from '@cms/core'
+import { createCaller } from '@cms/core/testing'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 
@@ -21,23 +22,15 @@ async function gateway (env: Record<string, string>): Promise<{ app: FastifyInst
   return { app, store }
 }
 
-async function admin (store: Store, login = 'root'): Promise<string> {
-  const user = await createUser(store, { login, email: `${login}@example.com`, roles: ['administrator'], password: `${login}-secret-pw` })
-  const { password } = await createApplicationPassword(store, user.id, { name: 'tests' })
-  return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`
-}
-
-let accounts = 0
-
 /**
  * The `last_ip` of a new account's application password after its first
  * call, from `from` (use is recorded once a day: a new account each time).
  */
 async function lastIpAfterCall (app: FastifyInstance, store: Store, from: string, forwardedFor: string): Promise<string> {
-  const auth = await admin(store, `user${++accounts}`)
-  const me = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me', remoteAddress: from, headers: { authorization: auth, 'x-forwarded-for': forwardedFor } })
+  const admin = await createCaller(store, 'administrator')
+  const me = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me', remoteAddress: from, headers: { ...admin.headers, 'x-forwarded-for': forwardedFor } })
   if (me.statusCode !== 200) throw new Error(`users/me answered ${me.statusCode}`)
-  const list = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me/application-passwords', remoteAddress: '127.0.0.1', headers: { authorization: auth } })
+  const list = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me/application-passwords', remoteAddress: '127.0.0.1', headers: { ...admin.headers } })
   return JSON.parse(list.body)[0].last_ip
 }
 
@@ -91,7 +84,7 @@ t.test('a forged Host is refused and never echoed', async (t) => {
 t.test('without a base URL: a malformed Host is refused, a well-formed one shapes links but nothing stored', async (t) => {
   const { app, store } = await gateway({ CMS_BASE_URL: '', PORT: '8099' })
   t.teardown(() => app.close())
-  const auth = await admin(store)
+  const admin = await createCaller(store, 'administrator')
   for (const host of ['evil.example>; rel="x"', 'a b', 'javascript:alert(1)', '"x"']) {
     const res = await app.inject({ method: 'GET', url: '/cms-json/', headers: { host } })
     t.equal(res.statusCode, 400, `refused: ${host}`)
@@ -100,30 +93,30 @@ t.test('without a base URL: a malformed Host is refused, a well-formed one shape
   const res = await app.inject({
     method: 'POST',
     url: '/cms-json/cms/v2/posts',
-    headers: { host: 'evil.example', authorization: auth, 'content-type': 'application/json' },
+    headers: { host: 'evil.example', ...admin.headers, 'content-type': 'application/json' },
     payload: JSON.stringify({ title: 'Hello', status: 'publish' })
   })
   t.equal(res.statusCode, 201)
   const post = JSON.parse(res.body)
   t.equal(post.guid.raw, `http://127.0.0.1:8099/?p=${post.id}`, 'the guid comes from the settings, not the Host')
   t.match(post.link, /^http:\/\/evil\.example\//, 'links of this answer follow the (well-formed) host it was asked by')
-  const again = await app.inject({ method: 'GET', url: `/cms-json/cms/v2/posts/${post.id}?context=edit`, headers: { authorization: auth } })
+  const again = await app.inject({ method: 'GET', url: `/cms-json/cms/v2/posts/${post.id}?context=edit`, headers: { ...admin.headers } })
   t.equal(JSON.parse(again.body).guid.raw, `http://127.0.0.1:8099/?p=${post.id}`)
   const update = await app.inject({
     method: 'POST',
     url: `/cms-json/cms/v2/posts/${post.id}`,
-    headers: { host: 'other.example', authorization: auth, 'content-type': 'application/json' },
+    headers: { host: 'other.example', ...admin.headers, 'content-type': 'application/json' },
     payload: JSON.stringify({ content: 'changed' })
   })
   t.equal(update.statusCode, 200)
-  const revisions = await app.inject({ method: 'GET', url: `/cms-json/cms/v2/posts/${post.id}/revisions?context=edit`, headers: { authorization: auth } })
+  const revisions = await app.inject({ method: 'GET', url: `/cms-json/cms/v2/posts/${post.id}/revisions?context=edit`, headers: { ...admin.headers } })
   for (const r of JSON.parse(revisions.body)) t.match(r.guid.raw, /^http:\/\/127\.0\.0\.1:8099\//, 'revision guids too')
 })
 
 t.test('forwarded host and scheme: ignored from others, checked from a trusted proxy', async (t) => {
   const { app, store } = await gateway({ CMS_BASE_URL: '', CMS_TRUSTED_PROXIES: '10.0.0.1' })
   t.teardown(() => app.close())
-  const auth = await admin(store)
+  const admin = await createCaller(store, 'administrator')
   const untrusted = await app.inject({
     method: 'GET',
     url: '/cms-json/',
@@ -143,12 +136,12 @@ t.test('forwarded host and scheme: ignored from others, checked from a trusted p
     method: 'POST',
     url: '/cms-json/cms/v2/posts',
     remoteAddress: '10.0.0.1',
-    headers: { host: 'backend', 'x-forwarded-host': 'cms.example', 'x-forwarded-proto': 'javascript', authorization: auth, 'content-type': 'application/json' },
+    headers: { host: 'backend', 'x-forwarded-host': 'cms.example', 'x-forwarded-proto': 'javascript', ...admin.headers, 'content-type': 'application/json' },
     payload: JSON.stringify({ title: 'x', status: 'publish' })
   })
   t.equal(badProto.statusCode, 400, 'a scheme other than http(s) is refused, even from a trusted proxy')
   t.equal(JSON.parse(badProto.body).code, 'rest_invalid_host')
-  const count = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/posts?status=any', headers: { authorization: auth } })
+  const count = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/posts?status=any', headers: { ...admin.headers } })
   t.equal(count.headers['x-cms-total'], '0', 'nothing was written')
 })
 

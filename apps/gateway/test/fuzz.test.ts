@@ -17,7 +17,9 @@
  * the service timed from outside, is test/adversarial.test.ts.
  */
 import t from 'tap'
-import { anonymousCaller, createCaller, harnessApp } from './harness/app.js'
+import { harnessApp } from './harness/app.js'
+import { createCaller } from '@cms/core/testing'
+import { anonymous } from '@cms/rest/testing'
 import { targetsOf } from './harness/routes.js'
 import { runAdversarialSweep, runFuzz, type FuzzStats } from './harness/fuzz.js'
 
@@ -44,8 +46,8 @@ for (const profile of ['A', 'B'] as const) {
       runs: RUNS,
       seed: SEED + (profile === 'A' ? 0 : 7919),
       callers: async () => [
-        { name: 'anonymous', headers: anonymousCaller.headers },
-        { name: 'administrator', headers: (await createCaller(h.store, 'administrator', 'fuzz')).headers }
+        { name: 'anonymous', headers: anonymous.headers },
+        { name: 'administrator', headers: (await createCaller(h.store, 'administrator')).headers }
       ],
       progress: RUNS >= 10_000 ? (s) => { if (s.healthChecks % 40 === 0) t.comment(`${s.requests} requests, ${s.failures} failures, ${Math.round(s.ms / 1000)} s`) } : undefined
     })
@@ -62,7 +64,7 @@ for (const profile of ['A', 'B'] as const) {
     const sweep = await runAdversarialSweep({
       app: h.app,
       targets,
-      headers: (await createCaller(h.store, 'administrator', 'fuzz')).headers,
+      headers: (await createCaller(h.store, 'administrator')).headers,
       bodySize: ADVERSARIAL_SIZE,
       queryRoom: 7000,
       boundMs: ADVERSARIAL_MS

@@ -16,7 +16,8 @@ import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 import { profiles } from '../src/profiles.js'
 import { BASE } from './helpers.js'
-import { createCaller, type TestCaller } from './harness/app.js'
+import { createCaller } from '@cms/core/testing'
+import { call } from '@cms/rest/testing'
 
 type Seen = Array<{ topic: string, objectId: number, payload: Record<string, unknown>, by: string }>
 
@@ -48,18 +49,6 @@ async function instance (store: Store, seen: Seen, name: string, fail?: { times:
   return app
 }
 
-function caller (app: FastifyInstance, as: TestCaller) {
-  return async (method: string, path: string, body?: unknown) => {
-    const res = await app.inject({
-      method: method as 'GET',
-      url: `/cms-json${path}`,
-      headers: { ...as.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) })
-    })
-    return { status: res.statusCode, body: JSON.parse(res.body) }
-  }
-}
-
 const drain = async (app: FastifyInstance): Promise<number> => await app.platform.services.events.drain()
 
 t.test('each change is delivered once, after commit', async (t) => {
@@ -68,10 +57,9 @@ t.test('each change is delivered once, after commit', async (t) => {
   const seen: Seen = []
   const app = await instance(store, seen, 'one')
   t.teardown(() => app.close())
-  const admin = await createCaller(store, 'administrator', 'ev')
-  const call = caller(app, admin)
+  const admin = await createCaller(store, 'administrator')
 
-  const created = await call('POST', '/cms/v2/posts', { title: 'Draft', status: 'draft' })
+  const created = await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Draft', status: 'draft' } })
   t.equal(created.status, 201)
   const id = created.body.id as number
   t.same(seen, [], 'nothing before the worker runs')
@@ -80,10 +68,10 @@ t.test('each change is delivered once, after commit', async (t) => {
   t.match(seen[0]!.payload, { id, type: 'post', status: 'draft', author: admin.id })
 
   seen.length = 0
-  t.equal((await call('POST', `/cms/v2/posts/${id}`, { title: 'Renamed' })).status, 200)
-  t.equal((await call('POST', `/cms/v2/posts/${id}`, { status: 'publish' })).status, 200)
-  t.equal((await call('DELETE', `/cms/v2/posts/${id}`)).status, 200)
-  t.equal((await call('DELETE', `/cms/v2/posts/${id}`, { force: true })).status, 200)
+  t.equal((await call(app, 'POST', `/cms/v2/posts/${id}`, { as: admin, body: { title: 'Renamed' } })).status, 200)
+  t.equal((await call(app, 'POST', `/cms/v2/posts/${id}`, { as: admin, body: { status: 'publish' } })).status, 200)
+  t.equal((await call(app, 'DELETE', `/cms/v2/posts/${id}`, { as: admin })).status, 200)
+  t.equal((await call(app, 'DELETE', `/cms/v2/posts/${id}`, { as: admin, body: { force: true } })).status, 200)
   await drain(app)
   const byTopic = (topic: string): Seen => seen.filter((e) => e.topic === topic)
   t.equal(byTopic('post.updated').length, 3, 'the rename, the publication and the trashing')
@@ -93,13 +81,13 @@ t.test('each change is delivered once, after commit', async (t) => {
   t.same(byTopic('post.created'), [], 'no second creation')
 
   seen.length = 0
-  const user = await createCaller(store, 'subscriber', 'ev')
-  t.equal((await call('DELETE', `/cms/v2/users/${user.id}`, { force: true, reassign: false })).status, 200)
+  const user = await createCaller(store, 'subscriber')
+  t.equal((await call(app, 'DELETE', `/cms/v2/users/${user.id}`, { as: admin, body: { force: true, reassign: false } })).status, 200)
   await drain(app)
   t.same(seen.map((e) => [e.topic, e.objectId]), [['user.deleted', user.id]])
 
   seen.length = 0
-  const bad = await call('POST', '/cms/v2/posts', { title: 'x', status: 'nonsense' })
+  const bad = await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'x', status: 'nonsense' } })
   t.equal(bad.status, 400)
   t.equal(await drain(app), 0, 'a refused write makes no event; delivered events are not delivered again')
   t.same(seen, [])
@@ -110,8 +98,8 @@ t.test('a process that stops after the commit and before its listener ran: the n
   t.teardown(() => store.close())
   const seen: Seen = []
   const first = await instance(store, seen, 'first')
-  const admin = await createCaller(store, 'administrator', 'ev')
-  const created = await caller(first, admin)('POST', '/cms/v2/posts', { title: 'Committed', status: 'publish' })
+  const admin = await createCaller(store, 'administrator')
+  const created = await call(first, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Committed', status: 'publish' } })
   t.equal(created.status, 201)
   await first.close() // stopped before its worker ran
   t.same(seen, [])
@@ -130,10 +118,9 @@ t.test('two workers on one database deliver each event once; a failing listener 
   const a = await instance(store, seen, 'a')
   const b = await instance(store, seen, 'b')
   t.teardown(async () => { await a.close(); await b.close() })
-  const admin = await createCaller(store, 'administrator', 'ev')
-  const call = caller(a, admin)
+  const admin = await createCaller(store, 'administrator')
   const ids: number[] = []
-  for (let i = 0; i < 12; i++) ids.push((await call('POST', '/cms/v2/posts', { title: `P${i}`, status: 'draft' })).body.id)
+  for (let i = 0; i < 12; i++) ids.push((await call(a, 'POST', '/cms/v2/posts', { as: admin, body: { title: `P${i}`, status: 'draft' } })).body.id)
   await Promise.all([drain(a), drain(b), drain(a), drain(b)])
   const created = seen.filter((e) => e.topic === 'post.created').map((e) => e.objectId).sort((x, y) => x - y)
   t.same(created, ids, 'every event once, between both workers')
@@ -145,7 +132,7 @@ t.test('two workers on one database deliver each event once; a failing listener 
   t.teardown(() => flaky.close())
   await a.close()
   await b.close()
-  const post = (await caller(flaky, admin)('POST', '/cms/v2/posts', { title: 'Flaky', status: 'draft' })).body.id as number
+  const post = (await call(flaky, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Flaky', status: 'draft' } })).body.id as number
   t.equal(await drain(flaky), 0, 'the listener threw')
   t.equal(fail.times, 0)
   t.equal(await drain(flaky), 0, 'held by its lease')
@@ -186,8 +173,8 @@ t.test('the lease setting: a failed event is held for CMS_EVENTS_LEASE_MS, then 
   const fail = { times: 1 }
   const app = await instance(store, seen, 'leased', fail, { CMS_EVENTS_LEASE_MS: '1000' })
   t.teardown(() => app.close())
-  const admin = await createCaller(store, 'administrator', 'ev')
-  const post = (await caller(app, admin)('POST', '/cms/v2/posts', { title: 'Leased', status: 'draft' })).body.id as number
+  const admin = await createCaller(store, 'administrator')
+  const post = (await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Leased', status: 'draft' } })).body.id as number
   t.equal(await drain(app), 0, 'the listener threw')
   const lease = await store.execute<{ ms: string | number }>(`select extract(epoch from lease_until - created) * 1000 as ms from cms_events where object_id = ${post}`)
   t.ok(Number(lease[0]!.ms) >= 900 && Number(lease[0]!.ms) < 5000, `leased for about a second (${Number(lease[0]!.ms)} ms)`)
@@ -205,11 +192,10 @@ t.test('delivered events are pruned after the retention; undelivered and recent 
   const app = await instance(store, seen, 'pruning', fail, { CMS_EVENTS_RETENTION_MS: '0' })
   t.teardown(() => app.close())
   const events = app.platform.services.events
-  const admin = await createCaller(store, 'administrator', 'ev')
-  const call = caller(app, admin)
-  const failed = (await call('POST', '/cms/v2/posts', { title: 'Fails once', status: 'draft' })).body.id as number
+  const admin = await createCaller(store, 'administrator')
+  const failed = (await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Fails once', status: 'draft' } })).body.id as number
   t.equal(await drain(app), 0, 'the first listener call throws: not delivered')
-  const delivered = (await call('POST', '/cms/v2/posts', { title: 'Delivered', status: 'publish' })).body.id as number
+  const delivered = (await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Delivered', status: 'publish' } })).body.id as number
   t.equal(await drain(app), 1)
   t.equal(await events.prune(), 1, 'the delivered event is pruned')
   t.equal(await eventCount(store, `object_id = ${delivered}`), 0)
@@ -224,7 +210,7 @@ t.test('delivered events are pruned after the retention; undelivered and recent 
   // With the default retention (7 days) a delivered event stays until it is that old.
   const kept = await instance(store, seen, 'keeping')
   t.teardown(() => kept.close())
-  await caller(kept, admin)('POST', '/cms/v2/posts', { title: 'Recent', status: 'draft' })
+  await call(kept, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Recent', status: 'draft' } })
   t.equal(await drain(kept), 1)
   t.equal(await kept.platform.services.events.prune(), 0, 'a recent delivered event is kept')
   await store.execute("update cms_events set created = now() - interval '8 days'")
@@ -238,8 +224,8 @@ t.test('a process without listeners prunes too (the triggers write events regard
   // The change is made by a process without its worker, so the event is counted before any prune.
   const writer = await buildApp(settings, { store, logger: false, jobs: false })
   await writer.ready()
-  const admin = await createCaller(store, 'administrator', 'ev')
-  await caller(writer, admin)('POST', '/cms/v2/posts', { title: 'Nobody listens', status: 'draft' })
+  const admin = await createCaller(store, 'administrator')
+  await call(writer, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Nobody listens', status: 'draft' } })
   await writer.close()
   t.equal(await eventCount(store), 1, 'written by the trigger')
   const app = await buildApp(settings, { store, logger: false })
@@ -258,9 +244,9 @@ t.test('the background worker polls at CMS_EVENTS_POLL_MS, delivers, then prunes
   const seen: Seen = []
   const app = await instance(store, seen, 'worker', undefined, { CMS_EVENTS_POLL_MS: '20', CMS_EVENTS_RETENTION_MS: '0' }, true)
   t.teardown(() => app.close())
-  const admin = await createCaller(store, 'administrator', 'ev')
+  const admin = await createCaller(store, 'administrator')
   const started = performance.now()
-  const post = (await caller(app, admin)('POST', '/cms/v2/posts', { title: 'Polled', status: 'publish' })).body.id as number
+  const post = (await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Polled', status: 'publish' } })).body.id as number
   const until = Date.now() + 10_000
   while ((seen.length === 0 || await eventCount(store) > 0) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10))
   t.same(seen.map((e) => [e.topic, e.objectId]), [['post.created', post]], 'delivered without a drain call')

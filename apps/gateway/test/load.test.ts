@@ -8,7 +8,8 @@
 import t from 'tap'
 import { openTestStore } from '@cms/store/testing'
 import { coreMigrations } from '@cms/core'
-import { createCaller, harnessApp, listenLoopback } from './harness/app.js'
+import { harnessApp, listenLoopback } from './harness/app.js'
+import { createCaller } from '@cms/core/testing'
 import { targetsOf } from './harness/routes.js'
 import { formatReport, pickResource, runLoad, verifyLoad } from './harness/load.js'
 
@@ -26,7 +27,7 @@ t.test(`${CLIENTS} clients for ${DURATION / 1000} s`, async (t) => {
   t.teardown(h.close)
   const base = await listenLoopback(h.app)
   const resource = pickResource(targetsOf(h.app))
-  const callers = await Promise.all(Array.from({ length: CLIENTS }, async () => await createCaller(store, 'administrator', 'load')))
+  const callers = await Promise.all(Array.from({ length: CLIENTS }, async () => await createCaller(store, 'administrator')))
 
   const report = await runLoad({ base, resource, clients: CLIENTS, durationMs: DURATION, minOpsPerClient: MIN_OPS, timeoutMs: TIMEOUT, headers: (i) => callers[i]!.headers })
   t.comment(`${store.kind}: ${formatReport(report)}`)

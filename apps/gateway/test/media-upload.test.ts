@@ -7,7 +7,8 @@
  */
 import t from 'tap'
 import apiFetchModule from '@wordpress/api-fetch'
-import { createCaller, harnessApp, listenLoopback } from './harness/app.js'
+import { harnessApp, listenLoopback } from './harness/app.js'
+import { createCaller } from '@cms/core/testing'
 
 // A CommonJS package: its default export is the module object to the type checker, the function at run time.
 const apiFetch = ((apiFetchModule as unknown as { default?: unknown }).default ?? apiFetchModule) as typeof apiFetchModule.default
@@ -19,8 +20,8 @@ t.test('the block editor client uploads media', async (t) => {
   const h = await harnessApp({ CMS_DEPLOYMENT: 'A' })
   t.teardown(h.close)
   const base = await listenLoopback(h.app)
-  const author = await createCaller(h.store, 'author', 'uploader')
-  const contributor = await createCaller(h.store, 'contributor', 'writer')
+  const author = await createCaller(h.store, 'author')
+  const contributor = await createCaller(h.store, 'contributor')
   // The service's links use its configured base URL; files are fetched from the port it listens on.
   const local = (url: string): string => url.replace(/^https?:\/\/[^/]+/, base)
 

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { createApplicationPassword, createUser } from '@cms/core'
+import { createCaller } from '@cms/core/testing'
 import { harnessApp } from './harness/app.js'
 
 type Doc = Record<string, any>
@@ -76,10 +76,8 @@ t.test('posts: statuses, schemas and types a generated client compiles', async (
   t.equal(doc.components.schemas.Post.properties.title.properties.rendered.readOnly, true, 'readonly becomes readOnly')
 
   // The answers the service gives, checked against the derived types by tsc.
-  const admin = await createUser(h.store, { login: 'openapi-admin', email: 'openapi-admin@example.com', roles: ['administrator'] })
-  const { password } = await createApplicationPassword(h.store, admin.id, { name: 'openapi' })
-  const authorization = `Basic ${Buffer.from(`openapi-admin:${password}`).toString('base64')}`
-  const created = await h.app.inject({ method: 'POST', url: '/cms-json/cms/v2/posts', headers: { authorization }, payload: { title: 'From a client', content: 'Hello', status: 'publish' } })
+  const admin = await createCaller(h.store, 'administrator', { login: 'openapi-admin' })
+  const created = await h.app.inject({ method: 'POST', url: '/cms-json/cms/v2/posts', headers: admin.headers, payload: { title: 'From a client', content: 'Hello', status: 'publish' } })
   t.equal(created.statusCode, 201, 'the service answers the documented 201')
   const listed = await h.app.inject({ method: 'GET', url: '/cms-json/cms/v2/posts?per_page=5' })
   t.equal(listed.statusCode, 200)

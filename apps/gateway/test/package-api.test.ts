@@ -13,7 +13,8 @@ import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 import { profiles } from '../src/profiles.js'
 import { BASE } from './helpers.js'
-import { createCaller, type TestCaller } from './harness/app.js'
+import { createCaller } from '@cms/core/testing'
+import { call } from '@cms/rest/testing'
 
 const NS = 'demo-api/v1'
 
@@ -62,40 +63,31 @@ async function composed (store: Store, seen: { api?: PackageApi } = {}) {
   const profile = { name: 'A', namespaces: [...profiles.A!.namespaces, NS] }
   const app = await buildApp(settings, { store, logger: false, jobs: false, packages: [demoPackage(seen)], profile })
   await app.ready()
-  const call = async (method: string, path: string, as?: TestCaller, body?: unknown) => {
-    const res = await app.inject({
-      method: method as 'GET',
-      url: `/cms-json${path}`,
-      headers: { ...as?.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) })
-    })
-    return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) }
-  }
-  return { app, call }
+  return { app }
 }
 
 t.test('a package\'s options: schema, default, validated writes through its handle', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
   const seen: { api?: PackageApi } = {}
-  const { app, call } = await composed(store, seen)
+  const { app } = await composed(store, seen)
   t.teardown(() => app.close())
-  const admin = await createCaller(store, 'administrator', 'opt')
+  const admin = await createCaller(store, 'administrator')
 
-  t.same((await call('GET', `/${NS}/limits`, admin)).body, { max: 10, label: 'ten' }, 'the default')
-  const set = await call('POST', `/${NS}/limits`, admin, { limits: { max: 42, label: 'answer' } })
+  t.same((await call(app, 'GET', `/${NS}/limits`, { as: admin })).body, { max: 10, label: 'ten' }, 'the default')
+  const set = await call(app, 'POST', `/${NS}/limits`, { as: admin, body: { limits: { max: 42, label: 'answer' } } })
   t.same([set.status, set.body], [200, { max: 42, label: 'answer' }])
-  t.same((await call('GET', `/${NS}/limits`, admin)).body, { max: 42, label: 'answer' }, 'stored')
+  t.same((await call(app, 'GET', `/${NS}/limits`, { as: admin })).body, { max: 42, label: 'answer' }, 'stored')
   for (const bad of [{ max: 0, label: 'x' }, { max: 5 }, { max: 5, label: 'x', extra: 1 }, 'text', null, { max: 5, label: 'x'.repeat(21) }]) {
-    const res = await call('POST', `/${NS}/limits`, admin, { limits: bad })
+    const res = await call(app, 'POST', `/${NS}/limits`, { as: admin, body: { limits: bad } })
     t.same([res.status, res.body.code], [400, 'rest_invalid_param'], JSON.stringify(bad))
     t.match(res.body.data.params.demo_limits, /^Invalid value for option demo_limits/)
   }
-  t.same((await call('GET', `/${NS}/limits`, admin)).body, { max: 42, label: 'answer' }, 'a refused value writes nothing')
+  t.same((await call(app, 'GET', `/${NS}/limits`, { as: admin })).body, { max: 42, label: 'answer' }, 'a refused value writes nothing')
 
   // A value stored by an older version that the schema no longer accepts reads as the default.
   await store.execute("update options set value = '{\"max\": 500, \"label\": \"old\"}'::jsonb where name = 'demo_limits'")
-  t.same((await call('GET', `/${NS}/limits`, admin)).body, { max: 10, label: 'ten' })
+  t.same((await call(app, 'GET', `/${NS}/limits`, { as: admin })).body, { max: 10, label: 'ten' })
 
   const api = seen.api!
   t.throws(() => api.option('demo_limits', Type.String(), { default: '' }), /declared by @cms\/demo-api and @cms\/demo-api/, 'an option is declared once')
@@ -108,62 +100,62 @@ t.test('user meta registered by a package: under meta in cms/v2 users, written a
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
   const seen: { api?: PackageApi } = {}
-  const { app, call } = await composed(store, seen)
+  const { app } = await composed(store, seen)
   t.teardown(() => app.close())
-  const admin = await createCaller(store, 'administrator', 'um')
-  const author = await createCaller(store, 'author', 'um')
-  const subscriber = await createCaller(store, 'subscriber', 'um')
+  const admin = await createCaller(store, 'administrator')
+  const author = await createCaller(store, 'author')
+  const subscriber = await createCaller(store, 'subscriber')
   const defaults = { demo_score: '', demo_private: '', demo_tags: {}, demo_level: 'basic' }
   const stored = async (id: number) => await seen.api!.content.userMeta(id, Object.keys(defaults))
 
   // Reads: every key in edit, the edit-only key left out of view, no meta in embed.
-  t.same((await call('GET', '/cms/v2/users/me?context=edit', author)).body.meta, defaults, 'defaults, in the edit context')
-  t.same((await call('GET', `/cms/v2/users/${author.id}?context=edit`, admin)).body.meta, defaults)
-  t.same((await call('GET', `/cms/v2/users/${author.id}`, admin)).body.meta, { demo_score: '', demo_tags: {}, demo_level: 'basic' }, 'view: no edit-only key')
-  t.equal('meta' in (await call('GET', `/cms/v2/users/${author.id}?context=embed`, admin)).body, false, 'embed: no meta')
-  const listed = (await call('GET', '/cms/v2/users?context=edit', admin)).body as Array<{ id: number, meta: unknown }>
+  t.same((await call(app, 'GET', '/cms/v2/users/me?context=edit', { as: author })).body.meta, defaults, 'defaults, in the edit context')
+  t.same((await call(app, 'GET', `/cms/v2/users/${author.id}?context=edit`, { as: admin })).body.meta, defaults)
+  t.same((await call(app, 'GET', `/cms/v2/users/${author.id}`, { as: admin })).body.meta, { demo_score: '', demo_tags: {}, demo_level: 'basic' }, 'view: no edit-only key')
+  t.equal('meta' in (await call(app, 'GET', `/cms/v2/users/${author.id}?context=embed`, { as: admin })).body, false, 'embed: no meta')
+  const listed = (await call(app, 'GET', '/cms/v2/users?context=edit', { as: admin })).body as Array<{ id: number, meta: unknown }>
   t.same(listed.find((u) => u.id === author.id)?.meta, defaults, 'the list shows meta too')
 
   // Self: written, and filtered for a writer without unfiltered_html (the default filter, or the key's own sanitizer).
-  const mine = await call('POST', '/cms/v2/users/me', author, { meta: { demo_score: 'high', demo_private: 'hi <script>alert(1)</script><b>there</b>', demo_tags: { a: 'MIXED' } } })
+  const mine = await call(app, 'POST', '/cms/v2/users/me', { as: author, body: { meta: { demo_score: 'high', demo_private: 'hi <script>alert(1)</script><b>there</b>', demo_tags: { a: 'MIXED' } } } })
   t.equal(mine.status, 200, JSON.stringify(mine.body))
   t.same(mine.body.meta, { demo_score: 'high', demo_private: 'hi <b>there</b>', demo_tags: { a: 'mixed' }, demo_level: 'basic' })
   t.same(await stored(author.id), { demo_score: 'high', demo_private: 'hi <b>there</b>', demo_tags: { a: 'mixed' } }, 'stored as answered, read back by api.content.userMeta')
-  await call('POST', '/cms/v2/posts', author, { title: 'Published', status: 'publish' })
-  t.same((await call('GET', `/cms/v2/users/${author.id}`)).body.meta, { demo_score: 'high', demo_tags: { a: 'mixed' }, demo_level: 'basic' }, 'anyone reads a published author\'s view keys')
-  const own = await call('PATCH', `/cms/v2/users/${subscriber.id}`, subscriber, { meta: { demo_score: 'low' } })
+  await call(app, 'POST', '/cms/v2/posts', { as: author, body: { title: 'Published', status: 'publish' } })
+  t.same((await call(app, 'GET', `/cms/v2/users/${author.id}`)).body.meta, { demo_score: 'high', demo_tags: { a: 'mixed' }, demo_level: 'basic' }, 'anyone reads a published author\'s view keys')
+  const own = await call(app, 'PATCH', `/cms/v2/users/${subscriber.id}`, { as: subscriber, body: { meta: { demo_score: 'low' } } })
   t.same([own.status, own.body.meta?.demo_score], [200, 'low'], 'a subscriber writes their own meta')
 
   // Another user's meta needs edit_user; a key's authorize is checked besides; refused writes write nothing.
-  const foreign = await call('POST', `/cms/v2/users/${author.id}`, subscriber, { meta: { demo_score: 'low' } })
+  const foreign = await call(app, 'POST', `/cms/v2/users/${author.id}`, { as: subscriber, body: { meta: { demo_score: 'low' } } })
   t.same([foreign.status, foreign.body.code], [403, 'rest_cannot_edit'], "another subscriber cannot write a user's meta")
-  const level = await call('PUT', '/cms/v2/users/me', author, { name: 'Leveled', meta: { demo_level: 'gold' } })
+  const level = await call(app, 'PUT', '/cms/v2/users/me', { as: author, body: { name: 'Leveled', meta: { demo_level: 'gold' } } })
   t.same([level.status, level.body.code], [403, 'rest_cannot_update'], "the key's authorize refuses the author")
   t.equal((await stored(author.id)).demo_score, 'high', 'nothing written by refused writes')
-  t.not((await call('GET', '/cms/v2/users/me', author)).body.name, 'Leveled', 'nor the user fields sent with them')
+  t.not((await call(app, 'GET', '/cms/v2/users/me', { as: author })).body.name, 'Leveled', 'nor the user fields sent with them')
 
   // An administrator (unfiltered_html): written as sent; null removes a key.
-  const byAdmin = await call('POST', `/cms/v2/users/${author.id}`, admin, { meta: { demo_level: 'gold', demo_private: '<script>x</script>', demo_score: null } })
+  const byAdmin = await call(app, 'POST', `/cms/v2/users/${author.id}`, { as: admin, body: { meta: { demo_level: 'gold', demo_private: '<script>x</script>', demo_score: null } } })
   t.equal(byAdmin.status, 200, JSON.stringify(byAdmin.body))
   t.same(byAdmin.body.meta, { demo_score: '', demo_private: '<script>x</script>', demo_tags: { a: 'mixed' }, demo_level: 'gold' })
   t.same(await stored(author.id), { demo_private: '<script>x</script>', demo_tags: { a: 'mixed' }, demo_level: 'gold' })
 
   // Invalid values: every failure reported, nothing written (user fields included).
-  const before = (await call('GET', '/cms/v2/users/me?context=edit', author)).body
-  const bad = await call('POST', '/cms/v2/users/me', author, { name: 'Changed', first_name: 'Changed', meta: { demo_score: 'medium', demo_tags: 'text', demo_private: 'fine' } })
+  const before = (await call(app, 'GET', '/cms/v2/users/me?context=edit', { as: author })).body
+  const bad = await call(app, 'POST', '/cms/v2/users/me', { as: author, body: { name: 'Changed', first_name: 'Changed', meta: { demo_score: 'medium', demo_tags: 'text', demo_private: 'fine' } } })
   t.same([bad.status, bad.body.code, bad.body.additional_data, bad.body.additional_errors?.map((e: { code: string }) => e.code)],
     [400, 'rest_not_in_enum', [{ param: 'meta.demo_score' }], ['rest_invalid_type']])
-  t.same((await call('GET', '/cms/v2/users/me?context=edit', author)).body, before, 'an invalid meta value writes nothing at all')
-  const notObject = await call('POST', '/cms/v2/users/me', author, { name: 'Changed', meta: 'demo_score' })
+  t.same((await call(app, 'GET', '/cms/v2/users/me?context=edit', { as: author })).body, before, 'an invalid meta value writes nothing at all')
+  const notObject = await call(app, 'POST', '/cms/v2/users/me', { as: author, body: { name: 'Changed', meta: 'demo_score' } })
   t.same([notObject.status, notObject.body.code], [400, 'rest_invalid_param'])
   // A failure inside the user's transaction (a slug another user has) leaves the meta unwritten too.
-  const taken = (await call('GET', `/cms/v2/users/${admin.id}`, admin)).body.slug as string
-  const clash = await call('POST', '/cms/v2/users/me', author, { slug: taken, meta: { demo_private: 'changed' } })
+  const taken = (await call(app, 'GET', `/cms/v2/users/${admin.id}`, { as: admin })).body.slug as string
+  const clash = await call(app, 'POST', '/cms/v2/users/me', { as: author, body: { slug: taken, meta: { demo_private: 'changed' } } })
   t.same([clash.status, clash.body.code], [400, 'rest_user_invalid_slug'])
   t.equal((await stored(author.id)).demo_private, '<script>x</script>')
 
   // Created with meta; unknown keys ignored.
-  const made = await call('POST', '/cms/v2/users', admin, { username: 'metauser', email: 'metauser@example.com', password: 'pw-metauser-1', meta: { demo_score: 'low', not_registered: 'x' } })
+  const made = await call(app, 'POST', '/cms/v2/users', { as: admin, body: { username: 'metauser', email: 'metauser@example.com', password: 'pw-metauser-1', meta: { demo_score: 'low', not_registered: 'x' } } })
   t.equal(made.status, 201, JSON.stringify(made.body))
   t.same(made.body.meta, { ...defaults, demo_score: 'low' }, 'meta given at creation')
   t.same(Object.keys(await seen.api!.content.userMeta(made.body.id)).filter((k) => k.startsWith('demo_') || k === 'not_registered'), ['demo_score'])
@@ -197,7 +189,7 @@ t.test('without user meta registered, cms/v2 users answer as before (no meta fie
   const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' })
   const app = await buildApp(settings, { store, logger: false, jobs: false })
   t.teardown(() => app.close())
-  const author = await createCaller(store, 'author', 'nm')
+  const author = await createCaller(store, 'author')
   const res = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me?context=edit', headers: author.headers })
   t.equal('meta' in JSON.parse(res.body), false)
 })
@@ -206,15 +198,15 @@ t.test('content read functions: the list route\'s filters, a post with meta and 
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
   const seen: { api?: PackageApi } = {}
-  const { app, call } = await composed(store, seen)
+  const { app } = await composed(store, seen)
   t.teardown(() => app.close())
-  const admin = await createCaller(store, 'administrator', 'cr')
-  const author = await createCaller(store, 'author', 'cr')
-  const cat = (await call('POST', '/cms/v2/categories', admin, { name: 'News' })).body.id as number
-  const news = (await call('POST', '/cms/v2/posts', author, { title: 'Apples in the news', status: 'publish', categories: [cat], meta: { footnotes: '' } })).body.id as number
-  const other = (await call('POST', '/cms/v2/posts', admin, { title: 'Pears', status: 'publish' })).body.id as number
-  const draft = (await call('POST', '/cms/v2/posts', author, { title: 'Apples draft', status: 'draft' })).body.id as number
-  await call('POST', '/cms/v2/users/me', author, { first_name: 'Ada' })
+  const admin = await createCaller(store, 'administrator')
+  const author = await createCaller(store, 'author')
+  const cat = (await call(app, 'POST', '/cms/v2/categories', { as: admin, body: { name: 'News' } })).body.id as number
+  const news = (await call(app, 'POST', '/cms/v2/posts', { as: author, body: { title: 'Apples in the news', status: 'publish', categories: [cat], meta: { footnotes: '' } } })).body.id as number
+  const other = (await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Pears', status: 'publish' } })).body.id as number
+  const draft = (await call(app, 'POST', '/cms/v2/posts', { as: author, body: { title: 'Apples draft', status: 'draft' } })).body.id as number
+  await call(app, 'POST', '/cms/v2/users/me', { as: author, body: { first_name: 'Ada' } })
   const content = seen.api!.content
 
   const ids = async (q: Parameters<typeof content.posts>[0]): Promise<number[]> => (await content.posts(q)).posts.map((p) => p.id)
@@ -225,7 +217,7 @@ t.test('content read functions: the list route\'s filters, a post with meta and 
   t.same(await ids({ author: [author.id], status: ['draft'] }), [draft])
   t.same(await ids({ perPage: 1, page: 2 }), [news])
   t.equal((await content.posts({ perPage: 1 })).total, 2)
-  const listed = await call('GET', '/cms/v2/posts', undefined)
+  const listed = await call(app, 'GET', '/cms/v2/posts')
   t.same(listed.body.map((p: { id: number }) => p.id), await ids({}), 'the same answer as the list route')
 
   const one = await content.post(news)

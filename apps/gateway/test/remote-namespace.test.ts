@@ -15,7 +15,8 @@ import { Type } from '@sinclair/typebox'
 import { endpoint, kernelServerOptions, restKernel, RestResponse, restUrl, route, type RestRequest } from '@cms/rest'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
-import { authenticator, coreMigrations, createApplicationPassword, createUser, definePackage, type CmsPackage } from '@cms/core'
+import { authenticator, coreMigrations, definePackage, type CmsPackage } from '@cms/core'
+import { createCaller } from '@cms/core/testing'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 import { profiles } from '../src/profiles.js'
@@ -154,9 +155,7 @@ async function send (url: string, method: 'POST' | 'PUT', body: unknown, headers
 t.test('a namespace service behind the gateway', async (t) => {
   const store = await openTestStore({ migrations: [coreMigrations] })
   t.teardown(async () => { await store.close() })
-  const user = await createUser(store, { login: 'editor', email: 'editor@example.com', roles: ['editor'], password: 'editor-secret-pw' })
-  const { password } = await createApplicationPassword(store, user.id, { name: 'tests' })
-  const auth = `Basic ${Buffer.from(`editor:${password}`).toString('base64')}`
+  const editor = await createCaller(store, 'editor', { login: 'editor' })
 
   const service = await seoService(store)
   const gateway = await gatewayFor(store, `http://127.0.0.1:${service.port}`)
@@ -193,10 +192,10 @@ t.test('a namespace service behind the gateway', async (t) => {
   })
 
   t.test('conditional writes: a stale ETag is refused by the service', async (t) => {
-    const stale = await send(`${api}/seo/v1/notes/1`, 'PUT', { title: 'Second' }, { authorization: auth, 'if-match': '"v0"' })
+    const stale = await send(`${api}/seo/v1/notes/1`, 'PUT', { title: 'Second' }, { ...editor.headers, 'if-match': '"v0"' })
     t.equal(stale.status, 412)
     t.equal(stale.body.code, 'rest_precondition_failed')
-    const fresh = await send(`${api}/seo/v1/notes/1`, 'PUT', { title: 'Second' }, { authorization: auth, 'if-match': '"v1"' })
+    const fresh = await send(`${api}/seo/v1/notes/1`, 'PUT', { title: 'Second' }, { ...editor.headers, 'if-match': '"v1"' })
     t.equal(fresh.status, 200)
     t.equal(fresh.body.version, 2)
     const anonymous = await send(`${api}/seo/v1/notes/1`, 'PUT', { title: 'Third' })
@@ -208,10 +207,10 @@ t.test('a namespace service behind the gateway', async (t) => {
       method: 'GET',
       url: '/cms-json/seo/v1/whoami',
       remoteAddress: '203.0.113.5',
-      headers: { host: 'cms.test', authorization: auth, 'accept-language': 'fr-FR', 'user-agent': 'probe/1.0', cookie: 'cms_session=secret' }
+      headers: { host: 'cms.test', ...editor.headers, 'accept-language': 'fr-FR', 'user-agent': 'probe/1.0', cookie: 'cms_session=secret' }
     })
     t.equal(res.statusCode, 200)
-    t.same(JSON.parse(res.body), { ip: '203.0.113.5', base: 'http://cms.test', user: user.id, language: 'fr-FR', agent: 'probe/1.0', cookie: null })
+    t.same(JSON.parse(res.body), { ip: '203.0.113.5', base: 'http://cms.test', user: editor.id, language: 'fr-FR', agent: 'probe/1.0', cookie: null })
   })
 
   t.test('every route of the service is in the gateway\'s index and OpenAPI document', async (t) => {
@@ -241,7 +240,7 @@ t.test('a namespace service behind the gateway', async (t) => {
         { path: '/seo/v1/settings' },
         { path: '/seo/v1/nothing' }
       ]
-    }, { authorization: auth })
+    }, editor.headers)
     t.equal(batch.status, 207)
     const [created, stale, updated, notBatchable, unknown] = batch.body.responses
     t.equal(created.status, 201)
@@ -309,9 +308,7 @@ t.test('a service that refuses connections: 502, and its namespace stays listed'
 t.test('_embed: a local answer embeds what the remote service serves, asked as the caller', async (t) => {
   const store = await openTestStore({ migrations: [coreMigrations] })
   t.teardown(async () => { await store.close() })
-  const user = await createUser(store, { login: 'embedder', email: 'embedder@example.com', roles: ['editor'], password: 'embedder-secret-pw' })
-  const { password } = await createApplicationPassword(store, user.id, { name: 'tests' })
-  const auth = `Basic ${Buffer.from(`embedder:${password}`).toString('base64')}`
+  const editor = await createCaller(store, 'editor', { login: 'embedder' })
 
   // A package of the gateway whose answer links (embeddably) to routes of the remote seo/v1.
   const NS = 'local-embed/v1'
@@ -347,11 +344,11 @@ t.test('_embed: a local answer embeds what the remote service serves, asked as t
     await service.app.close()
   })
 
-  const signed = JSON.parse((await get(`${gateway.url}/cms-json/${NS}/card?_embed`, { authorization: auth })).text)
+  const signed = JSON.parse((await get(`${gateway.url}/cms-json/${NS}/card?_embed`, editor.headers)).text)
   t.equal(signed.card, 'local')
   t.match(signed._embedded.note[0], { id: 1, title: 'First', version: 1 }, 'the remote note, embedded')
   t.equal(signed._embedded.note[0]._links.self[0].href, 'http://cms.test/index.php?rest_route=/seo/v1/notes/1', 'its links name the gateway')
-  t.equal(signed._embedded.who[0].user, user.id, 'the sub-request reached the service with the caller\'s credentials')
+  t.equal(signed._embedded.who[0].user, editor.id, 'the sub-request reached the service with the caller\'s credentials')
   t.equal(signed._embedded.slow, undefined, 'a link not marked embeddable is not fetched')
 
   const anonymous = JSON.parse((await get(`${gateway.url}/cms-json/${NS}/card?_embed=who`)).text)

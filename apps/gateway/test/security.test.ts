@@ -12,7 +12,8 @@ import { once } from 'node:events'
 import { Readable } from 'node:stream'
 import { request } from 'undici'
 import type { JsonSchema } from '@cms/rest'
-import { createCaller, harnessApp, listenLoopback, type Harness } from './harness/app.js'
+import { harnessApp, listenLoopback, type Harness } from './harness/app.js'
+import { createCaller } from '@cms/core/testing'
 import { argKind, bodyArgs, fillPath, sampleVar, targetsOf, urlOf, type Target } from './harness/routes.js'
 import { validValue } from './harness/values.js'
 import { describe, encodeParams, inject, send, type HttpRequest, type HttpResponse } from './harness/requests.js'
@@ -110,7 +111,7 @@ for (const profile of ['A', 'B'] as const) {
   t.test(`profile ${profile}`, async (t) => {
     const h = await harnessApp({ CMS_DEPLOYMENT: profile })
     t.teardown(h.close)
-    const admin = (await createCaller(h.store, 'administrator', 'sec')).headers
+    const admin = (await createCaller(h.store, 'administrator')).headers
     // Methods of one endpoint share its handler: one of them stands for all.
     const targets = targetsOf(h.app).filter((target) => target.endpoint.methods[0] === target.method)
 
@@ -220,7 +221,7 @@ t.test('oversized bodies get 413 on every route that takes a body', async (t) =>
   const limit = 65_536
   const h = await harnessApp({ CMS_DEPLOYMENT: 'B', CMS_BODY_LIMIT: String(limit) })
   t.teardown(h.close)
-  const admin = (await createCaller(h.store, 'administrator', 'big')).headers
+  const admin = (await createCaller(h.store, 'administrator')).headers
   const big = JSON.stringify({ title: 'x'.repeat(limit), requests: [] })
   const found = new Findings()
   for (const target of targetsOf(h.app)) {

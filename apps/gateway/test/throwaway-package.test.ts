@@ -17,7 +17,8 @@ import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 import { profiles } from '../src/profiles.js'
 import { BASE } from './helpers.js'
-import { anonymousCaller, createCaller } from './harness/app.js'
+import { createCaller } from '@cms/core/testing'
+import { anonymous } from '@cms/rest/testing'
 import { targetsOf } from './harness/routes.js'
 import { prober } from './harness/permissions.js'
 import { runFuzz } from './harness/fuzz.js'
@@ -104,7 +105,7 @@ t.test('a package written here is everywhere once its namespace is in the profil
   const doc = await get('/openapi.json')
   t.ok(doc.paths[`/cms-json/${NS}/notes`]?.get !== undefined && doc.paths[`/cms-json/${NS}/notes`]?.post !== undefined, 'OpenAPI')
 
-  const author = await createCaller(store, 'author', 'notes')
+  const author = await createCaller(store, 'author')
   const batch = await app.inject({
     method: 'POST',
     url: '/cms-json/batch/v1',
@@ -136,8 +137,8 @@ t.test('a package written here is everywhere once its namespace is in the profil
       runs: 150,
       seed: 4242,
       callers: async () => [
-        { name: 'anonymous', headers: anonymousCaller.headers },
-        { name: 'administrator', headers: (await createCaller(store, 'administrator', 'notesfuzz')).headers }
+        { name: 'anonymous', headers: anonymous.headers },
+        { name: 'administrator', headers: (await createCaller(store, 'administrator')).headers }
       ]
     })
     t.equal(stats.requests, 150)

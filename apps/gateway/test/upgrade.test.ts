@@ -13,11 +13,11 @@ import t from 'tap'
 import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
 import { createApplicationPassword, createUser } from '@cms/core'
+import { basic } from '@cms/rest/testing'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 
 const BASE = 'http://cms.test'
-const basic = (login: string, password: string): string => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`
 
 const legacy = fileURLToPath(new URL('./fixtures/legacy-migrations/', import.meta.url))
 

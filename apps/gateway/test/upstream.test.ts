@@ -6,7 +6,8 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { createApplicationPassword, createUser } from '@cms/core'
+import { createCaller } from '@cms/core/testing'
+import { call } from '@cms/rest/testing'
 import { loadSettings } from '../src/settings.js'
 import { testApp } from './helpers.js'
 
@@ -36,14 +37,8 @@ t.test('a package route reaches its configured upstream through the gateway', as
   const app = await testApp({ CMS_DEPLOYMENT: 'A', CMS_UPSTREAM_NPS_SURVEY_URL: `http://127.0.0.1:${port}/nps`, CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'tk' })
   t.teardown(() => app.close())
   const store = app.platform.services.store
-  const user = await createUser(store, { login: 'upstream-admin', email: 'upstream-admin@example.com', roles: ['administrator'] })
-  const { password } = await createApplicationPassword(store, user.id, { name: 't' })
-  const res = await app.inject({
-    method: 'POST',
-    url: '/cms-json/nps-survey/v1/rating',
-    headers: { authorization: `Basic ${Buffer.from(`upstream-admin:${password}`).toString('base64')}`, 'content-type': 'application/json' },
-    payload: JSON.stringify({ plugin_slug: 'hdrftr', rating: 8 })
-  })
-  t.equal(res.statusCode, 200, res.body)
+  const admin = await createCaller(store, 'administrator', { login: 'upstream-admin' })
+  const res = await call(app, 'POST', '/nps-survey/v1/rating', { as: admin, body: { plugin_slug: 'hdrftr', rating: 8 } })
+  t.equal(res.status, 200, res.text)
   t.same(received, [{ path: '/nps/', auth: 'Bearer tk', body: { rating: 8, comment: '', email: 'upstream-admin@example.com', first_name: '', last_name: '', source: 'hdrftr', plugin_slug: 'hdrftr' } }])
 })

@@ -9,8 +9,7 @@ import type { Store } from '@cms/store'
 import type { Role } from './capabilities.js'
 import { createApplicationPassword, createUser, type UserRecord } from './users/store.js'
 
-export interface TestUser extends TestCaller {
-  role: Role
+export interface TestUser extends TestCaller<Role> {
   user: UserRecord
   /** The application password, and its uuid. */
   password: string

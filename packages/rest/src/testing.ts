@@ -7,16 +7,16 @@
  */
 import type { FastifyInstance } from 'fastify'
 
-export interface TestCaller {
+export interface TestCaller<Role extends string = string> {
   /** The caller's role, or 'anonymous'. */
-  role: string
+  role: Role
   id: number
   login: string
   /** Headers that sign in as this caller ({} for anonymous). */
   headers: Record<string, string>
 }
 
-export const anonymous: TestCaller = { role: 'anonymous', id: 0, login: '', headers: {} }
+export const anonymous: TestCaller<'anonymous'> = { role: 'anonymous', id: 0, login: '', headers: {} }
 
 /** The HTTP Basic `Authorization` value. */
 export function basic (login: string, password: string): string {

@@ -13,13 +13,15 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import { coreMigrations, createApplicationPassword, createUser, ROLES, type CallerKind, type CmsPackage, type Role } from '@cms/core'
+import { coreMigrations, ROLES, type CallerKind, type CmsPackage } from '@cms/core'
+import { createCaller } from '@cms/core/testing'
+import { anonymous, type TestCaller } from '@cms/rest/testing'
 import { buildApp } from '../../src/app.js'
 import { profiles } from '../../src/profiles.js'
 import { loadSettings } from '../../src/settings.js'
 import { BASE } from '../helpers.js'
 
-export { BASE, ROLES, type Role }
+export { BASE }
 
 export interface Harness {
   app: FastifyInstance
@@ -64,39 +66,13 @@ export async function listenLoopback (app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${address.port}`
 }
 
-export type { CallerKind }
 export const CALLER_KINDS: readonly CallerKind[] = ['anonymous', ...[...ROLES].reverse()]
 
-export interface TestCaller {
-  kind: CallerKind
-  id: number
-  login: string
-  /** The request headers that sign in as this caller ({} for anonymous). */
-  headers: Record<string, string>
-}
-
-export const anonymousCaller: TestCaller = { kind: 'anonymous', id: 0, login: '', headers: {} }
-
-let serial = 0
-
-/** A new user with one role and an application password, presented with HTTP Basic. */
-export async function createCaller (store: Store, role: Role, prefix = 'h'): Promise<TestCaller> {
-  serial += 1
-  const login = `${prefix}-${role}-${process.pid}-${serial}-${Math.random().toString(36).slice(2, 8)}`
-  const user = await createUser(store, { login, email: `${login}@example.com`, roles: [role] })
-  const { password } = await createApplicationPassword(store, user.id, { name: 'harness' })
-  return { kind: role, id: user.id, login, headers: { authorization: basic(login, password) } }
-}
-
-export function basic (login: string, password: string): string {
-  return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`
-}
-
 /** Anonymous plus one user of each role, least privileged first. */
-export async function callersOfEveryKind (store: Store, prefix = 'p'): Promise<TestCaller[]> {
-  const out: TestCaller[] = [anonymousCaller]
+export async function callersOfEveryKind (store: Store): Promise<Array<TestCaller<CallerKind>>> {
+  const out: Array<TestCaller<CallerKind>> = [anonymous]
   for (const kind of CALLER_KINDS) {
-    if (kind !== 'anonymous') out.push(await createCaller(store, kind, prefix))
+    if (kind !== 'anonymous') out.push(await createCaller(store, kind))
   }
   return out
 }

@@ -7,7 +7,9 @@
 import { randomUUID } from 'node:crypto'
 import type { CallerKind, Outcome, PermissionCase } from '@cms/core'
 import { createApplicationPassword } from '@cms/core'
-import { callersOfEveryKind, createCaller, type Harness, type TestCaller } from './app.js'
+import { callersOfEveryKind, type Harness } from './app.js'
+import { createCaller } from '@cms/core/testing'
+import { type TestCaller } from '@cms/rest/testing'
 import { bodyArgs, fillPath, sampleVar, urlOf, type Target } from './routes.js'
 import { validValue } from './values.js'
 import { encodeParams, inject, type HttpRequest, type HttpResponse } from './requests.js'
@@ -72,7 +74,7 @@ class Fixtures {
       case 'tag':
         return String((await this.call('POST', `/cms/v2/${name === 'category' ? 'categories' : 'tags'}`, { name: `Probe ${randomUUID().slice(0, 8)}` }, 201)).id)
       case 'user':
-        return String((await createCaller(this.h.store, 'subscriber', 'target')).id)
+        return String((await createCaller(this.h.store, 'subscriber')).id)
       case 'user.app-password': {
         const id = Number(await this.resolve('user', this.owner))
         return (await createApplicationPassword(this.h.store, id, { name: 'probe target' })).uuid
@@ -107,18 +109,18 @@ export interface Prober {
 }
 
 export async function prober (h: Harness): Promise<Prober> {
-  const owner = await createCaller(h.store, 'administrator', 'owner')
+  const owner = await createCaller(h.store, 'administrator')
   // Reads change nothing: one set of callers serves every read probe.
-  const readers = await callersOfEveryKind(h.store, 'reader')
+  const readers = await callersOfEveryKind(h.store)
   return {
     async probe (target, c) {
-      const callers = target.method === 'GET' ? readers : await callersOfEveryKind(h.store, 'writer')
+      const callers = target.method === 'GET' ? readers : await callersOfEveryKind(h.store)
       const fixtures = new Fixtures(h, owner)
       const out: ProbeResult[] = []
       for (const caller of callers) {
         const req = await probeRequest(target, c, caller, fixtures)
         const res = await inject(h.app, req)
-        out.push({ kind: caller.kind, outcome: outcomeOf(res), status: res.status, body: summary(res.body) })
+        out.push({ kind: caller.role, outcome: outcomeOf(res), status: res.status, body: summary(res.body) })
       }
       return out
     }

@@ -8,7 +8,8 @@
  * CMS_HARNESS_FIXTURE=quadratic adds test/fixtures/quadratic-package.ts (a
  * route slow on purpose) to the profile.
  */
-import { createCaller, harnessApp, listenLoopback, type HarnessExtras } from './app.js'
+import { harnessApp, listenLoopback, type HarnessExtras } from './app.js'
+import { createCaller } from '@cms/core/testing'
 
 // The CMS_* settings of this process's environment (the deployment, a raised URL limit) are the service's.
 const settings = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('CMS_') && e[0] !== 'CMS_TEST_DATABASE_URL' && e[0] !== 'CMS_HARNESS_FIXTURE' && e[1] !== undefined))
@@ -16,7 +17,7 @@ const extras: HarnessExtras | undefined = process.env.CMS_HARNESS_FIXTURE === 'q
   ? { packages: [(await import('../fixtures/quadratic-package.js')).quadraticPackage] }
   : undefined
 const h = await harnessApp({ CMS_DEPLOYMENT: 'A', ...settings }, undefined, extras)
-const admin = await createCaller(h.store, 'administrator', 'served')
+const admin = await createCaller(h.store, 'administrator')
 const base = await listenLoopback(h.app)
 process.stdout.write(`${JSON.stringify({ base, headers: admin.headers })}\n`)
 
