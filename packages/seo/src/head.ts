@@ -131,11 +131,24 @@ export function headRoutes (api: PackageApi): RouteDecl[] {
  */
 export async function postHead (api: Pick<PackageApi, 'services'>, req: RestRequest, post: number | PostWithDetails): Promise<SeoHead | undefined> {
   const { api: own } = depsOf(api)
-  const found = typeof post === 'number' ? await own.content.post(post) : post
+  const found = typeof post === 'number' ? await req.memo(`seo:head-post:${post}`, async () => await own.content.post(post)) : post
   if (found === undefined) return undefined
   const site = await siteOf(own, req)
   if (!site.viewableTypes.has(found.post.type) || found.post.type === 'attachment') return undefined
   return await singularHead(site, req, found)
+}
+
+/**
+ * Reads the posts a list will ask `postHead` for, with their authors, in a
+ * few reads for all of them (at most 100): a later `postHead(api, req, id)`
+ * of the same request uses them.
+ */
+export async function preloadPostHeads (api: Pick<PackageApi, 'services'>, req: RestRequest, ids: readonly number[]): Promise<void> {
+  const { api: own } = depsOf(api)
+  const found = await own.content.postsWithDetails(ids.slice(0, 100))
+  for (const f of found) await req.memo(`seo:head-post:${f.post.id}`, async () => f)
+  const site = await siteOf(own, req)
+  for (const author of new Set(found.map((f) => f.post.author))) await userOf(site, req, author)
 }
 
 function depsOf (api: Pick<PackageApi, 'services'> | Services): HeadDeps {
@@ -322,7 +335,9 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
   const isProtected = post.password !== ''
   const title = text(post.title)
   const user = await userOf(site, req, post.author)
-  const excerpt = isProtected ? '' : excerptOf(post.excerpt, post.content)
+  // The content's text, once (the excerpt and the word count come from it).
+  const body = isProtected ? '' : text(post.content)
+  const excerpt = isProtected ? '' : excerptOf(post.excerpt, body)
   const typeKey = isPage ? 'page' : post.type
   const vars: Record<string, string> = {
     ...siteVars(site),
@@ -356,7 +371,7 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
   if (/^\d{1,6}$/.test(readingTime) && !isProtected) misc['Est. reading time'] = Number(readingTime) <= 1 ? '1 minute' : `${Number(readingTime)} minutes`
 
   const article = post.type === 'post'
-  const webPage = webPageNode(site, front ? 'CollectionPage' : 'WebPage', url, seoTitleText, description, image !== undefined)
+  const webPage = webPageNode(site, 'WebPage', url, seoTitleText, description, image !== undefined)
   if (post.dateGmt !== null) webPage.datePublished = isoDate(post.dateGmt)
   webPage.dateModified = isoDate(post.modifiedGmt)
   if (!article && user !== undefined && !front) webPage.author = { '@id': personId(site, user.id) }
@@ -372,7 +387,7 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
       ...(post.dateGmt === null ? {} : { datePublished: isoDate(post.dateGmt) }),
       dateModified: isoDate(post.modifiedGmt),
       mainEntityOfPage: { '@id': url },
-      wordCount: isProtected ? 0 : wordCount(post.content),
+      wordCount: body === '' ? 0 : body.split(' ').length,
       ...(site.publisher === undefined ? {} : { publisher: { '@id': site.publisher.id } }),
       ...(image === undefined ? {} : { image: { '@id': `${url}#primaryimage` }, thumbnailUrl: image.url }),
       ...(found.terms.post_tag.length === 0 ? {} : { keywords: found.terms.post_tag.map((c) => text(c.name)) }),
@@ -382,7 +397,7 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
   }
   graph.push(webPage)
   if (image !== undefined) graph.push(imageNode(site, `${url}#primaryimage`, image))
-  graph.push(breadcrumbNode(site, url, front ? [] : [title]))
+  graph.push(breadcrumbNode(site, url, front ? [] : [...await ancestorsOf(site, req, found), { name: title }]))
   graph.push(...siteNodes(site))
   if (user !== undefined && (article || !front)) graph.push(personNode(site, user))
 
@@ -407,6 +422,20 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
     misc,
     graph: dedupe(graph)
   })
+}
+
+/** The published pages above a page, top first, as breadcrumb steps (at most 10 levels: parents form no loop the store could not hold, but the walk stays bounded). */
+async function ancestorsOf (site: Site, req: RestRequest, found: PostWithDetails): Promise<Crumb[]> {
+  const steps: Crumb[] = []
+  let parent = found.post.parent
+  for (let depth = 0; parent > 0 && depth < 10; depth++) {
+    const id = parent
+    const above = await req.memo(`seo:head-parent:${id}`, async () => (await site.api.content.posts({ type: found.post.type, include: [id], perPage: 1 })).posts[0])
+    if (above === undefined) break
+    steps.unshift({ name: text(above.title), item: permalink(site.home, above.type, above.id) })
+    parent = above.parent
+  }
+  return steps
 }
 
 function termHead (site: Site, term: TermRow): SeoHead {
@@ -609,17 +638,19 @@ function webPageNode (site: Site, type: string | string[], url: string, name: st
   }
 }
 
-/** Home, then the named steps; the last step is the page itself (no `item`). */
-function breadcrumbNode (site: Site, url: string, steps: string[]): Node {
-  const names = ['Home', ...steps]
+interface Crumb { name: string, item?: string }
+
+/** Home, then the steps; the last step is the page itself (no `item`). */
+function breadcrumbNode (site: Site, url: string, steps: Array<Crumb | string>): Node {
+  const crumbs: Crumb[] = [{ name: 'Home', item: `${site.home}/` }, ...steps.map((s) => typeof s === 'string' ? { name: s } : s)]
   return {
     '@type': 'BreadcrumbList',
     '@id': `${url}#breadcrumb`,
-    itemListElement: names.map((name, i) => ({
+    itemListElement: crumbs.map((c, i) => ({
       '@type': 'ListItem',
       position: i + 1,
-      name,
-      ...(i < names.length - 1 || steps.length === 0 ? { item: `${site.home}/` } : {})
+      name: c.name,
+      ...(c.item !== undefined && (i < crumbs.length - 1 || crumbs.length === 1) ? { item: c.item } : {})
     }))
   }
 }
@@ -730,16 +761,12 @@ export function text (html: string): string {
   return out.replace(/\s+/g, ' ').trim()
 }
 
-/** The stored excerpt, else the first 55 words of the content (as the core's excerpt). */
-function excerptOf (excerpt: string, content: string): string {
+/** The stored excerpt, else the first 55 words of the content's text (as the core's excerpt). */
+function excerptOf (excerpt: string, body: string): string {
   const own = text(excerpt)
   if (own !== '') return own
-  const words = text(content).split(' ').filter((w) => w !== '')
-  return words.length > 55 ? `${words.slice(0, 55).join(' ')} […]` : words.join(' ')
-}
-
-function wordCount (content: string): number {
-  return text(content).split(' ').filter((w) => w !== '').length
+  const words = body === '' ? [] : body.split(' ')
+  return words.length > 55 ? `${words.slice(0, 55).join(' ')} […]` : body
 }
 
 /** `2026-11-26T09:30:00+00:00`, as the real product writes times. */

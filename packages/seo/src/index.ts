@@ -83,7 +83,7 @@ export const seoPackage = definePackage({
   }
 })
 
-export { postHead, type SeoHead, type HeadJson } from './head.js'
+export { postHead, preloadPostHeads, type SeoHead, type HeadJson } from './head.js'
 
 const analysers = new WeakMap<object, Analyser>()
 

@@ -10,8 +10,21 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { definePackage, type PackageApi } from '@cms/core'
 import { testApp, type TestCaller } from '@cms/testing'
-import { postHead, seoPackage } from '../src/index.js'
+import { postHead, preloadPostHeads, seoPackage } from '../src/index.js'
+
+/** A package with a post type that has an archive (`?post_type=product`). */
+const shop: { api?: PackageApi } = {}
+const shopPackage = definePackage({
+  name: '@cms/test-shop',
+  dependencies: ['@cms/core'],
+  namespaces: ['test-shop/v1'],
+  register (api) {
+    shop.api = api
+    api.postType({ slug: 'product', name: 'Products', hasArchive: true, viewable: true })
+  }
+})
 
 const PNG = readFileSync(new URL('./fixtures/social-1200x630.png', import.meta.url))
 const H = 'http://cms.test'
@@ -29,7 +42,7 @@ const byType = (graph: any[], type: string): any => graph.find((n) => [n['@type'
 t.test('get_head', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'seo-head-'))
   t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
-  const h = await testApp({ packages: [seoPackage], namespaces: ['cms/v2', 'seo/v1'], contentDir: dir })
+  const h = await testApp({ packages: [seoPackage, shopPackage], namespaces: ['cms/v2', 'seo/v1', 'test-shop/v1'], contentDir: dir })
   t.teardown(h.close)
   const admin = await h.caller('administrator')
   const writer = await h.caller('author')
@@ -148,6 +161,27 @@ t.test('get_head', async (t) => {
     t.same((await postHead({ services: h.platform.services }, req, draft.id))?.json.title, 'Draft title - Boot Shop', 'any status: the caller decides who sees it')
     t.equal(await postHead({ services: h.platform.services }, req, 999999), undefined)
     t.equal(await postHead({ services: h.platform.services }, req, image.id), undefined, 'media items have no head')
+    // A list: its posts read at once beforehand, then the same heads.
+    const listReq = { memo: memo(), baseUrl: H, horizon: async () => undefined } as any
+    await preloadPostHeads({ services: h.platform.services }, listReq, [post.id, page.id, 999999])
+    t.same((await postHead({ services: h.platform.services }, listReq, page.id))?.json, j, 'preloaded: the same head')
+    t.same((await postHead({ services: h.platform.services }, listReq, post.id))?.json, (await head(post.link)).body.json)
+  })
+
+  t.test('a child page: its parents in the breadcrumb; a static front page', async (t) => {
+    const team = await made('pages', { title: 'Team', parent: page.id }, admin)
+    const crumbs = byType(graphOf((await head(team.link)).body.html), 'BreadcrumbList')
+    t.same(crumbs.itemListElement.map((i: any) => [i.position, i.name, i.item]), [[1, 'Home', `${H}/`], [2, 'About us', page.link], [3, 'Team', undefined]])
+
+    await h.call('POST', '/cms/v2/settings', { as: admin, body: { show_on_front: 'page', page_on_front: page.id } })
+    t.teardown(async () => { await h.call('POST', '/cms/v2/settings', { as: admin, body: { show_on_front: 'posts', page_on_front: 0 } }) })
+    for (const url of [`${H}/`, page.link]) {
+      const front = (await head(url)).body.json
+      t.same([front.title, front.og_type, front.canonical, front.og_url], ['Boot Shop - Boots for every season', 'website', `${H}/`, `${H}/`], url)
+      const graph = front.schema['@graph']
+      t.equal(byType(graph, 'WebPage')['@id'], `${H}/`)
+      t.same(byType(graph, 'BreadcrumbList').itemListElement.map((i: any) => i.name), ['Home'])
+    }
   })
 
   t.test('SEO fields win over the templates; noindex', async (t) => {
@@ -226,8 +260,15 @@ t.test('get_head', async (t) => {
     t.equal((await head(`${H}/?m=1999`)).status, 404, 'a year without posts')
     t.equal((await head(`${H}/${y}/13/`)).status, 404, 'no month 13')
 
-    const archive = await head(`${H}/?post_type=nope`)
-    t.equal(archive.status, 404, 'no such post type')
+    t.equal((await head(`${H}/?post_type=nope`)).status, 404, 'no such post type')
+    t.equal((await head(`${H}/?post_type=page`)).status, 404, 'a type without an archive')
+    const products = await head(`${H}/?post_type=product`)
+    t.same([products.status, products.body.json.title, products.body.json.canonical], [200, 'Products Archive - Boot Shop', `${H}/?post_type=product`])
+    t.ok(byType(graphOf(products.body.html), 'CollectionPage'))
+    const boot = await shop.api!.content.createPost({ type: 'product', title: 'Snow boot', status: 'publish', author: admin.id, content: '<p>A boot.</p>', siteUrl: H })
+    const one = await head(`${H}/?p=${boot.id}`)
+    t.same([one.status, one.body.json.title, one.body.json.og_type], [200, 'Snow boot - Boot Shop', 'article'], 'a post of another type: the post template')
+    t.notOk(byType(graphOf(one.body.html), 'Article'), 'Article only for posts')
   })
 
   t.test('the 404 head', async (t) => {
