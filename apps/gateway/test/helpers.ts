@@ -41,6 +41,7 @@ export interface Manifest {
 
 export const manifest: Manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
 
+// Not @cms/rest/testing's call: GETs whole URLs (/healthz, /openapi.json, the ?rest_route= form the discovery tests check).
 export async function getJson (app: FastifyInstance, url: string, headers: Record<string, string> = {}): Promise<{ status: number, headers: Record<string, any>, body: any }> {
   const res = await app.inject({ method: 'GET', url, headers })
   return { status: res.statusCode, headers: res.headers, body: res.body === '' ? null : JSON.parse(res.body) }

@@ -198,6 +198,7 @@ async function build (opts: { corsOrigins?: string[] | '*', bodyLimit?: number }
   return app
 }
 
+// Not @cms/rest/testing's call: these tests address whole URLs (?rest_route=, /cms-json/, raw payloads) and read the raw answer.
 async function call (app: FastifyInstance, method: string, url: string, opts: { headers?: Record<string, string>, payload?: string } = {}) {
   const res = await app.inject({ method: method as 'GET', url, headers: opts.headers, payload: opts.payload })
   let body: any = res.body
