@@ -63,6 +63,12 @@ export interface FieldDefinition<T = unknown> {
    */
   schema: JsonSchema
   /**
+   * Whether the field is in this answer at all (a site option that turns
+   * it on), asked once per answer before any `get`; false leaves the field
+   * out of the answer (it stays in the schema). Default: always.
+   */
+  when?: (ctx: FieldReadContext) => boolean | Promise<boolean>
+  /**
    * The value for one object. `object` is the answer as the route renders
    * it (every core field, before the context and `_fields` filter it; do
    * not modify it). May be async.
@@ -139,9 +145,11 @@ export class FieldRegistry {
    */
   async render (objectType: FieldObjectType, objects: Array<Record<string, unknown>>, req: RestRequest, context: string): Promise<string[]> {
     const wanted = req.query._fields === undefined ? undefined : parseFields(req.query._fields)
-    const fields = this.of(objectType).filter((f) => f.context.includes(context) && wantsField(wanted, f.name))
+    let fields = this.of(objectType).filter((f) => f.context.includes(context) && wantsField(wanted, f.name))
     if (fields.length === 0 || objects.length === 0) return []
     const ctx: FieldReadContext = { req, context, objectType }
+    const shown = await Promise.all(fields.map(async (f) => f.when === undefined || await f.when(ctx)))
+    fields = fields.filter((_, i) => shown[i])
     const columns = await Promise.all(fields.map(async (f) => {
       if (objects.length > 1 && f.getMany !== undefined) {
         const values = await f.getMany(objects, ctx)

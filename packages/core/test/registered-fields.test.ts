@@ -42,6 +42,12 @@ function fieldsPackage (calls: Calls) {
           schema: { type: 'string', description: 'Shown to editors only.', context: ['edit'] },
           get: (object, ctx) => { calls.edit++; return `note for ${String(object.id)} as ${ctx.req.user.id}` }
         })
+        // Only in answers to signed-in callers (as a site option would turn a field on).
+        api.registerField(type, 'signed_in', {
+          schema: { type: 'boolean', description: 'Present for signed-in callers.' },
+          when: (ctx) => ctx.req.user.id !== 0,
+          get: () => true
+        })
         // Writable, kept in the package's table; the value 3 is refused by the package itself after the row is written.
         api.registerField<number | null>(type, 'rating', {
           schema: { type: ['integer', 'null'], minimum: 1, maximum: 5, description: 'A rating from 1 to 5.' },
@@ -112,11 +118,13 @@ t.test('read-only fields: item, list with one getMany, contexts, _fields, embeds
   t.equal(one.body.title_length, 3, 'the field in an anonymous item')
   t.equal(one.body.rating, null, 'a writable field with nothing stored')
   t.notOk('editor_note' in one.body, 'an edit-only field is absent from the view context')
+  t.notOk('signed_in' in one.body, 'a field whose `when` says no is absent')
   t.equal(calls.edit, edits, 'and not computed there')
 
   const edit = await call('GET', `/cms/v2/posts/${ids[0]!}`, { as: admin, query: 'context=edit' })
   t.match(edit.body.editor_note, /^note for \d+ as \d+$/, 'present in the edit context')
   t.equal(edit.body.title_length, 3)
+  t.equal(edit.body.signed_in, true, 'and present when it says yes')
 
   const before = { ...calls }
   const list = await call('GET', '/cms/v2/posts')
