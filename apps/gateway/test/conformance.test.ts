@@ -19,8 +19,6 @@ const NOT_YET_SERVED: Record<string, { why: string, routes: readonly string[] }>
   'seo/v1': {
     why: 'issue 20 serves seo/v1 part 1 in increments; part 2 (configuration, tasks, integrations, outside services) is its own issue',
     routes: [
-      // part 1, still to land (issue 20)
-      '/seo/v1/get_head',
       // part 2
       '/seo/v1/ai_generator/callback', '/seo/v1/ai_generator/refresh_callback', '/seo/v1/ai_generator/consent',
       '/seo/v1/ai_content_planner/banner_permanent_dismissal', '/seo/v1/ai_content_planner/get_outline', '/seo/v1/ai_content_planner/get_suggestions',

@@ -26,6 +26,7 @@ import { Piscina } from 'piscina'
 import { getOptions, type Store } from '@cms/store'
 import { permalink, type ContentReader, type PostWithDetails } from '@cms/core'
 import { metaString, SEO } from './meta.js'
+import { replaceVariables } from './templates.js'
 
 /** What the worker thread is given (analysis-worker.mjs). */
 export interface AnalysisInput {
@@ -65,8 +66,7 @@ const MAX_RETRY_S = 3600
  * `%%title%% %%sep%% %%sitename%%`) with its basic variables replaced.
  */
 export function seoTitle (template: string, title: string, siteName: string, sep = '-'): string {
-  const t = template === '' ? '%%title%% %%sep%% %%sitename%%' : template
-  return t.replace(/%%(title|sitename|sep)%%/g, (_m, v: string) => v === 'title' ? title : v === 'sitename' ? siteName : sep).replace(/\s+/g, ' ').trim()
+  return replaceVariables(template === '' ? '%%title%% %%sep%% %%sitename%%' : template, { title, sitename: siteName, sep })
 }
 
 /**

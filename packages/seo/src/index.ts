@@ -14,6 +14,8 @@
  *   bulk-editor.ts       bulk_editor/posts, update_search, update_social
  *   lookups.ts           available_posts, meta/search
  *   file-size.ts         file_size (a media file's size from its URL)
+ *   head.ts              get_head (the SEO head of any URL of the site; `postHead` for one post)
+ *   templates.ts         title and description templates and their variables
  *   import.ts            import/{plugin}/{type} (another SEO plugin's post meta)
  *   access.ts            the shared permission checks
  *   permissions.ts       who may call what (the gateway's permission matrix probes these)
@@ -33,6 +35,7 @@ import { indexingRoutes } from './indexing.js'
 import { bulkEditorRoutes } from './bulk-editor.js'
 import { lookupRoutes } from './lookups.js'
 import { fileSizeRoutes } from './file-size.js'
+import { headRoutes, registerHead } from './head.js'
 import { importRoutes } from './import.js'
 import { scoreRoutes } from './scores.js'
 import { statisticsRoutes } from './statistics.js'
@@ -49,6 +52,7 @@ export const seoPackage = definePackage({
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.capability(MANAGE_SEO, ['administrator'])
     registerSeoMeta(api)
+    registerHead(api)
     const threads = api.option('seo_analysis_threads', Type.Integer({ minimum: 1, maximum: 8 }), {
       default: 1,
       description: 'Worker threads the SEO analysis runs in (each analyses one post at a time).'
@@ -74,10 +78,12 @@ export const seoPackage = definePackage({
     api.background('seo analysis', () => analyser.start((message, err) => { app.log.error({ err }, message) }))
     app.addHook('onClose', async () => { await analyser.close() })
     analysers.set(api.services, analyser)
-    api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api)])
+    api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api), ...headRoutes(api)])
     api.permissionCases(seoPermissionCases)
   }
 })
+
+export { postHead, preloadPostHeads, type SeoHead, type HeadJson } from './head.js'
 
 const analysers = new WeakMap<object, Analyser>()
 

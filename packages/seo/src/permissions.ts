@@ -19,6 +19,8 @@ const MANAGE_SEO: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403
 const SIGNED_IN: Outcomes = { anonymous: 401, subscriber: A, contributor: A, author: A, editor: A, administrator: A }
 /** `edit_post` on an administrator's published post: editors and administrators. */
 const EDIT_OTHERS: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: A, administrator: A }
+/** Public: anyone. */
+const ANYONE: Outcomes = { anonymous: A, subscriber: A, contributor: A, author: A, editor: A, administrator: A }
 const NOBODY: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: 403 }
 
 const c = (why: string, outcomes: Outcomes, probe?: PermissionCase['probe']): PermissionCase => ({ why, ...outcomes, ...(probe === undefined ? {} : { probe }) })
@@ -38,6 +40,7 @@ export const seoPermissionCases: PermissionCases = {
   [`POST ${S}/bulk_editor/update_social`]: c('§1.3 bulk editor: manage_seo_options', MANAGE_SEO, { body: { items: [{ id: 999999999, social_title: 'Probe' }] } }),
   [`GET ${S}/available_posts`]: c('§1.3 available posts: manage_seo_options', MANAGE_SEO),
   [`GET ${S}/file_size`]: c('§1.3 file size: manage_options', MANAGE_SEO, { query: { url: 'http://cms.test/cms-content/uploads/none.png' } }),
+  [`GET ${S}/get_head`]: c('§1.3 get_head: public (while enable_headless_rest_endpoints is on)', ANYONE, { query: { url: 'http://cms.test/' } }),
   [`POST ${S}/import/{plugin}/{type}`]: c('§1.3 import: activate_plugins (administrators)', MANAGE_SEO, { vars: { plugin: 'aioseo', type: 'posts' } }),
   [`GET ${S}/meta/search`]: [
     c('§1.3 meta search: no post_id is refused', NOBODY),
