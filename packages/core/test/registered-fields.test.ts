@@ -12,7 +12,9 @@ import { sql } from 'drizzle-orm'
 import { kernelServerOptions, restKernel, RestError } from '@cms/rest'
 import { migrate, setOption, type Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import { authenticator, corePackage, createApplicationPassword, createServices, createUser, definePackage, packagesFor, Platform, type Role } from '../src/index.js'
+import { call, type CallOptions } from '@cms/rest/testing'
+import { authenticator, corePackage, createServices, definePackage, packagesFor, Platform } from '../src/index.js'
+import { createCaller } from '../src/testing.js'
 
 const BASE = 'http://cms.test'
 
@@ -86,22 +88,8 @@ async function fieldsApp (t: Test) {
   })
   await app.ready()
   await setOption(store, 'timezone_string', 'UTC')
-  const account = async (login: string, role: Role): Promise<string> => {
-    const user = await createUser(store, { login, email: `${login}@example.com`, roles: [role] })
-    const { password } = await createApplicationPassword(store, user.id, { name: 'fields' })
-    return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`
-  }
-  const admin = await account('admin', 'administrator')
-  const call = async (method: string, path: string, o: { as?: string, body?: unknown, query?: string, headers?: Record<string, string> } = {}) => {
-    const res = await app.inject({
-      method: method as 'GET',
-      url: `/cms-json${path}${o.query === undefined ? '' : `?${o.query}`}`,
-      headers: { ...(o.as === undefined ? {} : { authorization: o.as }), ...(o.body === undefined ? {} : { 'content-type': 'application/json' }), ...o.headers },
-      ...(o.body === undefined ? {} : { payload: JSON.stringify(o.body) })
-    })
-    return { status: res.statusCode, headers: res.headers, body: res.body === '' ? null : JSON.parse(res.body) }
-  }
-  return { app, store, calls, admin, call }
+  const admin = await createCaller(store, 'administrator', { login: 'admin' })
+  return { app, store, calls, admin, call: async (method: string, path: string, o?: CallOptions) => await call(app, method, path, o) }
 }
 
 t.test('read-only fields: item, list with one getMany, contexts, _fields, embeds', async (t) => {
