@@ -59,17 +59,18 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
   const handle = async (request: Incoming, expose: (r: RestRequest) => void): Promise<Outcome> => {
     const isHead = request.method === 'HEAD'
     const query = (request.query ?? {}) as Record<string, unknown>
-    const scope = requestScope(askHorizon)
     // An anonymous body-less read of a public endpoint: kept bytes, or the horizon they will be kept under.
     const keepAs = publicAnswers && request.principal.id === 0 && (request.body === undefined || request.body === null)
       ? KeptAnswers.keyOf(request)
       : undefined
     let horizon: string | undefined
     if (keepAs !== undefined) {
-      const fresh = await kept.fresh(keepAs, scope.horizon)
+      const fresh = await kept.fresh(keepAs, askHorizon)
       if (fresh.hit !== undefined) return { rendered: fresh.hit }
       horizon = fresh.horizon
     }
+    // Built after the kept-answer check: a hit allocates nothing more.
+    const scope = requestScope(askHorizon, horizon)
     const raw = mergeParams(query, request.body, request.params as Record<string, string>)
     const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request), siteUrl, scope)
     // The Allow header of a validation error is computed on the request as sent.
@@ -149,9 +150,10 @@ export function restRequestOf (
 /** What one request shares between its stages: the memo, and the horizon asked through it. */
 export interface RequestScope { memo: RestRequest['memo'], horizon: RestRequest['horizon'] }
 
-export function requestScope (askHorizon: () => Promise<string | undefined>): RequestScope {
+export function requestScope (askHorizon: () => Promise<string | undefined>, known?: string): RequestScope {
   const memo = requestMemo()
-  return { memo, horizon: async () => await memo('kernel:horizon', askHorizon) }
+  const horizon = known === undefined ? askHorizon : async () => known
+  return { memo, horizon: async () => await memo('kernel:horizon', horizon) }
 }
 
 /** The methods of the route this caller may use, as the core's Allow header lists them. */

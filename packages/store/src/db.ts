@@ -278,12 +278,12 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
       pendingHorizon ??= new Promise((resolve) => {
         setImmediate(() => {
           pendingHorizon = undefined
-          resolve(
-            executeNamed<{ h: string }>(store, 'store_horizon', sql`select pg_current_snapshot()::text as h`).then(
-              (rows) => rows[0]?.h,
-              () => undefined
-            )
-          )
+          // Built once: it is asked on every anonymous read of a kept answer.
+          horizonQuery ??= db._.session.prepareQuery(dialect.sqlToQuery(sql`select pg_current_snapshot()::text as h`), undefined, 'store_horizon', false)
+          resolve(horizonQuery.execute().then(
+            (result) => (result as { rows: Array<{ h: string }> }).rows[0]?.h,
+            () => undefined
+          ))
         })
       })
       return pendingHorizon
@@ -292,6 +292,7 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
     [driverKey]: driver,
   }
   let pendingHorizon: Promise<string | undefined> | undefined
+  let horizonQuery: { execute: () => Promise<unknown> } | undefined
   return store
 }
 
