@@ -584,7 +584,8 @@ async function notFoundHead (site: Site): Promise<SeoHead> {
 // ---------------------------------------------------------------- pieces
 
 function siteVars (site: Site): Record<string, string> {
-  return { sitename: site.name, sitedesc: site.tagline, sep: site.sep, page: '', currentyear: String(new Date().getUTCFullYear()) }
+  // Nothing from the clock (`%%currentyear%%` stays empty): heads are kept until the next commit.
+  return { sitename: site.name, sitedesc: site.tagline, sep: site.sep, page: '' }
 }
 
 function fill (site: Site, template: string, vars: Record<string, string>): string {
