@@ -283,7 +283,9 @@ async function resolveHead (site: Site, req: RestRequest, url: URL): Promise<Seo
     return term === undefined ? undefined : termHead(site, term)
   }
   if (q.has('tag')) {
-    const [term] = await site.api.content.terms({ taxonomy: 'post_tag', slug: [q.get('tag')!.slice(0, 200)] })
+    // Slugs keep non-ASCII letters as lowercase `%xx` escapes, which the query parser decoded.
+    const slug = q.get('tag')!.slice(0, 200)
+    const [term] = await site.api.content.terms({ taxonomy: 'post_tag', slug: [...new Set([slug, encodeURIComponent(slug).toLowerCase()])] })
     return term === undefined ? undefined : termHead(site, term)
   }
   if (q.has('author')) {
@@ -361,14 +363,16 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
   const seoTitleText = fill(site, metaString(meta, SEO.title) !== '' ? metaString(meta, SEO.title) : templateOf(site.templates, front ? 'title-home' : `title-${typeKey}`, 'title-post'), vars)
   const description = fill(site, metaString(meta, SEO.metadesc) !== '' ? metaString(meta, SEO.metadesc) : templateOf(site.templates, `metadesc-${typeKey}`, 'metadesc-post'), vars)
   const stored = metaString(meta, SEO.noindex)
-  const noindex = stored === '1' || (stored !== '2' && site.templates[`noindex-${typeKey}`] === '1')
+  // Unset: the type's default; a private post (seen by those who may) is never indexed.
+  const noindex = stored === '1' || (stored !== '2' && (site.templates[`noindex-${typeKey}`] === '1' || post.status === 'private'))
   const robots = robotsOf(site, noindex, metaString(meta, SEO.nofollow) === '1', metaString(meta, SEO.robotsAdv))
 
-  const ogImageId = Number(metaString(meta, SEO.ogImageId))
+  // A password-protected post shows no image either (as the real product).
+  const ogImageId = isProtected ? 0 : Number(metaString(meta, SEO.ogImageId))
   let image: Parts['image']
   if (ogImageId > 0) image = await mediaOf(site, req, ogImageId)
-  if (image === undefined && metaString(meta, SEO.ogImage) !== '') image = { url: metaString(meta, SEO.ogImage) }
-  if (image === undefined && post.featuredMedia > 0) image = await mediaOf(site, req, post.featuredMedia)
+  if (image === undefined && !isProtected && metaString(meta, SEO.ogImage) !== '') image = { url: metaString(meta, SEO.ogImage) }
+  if (image === undefined && !isProtected && post.featuredMedia > 0) image = await mediaOf(site, req, post.featuredMedia)
 
   const readingTime = metaString(meta, SEO.readingTime)
   const misc: Record<string, string> = {}
@@ -415,14 +419,15 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
     ogType: front ? 'website' : 'article',
     ogTitle: metaString(meta, SEO.ogTitle) === '' ? seoTitleText : fill(site, metaString(meta, SEO.ogTitle), vars),
     ogDescription: metaString(meta, SEO.ogDescription) !== '' ? fill(site, metaString(meta, SEO.ogDescription), vars) : description !== '' ? description : excerpt,
+    // As the real product: the published time on posts only, the modified time once it differs.
     published: article ? post.dateGmt : undefined,
-    modified: article || !front ? post.modifiedGmt : undefined,
+    modified: post.dateGmt === null || post.modifiedGmt.getTime() !== post.dateGmt.getTime() ? post.modifiedGmt : undefined,
     image,
     author: user === undefined ? undefined : text(user.displayName),
     twitter: {
       title: metaString(meta, SEO.twitterTitle) === '' ? undefined : fill(site, metaString(meta, SEO.twitterTitle), vars),
       description: metaString(meta, SEO.twitterDescription) === '' ? undefined : fill(site, metaString(meta, SEO.twitterDescription), vars),
-      image: metaString(meta, SEO.twitterImage) === '' ? undefined : metaString(meta, SEO.twitterImage)
+      image: metaString(meta, SEO.twitterImage) === '' || isProtected ? undefined : metaString(meta, SEO.twitterImage)
     },
     misc,
     graph: dedupe(graph)
