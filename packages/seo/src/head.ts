@@ -13,8 +13,10 @@
  * `/YYYY/MM/DD/` date archives, `?post_type=` archives. Another host, an
  * unknown path, and anything an anonymous reader may not see (drafts,
  * private, trashed, future posts; authors without published posts; date
- * archives without posts) answer the 404 page's head with HTTP 404. A
- * password-protected post shows nothing taken from its content.
+ * archives without posts) answer the 404 page's head with HTTP 404 (and,
+ * as every error here, `code`, `message` and `data.status`:
+ * `seo_head_not_found`). A password-protected post shows nothing taken
+ * from its content.
  *
  * `postHead` builds the same object for one post of any status (the caller
  * decides who may see it): the `seo_head_json` field of cms/v2 posts and
@@ -113,8 +115,11 @@ export function headRoutes (api: PackageApi): RouteDecl[] {
           throw seoErrors.rest_invalid_param({ params: { url: 'url is not a valid URL.' } }, 'Invalid parameter(s): url')
         }
         const site = await siteOf(api, req)
-        const head = await resolveHead(site, req, url) ?? await notFoundHead(site)
-        return new RestResponse(head, head.status)
+        const head = await resolveHead(site, req, url)
+        if (head !== undefined) return head
+        // The notes' body (the 404 page's head, `status: 404`), in the error shape too (CONVENTIONS.md §3).
+        const missing = seoErrors.seo_head_not_found()
+        return new RestResponse({ ...await notFoundHead(site), code: missing.code, message: missing.message, data: missing.data }, 404)
       }
     })]
   })]
@@ -579,7 +584,8 @@ async function notFoundHead (site: Site): Promise<SeoHead> {
 // ---------------------------------------------------------------- pieces
 
 function siteVars (site: Site): Record<string, string> {
-  return { sitename: site.name, sitedesc: site.tagline, sep: site.sep, page: '', currentyear: String(new Date().getUTCFullYear()) }
+  // Nothing from the clock (`%%currentyear%%` stays empty): heads are kept until the next commit.
+  return { sitename: site.name, sitedesc: site.tagline, sep: site.sep, page: '' }
 }
 
 function fill (site: Site, template: string, vars: Record<string, string>): string {

@@ -291,6 +291,7 @@ t.test('get_head', async (t) => {
     for (const [url, why] of cases) {
       const res = await head(url)
       t.same([res.status, res.body.status, res.body.json.title], [404, 404, 'Page not found - Boot Shop'], why)
+      t.same([res.body.code, typeof res.body.message, res.body.data], ['seo_head_not_found', 'string', { status: 404 }], `${why}: in the error shape too`)
       t.same(res.body.json.robots, { index: 'noindex', follow: 'follow' }, why)
       t.notMatch(JSON.stringify(res.body), /Draft title|Unpublished|Private title|Private words|Future title/, `${why}: nothing of it leaks`)
     }
