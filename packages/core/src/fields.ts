@@ -1,6 +1,6 @@
 /**
  * Registered fields (the core CMS's `register_rest_field`): a package adds a
- * top-level field to the cms/v2 answers of posts or pages through
+ * top-level field to the cms/v2 answers of posts, pages or users through
  * `api.registerField`. The field is part of the type's item schema (so
  * validation, context filtering, OPTIONS, the index and OpenAPI know it),
  * is computed only in the contexts it declares and only when `_fields`
@@ -14,9 +14,9 @@
 import { parseFields, wantsField, type JsonSchema, type RestRequest } from '@cms/rest'
 import type { Tx } from '@cms/store'
 
-/** The object types whose cms/v2 routes render registered fields. */
-export type FieldObjectType = 'post' | 'page'
-export const FIELD_OBJECT_TYPES: readonly FieldObjectType[] = ['post', 'page']
+/** The object types whose cms/v2 routes render registered fields (user fields are read-only). */
+export type FieldObjectType = 'post' | 'page' | 'user'
+export const FIELD_OBJECT_TYPES: readonly FieldObjectType[] = ['post', 'page', 'user']
 
 /** What a field's `get` / `getMany` is told about the answer being rendered. */
 export interface FieldReadContext {
@@ -24,7 +24,7 @@ export interface FieldReadContext {
   req: RestRequest
   /** The context the answer is rendered in (`view`, `edit`, `embed`). */
   context: string
-  /** `post` or `page`. */
+  /** `post`, `page` or `user`. */
   objectType: FieldObjectType
 }
 
@@ -108,6 +108,8 @@ export class FieldRegistry {
     if (this.sealed) throw new Error(`field ${name} registered after the routes were built`)
     if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) throw new TypeError(`field name ${JSON.stringify(name)} is not a plain lower-case name`)
     if (typeof def.get !== 'function') throw new TypeError(`field ${name} has no get function`)
+    // A user's writes are not one transaction the field could join.
+    if (objectType === 'user' && def.update !== undefined) throw new TypeError(`field ${name}: fields of users are read-only (no update)`)
     const list = this.byType.get(objectType) ?? []
     const known = list.find((f) => f.name === name)
     if (known !== undefined) throw new Error(`field ${name} of ${objectType} is registered twice (by ${known.owner} and ${owner})`)

@@ -83,13 +83,14 @@ export interface PackageApi {
    */
   registerMeta: (objectType: 'post' | 'user', key: string, schema: MetaKey, opts?: MetaOptions) => void
   /**
-   * Adds a top-level field `name` to the cms/v2 answers of `post` or `page`
-   * objects (the core's `register_rest_field`): in the item schema (OPTIONS,
+   * Adds a top-level field `name` to the cms/v2 answers of `post`, `page`
+   * or `user` objects (the core's `register_rest_field`): in the item schema (OPTIONS,
    * the index, OpenAPI), computed by `def.get` in the contexts its schema
    * declares (default view and edit) and only when `_fields` asks for it,
    * `def.getMany` for a list page at once; writable through create and
    * update when `def.update` is given (validated against the schema before
-   * any write, run in the write's transaction), read-only otherwise. Its
+   * any write, run in the write's transaction; posts and pages only),
+   * read-only otherwise. Its
    * value must depend only on the URL, the caller and stored data (see
    * fields.ts: anonymous answers are kept until the next commit).
    */

@@ -36,7 +36,7 @@ export interface Services {
   meta: MetaRegistry
   /** The registered user meta (packages' keys; shown under `meta` in cms/v2 users once one is registered). */
   userMeta: MetaRegistry
-  /** Fields packages added to cms/v2 posts and pages (`api.registerField`, see fields.ts). */
+  /** Fields packages added to cms/v2 posts, pages and users (`api.registerField`, see fields.ts). */
   fields: FieldRegistry
   /** The roles and the capabilities each grants (the core's five, plus packages' grants). */
   roles: RoleRegistry

@@ -13,12 +13,12 @@ import { kernelServerOptions, restKernel, RestError } from '@cms/rest'
 import { migrate, setOption, type Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
 import { call, type CallOptions } from '@cms/rest/testing'
-import { authenticator, corePackage, createServices, definePackage, packagesFor, Platform } from '../src/index.js'
+import { authenticator, corePackage, createServices, definePackage, FieldRegistry, packagesFor, Platform } from '../src/index.js'
 import { createCaller } from '../src/testing.js'
 
 const BASE = 'http://cms.test'
 
-interface Calls { get: number, getMany: number, edit: number }
+interface Calls { get: number, getMany: number, edit: number, users: number }
 
 /** What a package author writes: three fields on posts and pages. */
 function fieldsPackage (calls: Calls) {
@@ -33,6 +33,12 @@ function fieldsPackage (calls: Calls) {
           sql`select post_id, rating from fixture_ratings where post_id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`)
         return new Map(rows.map((r) => [Number(r.post_id), Number(r.rating)]))
       }
+      // Users: read-only fields, a page of a list at once.
+      api.registerField('user', 'badge', {
+        schema: { type: 'string', description: 'A badge of the user.', context: ['view', 'edit', 'embed'] },
+        get: (object) => `badge-${String(object.id)}`,
+        getMany: async (objects) => { calls.users++; return objects.map((o) => `badge-${String(o.id)}`) }
+      })
       for (const type of ['post', 'page'] as const) {
         // Read-only, also in embedded answers; a page of a list asks once.
         api.registerField(type, 'title_length', {
@@ -70,7 +76,7 @@ function fieldsPackage (calls: Calls) {
 }
 
 async function fieldsApp (t: Test) {
-  const calls: Calls = { get: 0, getMany: 0, edit: 0 }
+  const calls: Calls = { get: 0, getMany: 0, edit: 0, users: 0 }
   const store: Store = await openTestStore({ migrate: false })
   const services = createServices({ store, settings: { profile: 'test', contentDir: '/nonexistent' } })
   const platform = new Platform(services, ['cms/v2'])
@@ -227,4 +233,23 @@ t.test('kept anonymous answers and ETags follow the stored data a field reads', 
   t.equal(fieldsOnly.status, 200)
   const patched = await call('PATCH', `/cms/v2/posts/${id}`, { as: admin, body: { title: 'Kept 2' }, headers: { 'if-match': String(fieldsOnly.headers.etag) } })
   t.equal(patched.status, 200, 'If-Match with the edit-context tag')
+})
+
+t.test('users: read-only fields in items, lists, /users/me, embeds and the schema', async (t) => {
+  const { admin, call, calls } = await fieldsApp(t)
+  const author = (await call('POST', '/cms/v2/users', { as: admin, body: { username: 'writer', email: 'writer@example.com', password: 'pw-12345678', roles: ['author'] } })).body
+  t.equal(author.badge, `badge-${author.id as number}`, 'a created user\'s answer')
+  const me = await call('GET', '/cms/v2/users/me', { as: admin })
+  t.equal(me.body.badge, `badge-${me.body.id as number}`, '/users/me')
+  const before = calls.users
+  const list = await call('GET', '/cms/v2/users', { as: admin, query: 'context=edit' })
+  t.ok(list.body.length >= 2 && list.body.every((u: any) => u.badge === `badge-${u.id as number}`), 'every user of a list')
+  t.equal(calls.users - before, 1, 'one getMany for the page')
+  t.match((await call('OPTIONS', '/cms/v2/users')).body.schema.properties.badge, { type: 'string', readonly: true })
+  const post = await call('POST', '/cms/v2/posts', { as: admin, body: { title: 'By admin', status: 'publish' } })
+  const embedded = await call('GET', `/cms/v2/posts/${post.body.id as number}`, { query: '_embed=author' })
+  t.equal(embedded.body._embedded.author[0].badge, `badge-${me.body.id as number}`, 'an embedded author (embed context)')
+  const sent = await call('POST', `/cms/v2/users/${author.id as number}`, { as: admin, body: { badge: 'forged', name: 'Writer' } })
+  t.same([sent.status, sent.body.badge, sent.body.name], [200, `badge-${author.id as number}`, 'Writer'], 'a sent value is ignored')
+  t.throws(() => { new FieldRegistry().register('user', 'rank', { schema: { type: 'string' }, get: () => '', update: async () => {} }) }, /read-only/, 'a user field cannot be writable')
 })
