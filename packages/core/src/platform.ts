@@ -15,6 +15,7 @@ import { defineNamespace, type NamespaceDecl, type RouteDecl, type RouteInput } 
 import type { MigrationSet } from '@cms/store'
 import type { Role } from './capabilities.js'
 import type { MetaKey, MetaOptions } from './content/meta.js'
+import type { FieldDefinition, FieldObjectType } from './fields.js'
 import type { PermissionCase } from './permissions-table.js'
 import type { Services } from './services.js'
 import type { UpstreamClient } from './upstream.js'
@@ -81,6 +82,19 @@ export interface PackageApi {
    * `unfiltered_html`).
    */
   registerMeta: (objectType: 'post' | 'user', key: string, schema: MetaKey, opts?: MetaOptions) => void
+  /**
+   * Adds a top-level field `name` to the cms/v2 answers of `post`, `page`
+   * or `user` objects (the core's `register_rest_field`): in the item schema (OPTIONS,
+   * the index, OpenAPI), computed by `def.get` in the contexts its schema
+   * declares (default view and edit) and only when `_fields` asks for it,
+   * `def.getMany` for a list page at once; writable through create and
+   * update when `def.update` is given (validated against the schema before
+   * any write, run in the write's transaction; posts and pages only),
+   * read-only otherwise. Its
+   * value must depend only on the URL, the caller and stored data (see
+   * fields.ts: anonymous answers are kept until the next commit).
+   */
+  registerField: <T = unknown>(objectType: FieldObjectType, name: string, def: FieldDefinition<T>) => void
   /**
    * Registers a post type the package keeps its documents in: listed by
    * `/cms/v2/types` (its `rest_namespace` / `rest_base` name the package's
@@ -273,6 +287,7 @@ export class Platform {
         const registry = objectType === 'user' ? this.services.userMeta : this.services.meta
         registry.register(objectType, key, schema, { ...opts, owner: name })
       },
+      registerField: (objectType, field, def) => { this.services.fields.register(objectType, field, def as FieldDefinition, name) },
       postType: (def) => { registerPostType(this.services, def) },
       taxonomy: (def) => { registerTaxonomy(this.services, def) },
       capability: (capability, grantedTo) => {
@@ -329,6 +344,7 @@ export class Platform {
     this.built = true
     this.services.meta.seal()
     this.services.userMeta.seal()
+    this.services.fields.seal()
     return this.served.map((ns) => {
       const entry = this.local.includes(ns) ? this.declared.get(ns) : undefined
       return defineNamespace(ns, entry === undefined ? [] : entry.build(this.namespaceOptions[ns] ?? {}))

@@ -5,6 +5,7 @@
  */
 import type { Store } from '@cms/store'
 import { MetaRegistry, registerCoreMeta } from './content/meta.js'
+import { FieldRegistry } from './fields.js'
 import { RoleRegistry } from './capabilities.js'
 import { Upstreams } from './upstream.js'
 import { PackageOptions } from './package-options.js'
@@ -35,6 +36,8 @@ export interface Services {
   meta: MetaRegistry
   /** The registered user meta (packages' keys; shown under `meta` in cms/v2 users once one is registered). */
   userMeta: MetaRegistry
+  /** Fields packages added to cms/v2 posts, pages and users (`api.registerField`, see fields.ts). */
+  fields: FieldRegistry
   /** The roles and the capabilities each grants (the core's five, plus packages' grants). */
   roles: RoleRegistry
   /** The outside services configured for this deployment (`CMS_UPSTREAM_<NAME>_*`, see upstream.ts). */
@@ -53,5 +56,5 @@ export interface Services {
 export function createServices (base: Pick<Services, 'store' | 'settings' | 'mediaStorage'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, userMeta: new MetaRegistry('user'), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
+  return { ...base, meta, userMeta: new MetaRegistry('user'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
 }

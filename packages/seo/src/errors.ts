@@ -26,7 +26,9 @@ export const seoErrors = {
     seo_file_hosted_externally: { status: 404, message: 'Cannot get the size of the file because it is hosted externally.' },
     seo_file_size_unknown: { status: 404, message: 'Cannot get the size of the file because of unknown reasons.' },
     seo_unknown_importer: { status: 400, message: 'There is no importer for this plugin and type.' },
-    rest_no_route: { status: 404, message: 'Requested importer not found.' }
+    rest_no_route: { status: 404, message: 'Requested importer not found.' },
+    // get_head's 404 carries the 404 page's head besides these (head.ts).
+    seo_head_not_found: { status: 404, message: 'No page of this site has this URL.' }
   }),
   rest_invalid_param: kernelErrors.rest_invalid_param,
   rest_forbidden: kernelErrors.rest_forbidden

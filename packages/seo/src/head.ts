@@ -13,8 +13,10 @@
  * `/YYYY/MM/DD/` date archives, `?post_type=` archives. Another host, an
  * unknown path, and anything an anonymous reader may not see (drafts,
  * private, trashed, future posts; authors without published posts; date
- * archives without posts) answer the 404 page's head with HTTP 404. A
- * password-protected post shows nothing taken from its content.
+ * archives without posts) answer the 404 page's head with HTTP 404 (and,
+ * as every error here, `code`, `message` and `data.status`:
+ * `seo_head_not_found`). A password-protected post shows nothing taken
+ * from its content.
  *
  * `postHead` builds the same object for one post of any status (the caller
  * decides who may see it): the `seo_head_json` field of cms/v2 posts and
@@ -113,8 +115,11 @@ export function headRoutes (api: PackageApi): RouteDecl[] {
           throw seoErrors.rest_invalid_param({ params: { url: 'url is not a valid URL.' } }, 'Invalid parameter(s): url')
         }
         const site = await siteOf(api, req)
-        const head = await resolveHead(site, req, url) ?? await notFoundHead(site)
-        return new RestResponse(head, head.status)
+        const head = await resolveHead(site, req, url)
+        if (head !== undefined) return head
+        // The notes' body (the 404 page's head, `status: 404`), in the error shape too (CONVENTIONS.md §3).
+        const missing = seoErrors.seo_head_not_found()
+        return new RestResponse({ ...await notFoundHead(site), code: missing.code, message: missing.message, data: missing.data }, 404)
       }
     })]
   })]
@@ -278,7 +283,9 @@ async function resolveHead (site: Site, req: RestRequest, url: URL): Promise<Seo
     return term === undefined ? undefined : termHead(site, term)
   }
   if (q.has('tag')) {
-    const [term] = await site.api.content.terms({ taxonomy: 'post_tag', slug: [q.get('tag')!.slice(0, 200)] })
+    // Slugs keep non-ASCII letters as lowercase `%xx` escapes, which the query parser decoded.
+    const slug = q.get('tag')!.slice(0, 200)
+    const [term] = await site.api.content.terms({ taxonomy: 'post_tag', slug: [...new Set([slug, encodeURIComponent(slug).toLowerCase()])] })
     return term === undefined ? undefined : termHead(site, term)
   }
   if (q.has('author')) {
@@ -356,14 +363,16 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
   const seoTitleText = fill(site, metaString(meta, SEO.title) !== '' ? metaString(meta, SEO.title) : templateOf(site.templates, front ? 'title-home' : `title-${typeKey}`, 'title-post'), vars)
   const description = fill(site, metaString(meta, SEO.metadesc) !== '' ? metaString(meta, SEO.metadesc) : templateOf(site.templates, `metadesc-${typeKey}`, 'metadesc-post'), vars)
   const stored = metaString(meta, SEO.noindex)
-  const noindex = stored === '1' || (stored !== '2' && site.templates[`noindex-${typeKey}`] === '1')
+  // Unset: the type's default; a private post (seen by those who may) is never indexed.
+  const noindex = stored === '1' || (stored !== '2' && (site.templates[`noindex-${typeKey}`] === '1' || post.status === 'private'))
   const robots = robotsOf(site, noindex, metaString(meta, SEO.nofollow) === '1', metaString(meta, SEO.robotsAdv))
 
-  const ogImageId = Number(metaString(meta, SEO.ogImageId))
+  // A password-protected post shows no image either (as the real product).
+  const ogImageId = isProtected ? 0 : Number(metaString(meta, SEO.ogImageId))
   let image: Parts['image']
   if (ogImageId > 0) image = await mediaOf(site, req, ogImageId)
-  if (image === undefined && metaString(meta, SEO.ogImage) !== '') image = { url: metaString(meta, SEO.ogImage) }
-  if (image === undefined && post.featuredMedia > 0) image = await mediaOf(site, req, post.featuredMedia)
+  if (image === undefined && !isProtected && metaString(meta, SEO.ogImage) !== '') image = { url: metaString(meta, SEO.ogImage) }
+  if (image === undefined && !isProtected && post.featuredMedia > 0) image = await mediaOf(site, req, post.featuredMedia)
 
   const readingTime = metaString(meta, SEO.readingTime)
   const misc: Record<string, string> = {}
@@ -410,14 +419,15 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
     ogType: front ? 'website' : 'article',
     ogTitle: metaString(meta, SEO.ogTitle) === '' ? seoTitleText : fill(site, metaString(meta, SEO.ogTitle), vars),
     ogDescription: metaString(meta, SEO.ogDescription) !== '' ? fill(site, metaString(meta, SEO.ogDescription), vars) : description !== '' ? description : excerpt,
+    // As the real product: the published time on posts only, the modified time once it differs.
     published: article ? post.dateGmt : undefined,
-    modified: article || !front ? post.modifiedGmt : undefined,
+    modified: post.dateGmt === null || post.modifiedGmt.getTime() !== post.dateGmt.getTime() ? post.modifiedGmt : undefined,
     image,
     author: user === undefined ? undefined : text(user.displayName),
     twitter: {
       title: metaString(meta, SEO.twitterTitle) === '' ? undefined : fill(site, metaString(meta, SEO.twitterTitle), vars),
       description: metaString(meta, SEO.twitterDescription) === '' ? undefined : fill(site, metaString(meta, SEO.twitterDescription), vars),
-      image: metaString(meta, SEO.twitterImage) === '' ? undefined : metaString(meta, SEO.twitterImage)
+      image: metaString(meta, SEO.twitterImage) === '' || isProtected ? undefined : metaString(meta, SEO.twitterImage)
     },
     misc,
     graph: dedupe(graph)
@@ -579,7 +589,8 @@ async function notFoundHead (site: Site): Promise<SeoHead> {
 // ---------------------------------------------------------------- pieces
 
 function siteVars (site: Site): Record<string, string> {
-  return { sitename: site.name, sitedesc: site.tagline, sep: site.sep, page: '', currentyear: String(new Date().getUTCFullYear()) }
+  // Nothing from the clock (`%%currentyear%%` stays empty): heads are kept until the next commit.
+  return { sitename: site.name, sitedesc: site.tagline, sep: site.sep, page: '' }
 }
 
 function fill (site: Site, template: string, vars: Record<string, string>): string {

@@ -15,6 +15,7 @@
  *   lookups.ts           available_posts, meta/search
  *   file-size.ts         file_size (a media file's size from its URL)
  *   head.ts              get_head (the SEO head of any URL of the site; `postHead` for one post)
+ *   head-fields.ts       seo_head / seo_head_json on cms/v2 posts and pages (option seo_head_fields, off by default)
  *   templates.ts         title and description templates and their variables
  *   import.ts            import/{plugin}/{type} (another SEO plugin's post meta)
  *   access.ts            the shared permission checks
@@ -36,6 +37,7 @@ import { bulkEditorRoutes } from './bulk-editor.js'
 import { lookupRoutes } from './lookups.js'
 import { fileSizeRoutes } from './file-size.js'
 import { headRoutes, registerHead } from './head.js'
+import { registerHeadFields } from './head-fields.js'
 import { importRoutes } from './import.js'
 import { scoreRoutes } from './scores.js'
 import { statisticsRoutes } from './statistics.js'
@@ -52,7 +54,7 @@ export const seoPackage = definePackage({
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.capability(MANAGE_SEO, ['administrator'])
     registerSeoMeta(api)
-    registerHead(api)
+    registerHeadFields(api, registerHead(api).enabled)
     const threads = api.option('seo_analysis_threads', Type.Integer({ minimum: 1, maximum: 8 }), {
       default: 1,
       description: 'Worker threads the SEO analysis runs in (each analyses one post at a time).'

@@ -78,7 +78,7 @@ t.test('get_head', async (t) => {
   const page = await made('pages', { title: 'About us', content: '<p>We sell boots.</p>' }, admin)
   const custom = await made('posts', { title: 'Custom', content: '<p>Body text here.</p>', meta: { _seo_title: 'Own %%title%% %%sep%% here', _seo_metadesc: 'My own description', '_seo_meta-robots-noindex': '1' } }, admin)
   const hostile = await made('posts', { title: 'Hi', meta: { _seo_title: '</title><script>alert(1)</script> "quoted" \'single\' & more', _seo_metadesc: '"><img src=x onerror=alert(1)> </script><script>x()</script>' } }, admin)
-  const locked = await made('posts', { title: 'Locked', content: '<p>Secret body words</p>', excerpt: 'Secret excerpt', password: 'pw' }, admin)
+  const locked = await made('posts', { title: 'Locked', content: '<p>Secret body words</p>', excerpt: 'Secret excerpt', password: 'pw', featured_media: image.id }, admin)
   const draft = await made('posts', { title: 'Draft title', content: '<p>Unpublished words</p>', status: 'draft' }, admin)
   const secret = await made('posts', { title: 'Private title', content: '<p>Private words</p>', status: 'private' }, admin)
   const later = await made('posts', { title: 'Future title', status: 'future', date: '2099-01-01T00:00:00' }, admin)
@@ -97,7 +97,7 @@ t.test('get_head', async (t) => {
     t.same([j.og_locale, j.og_type, j.og_title, j.og_url, j.og_site_name], ['en_US', 'article', 'Winter boots - Boot Shop', post.link, 'Boot Shop'])
     t.equal(j.og_description, 'Which boots to wear this winter.', 'the excerpt')
     t.match(j.article_published_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/)
-    t.match(j.article_modified_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/)
+    t.notOk('article_modified_time' in j, 'not modified since it was published')
     t.same(j.og_image, [{ width: 1200, height: 630, url: image.source_url, type: 'image/png' }], 'size and type from the media library')
     t.equal(j.author, 'Shop Admin')
     t.equal(j.twitter_card, 'summary_large_image')
@@ -159,6 +159,7 @@ t.test('get_head', async (t) => {
     t.same(built?.json, j)
     t.same((await postHead({ services: h.platform.services }, req, post.id))?.json, (await head(post.link)).body.json)
     t.same((await postHead({ services: h.platform.services }, req, draft.id))?.json.title, 'Draft title - Boot Shop', 'any status: the caller decides who sees it')
+    t.same((await postHead({ services: h.platform.services }, req, secret.id))?.json.robots, { index: 'noindex', follow: 'follow' }, 'a private post is never indexed')
     t.equal(await postHead({ services: h.platform.services }, req, 999999), undefined)
     t.equal(await postHead({ services: h.platform.services }, req, image.id), undefined, 'media items have no head')
     // A list: its posts read at once beforehand, then the same heads.
@@ -185,7 +186,11 @@ t.test('get_head', async (t) => {
   })
 
   t.test('SEO fields win over the templates; noindex', async (t) => {
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    await h.call('POST', `/cms/v2/posts/${custom.id}`, { as: admin, body: { content: '<p>Body text, changed.</p>' } })
     const j = (await head(custom.link)).body.json
+    t.match(j.article_modified_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/, 'modified after it was published')
+    t.not(j.article_modified_time, j.article_published_time)
     t.equal(j.title, 'Own Custom - here', 'the post\'s own title, its variables replaced')
     t.equal(j.description, 'My own description')
     t.equal(j.og_description, 'My own description')
@@ -213,6 +218,7 @@ t.test('get_head', async (t) => {
     t.equal(res.status, 200)
     const all = JSON.stringify(res.body)
     t.notMatch(all, /Secret/)
+    t.notOk('og_image' in res.body.json, 'no image either')
     t.equal(byType(graphOf(res.body.html), 'Article').wordCount, 0)
   })
 
@@ -223,6 +229,10 @@ t.test('get_head', async (t) => {
     t.same(byType(graphOf(cat.body.html), 'CollectionPage')['@id'], news.link)
     const tag = await head(winter.link)
     t.same([tag.status, tag.body.json.title], [200, 'Winter Archives - Boot Shop'])
+    const snow = (await h.call('POST', '/cms/v2/tags', { as: admin, body: { name: '雪' } })).body
+    t.match(snow.link, /\?tag=%e9%9b%aa$/)
+    const snowTag = await head(snow.link)
+    t.same([snowTag.status, snowTag.body.json.title], [200, '雪 Archives - Boot Shop'], 'a slug of escaped letters')
 
     const authorLink = `${H}/?author=${writer.id}`
     t.equal((await head(authorLink)).status, 404, 'an author without published posts is not shown (as cms/v2 hides them)')
@@ -291,6 +301,7 @@ t.test('get_head', async (t) => {
     for (const [url, why] of cases) {
       const res = await head(url)
       t.same([res.status, res.body.status, res.body.json.title], [404, 404, 'Page not found - Boot Shop'], why)
+      t.same([res.body.code, typeof res.body.message, res.body.data], ['seo_head_not_found', 'string', { status: 404 }], `${why}: in the error shape too`)
       t.same(res.body.json.robots, { index: 'noindex', follow: 'follow' }, why)
       t.notMatch(JSON.stringify(res.body), /Draft title|Unpublished|Private title|Private words|Future title/, `${why}: nothing of it leaks`)
     }

@@ -6,6 +6,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { collectionParams, contextParam, Enum, field, IntList, itemSchema, Raw, StringList, unvalidated, type ItemSchema, type JsonSchema } from '@cms/rest'
+import type { FieldRegistry } from '../fields.js'
 import { metaSchema, type MetaRegistry } from './meta.js'
 import { LIST_STATUSES, POST_FORMATS, WRITE_STATUSES, type PostType } from './post-types.js'
 
@@ -106,9 +107,11 @@ function forType<T extends Record<string, unknown>> (spec: PostType, all: T): T 
 
 export type PostSchema = ItemSchema<ReturnType<typeof postFields>>
 
-/** The JSON schema of a post or page. */
-export function postItemSchema (spec: PostType, meta: MetaRegistry): PostSchema {
-  return itemSchema(spec.type, forType(spec, postFields(meta)))
+/** The JSON schema of a post or page, with the fields packages registered on its type (after the core's). */
+export function postItemSchema (spec: PostType, meta: MetaRegistry, fields?: FieldRegistry): PostSchema {
+  const core = forType(spec, postFields(meta))
+  if (fields === undefined || !fields.has(spec.type)) return itemSchema(spec.type, core)
+  return itemSchema(spec.type, { ...core, ...fields.schemaProperties(spec.type, core) } as typeof core)
 }
 
 function renderedObject (description: string, props: Record<string, JsonSchema>, context: string[]): JsonSchema {

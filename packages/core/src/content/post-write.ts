@@ -193,6 +193,8 @@ async function resolveSlug (tx: Tx, spec: PostType, post: PostRow, requested: st
 export interface SaveOptions {
   /** Store a revision when the content changed (updates; never autosaves). */
   revision: boolean
+  /** More writes of the same request (registered fields), in the transaction after the row and its meta. */
+  also?: (tx: Tx, post: PostRow) => Promise<void>
 }
 
 /** Writes a prepared create or update in one transaction; returns the post id. */
@@ -308,7 +310,7 @@ export async function writePost (
   now = nowSeconds()
 ): Promise<Written> {
   // The usual create (slug known before the id, no meta) is one statement of its own.
-  const known = existing === undefined && prepared.meta === undefined ? knownSlug(spec, prepared) : ''
+  const known = existing === undefined && prepared.meta === undefined && opts.also === undefined ? knownSlug(spec, prepared) : ''
   if (known !== '') {
     const written = await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true)
     if (written !== undefined) return written
@@ -336,6 +338,7 @@ export async function writePost (
     }
 
     if (prepared.meta !== undefined) await setMeta(tx, post.id, prepared.meta.set, prepared.meta.remove)
+    if (opts.also !== undefined) await opts.also(tx, post)
 
     if (spec.hasTerms && existing !== undefined) {
       const before = await termIdsOfPost(tx, post.id)

@@ -8,8 +8,9 @@ import { Type } from '@sinclair/typebox'
 import {
   argsFromSchema, endpoint, paginationHeaders, checkPage, restUrl, route, RestResponse, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
-import type { Store } from '@cms/store'
+import type { Store, Tx } from '@cms/store'
 import type { Services } from '../services.js'
+import type { FieldObjectType } from '../fields.js'
 import type { MetaRegistry } from './meta.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
@@ -71,9 +72,13 @@ function totalCache (store: Store): (req: RestRequest) => TotalCache | undefined
     : { get: async (key) => await totals.peek(req, key), set: async (key, total) => { await totals.put(req, key, total) } }
 }
 
-/** A version tag of everything the post's responses show, whatever the context. */
-function versionTag (post: PostRow, extras: PostExtras): string {
-  const hash = createHash('sha1').update(JSON.stringify([post, extras])).digest('base64url').slice(0, 16)
+/**
+ * A version tag of everything the post's responses show, whatever the
+ * context; with the values of the registered fields the answer shows (a
+ * field shown in one context only makes the tag differ between contexts).
+ */
+function versionTag (post: PostRow, extras: PostExtras, fieldValues?: unknown[]): string {
+  const hash = createHash('sha1').update(JSON.stringify(fieldValues === undefined ? [post, extras] : [post, extras, fieldValues])).digest('base64url').slice(0, 16)
   return `"${post.id}-${post.modifiedGmt.getTime()}-${hash}"`
 }
 
@@ -145,7 +150,20 @@ export function updatePermissionFor (store: Store, spec: PostType, loader: Retur
 export function postRoutes (services: Services, spec: PostType): RelativeRouteDecl[] {
   const { store } = services
   const totalsFor = totalCache(store)
-  const schema = postItemSchema(spec, services.meta)
+  const schema = postItemSchema(spec, services.meta, services.fields)
+  const { fields } = services
+  const objectType = spec.type as FieldObjectType
+  // Registered fields (fields.ts): rendered answers get theirs; none registered, nothing is done.
+  const addFields = async (bodies: Array<Record<string, unknown>>, req: RestRequest, context: string): Promise<string[]> =>
+    fields.has(objectType) ? await fields.render(objectType, bodies, req, context) : []
+  const fieldWrites = (req: RestRequest): ((tx: Tx, post: PostRow) => Promise<void>) | undefined => {
+    if (!fields.has(objectType)) return undefined
+    const writes = fields.writes(objectType, req.params)
+    if (writes.length === 0) return undefined
+    return async (tx, post) => {
+      for (const { field, value } of writes) await field.update!(value, { id: post.id, type: post.type }, { req, tx, objectType })
+    }
+  }
   const args = {
     list: listArgs(spec, schema),
     create: argsFromSchema(schema, 'create'),
@@ -247,6 +265,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     const extras = await loadExtras(store, items)
     const opts: FormatOptions = { req, spec, settings, context, store }
     const body = await Promise.all(items.map((post) => formatPost(post, extras.get(post.id)!, opts)))
+    await addFields(body, req, context)
     return new RestResponse(body, 200, paginationHeaders(info, req.baseUrl, postRoute(spec), req.query))
   }
 
@@ -270,7 +289,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     const prepared = await preparePost(store, spec, req.params, req.user, settings, undefined)
     // The row as written: its slug was made unique in the same transaction. Without meta
     // in the request, what a read of its extras would answer is known.
-    const { post, newTerms } = await writePost(store, spec, prepared, req.user, settings, undefined, { revision: false })
+    const { post, newTerms } = await writePost(store, spec, prepared, req.user, settings, undefined, { revision: false, also: fieldWrites(req) })
     const known: PostExtras | undefined = prepared.meta === undefined && (newTerms !== undefined || !spec.hasTerms)
       ? {
           meta: {},
@@ -279,6 +298,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
         }
       : undefined
     const body = await formatOne(store, spec, post, req, settings, 'edit', known, true)
+    await addFields([body], req, 'edit')
     return new RestResponse(body, 201, { Location: restUrl(req.baseUrl, postRoute(spec, post.id)) })
   }
 
@@ -299,8 +319,9 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     const settings = await requestSettings(store, req, services.meta)
     const extras = (await loadExtras(store, [post])).get(post.id)!
     const body = await formatOne(store, spec, post, req, settings, req.params.context, extras)
+    const added = await addFields([body], req, req.params.context)
     return new RestResponse(body, 200, {
-      ETag: versionTag(post, extras),
+      ETag: versionTag(post, extras, added.length === 0 ? undefined : added.map((name) => body[name])),
       'Last-Modified': post.modifiedGmt.toUTCString(),
       Link: `<${permalink(settings.home, spec.type, post.id)}>; rel="alternate"; type=text/html`
     })
@@ -312,9 +333,11 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     const existing = await mustLoad(req)
     const settings = await requestSettings(store, req, services.meta)
     const prepared = await preparePost(store, spec, req.params, req.user, settings, existing)
-    const { post } = await writePost(store, spec, prepared, req.user, settings, existing, { revision: true })
+    const { post } = await writePost(store, spec, prepared, req.user, settings, existing, { revision: true, also: fieldWrites(req) })
     loader.forget(req)
-    return await formatOne(store, spec, post, req, settings, 'edit')
+    const body = await formatOne(store, spec, post, req, settings, 'edit')
+    await addFields([body], req, 'edit')
+    return body
   }
 
   const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
@@ -331,6 +354,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     loader.forget(req)
     if (req.params.force) {
       const previous = await formatOne(store, spec, post, req, settings, 'edit')
+      await addFields([previous], req, 'edit')
       await store.transaction(async (tx) => { await deletePostFully(tx, post) })
       return { deleted: true, previous }
     }
@@ -343,7 +367,9 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
       await recountTerms(tx, await termIdsOfPost(tx, post.id))
     })
     const trashed = (await getPost(store, post.id))!
-    return await formatOne(store, spec, trashed, req, settings, 'edit')
+    const body = await formatOne(store, spec, trashed, req, settings, 'edit')
+    await addFields([body], req, 'edit')
+    return body
   }
 
   return [

@@ -9,6 +9,7 @@ import {
   unvalidated, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
+import type { FieldRegistry } from '../fields.js'
 import { cachedSiteOptions } from '../site.js'
 import { isRole, ROLES, type Role, type RoleRegistry } from '../capabilities.js'
 import { denied, userErrors } from './errors.js'
@@ -62,12 +63,14 @@ export const userSchema = itemSchema('user', userFields)
  * index, OpenAPI and the write arguments show it as posts show theirs.
  * Typed with `meta` either way; without keys the property is left out.
  */
-export function userItemSchema (meta: MetaRegistry) {
+export function userItemSchema (meta: MetaRegistry, registered?: FieldRegistry) {
   const fields = {
     ...userFields,
     meta: unvalidated(field({ description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchema(meta) }))
   }
   if (meta.size === 0) delete (fields as Partial<typeof fields>).meta
+  // Fields packages registered on users (fields.ts), after the core's.
+  if (registered?.has('user') === true) Object.assign(fields, registered.schemaProperties('user', fields))
   return itemSchema('user', fields)
 }
 
@@ -113,13 +116,24 @@ function allCapabilities (registry: RoleRegistry, roles: readonly Role[]): Recor
 export function userRoutesOf (services: Services): RelativeRouteDecl[] {
   const { store, userMeta } = services
   const siteOptions = cachedSiteOptions(store)
-  const schema = userItemSchema(userMeta)
+  const schema = userItemSchema(userMeta, services.fields)
   const createArgs = argsFromSchema(schema, 'create')
   const updateArgs = argsFromSchema(schema, 'update')
   const metaKeys = [...userMeta.entries()].map(([key]) => key)
 
-  /** A user as the API shows it; the kernel then keeps the fields of the request's context. */
+  /** Users as the API shows them, with the fields packages registered (fields.ts; a list computes each once for the page). */
+  async function presentAll (req: RestRequest, users: readonly UserRecord[], opts: { edit: boolean, links?: boolean }): Promise<Array<Record<string, unknown>>> {
+    const bodies = await Promise.all(users.map(async (u) => await presentOne(req, u, opts)))
+    if (services.fields.has('user')) await services.fields.render('user', bodies, req, opts.edit ? 'edit' : typeof req.params.context === 'string' ? req.params.context : 'view')
+    return bodies
+  }
+
   async function present (req: RestRequest, user: UserRecord, opts: { edit: boolean, links?: boolean }): Promise<Record<string, unknown>> {
+    return (await presentAll(req, [user], opts))[0]!
+  }
+
+  /** A user as the API shows it; the kernel then keeps the fields of the request's context. */
+  async function presentOne (req: RestRequest, user: UserRecord, opts: { edit: boolean, links?: boolean }): Promise<Record<string, unknown>> {
     const home = (await siteOptions()).home
     const profile = opts.edit ? await getUserMetas(store, user.id, PROFILE_FIELDS) : {}
     const text = (key: ProfileField): string => typeof profile[key] === 'string' ? profile[key] : ''
@@ -295,7 +309,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
             offset
           })
           const page = Math.ceil(offset / q.per_page + 1)
-          const body = await Promise.all(users.map(async (u) => await present(req, u, { edit: wantsEdit(req) })))
+          const body = await presentAll(req, users, { edit: wantsEdit(req) })
           return new RestResponse(body, 200, paginationHeaders({ total, perPage: q.per_page, page }, req.baseUrl, `/${NS}/users`, req.query))
         }
       }),
