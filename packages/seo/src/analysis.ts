@@ -111,6 +111,9 @@ export interface AnalyserOptions {
   afterAnalysis?: (id: number) => Promise<void>
 }
 
+/** The analysis threads' nice value (Unix; 0 to 19). */
+const ANALYSIS_NICE = 10
+
 export function createAnalyser (opts: AnalyserOptions): Analyser {
   let pool: Piscina | undefined
   let wake: (() => void) | undefined
@@ -121,7 +124,9 @@ export function createAnalyser (opts: AnalyserOptions): Analyser {
     if (pool === undefined) {
       const threads = await opts.threads()
       // Bounded: at most `threads` analyses at once, each in its own thread; the queue is the table.
-      pool = new Piscina({ filename: new URL('./analysis-worker.mjs', import.meta.url).href, minThreads: 0, maxThreads: threads, idleTimeout: 30_000 })
+      // Niced (piscina's niceIncrement, through its optional @napi-rs/nice): on a busy machine requests run first,
+      // while analysis still gets a share (nice 10 weighs about a tenth of a request thread).
+      pool = new Piscina({ filename: new URL('./analysis-worker.mjs', import.meta.url).href, minThreads: 0, maxThreads: threads, idleTimeout: 30_000, niceIncrement: ANALYSIS_NICE })
     }
     return await pool.run(input) as AnalysisResult
   }
