@@ -5,11 +5,7 @@
  * usual. Each holder is a small file under `<content dir>/.maintenance/`
  * with the time it ends, so every replica sharing the content directory
  * sees it and a holder that stops never locks the site for longer than its
- * window. Read at most once a second per process, off the request: the
- * check on every anonymous read (`now()`) is synchronous and answers the
- * last value read, while a stale value starts one re-read in the background
- * (so another replica's window is seen within about a second; this
- * process's own enable/disable at once).
+ * window. Read at most once a second per process.
  */
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -20,10 +16,8 @@ export interface MaintenanceMode {
   enable: (holder: string, opts?: { seconds?: number, message?: string }) => Promise<void>
   /** Ends `holder`'s window (others may still hold it). Answers whether it held one. */
   disable: (holder: string) => Promise<boolean>
-  /** Seconds until the last window ends; 0 when off. Reads the holders' files when the value is stale. */
+  /** Seconds until the last window ends; 0 when off. */
   remaining: () => Promise<number>
-  /** The same from the last value read, without waiting (the per-request check); a stale value starts a re-read. */
-  now: () => number
 }
 
 export const maintenanceErrors = declareErrors({
@@ -36,60 +30,40 @@ const READ_EVERY_MS = 1000
 export function maintenanceMode (contentDir: string): MaintenanceMode {
   const dir = join(contentDir, '.maintenance')
   const fileOf = (holder: string): string => join(dir, `${encodeURIComponent(holder)}.json`)
-  // `until` as last read, and when; a re-read in flight is shared.
-  let until = 0
-  let readAt = 0
-  let reading: Promise<number> | undefined
+  let cached: { at: number, until: number } | undefined
 
   async function readUntil (): Promise<number> {
     let names: string[]
     try { names = await readdir(dir) } catch { return 0 }
-    let last = 0
+    let until = 0
     for (const name of names) {
       try {
         const at = Date.parse((JSON.parse(await readFile(join(dir, name), 'utf8')) as { until?: string }).until ?? '')
-        if (at > last) last = at
+        if (at > until) until = at
       } catch {}
     }
-    return last
+    return until
   }
-
-  function reread (): Promise<number> {
-    reading ??= readUntil().then((value) => {
-      until = value
-      readAt = Date.now()
-      return value
-    }).finally(() => { reading = undefined })
-    return reading
-  }
-
-  const secondsLeft = (): number => Math.max(0, Math.ceil((until - Date.now()) / 1000))
-  const stale = (): boolean => Date.now() - readAt > READ_EVERY_MS
 
   return {
     enable: async (holder, opts = {}) => {
       await mkdir(dir, { recursive: true })
-      const ends = Date.now() + (opts.seconds ?? DEFAULT_SECONDS) * 1000
-      await writeFile(fileOf(holder), JSON.stringify({ until: new Date(ends).toISOString(), message: opts.message ?? '' }))
-      // A re-read begun before the write would set an older value when it ends.
-      await reading
-      if (ends > until) until = ends
+      const until = new Date(Date.now() + (opts.seconds ?? DEFAULT_SECONDS) * 1000).toISOString()
+      await writeFile(fileOf(holder), JSON.stringify({ until, message: opts.message ?? '' }))
+      cached = undefined
     },
     disable: async (holder) => {
-      let held = true
-      try { await rm(fileOf(holder)) } catch { held = false }
-      // Other holders may remain: read them now rather than after the next request.
-      await reading
-      await reread()
-      return held
+      cached = undefined
+      try {
+        await rm(fileOf(holder))
+        return true
+      } catch {
+        return false
+      }
     },
     remaining: async () => {
-      if (stale()) await reread()
-      return secondsLeft()
-    },
-    now: () => {
-      if (stale() && reading === undefined) reread().catch(() => {})
-      return secondsLeft()
+      if (cached === undefined || Date.now() - cached.at > READ_EVERY_MS) cached = { at: Date.now(), until: await readUntil() }
+      return Math.max(0, Math.ceil((cached.until - Date.now()) / 1000))
     }
   }
 }

@@ -37,14 +37,12 @@ export const corePackage = definePackage({
     api.background('lifecycle events', () => services.events.start((message, err) => { app.log.error({ err }, message) }))
     if (options.adminPages) await app.register(authorizePage, { services })
     // Maintenance mode (maintenance.ts): anonymous content reads wait; signed-in callers do not.
-    // Read once before serving, so a replica started during another's window holds reads from its first request.
-    app.addHook('onReady', async () => { await services.maintenance.remaining() })
-    // A callback hook with a synchronous check: it runs before every handler, so it must cost next to nothing.
-    app.addHook('preHandler', (request, reply, done) => {
-      const seconds = request.principal?.id !== 0 ? 0 : services.maintenance.now()
-      if (seconds === 0 || !isContentRead(request.method, request.routeOptions.url ?? '')) { done(); return }
+    app.addHook('preHandler', async (request, reply) => {
+      if (request.principal?.id !== 0 || !isContentRead(request.method, request.routeOptions.url ?? '')) return
+      const seconds = await services.maintenance.remaining()
+      if (seconds === 0) return
       const error = maintenanceErrors.rest_maintenance({ retry_after: seconds })
-      reply.code(503).header('Retry-After', String(seconds)).type('application/json; charset=UTF-8').send(JSON.stringify(error.toBody()))
+      return await reply.code(503).header('Retry-After', String(seconds)).type('application/json; charset=UTF-8').send(JSON.stringify(error.toBody()))
     })
     app.addHook('onListen', async () => {
       try {

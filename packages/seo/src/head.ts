@@ -589,8 +589,9 @@ async function notFoundHead (site: Site): Promise<SeoHead> {
 // ---------------------------------------------------------------- pieces
 
 function siteVars (site: Site): Record<string, string> {
-  // Nothing from the clock (`%%currentyear%%` stays empty): heads are kept until the next commit.
-  return { sitename: site.name, sitedesc: site.tagline, sep: site.sep, page: '' }
+  // The year is the one value taken from the clock ("Best boots %%currentyear%%" is a common title): a head
+  // kept for anonymous readers shows last year's until the first commit of the new one.
+  return { sitename: site.name, sitedesc: site.tagline, sep: site.sep, page: '', currentyear: String(new Date().getUTCFullYear()) }
 }
 
 function fill (site: Site, template: string, vars: Record<string, string>): string {

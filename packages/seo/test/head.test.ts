@@ -328,6 +328,9 @@ t.test('get_head', async (t) => {
     t.teardown(async () => { await h.platform.services.options.reset('seo_titles') })
     const j = (await head(page.link)).body.json
     t.same([j.title, j.description], ['About us | Boots for every season', 'About Boot Shop'])
+    await h.platform.services.options.write('seo_titles', { 'title-page': 'Best %%title%% of %%currentyear%%' })
+    const year = String(new Date().getUTCFullYear())
+    t.equal((await head(page.link)).body.json.title, `Best About us of ${year}`, 'the current year, as the real product fills it')
   })
 
   t.test('url: required, an absolute URL, bounded', async (t) => {
