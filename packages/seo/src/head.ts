@@ -527,17 +527,7 @@ async function dateHead (site: Site, req: RestRequest, year: number, month: numb
   const vars = { ...siteVars(site), date: label }
   const title = fill(site, templateOf(site.templates, 'title-archive'), vars)
   const description = fill(site, templateOf(site.templates, 'metadesc-archive'), vars)
-  return render(site, {
-    status: 200,
-    title,
-    description,
-    robots: robotsOf(site, site.templates['noindex-archive'] !== '0', false, ''),
-    url,
-    ogType: 'website',
-    ogTitle: title,
-    ogDescription: description,
-    graph: dedupe([webPageNode(site, 'CollectionPage', url, title, description, false), breadcrumbNode(site, url, [`Archives for ${label}`]), ...siteNodes(site)])
-  })
+  return collectionHead(site, url, title, description, site.templates['noindex-archive'] !== '0', `Archives for ${label}`)
 }
 
 function typeArchiveHead (site: Site, type: string, name: string): SeoHead {
@@ -545,16 +535,21 @@ function typeArchiveHead (site: Site, type: string, name: string): SeoHead {
   const vars = { ...siteVars(site), pt_plural: text(name), pt_single: text(name) }
   const title = fill(site, templateOf(site.templates, `title-ptarchive-${type}`, 'title-ptarchive'), vars)
   const description = fill(site, templateOf(site.templates, `metadesc-ptarchive-${type}`, 'metadesc-ptarchive'), vars)
+  return collectionHead(site, url, title, description, site.templates[`noindex-ptarchive-${type}`] === '1', text(name))
+}
+
+/** A date or post-type archive's head: a CollectionPage with a one-step breadcrumb. */
+function collectionHead (site: Site, url: string, title: string, description: string, noindex: boolean, crumb: string): SeoHead {
   return render(site, {
     status: 200,
     title,
     description,
-    robots: robotsOf(site, site.templates[`noindex-ptarchive-${type}`] === '1', false, ''),
+    robots: robotsOf(site, noindex, false, ''),
     url,
     ogType: 'website',
     ogTitle: title,
     ogDescription: description,
-    graph: dedupe([webPageNode(site, 'CollectionPage', url, title, description, false), breadcrumbNode(site, url, [text(name)]), ...siteNodes(site)])
+    graph: dedupe([webPageNode(site, 'CollectionPage', url, title, description, false), breadcrumbNode(site, url, [crumb]), ...siteNodes(site)])
   })
 }
 
