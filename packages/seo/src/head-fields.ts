@@ -13,7 +13,7 @@
  * both fields of one post share one head per request.
  */
 import { Type } from '@sinclair/typebox'
-import type { FieldReadContext, PackageApi, PackageOption } from '@cms/core'
+import { readCache, type FieldReadContext, type PackageApi, type PackageOption } from '@cms/core'
 import type { RestRequest } from '@cms/rest'
 import { postHead, preloadPostHeads, type SeoHead } from './head.js'
 
@@ -32,14 +32,9 @@ export function registerHeadFields (api: PackageApi, headless: Options['headless
     headless
   }
   // Whether the fields are on, read once per commit horizon (a setting changes with a commit).
-  let kept: { under: string, on: boolean } | undefined
-  const enabled = async (ctx: FieldReadContext): Promise<boolean> => await ctx.req.memo('seo:head-fields-on', async () => {
-    const under = await ctx.req.horizon()
-    if (under !== undefined && kept?.under === under) return kept.on
-    const on = await options.fields.get() && await options.headless.get()
-    if (under !== undefined) kept = { under, on }
-    return on
-  })
+  const switches = readCache<boolean>(api.services.store, 'seo:head-fields-on', 1)
+  const enabled = async (ctx: FieldReadContext): Promise<boolean> =>
+    await switches.get(ctx.req, 'on', async () => await options.fields.get() && await options.headless.get())
   // One head per post per request, whichever of the two fields asks first.
   const headOf = async (req: RestRequest, id: number): Promise<SeoHead | undefined> =>
     await req.memo(`seo:field-head:${id}`, async () => await postHead(api, req, id))

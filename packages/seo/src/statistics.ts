@@ -9,7 +9,7 @@
  */
 import { sql } from 'drizzle-orm'
 import { endpoint, route, type RouteDecl } from '@cms/rest'
-import type { PackageApi } from '@cms/core'
+import { readCache, type PackageApi } from '@cms/core'
 import { adminUrl, mayRead } from './access.js'
 import type { ClassicRank } from './buckets.js'
 
@@ -29,7 +29,8 @@ const HEADERS = {
 }
 
 export function statisticsRoutes (api: PackageApi): RouteDecl[] {
-  const cache = new Map<string, Record<string, unknown>>()
+  // Per caller scope, valid while nothing is committed (the store's horizon).
+  const cache = readCache<Record<string, unknown>>(api.services.store, 'seo:statistics', 1000)
   return [route({
     namespace: NS,
     path: `/${NS}/statistics`,
@@ -39,11 +40,8 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
       permission: mayRead,
       handler: async (req) => {
         const own = !req.user.can('edit_others_posts')
-        const horizon = await api.services.store.horizon()
-        const key = `${req.user.id}:${own ? 'own' : 'all'}:${horizon ?? ''}`
-        const hit = horizon === undefined ? undefined : cache.get(key)
-        if (hit !== undefined) return hit
-        const rows = await api.services.store.execute<{ rank: ClassicRank, n: string | number }>(sql`
+        return await cache.get(req, `${req.user.id}:${own ? 'own' : 'all'}:${req.baseUrl}`, async () => {
+          const rows = await api.services.store.execute<{ rank: ClassicRank, n: string | number }>(sql`
           select case when is_robots_noindex is true then 'noindex'
             when primary_focus_keyword is null or coalesce(primary_focus_keyword_score, 0) <= 0 then 'na'
             when primary_focus_keyword_score <= 40 then 'bad' when primary_focus_keyword_score <= 70 then 'ok' else 'good' end as rank,
@@ -52,22 +50,18 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
           where object_type = 'post' and object_sub_type = 'post' and post_status = 'publish'
             ${own ? sql`and author_id = ${req.user.id}` : sql``}
           group by 1`)
-        const count = (rank: ClassicRank): number => Number(rows.find((r) => r.rank === rank)?.n ?? 0)
-        const total = RANKS.reduce((sum, r) => sum + count(r), 0)
-        const body = {
-          header: total === 0 ? HEADERS.none : count('good') / total > 0.66 ? HEADERS.well : HEADERS.improve,
-          seo_scores: RANKS.filter((r) => count(r) > 0).map((rank) => ({
-            seo_rank: rank,
-            label: LABELS[rank],
-            count: count(rank),
-            link: `${adminUrl(req, 'edit.php')}?post_status=publish&post_type=post&seo_filter=${rank}`
-          }))
-        }
-        if (horizon !== undefined) {
-          cache.set(key, body)
-          if (cache.size > 1000) cache.delete(cache.keys().next().value!)
-        }
-        return body
+          const count = (rank: ClassicRank): number => Number(rows.find((r) => r.rank === rank)?.n ?? 0)
+          const total = RANKS.reduce((sum, r) => sum + count(r), 0)
+          return {
+            header: total === 0 ? HEADERS.none : count('good') / total > 0.66 ? HEADERS.well : HEADERS.improve,
+            seo_scores: RANKS.filter((r) => count(r) > 0).map((rank) => ({
+              seo_rank: rank,
+              label: LABELS[rank],
+              count: count(rank),
+              link: `${adminUrl(req, 'edit.php')}?post_status=publish&post_type=post&seo_filter=${rank}`
+            }))
+          }
+        })
       }
     })]
   })]
