@@ -4,16 +4,12 @@
  * registered in, and a body they cannot read is a 4xx page, never a 500.
  */
 import t from 'tap'
-import { openTestStore } from '@cms/store/testing'
-import { coreMigrations, createUser } from '@cms/core'
-import { buildApp } from '../src/app.js'
-import { loadSettings } from '../src/settings.js'
+import { createUser } from '@cms/core'
+import { gatewayApp } from './helpers.js'
 
 t.test('the sign-in form posts through the composed gateway', async (t) => {
-  const store = await openTestStore({ migrations: [coreMigrations] })
-  const settings = loadSettings({ CMS_BASE_URL: 'http://cms.test', LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' })
-  const app = await buildApp(settings, { store, logger: false, jobs: false })
-  t.teardown(async () => { await app.close(); await store.close() })
+  const { app, store, close } = await gatewayApp()
+  t.teardown(close)
   await createUser(store, { login: 'dora', email: 'dora@example.com', roles: ['editor'], password: 'dora-secret-pw' })
 
   const form = await app.inject({ method: 'GET', url: '/cms-admin/login' })

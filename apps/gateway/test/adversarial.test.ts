@@ -29,7 +29,8 @@
  * beside profile A, must be found (unless CMS_ADVERSARIAL_ONLY is set).
  */
 import t from 'tap'
-import { harnessApp, type HarnessExtras } from './harness/app.js'
+import type { CmsPackage } from '@cms/core'
+import { gatewayApp } from './helpers.js'
 import { targetsOf, type Target } from './harness/routes.js'
 import { adversarialStrings, stringProbes, type AdversarialString, type StringProbe } from './harness/adversarial.js'
 import { checkStalls, generator, serve, shuffled, summary, type Probed } from './harness/stall-check.js'
@@ -59,8 +60,8 @@ function familyOf (target: Target): string {
 }
 
 /** The string probes of a profile's routes (each route once, by its first method), the fixture's apart. */
-async function probesOf (profile: ProfileName, extras?: HarnessExtras): Promise<StringProbe[]> {
-  const h = await harnessApp({ CMS_DEPLOYMENT: profile }, undefined, extras)
+async function probesOf (profile: ProfileName, packages?: readonly CmsPackage[]): Promise<StringProbe[]> {
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile }, packages })
   try {
     return targetsOf(h.app)
       .filter((target) => target.endpoint.methods[0] === target.method && (ONLY === undefined || ONLY.test(target.key)))
@@ -114,10 +115,9 @@ function sample (probes: Record<ProfileName, StringProbe[]>, random: () => numbe
   return out
 }
 
-const fixture: HarnessExtras = { packages: [quadraticPackage] }
 const isFixture = (p: StringProbe): boolean => p.target.decl.namespace === QUADRATIC_NAMESPACE
 // Profile A is served with the fixture package beside it (for the last test); its probes are listed apart.
-const listedA = await probesOf('A', fixture)
+const listedA = await probesOf('A', [quadraticPackage])
 const probes: Record<ProfileName, StringProbe[]> = { A: listedA.filter((p) => !isFixture(p)), B: await probesOf('B') }
 const fixtureProbe = listedA.find((p) => p.target.key === `POST /${QUADRATIC_NAMESPACE}/echo`)!
 const random = generator(SEED)

@@ -13,10 +13,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { chromium, type Browser } from 'playwright-core'
-import { openTestStore } from '@cms/store/testing'
-import { coreMigrations, createUser } from '@cms/core'
-import { buildApp } from '../src/app.js'
-import { loadSettings } from '../src/settings.js'
+import { createUser } from '@cms/core'
+import { gatewayApp, listenLoopback } from './helpers.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const APP_ID = '3f2b8c4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f'
@@ -42,11 +40,10 @@ t.test('authorize an application in a browser', async (t) => {
     return
   }
 
-  const store = await openTestStore({ migrations: [coreMigrations] })
-  const app = await buildApp(loadSettings({ LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' }), { store, logger: false, jobs: false })
-  t.teardown(async () => { await app.close(); await store.close() })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const site = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  // No base URL: links name the loopback address the browser uses.
+  const { app, store, close } = await gatewayApp({ env: { CMS_BASE_URL: '' } })
+  t.teardown(close)
+  const site = await listenLoopback(app)
   const alice = await createUser(store, { login: 'alice', email: 'alice@example.com', roles: ['editor'], password: 'browser-test-password' })
 
   const application = await applicationServer()

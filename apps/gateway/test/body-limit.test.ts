@@ -15,21 +15,21 @@ import { join } from 'node:path'
 import { connect } from 'node:net'
 import { once } from 'node:events'
 import { DRAIN_MS } from '@cms/rest'
-import { harnessApp, listenLoopback, type Harness } from './harness/app.js'
+import { gatewayApp, listenLoopback, type GatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 
 const run = promisify(execFile)
 const MiB = 1024 * 1024
 
 /** Posts of any status, as an administrator lists them. */
-async function postCount (h: Harness, admin: Record<string, string>): Promise<number> {
+async function postCount (h: GatewayApp, admin: Record<string, string>): Promise<number> {
   const res = await h.app.inject({ method: 'GET', url: '/cms-json/cms/v2/posts?status=any&context=edit', headers: admin })
   return Number(res.headers['x-cms-total'])
 }
 
 /** One service for the file, on the default limit (8 MiB). */
 const shared = (async () => {
-  const h = await harnessApp({ CMS_DEPLOYMENT: 'A' })
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' } })
   t.teardown(h.close)
   const admin = (await createCaller(h.store, 'administrator')).headers
   return { h, admin, base: await listenLoopback(h.app) }

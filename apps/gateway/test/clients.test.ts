@@ -8,7 +8,7 @@ import t from 'tap'
 import { createRequire } from 'node:module'
 import apiFetchModule, { type APIFetchOptions, type APIFetchMiddleware } from '@wordpress/api-fetch'
 import { createCaller, type TestUser } from '@cms/core/testing'
-import { harnessApp, listenLoopback } from './harness/app.js'
+import { gatewayApp, listenLoopback } from './helpers.js'
 
 const require = createRequire(import.meta.url)
 // The package's types describe it as CommonJS; loaded as ESM its default export is the function.
@@ -44,7 +44,7 @@ autodiscovery.locateAPIRootHeader = (response: any) => {
 
 t.test('wpapi and api-fetch read types, settings and search', async (t) => {
   // Links are built from each request (no fixed base URL): the clients follow them to this port.
-  const h = await harnessApp({ CMS_DEPLOYMENT: 'A', CMS_BASE_URL: '' })
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A', CMS_BASE_URL: '' } })
   t.teardown(h.close)
   const base = await listenLoopback(h.app)
   const admin = await createCaller(h.store, 'administrator', { login: 'client-admin' })

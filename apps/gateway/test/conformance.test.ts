@@ -6,7 +6,7 @@
  * namespaces the reference does not show in full.
  */
 import t, { type Test } from 'tap'
-import { getJson, manifest, testApp, type ManifestRoute } from './helpers.js'
+import { gatewayApp, getJson, manifest, type ManifestRoute } from './helpers.js'
 
 /**
  * Namespaces served in parts: the reference routes of each that are not
@@ -68,8 +68,8 @@ function argsFor (route: ManifestRoute, index: number, deployment: string): Reco
 
 for (const deployment of ['A', 'B'] as const) {
   t.test(`deployment ${deployment}: the index conforms to routes.json`, async (t) => {
-    const app = await testApp({ CMS_DEPLOYMENT: deployment })
-    t.teardown(() => app.close())
+    const { app, close } = await gatewayApp({ env: { CMS_DEPLOYMENT: deployment } })
+    t.teardown(close)
     const { body } = await getJson(app, '/index.php?rest_route=/')
     const live: Record<string, any> = body.routes
     const info = manifest.deployments[deployment]!

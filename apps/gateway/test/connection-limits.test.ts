@@ -6,16 +6,15 @@
  */
 import { connect, type Socket } from 'node:net'
 import t from 'tap'
-import type { FastifyInstance } from 'fastify'
-import { testApp } from './helpers.js'
+import { gatewayApp } from './helpers.js'
 import { loadSettings } from '../src/settings.js'
 
-async function listening (env: Record<string, string>): Promise<{ app: FastifyInstance, port: number }> {
-  const app = await testApp(env)
+async function listening (env: Record<string, string>): Promise<{ port: number, close: () => Promise<void> }> {
+  const { app, close } = await gatewayApp({ env })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no port')
-  return { app, port: address.port }
+  return { port: address.port, close }
 }
 
 /** Opens a socket; resolves with what the server wrote and how long the socket stayed open. */
@@ -45,8 +44,8 @@ t.test('settings: validated, with safe defaults', async (t) => {
 })
 
 t.test('a body that trickles is closed at the request time limit', async (t) => {
-  const { app, port } = await listening({ CMS_REQUEST_TIMEOUT_MS: '1500', CMS_HEADERS_TIMEOUT_MS: '1000', CMS_CONNECTION_TIMEOUT_MS: '60000' })
-  t.teardown(() => app.close())
+  const { port, close } = await listening({ CMS_REQUEST_TIMEOUT_MS: '1500', CMS_HEADERS_TIMEOUT_MS: '1000', CMS_CONNECTION_TIMEOUT_MS: '60000' })
+  t.teardown(close)
   const { socket, closed } = watch(port)
   socket.write('POST /cms-json/cms/v2/posts HTTP/1.1\r\nHost: cms.test\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"title":"')
   // One byte every 200 ms: the socket is never idle, the request is never complete.
@@ -64,8 +63,8 @@ t.test('a body that trickles is closed at the request time limit', async (t) => 
 })
 
 t.test('headers that trickle are closed at the headers time limit', async (t) => {
-  const { app, port } = await listening({ CMS_REQUEST_TIMEOUT_MS: '5000', CMS_HEADERS_TIMEOUT_MS: '1000', CMS_CONNECTION_TIMEOUT_MS: '60000' })
-  t.teardown(() => app.close())
+  const { port, close } = await listening({ CMS_REQUEST_TIMEOUT_MS: '5000', CMS_HEADERS_TIMEOUT_MS: '1000', CMS_CONNECTION_TIMEOUT_MS: '60000' })
+  t.teardown(close)
   const { socket, closed } = watch(port)
   socket.write('GET /healthz HTTP/1.1\r\nHost: cms.test\r\n')
   const trickle = setInterval(() => { if (!socket.destroyed) socket.write('X-Slow: a\r\n') }, 200)
@@ -75,16 +74,16 @@ t.test('headers that trickle are closed at the headers time limit', async (t) =>
 })
 
 t.test('an idle connection is closed at the connection time limit', async (t) => {
-  const { app, port } = await listening({ CMS_REQUEST_TIMEOUT_MS: '30000', CMS_HEADERS_TIMEOUT_MS: '10000', CMS_CONNECTION_TIMEOUT_MS: '1000' })
-  t.teardown(() => app.close())
+  const { port, close } = await listening({ CMS_REQUEST_TIMEOUT_MS: '30000', CMS_HEADERS_TIMEOUT_MS: '10000', CMS_CONNECTION_TIMEOUT_MS: '1000' })
+  t.teardown(close)
   const { closed } = watch(port)
   const { ms } = await closed
   t.ok(ms >= 900 && ms < 4000, `a connection that sends nothing is closed (${ms} ms)`)
 })
 
 t.test('a process holds at most CMS_MAX_CONNECTIONS connections', async (t) => {
-  const { app, port } = await listening({ CMS_MAX_CONNECTIONS: '3', CMS_CONNECTION_TIMEOUT_MS: '60000' })
-  t.teardown(() => app.close())
+  const { port, close } = await listening({ CMS_MAX_CONNECTIONS: '3', CMS_CONNECTION_TIMEOUT_MS: '60000' })
+  t.teardown(close)
   const held = [watch(port), watch(port), watch(port)]
   await new Promise((resolve) => setTimeout(resolve, 300))
   const extra = watch(port)

@@ -1,10 +1,10 @@
 import t from 'tap'
-import { BASE, getJson, manifest, testApp } from './helpers.js'
+import { BASE, gatewayApp, getJson, manifest } from './helpers.js'
 
 for (const deployment of ['A', 'B'] as const) {
   t.test(`GET / describes the site for deployment ${deployment}`, async (t) => {
-    const app = await testApp({ CMS_DEPLOYMENT: deployment })
-    t.teardown(() => app.close())
+    const { app, close } = await gatewayApp({ env: { CMS_DEPLOYMENT: deployment } })
+    t.teardown(close)
     const res = await getJson(app, '/index.php?rest_route=/')
     t.equal(res.status, 200)
     const body = res.body
@@ -76,8 +76,8 @@ for (const deployment of ['A', 'B'] as const) {
 }
 
 t.test('a namespace root answers for another namespace, and 404 for an unknown one', async (t) => {
-  const app = await testApp()
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp()
+  t.teardown(close)
   const other = await getJson(app, '/index.php?rest_route=/cms/v2&namespace=oembed/1.0')
   t.equal(other.body.namespace, 'oembed/1.0')
   const unknown = await getJson(app, '/index.php?rest_route=/cms/v2&namespace=nope/v1')
@@ -86,8 +86,8 @@ t.test('a namespace root answers for another namespace, and 404 for an unknown o
 })
 
 t.test('CMS_NAMESPACES serves a subset of the profile', async (t) => {
-  const app = await testApp({ CMS_DEPLOYMENT: 'B', CMS_NAMESPACES: 'seo/v1,cms/v2' })
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp({ env: { CMS_DEPLOYMENT: 'B', CMS_NAMESPACES: 'seo/v1,cms/v2' } })
+  t.teardown(close)
   const res = await getJson(app, '/index.php?rest_route=/')
   t.same(res.body.namespaces, ['cms/v2', 'seo/v1'])
   t.equal((await getJson(app, '/index.php?rest_route=/hdrftr/v1')).status, 404)

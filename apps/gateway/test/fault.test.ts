@@ -10,7 +10,7 @@ import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { migrate, openStore, type Store } from '@cms/store'
 import { coreMigrations } from '@cms/core'
-import { harnessApp, listenLoopback } from './harness/app.js'
+import { gatewayApp, listenLoopback } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { targetsOf } from './harness/routes.js'
 import { formatReport, pickResource, runLoad, verifyLoad } from './harness/load.js'
@@ -39,7 +39,7 @@ t.test('database outage under load', async (t) => {
   const store: Store = await openStore({ databaseUrl: pg.url, poolSize: 10, connectionTimeoutMillis: 2000, onPoolError: () => {} })
   closers.push(async () => { await store.close() })
   await migrate(store, [coreMigrations])
-  const h = await harnessApp({ CMS_DEPLOYMENT: 'A' }, store)
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' }, store })
   closers.push(h.close)
   const base = await listenLoopback(h.app)
   const resource = pickResource(targetsOf(h.app))

@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { openTestStore } from '@cms/store/testing'
 import { listApplicationPasswords, listUsers } from '@cms/core'
-import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 import { loggableUrl } from '../src/request-log.js'
+import { gatewayApp } from './helpers.js'
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url))
 
@@ -99,20 +99,21 @@ t.test('the first administrator from CMS_ADMIN_*, once', async (t) => {
   const store = await openTestStore()
   t.teardown(() => store.close())
 
-  const first = await buildApp(loadSettings(env), { store, logger: false, jobs: false })
+  // No base URL, as a first start has: links name the address asked for.
+  const first = await gatewayApp({ env: { ...env, CMS_BASE_URL: '' }, store })
   const { users } = await listUsers(store)
   t.match(users, [{ id: 1, login: 'admin', email: 'admin@example.com', roles: ['administrator'], hasPassword: true }], 'created at start')
   const file = join(dir, 'app-password')
   t.equal(statSync(file).mode & 0o777, 0o600, 'the password file is mode 600')
   const password = readFileSync(file, 'utf8').trim()
   t.match(password, /^[A-Za-z0-9]{24}$/)
-  const me = await first.inject({ url: '/index.php?rest_route=/cms/v2/users/me&context=edit', headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` } })
+  const me = await first.app.inject({ url: '/index.php?rest_route=/cms/v2/users/me&context=edit', headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` } })
   t.equal(me.statusCode, 200, 'the written application password signs in')
   t.match(me.json(), { id: 1, roles: ['administrator'] })
   await first.close()
 
   const writtenAt = statSync(file).mtimeMs
-  const second = await buildApp(loadSettings({ ...env, CMS_ADMIN_LOGIN: 'other', CMS_ADMIN_EMAIL: 'other@example.com' }), { store, logger: false, jobs: false })
+  const second = await gatewayApp({ env: { ...env, CMS_BASE_URL: '', CMS_ADMIN_LOGIN: 'other', CMS_ADMIN_EMAIL: 'other@example.com' }, store })
   await second.close()
   t.equal((await listUsers(store)).users.length, 1, 'a second start creates nobody')
   t.equal((await listApplicationPasswords(store, 1)).length, 1, 'and no second application password')
@@ -123,8 +124,8 @@ t.test('CMS_SCHEDULER_INTERVAL_MS and CMS_ENVIRONMENT reach the core through the
   const { dir, env: base } = firstAdminEnv(t)
   const store = await openTestStore()
   t.teardown(() => store.close())
-  const app = await buildApp(loadSettings({ ...base, CMS_SCHEDULER_INTERVAL_MS: '100', CMS_ENVIRONMENT: 'local' }), { store, logger: false })
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp({ env: { ...base, CMS_BASE_URL: '', CMS_SCHEDULER_INTERVAL_MS: '100', CMS_ENVIRONMENT: 'local' }, store, jobs: true })
+  t.teardown(close)
   const auth = `Basic ${Buffer.from(`admin:${readFileSync(join(dir, 'app-password'), 'utf8').trim()}`).toString('base64')}`
   // Two posts made due one after the other must each be published within 3 s: with the
   // default 10 s interval the second would wait for the next tick.
@@ -161,9 +162,8 @@ t.test('one log line per request, credentials left out', async (t) => {
   const stream = new Writable({ write (chunk, _enc, done) { lines.push(...String(chunk).trim().split('\n')); done() } })
   const store = await openTestStore()
   t.teardown(() => store.close())
-  const app = await buildApp(loadSettings({ CMS_DATA_DIR: '/nonexistent-not-used' }), { store, logger: { level: 'info', stream }, jobs: false })
-  t.teardown(() => app.close())
-  await app.ready()
+  const { app, close } = await gatewayApp({ env: { CMS_BASE_URL: '' }, store, logger: { level: 'info', stream } })
+  t.teardown(close)
   lines.length = 0
   await app.inject({ url: '/cms-json/cms/v2/posts?per_page=2&password=hunter2', headers: { authorization: 'Basic YWRtaW46c2VjcmV0' } })
   const logged = lines.map((l) => JSON.parse(l) as { level: number, msg: string })

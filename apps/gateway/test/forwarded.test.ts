@@ -6,21 +6,11 @@
  */
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
-import { coreMigrations, createUser } from '@cms/core'
+import { createUser } from '@cms/core'
 import { createCaller } from '@cms/core/testing'
-import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
-
-async function gateway (env: Record<string, string>): Promise<{ app: FastifyInstance, store: Store }> {
-  const store = await openTestStore({ migrations: [coreMigrations] })
-  const settings = loadSettings({ CMS_BASE_URL: 'http://cms.test', LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
-  const app = await buildApp(settings, { store, logger: false, jobs: false })
-  app.addHook('onClose', async () => { await store.close() })
-  await app.ready()
-  return { app, store }
-}
+import { gatewayApp } from './helpers.js'
 
 /**
  * The `last_ip` of a new account's application password after its first
@@ -35,14 +25,14 @@ async function lastIpAfterCall (app: FastifyInstance, store: Store, from: string
 }
 
 t.test('X-Forwarded-For is ignored without a trusted proxy', async (t) => {
-  const { app, store } = await gateway({})
-  t.teardown(() => app.close())
+  const { app, store, close } = await gatewayApp()
+  t.teardown(close)
   t.equal(await lastIpAfterCall(app, store, '198.51.100.7', '203.0.113.9'), '198.51.100.7', 'last_ip is the peer, not the header')
 })
 
 t.test('X-Forwarded-For is honoured from a trusted proxy only', async (t) => {
-  const { app, store } = await gateway({ CMS_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1' })
-  t.teardown(() => app.close())
+  const { app, store, close } = await gatewayApp({ env: { CMS_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1' } })
+  t.teardown(close)
   t.equal(await lastIpAfterCall(app, store, '10.1.2.3', '203.0.113.9'), '203.0.113.9', 'from a proxy in a trusted range')
   t.equal(await lastIpAfterCall(app, store, '192.0.2.1', '203.0.113.10'), '203.0.113.10', 'from a trusted address')
   t.equal(await lastIpAfterCall(app, store, '198.51.100.7', '203.0.113.11'), '198.51.100.7', 'from anyone else: the peer')
@@ -62,8 +52,8 @@ t.test('CMS_TRUSTED_PROXIES and CMS_ALLOWED_HOSTS are validated at start', async
 })
 
 t.test('a forged Host is refused and never echoed', async (t) => {
-  const { app } = await gateway({ CMS_ALLOWED_HOSTS: 'alias.test' })
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp({ env: { CMS_ALLOWED_HOSTS: 'alias.test' } })
+  t.teardown(close)
   for (const host of ['evil.example', 'cms.test.evil.example', 'cms.test:81']) {
     const res = await app.inject({ method: 'GET', url: '/cms-json/', headers: { host } })
     t.equal(res.statusCode, 400, host)
@@ -82,8 +72,8 @@ t.test('a forged Host is refused and never echoed', async (t) => {
 })
 
 t.test('without a base URL: a malformed Host is refused, a well-formed one shapes links but nothing stored', async (t) => {
-  const { app, store } = await gateway({ CMS_BASE_URL: '', PORT: '8099' })
-  t.teardown(() => app.close())
+  const { app, store, close } = await gatewayApp({ env: { CMS_BASE_URL: '', PORT: '8099' } })
+  t.teardown(close)
   const admin = await createCaller(store, 'administrator')
   for (const host of ['evil.example>; rel="x"', 'a b', 'javascript:alert(1)', '"x"']) {
     const res = await app.inject({ method: 'GET', url: '/cms-json/', headers: { host } })
@@ -114,8 +104,8 @@ t.test('without a base URL: a malformed Host is refused, a well-formed one shape
 })
 
 t.test('forwarded host and scheme: ignored from others, checked from a trusted proxy', async (t) => {
-  const { app, store } = await gateway({ CMS_BASE_URL: '', CMS_TRUSTED_PROXIES: '10.0.0.1' })
-  t.teardown(() => app.close())
+  const { app, store, close } = await gatewayApp({ env: { CMS_BASE_URL: '', CMS_TRUSTED_PROXIES: '10.0.0.1' } })
+  t.teardown(close)
   const admin = await createCaller(store, 'administrator')
   const untrusted = await app.inject({
     method: 'GET',
@@ -147,8 +137,8 @@ t.test('forwarded host and scheme: ignored from others, checked from a trusted p
 
 // Failed sign-ins are slowed down on purpose: this test waits about 8 s.
 t.test('the sign-in throttle is not bypassed by rotating X-Forwarded-For', async (t) => {
-  const { app, store } = await gateway({})
-  t.teardown(() => app.close())
+  const { app, store, close } = await gatewayApp()
+  t.teardown(close)
   await createUser(store, { login: 'carol', email: 'carol@example.com', roles: ['subscriber'], password: 'carol-secret-pw' })
   const signIn = async (password: string, forwardedFor: string): Promise<number> => {
     const form = await app.inject({ method: 'GET', url: '/cms-admin/login' })

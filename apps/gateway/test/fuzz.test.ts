@@ -17,7 +17,7 @@
  * the service timed from outside, is test/adversarial.test.ts.
  */
 import t from 'tap'
-import { harnessApp } from './harness/app.js'
+import { gatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { anonymous } from '@cms/rest/testing'
 import { targetsOf } from './harness/routes.js'
@@ -34,7 +34,7 @@ t.setTimeout(Math.max(600_000, RUNS * 400))
 
 for (const profile of ['A', 'B'] as const) {
   t.test(`profile ${profile}`, async (t) => {
-    const h = await harnessApp({ CMS_DEPLOYMENT: profile })
+    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile } })
     t.teardown(h.close)
     const targets = targetsOf(h.app)
     t.ok(targets.length > 0, `${targets.length} route/method targets`)

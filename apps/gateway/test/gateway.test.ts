@@ -3,12 +3,12 @@
  * namespaces served by another service.
  */
 import t from 'tap'
-import { getJson, testApp } from './helpers.js'
+import { gatewayApp, getJson, listenLoopback } from './helpers.js'
 import { loadSettings } from '../src/settings.js'
 
 t.test('health and readiness', async (t) => {
-  const app = await testApp()
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp()
+  t.teardown(close)
   t.same((await getJson(app, '/healthz')).body, { status: 'ok' })
   const ready = await getJson(app, '/readyz')
   t.equal(ready.status, 200)
@@ -17,8 +17,8 @@ t.test('health and readiness', async (t) => {
 
 for (const deployment of ['A', 'B']) {
   t.test(`OpenAPI document and reference page of profile ${deployment}`, async (t) => {
-    const app = await testApp({ CMS_DEPLOYMENT: deployment })
-    t.teardown(() => app.close())
+    const { app, close } = await gatewayApp({ env: { CMS_DEPLOYMENT: deployment } })
+    t.teardown(close)
     const doc = await getJson(app, '/openapi.json')
     t.equal(doc.status, 200)
     t.equal(doc.body.openapi, '3.1.0')
@@ -38,13 +38,12 @@ for (const deployment of ['A', 'B']) {
 }
 
 t.test('a namespace served by another service is proxied with the caller credentials', async (t) => {
-  const service = await testApp({ CMS_DEPLOYMENT: 'B', CMS_NAMESPACES: 'seo/v1' })
-  t.teardown(() => service.close())
-  await service.listen({ port: 0, host: '127.0.0.1' })
-  const address = service.server.address() as { port: number }
+  const { app: service, close: closeService } = await gatewayApp({ env: { CMS_DEPLOYMENT: 'B', CMS_NAMESPACES: 'seo/v1' } })
+  t.teardown(closeService)
+  const serviceUrl = await listenLoopback(service)
 
-  const gateway = await testApp({ CMS_DEPLOYMENT: 'B', CMS_REMOTE_NAMESPACES: `seo/v1=http://127.0.0.1:${address.port}` })
-  t.teardown(() => gateway.close())
+  const { app: gateway, close: closeGateway } = await gatewayApp({ env: { CMS_DEPLOYMENT: 'B', CMS_REMOTE_NAMESPACES: `seo/v1=${serviceUrl}` } })
+  t.teardown(closeGateway)
   const direct = await getJson(service, '/index.php?rest_route=/seo/v1')
   const proxied = await getJson(gateway, '/index.php?rest_route=/seo/v1')
   t.equal(proxied.status, 200)
@@ -66,5 +65,5 @@ t.test('settings are validated at start', async (t) => {
   t.same(ok.namespaces, ['seo/v1', 'cms/v2'])
   t.equal(ok.port, 9000)
   t.same(ok.corsOrigins, ['https://a.example', 'https://b.example'])
-  await t.rejects(testApp({ CMS_DEPLOYMENT: 'A', CMS_NAMESPACES: 'seo/v1' }), /does not expose/)
+  await t.rejects(gatewayApp({ env: { CMS_DEPLOYMENT: 'A', CMS_NAMESPACES: 'seo/v1' } }), /does not expose/)
 })

@@ -1,24 +1,98 @@
 /**
- * Test harness: a gateway for a profile on a fresh, migrated database
- * (in-memory PGlite, or the PostgreSQL server named by CMS_TEST_DATABASE_URL).
+ * The gateway under test: the real composition (`buildApp`) for a profile on
+ * a fresh, migrated database (in-memory PGlite, or the PostgreSQL server
+ * named by CMS_TEST_DATABASE_URL). Every gateway test builds its app here;
+ * callers come from the shared pieces (`createCaller` of @cms/core/testing,
+ * `call` and `anonymous` of @cms/rest/testing).
  */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
+import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import { coreMigrations } from '@cms/core'
-import { buildApp } from '../src/app.js'
+import { coreMigrations, type CmsPackage } from '@cms/core'
+import { buildApp, type BuildOptions } from '../src/app.js'
+import { profiles } from '../src/profiles.js'
 import { loadSettings } from '../src/settings.js'
 
 export const BASE = 'http://cms.test'
 
-export async function testApp (env: Record<string, string> = {}): Promise<FastifyInstance> {
-  const store = await openTestStore({ migrations: [coreMigrations] })
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
-  const app = await buildApp(settings, { store, logger: false })
-  app.addHook('onClose', async () => { await store.close() })
-  await app.ready()
-  return app
+export interface GatewayAppOptions {
+  /** CMS_* settings over the tests' own (base URL BASE, silent log, a content directory of the app's own); CMS_DEPLOYMENT picks the profile. */
+  env?: Record<string, string>
+  /**
+   * A store the test keeps (several apps on one database, or one opened its
+   * own way, unmigrated or with older migrations): migrated by the app as at
+   * start, left open at close. Default: a fresh store with the core's
+   * migrations, closed with the app.
+   */
+  store?: Store
+  /** Background jobs (scheduled publishing, the lifecycle-event worker...). Default off: the tests drive everything through requests. */
+  jobs?: boolean
+  /** A test's fixture packages, served beside the installed ones: the profile is the named one plus their namespaces. */
+  packages?: readonly CmsPackage[]
+  /** Fastify's logger (a test reading the log lines passes its stream). Default none. */
+  logger?: BuildOptions['logger']
+}
+
+export interface GatewayApp {
+  app: FastifyInstance
+  store: Store
+  profile: 'A' | 'B'
+  /**
+   * Closes the app, then its own store (a store the test passed stays open).
+   * Once, however often called. `app.close()` alone is enough with a passed
+   * store; the content directory goes with the app either way.
+   */
+  close: () => Promise<void>
+}
+
+export async function gatewayApp (opts: GatewayAppOptions = {}): Promise<GatewayApp> {
+  // Uploads go to a directory of this app's own, removed when it closes.
+  const content = mkdtempSync(join(tmpdir(), 'cms-test-content-'))
+  const removeContent = async (): Promise<void> => { await rm(content, { recursive: true, force: true }) }
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_CONTENT_DIR: content, ...opts.env })
+  const named = profiles[settings.deployment]!
+  const profile = opts.packages === undefined ? undefined : { ...named, namespaces: [...named.namespaces, ...opts.packages.flatMap((p) => p.namespaces)] }
+  const own = opts.store === undefined
+  const store = opts.store ?? await openTestStore({ migrations: [coreMigrations] })
+  let app: FastifyInstance | undefined
+  try {
+    app = await buildApp(settings, { store, logger: opts.logger ?? false, jobs: opts.jobs ?? false, packages: opts.packages, profile })
+    app.addHook('onClose', removeContent)
+    await app.ready()
+  } catch (err) {
+    // A composition that fails to start (a test may expect it to) leaves nothing behind.
+    await app?.close().catch(() => {})
+    if (own) await store.close()
+    await removeContent()
+    throw err
+  }
+  const started = app
+  let closed: Promise<void> | undefined
+  return {
+    app: started,
+    store,
+    profile: settings.deployment,
+    close: async () => {
+      closed ??= (async () => {
+        await started.close()
+        if (own) await store.close()
+      })()
+      await closed
+    }
+  }
+}
+
+/** Listens on a free loopback port; returns `http://127.0.0.1:PORT`. */
+export async function listenLoopback (app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address() as AddressInfo
+  return `http://127.0.0.1:${address.port}`
 }
 
 // The route manifest, copied into the repository from the reference (fixtures/README.md says from where).

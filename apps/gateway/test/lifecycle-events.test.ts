@@ -12,10 +12,8 @@ import { definePackage, LIFECYCLE_TOPICS, type LifecycleEvent } from '@cms/core'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
-import { profiles } from '../src/profiles.js'
-import { BASE } from './helpers.js'
+import { BASE, gatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
 
@@ -40,13 +38,10 @@ function listeningPackage (seen: Seen, instance: string, fail?: { times: number 
   })
 }
 
+/** Profile A with the listening package, on the test's store (so `app.close()` is all it takes). */
 async function instance (store: Store, seen: Seen, name: string, fail?: { times: number }, env: Record<string, string> = {}, jobs = false): Promise<FastifyInstance> {
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
   // Background jobs off unless asked: the tests drive the worker (services.events.drain) themselves.
-  const profile = { name: 'A', namespaces: [...profiles.A!.namespaces, 'listener/v1'] }
-  const app = await buildApp(settings, { store, logger: false, jobs, packages: [listeningPackage(seen, name, fail)], profile })
-  await app.ready()
-  return app
+  return (await gatewayApp({ env, store, jobs, packages: [listeningPackage(seen, name, fail)] })).app
 }
 
 const drain = async (app: FastifyInstance): Promise<number> => await app.platform.services.events.drain()
@@ -220,17 +215,15 @@ t.test('delivered events are pruned after the retention; undelivered and recent 
 t.test('a process without listeners prunes too (the triggers write events regardless)', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_EVENTS_POLL_MS: '20', CMS_EVENTS_RETENTION_MS: '0' })
+  const env = { CMS_EVENTS_POLL_MS: '20', CMS_EVENTS_RETENTION_MS: '0' }
   // The change is made by a process without its worker, so the event is counted before any prune.
-  const writer = await buildApp(settings, { store, logger: false, jobs: false })
-  await writer.ready()
+  const { app: writer } = await gatewayApp({ env, store })
   const admin = await createCaller(store, 'administrator')
   await call(writer, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Nobody listens', status: 'draft' } })
   await writer.close()
   t.equal(await eventCount(store), 1, 'written by the trigger')
-  const app = await buildApp(settings, { store, logger: false })
-  await app.ready()
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp({ env, store, jobs: true })
+  t.teardown(close)
   t.equal(app.platform.services.events.active, false, 'no listener in this process')
   // The worker (jobs on) prunes at its first poll, then at most every poll while the retention is 0.
   const until = Date.now() + 10_000

@@ -8,7 +8,7 @@
 import t from 'tap'
 import { openTestStore } from '@cms/store/testing'
 import { coreMigrations } from '@cms/core'
-import { harnessApp, listenLoopback } from './harness/app.js'
+import { gatewayApp, listenLoopback } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { targetsOf } from './harness/routes.js'
 import { formatReport, pickResource, runLoad, verifyLoad } from './harness/load.js'
@@ -23,7 +23,7 @@ const TIMEOUT = Number(process.env.CMS_LOAD_TIMEOUT_MS ?? 10_000)
 t.test(`${CLIENTS} clients for ${DURATION / 1000} s`, async (t) => {
   const store = await openTestStore({ poolSize: Math.min(20, CLIENTS), migrations: [coreMigrations] })
   t.teardown(async () => { await store.close() })
-  const h = await harnessApp({ CMS_DEPLOYMENT: 'B' }, store)
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'B' }, store })
   t.teardown(h.close)
   const base = await listenLoopback(h.app)
   const resource = pickResource(targetsOf(h.app))

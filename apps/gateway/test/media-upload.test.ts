@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import apiFetchModule from '@wordpress/api-fetch'
-import { harnessApp, listenLoopback } from './harness/app.js'
+import { gatewayApp, listenLoopback } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 
 // A CommonJS package: its default export is the module object to the type checker, the function at run time.
@@ -17,7 +17,7 @@ const apiFetch = ((apiFetchModule as unknown as { default?: unknown }).default ?
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 
 t.test('the block editor client uploads media', async (t) => {
-  const h = await harnessApp({ CMS_DEPLOYMENT: 'A' })
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' } })
   t.teardown(h.close)
   const base = await listenLoopback(h.app)
   const author = await createCaller(h.store, 'author')

@@ -18,13 +18,13 @@ import { join } from 'node:path'
 import ts from 'typescript'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { createCaller } from '@cms/core/testing'
-import { harnessApp } from './harness/app.js'
+import { gatewayApp } from './helpers.js'
 
 type Doc = Record<string, any>
 
 for (const deployment of ['A', 'B']) {
   t.test(`the OpenAPI document of profile ${deployment} is valid OpenAPI 3.1`, async (t) => {
-    const h = await harnessApp({ CMS_DEPLOYMENT: deployment })
+    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: deployment } })
     t.teardown(h.close)
     const doc = JSON.parse((await h.app.inject({ method: 'GET', url: '/openapi.json' })).body) as Doc
     const result = await new Validator().validate(doc)
@@ -57,7 +57,7 @@ for (const deployment of ['A', 'B']) {
 }
 
 t.test('posts: statuses, schemas and types a generated client compiles', async (t) => {
-  const h = await harnessApp({ CMS_DEPLOYMENT: 'A' })
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' } })
   t.teardown(h.close)
   const doc = JSON.parse((await h.app.inject({ method: 'GET', url: '/openapi.json' })).body) as Doc
   const posts = doc.paths['/cms-json/cms/v2/posts']

@@ -9,10 +9,7 @@ import { definePackage, type PackageApi } from '@cms/core'
 import { denied, endpoint, kernelErrors, route, type RestRequest } from '@cms/rest'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
-import { buildApp } from '../src/app.js'
-import { loadSettings } from '../src/settings.js'
-import { profiles } from '../src/profiles.js'
-import { BASE } from './helpers.js'
+import { gatewayApp, type GatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
 
@@ -58,20 +55,17 @@ function demoPackage (seen: { api?: PackageApi }) {
   })
 }
 
-async function composed (store: Store, seen: { api?: PackageApi } = {}) {
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' })
-  const profile = { name: 'A', namespaces: [...profiles.A!.namespaces, NS] }
-  const app = await buildApp(settings, { store, logger: false, jobs: false, packages: [demoPackage(seen)], profile })
-  await app.ready()
-  return { app }
+/** Profile A with the demo package beside it, on the test's store (migrated by the app, as at start). */
+async function composed (store: Store, seen: { api?: PackageApi } = {}): Promise<GatewayApp> {
+  return await gatewayApp({ store, packages: [demoPackage(seen)] })
 }
 
 t.test('a package\'s options: schema, default, validated writes through its handle', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
   const seen: { api?: PackageApi } = {}
-  const { app } = await composed(store, seen)
-  t.teardown(() => app.close())
+  const { app, close } = await composed(store, seen)
+  t.teardown(close)
   const admin = await createCaller(store, 'administrator')
 
   t.same((await call(app, 'GET', `/${NS}/limits`, { as: admin })).body, { max: 10, label: 'ten' }, 'the default')
@@ -100,8 +94,8 @@ t.test('user meta registered by a package: under meta in cms/v2 users, written a
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
   const seen: { api?: PackageApi } = {}
-  const { app } = await composed(store, seen)
-  t.teardown(() => app.close())
+  const { app, close } = await composed(store, seen)
+  t.teardown(close)
   const admin = await createCaller(store, 'administrator')
   const author = await createCaller(store, 'author')
   const subscriber = await createCaller(store, 'subscriber')
@@ -178,17 +172,16 @@ t.test('user meta keys: registered once, plain names, not after the routes are b
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
   const seen: { api?: PackageApi } = {}
-  const { app } = await composed(store, seen)
-  t.teardown(() => app.close())
+  const { close } = await composed(store, seen)
+  t.teardown(close)
   t.throws(() => seen.api!.registerMeta('user', 'late_key', { type: 'string', default: '' }), /after the routes were built/)
 })
 
 t.test('without user meta registered, cms/v2 users answer as before (no meta field)', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' })
-  const app = await buildApp(settings, { store, logger: false, jobs: false })
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp({ store })
+  t.teardown(close)
   const author = await createCaller(store, 'author')
   const res = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me?context=edit', headers: author.headers })
   t.equal('meta' in JSON.parse(res.body), false)
@@ -198,8 +191,8 @@ t.test('content read functions: the list route\'s filters, a post with meta and 
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
   const seen: { api?: PackageApi } = {}
-  const { app } = await composed(store, seen)
-  t.teardown(() => app.close())
+  const { app, close } = await composed(store, seen)
+  t.teardown(close)
   const admin = await createCaller(store, 'administrator')
   const author = await createCaller(store, 'author')
   const cat = (await call(app, 'POST', '/cms/v2/categories', { as: admin, body: { name: 'News' } })).body.id as number

@@ -7,13 +7,13 @@
  */
 import t from 'tap'
 import { casesOf, type CallerKind } from '@cms/core'
-import { harnessApp } from './harness/app.js'
+import { gatewayApp } from './helpers.js'
 import { targetsOf } from './harness/routes.js'
 import { prober } from './harness/permissions.js'
 
 for (const profile of ['A', 'B'] as const) {
   t.test(`profile ${profile}`, async (t) => {
-    const h = await harnessApp({ CMS_DEPLOYMENT: profile })
+    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile } })
     t.teardown(h.close)
     const targets = targetsOf(h.app)
     const permissionsTable = h.app.platform.permissionCases()

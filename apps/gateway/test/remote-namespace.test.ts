@@ -17,9 +17,7 @@ import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
 import { authenticator, coreMigrations, definePackage, type CmsPackage } from '@cms/core'
 import { createCaller } from '@cms/core/testing'
-import { buildApp } from '../src/app.js'
-import { loadSettings } from '../src/settings.js'
-import { profiles } from '../src/profiles.js'
+import { gatewayApp, listenLoopback } from './helpers.js'
 
 const TIMEOUT_MS = 800
 
@@ -127,19 +125,11 @@ async function seoService (store: Store): Promise<{ app: FastifyInstance, port: 
   return { app, port: (app.server.address() as { port: number }).port, release: () => { for (const r of hanging.splice(0)) r() } }
 }
 
-async function gatewayFor (store: Store, serviceUrl: string, extra?: { namespace: string, pkg: CmsPackage }): Promise<{ app: FastifyInstance, url: string }> {
-  const settings = loadSettings({
-    CMS_DEPLOYMENT: 'B',
-    CMS_BASE_URL: 'http://cms.test',
-    CMS_REMOTE_NAMESPACES: `seo/v1=${serviceUrl}`,
-    CMS_REMOTE_TIMEOUT_MS: String(TIMEOUT_MS),
-    LOG_LEVEL: 'silent',
-    CMS_DATA_DIR: '/nonexistent-not-used'
-  })
-  const composed = extra === undefined ? {} : { packages: [extra.pkg], profile: { name: 'B', namespaces: [...profiles.B!.namespaces, extra.namespace] } }
-  const app = await buildApp(settings, { store, logger: false, jobs: false, ...composed })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return { app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` }
+/** Profile B (plus a fixture package's namespace) with seo/v1 sent to the service, on the test's store. */
+async function gatewayFor (store: Store, serviceUrl: string, pkg?: CmsPackage): Promise<{ app: FastifyInstance, url: string }> {
+  const env = { CMS_DEPLOYMENT: 'B', CMS_REMOTE_NAMESPACES: `seo/v1=${serviceUrl}`, CMS_REMOTE_TIMEOUT_MS: String(TIMEOUT_MS) }
+  const { app } = await gatewayApp({ env, store, packages: pkg === undefined ? undefined : [pkg] })
+  return { app, url: await listenLoopback(app) }
 }
 
 async function get (url: string, headers: Record<string, string> = {}): Promise<{ status: number, headers: Record<string, unknown>, text: string }> {
@@ -337,7 +327,7 @@ t.test('_embed: a local answer embeds what the remote service serves, asked as t
     }
   })
   const service = await seoService(store)
-  const gateway = await gatewayFor(store, `http://127.0.0.1:${service.port}`, { namespace: NS, pkg })
+  const gateway = await gatewayFor(store, `http://127.0.0.1:${service.port}`, pkg)
   t.teardown(async () => {
     service.release()
     await gateway.app.close()

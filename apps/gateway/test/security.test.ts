@@ -12,7 +12,7 @@ import { once } from 'node:events'
 import { Readable } from 'node:stream'
 import { request } from 'undici'
 import type { JsonSchema } from '@cms/rest'
-import { harnessApp, listenLoopback, type Harness } from './harness/app.js'
+import { gatewayApp, listenLoopback, type GatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { argKind, bodyArgs, fillPath, sampleVar, targetsOf, urlOf, type Target } from './harness/routes.js'
 import { validValue } from './harness/values.js'
@@ -85,7 +85,7 @@ function refused (res: HttpResponse): boolean {
   return res.status === 207 && nested.length > 0 && nested.every((s) => s >= 400 && s < 500)
 }
 
-async function sendSafely (h: Harness, req: HttpRequest): Promise<HttpResponse> {
+async function sendSafely (h: GatewayApp, req: HttpRequest): Promise<HttpResponse> {
   try {
     return await inject(h.app, req)
   } catch (err) {
@@ -109,7 +109,7 @@ class Findings {
 
 for (const profile of ['A', 'B'] as const) {
   t.test(`profile ${profile}`, async (t) => {
-    const h = await harnessApp({ CMS_DEPLOYMENT: profile })
+    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile } })
     t.teardown(h.close)
     const admin = (await createCaller(h.store, 'administrator')).headers
     // Methods of one endpoint share its handler: one of them stands for all.
@@ -219,7 +219,7 @@ for (const profile of ['A', 'B'] as const) {
 
 t.test('oversized bodies get 413 on every route that takes a body', async (t) => {
   const limit = 65_536
-  const h = await harnessApp({ CMS_DEPLOYMENT: 'B', CMS_BODY_LIMIT: String(limit) })
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'B', CMS_BODY_LIMIT: String(limit) } })
   t.teardown(h.close)
   const admin = (await createCaller(h.store, 'administrator')).headers
   const big = JSON.stringify({ title: 'x'.repeat(limit), requests: [] })
@@ -255,7 +255,7 @@ t.test('oversized bodies get 413 on every route that takes a body', async (t) =>
 })
 
 t.test('the default limit is 8 MiB', async (t) => {
-  const h = await harnessApp({ CMS_DEPLOYMENT: 'A' })
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' } })
   t.teardown(h.close)
   const over = await inject(h.app, { method: 'POST', url: '/cms-json/batch/v1', headers: { 'content-type': 'application/json' }, payload: `{"requests":[],"x":"${'x'.repeat(8 * 1024 * 1024)}"}` })
   t.equal(over.status, 413, '8 MiB + a little: 413')

@@ -13,10 +13,7 @@ import t from 'tap'
 import { casesOf, definePackage, type CallerKind } from '@cms/core'
 import { denied, endpoint, kernelErrors, route, type RestError } from '@cms/rest'
 import { openTestStore } from '@cms/store/testing'
-import { buildApp } from '../src/app.js'
-import { loadSettings } from '../src/settings.js'
-import { profiles } from '../src/profiles.js'
-import { BASE } from './helpers.js'
+import { gatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { anonymous } from '@cms/rest/testing'
 import { targetsOf } from './harness/routes.js'
@@ -84,12 +81,10 @@ t.test('a package written here is everywhere once its namespace is in the profil
   t.teardown(() => { rmSync(folder, { recursive: true, force: true }) })
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used' })
-  // The one edit outside the package: its namespace in a profile's list.
-  const profile = { name: 'A', namespaces: [...profiles.A!.namespaces, NS] }
-  const app = await buildApp(settings, { store, logger: false, jobs: false, packages: [notesPackage(folder)], profile })
-  await app.ready()
-  t.teardown(() => app.close())
+  // The one edit outside the package: its namespace in a profile's list (gatewayApp adds it to profile A's).
+  const h = await gatewayApp({ store, packages: [notesPackage(folder)] })
+  const { app } = h
+  t.teardown(h.close)
   const get = async (url: string) => {
     const res = await app.inject({ method: 'GET', url })
     return JSON.parse(res.body)
@@ -116,7 +111,6 @@ t.test('a package written here is everywhere once its namespace is in the profil
   t.same([batch.statusCode, responses[0].status, responses[0].body.text, responses[1].status], [207, 200, 'from a batch', 400], 'batch runs its routes')
 
   t.test('the permission matrix probes its routes with its cases', async (t) => {
-    const h = { app, store, profile: 'A' as const, close: async () => {} }
     const cases = app.platform.permissionCases()
     const targets = targetsOf(app).filter((target) => target.key.includes(`/${NS}`))
     t.same(targets.map((target) => target.key).sort(), [`GET /${NS}`, `GET /${NS}/notes`, `POST /${NS}/notes`])
@@ -154,10 +148,8 @@ t.test('a namespace service migrates only its packages and their dependencies', 
 
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_NAMESPACES: NS })
-  const profile = { name: 'A', namespaces: [...profiles.A!.namespaces, NS] }
-  const app = await buildApp(settings, { store, logger: false, jobs: false, packages: [notesPackage(folder)], profile })
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp({ env: { CMS_NAMESPACES: NS }, store, packages: [notesPackage(folder)] })
+  t.teardown(close)
   t.same(app.platform.packages(), ['@cms/core', '@cms/notes'], 'the notes package and the core it depends on')
   t.equal(await present(store, 'public.throwaway_notes'), true)
   t.equal(await present(store, 'public.posts'), true, 'its dependency (the core) migrated')

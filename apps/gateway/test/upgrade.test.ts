@@ -14,10 +14,7 @@ import type { Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
 import { createApplicationPassword, createUser } from '@cms/core'
 import { basic } from '@cms/rest/testing'
-import { buildApp } from '../src/app.js'
-import { loadSettings } from '../src/settings.js'
-
-const BASE = 'http://cms.test'
+import { gatewayApp } from './helpers.js'
 
 const legacy = fileURLToPath(new URL('./fixtures/legacy-migrations/', import.meta.url))
 
@@ -52,9 +49,8 @@ t.test('a database of the previous migrations upgrades in place, every row kept'
   await store.execute('select setval(pg_get_serial_sequence(\'posts\', \'id\'), 42)')
   await store.execute('select setval(pg_get_serial_sequence(\'terms\', \'id\'), 7)')
 
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_DEPLOYMENT: 'B' })
-  const app = await buildApp(settings, { store, logger: false, jobs: false })
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp({ env: { CMS_DEPLOYMENT: 'B' }, store })
+  t.teardown(close)
   const auth = { authorization: basic('old-admin', password) }
 
   const post = await app.inject({ url: '/cms-json/cms/v2/posts/41?context=edit', headers: auth })

@@ -9,7 +9,7 @@ import t from 'tap'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
 import { loadSettings } from '../src/settings.js'
-import { testApp } from './helpers.js'
+import { gatewayApp } from './helpers.js'
 
 t.test('upstream settings are checked at start', async (t) => {
   // The one-line form of every setting error (SettingError): the setting, the value, what is allowed.
@@ -34,8 +34,8 @@ t.test('a package route reaches its configured upstream through the gateway', as
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => { server.close() })
   const port = (server.address() as AddressInfo).port
-  const app = await testApp({ CMS_DEPLOYMENT: 'A', CMS_UPSTREAM_NPS_SURVEY_URL: `http://127.0.0.1:${port}/nps`, CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'tk' })
-  t.teardown(() => app.close())
+  const { app, close } = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A', CMS_UPSTREAM_NPS_SURVEY_URL: `http://127.0.0.1:${port}/nps`, CMS_UPSTREAM_NPS_SURVEY_TOKEN: 'tk' } })
+  t.teardown(close)
   const store = app.platform.services.store
   const admin = await createCaller(store, 'administrator', { login: 'upstream-admin' })
   const res = await call(app, 'POST', '/nps-survey/v1/rating', { as: admin, body: { plugin_slug: 'hdrftr', rating: 8 } })

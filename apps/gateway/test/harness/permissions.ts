@@ -5,15 +5,27 @@
  * is never probed), fresh for every case, so one case cannot change another.
  */
 import { randomUUID } from 'node:crypto'
+import type { Store } from '@cms/store'
 import type { CallerKind, Outcome, PermissionCase } from '@cms/core'
-import { createApplicationPassword } from '@cms/core'
-import { callersOfEveryKind, type Harness } from './app.js'
+import { createApplicationPassword, ROLES } from '@cms/core'
 import { createCaller } from '@cms/core/testing'
-import { type TestCaller } from '@cms/rest/testing'
+import { anonymous, type TestCaller } from '@cms/rest/testing'
+import type { GatewayApp } from '../helpers.js'
 import { bodyArgs, fillPath, sampleVar, urlOf, type Target } from './routes.js'
 import { validValue } from './values.js'
 import { encodeParams, inject, type HttpRequest, type HttpResponse } from './requests.js'
 import { codeOf, summary } from './check.js'
+
+const CALLER_KINDS: readonly CallerKind[] = ['anonymous', ...[...ROLES].reverse()]
+
+/** Anonymous plus one user of each role, least privileged first. */
+async function callersOfEveryKind (store: Store): Promise<Array<TestCaller<CallerKind>>> {
+  const out: Array<TestCaller<CallerKind>> = [anonymous]
+  for (const kind of CALLER_KINDS) {
+    if (kind !== 'anonymous') out.push(await createCaller(store, kind))
+  }
+  return out
+}
 
 export interface ProbeResult {
   kind: CallerKind
@@ -25,7 +37,7 @@ export interface ProbeResult {
 /** Makes the named objects of a case, through HTTP as `owner`. */
 class Fixtures {
   private readonly made = new Map<string, string>()
-  constructor (private readonly h: Harness, private readonly owner: TestCaller) {}
+  constructor (private readonly h: GatewayApp, private readonly owner: TestCaller) {}
 
   async resolve (name: string, caller: TestCaller): Promise<string> {
     if (name === 'self.app-password') {
@@ -108,7 +120,7 @@ export interface Prober {
   probe: (target: Target, c: PermissionCase) => Promise<ProbeResult[]>
 }
 
-export async function prober (h: Harness): Promise<Prober> {
+export async function prober (h: GatewayApp): Promise<Prober> {
   const owner = await createCaller(h.store, 'administrator')
   // Reads change nothing: one set of callers serves every read probe.
   const readers = await callersOfEveryKind(h.store)

@@ -1,22 +1,22 @@
 /**
  * The service in a process of its own, for tests that must time it from
  * outside (a stalled event loop would also stall a client in the same
- * process): `node --import tsx test/harness/serve.ts` builds the app as
- * `harnessApp` does (CMS_* settings from the environment, CMS_DEPLOYMENT picks the profile; PGlite, or
+ * process): `node --import tsx test/harness/serve.ts` builds the app with
+ * `gatewayApp` (../helpers.ts; CMS_* settings from the environment, CMS_DEPLOYMENT picks the profile; PGlite, or
  * PostgreSQL with CMS_TEST_DATABASE_URL), makes an administrator, listens on
  * a loopback port and prints one JSON line: `{ base, headers }`.
  * CMS_HARNESS_FIXTURE=quadratic adds test/fixtures/quadratic-package.ts (a
  * route slow on purpose) to the profile.
  */
-import { harnessApp, listenLoopback, type HarnessExtras } from './app.js'
+import { gatewayApp, listenLoopback } from '../helpers.js'
 import { createCaller } from '@cms/core/testing'
 
 // The CMS_* settings of this process's environment (the deployment, a raised URL limit) are the service's.
 const settings = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('CMS_') && e[0] !== 'CMS_TEST_DATABASE_URL' && e[0] !== 'CMS_HARNESS_FIXTURE' && e[1] !== undefined))
-const extras: HarnessExtras | undefined = process.env.CMS_HARNESS_FIXTURE === 'quadratic'
-  ? { packages: [(await import('../fixtures/quadratic-package.js')).quadraticPackage] }
+const packages = process.env.CMS_HARNESS_FIXTURE === 'quadratic'
+  ? [(await import('../fixtures/quadratic-package.js')).quadraticPackage]
   : undefined
-const h = await harnessApp({ CMS_DEPLOYMENT: 'A', ...settings }, undefined, extras)
+const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A', ...settings }, packages })
 const admin = await createCaller(h.store, 'administrator')
 const base = await listenLoopback(h.app)
 process.stdout.write(`${JSON.stringify({ base, headers: admin.headers })}\n`)

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import type { JsonSchema } from '@cms/rest'
-import { BASE } from './app.js'
+import { BASE } from '../helpers.js'
 
 function typesOf (schema: JsonSchema): string[] {
   const t = schema.type
