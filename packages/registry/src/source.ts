@@ -117,7 +117,10 @@ export function packageSource (settings: PackageSettings): PackageSource {
     configured: () => config !== undefined,
     versions: async (type, slug): Promise<SourceVersion[]> => {
       const folder = folderOf(type)
-      return ((await index())[folder][slug] ?? []).map((version) => ({ version, file: `${folder}/${slug}.${version}.zip` }))
+      return ((await index())[folder][slug] ?? []).map((version) => {
+        const file = `${folder}/${slug}.${version}.zip`
+        return { version, file, url: config?.kind === 'url' ? new URL(file, config.url).href : null }
+      })
     },
     download: async (type, slug, version, file) => {
       if (config === undefined) throw unconfigured()
