@@ -8,10 +8,10 @@
 import t from 'tap'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
-import { harnessApp } from './harness/app.js'
+import { gatewayApp } from './helpers.js'
 
 t.test('a maintenance window holds anonymous content reads, and only those', async (t) => {
-  const h = await harnessApp()
+  const h = await gatewayApp()
   t.teardown(h.close)
   const { app } = h
   const admin = await createCaller(h.store, 'administrator')
