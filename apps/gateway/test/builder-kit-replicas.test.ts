@@ -8,14 +8,14 @@ import { coreMigrations } from '@cms/core'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
 import { openTestStore } from '@cms/store/testing'
-import { harnessApp } from './harness/app.js'
+import { gatewayApp } from './helpers.js'
 
 t.test('replicas asking for the kit at once make one', async (t) => {
   const store = await openTestStore({ migrations: [coreMigrations] })
   t.teardown(async () => { await store.close() })
-  const one = await harnessApp({ CMS_DEPLOYMENT: 'A' }, store)
+  const one = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' }, store })
   t.teardown(one.close)
-  const two = await harnessApp({ CMS_DEPLOYMENT: 'A' }, store)
+  const two = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' }, store })
   t.teardown(two.close)
   const contributor = await createCaller(store, 'contributor')
 

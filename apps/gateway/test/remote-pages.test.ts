@@ -10,14 +10,12 @@ import type { FastifyInstance } from 'fastify'
 import { coreMigrations } from '@cms/core'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
-import { buildApp } from '../src/app.js'
-import { loadSettings } from '../src/settings.js'
+import { gatewayApp, listenLoopback } from './helpers.js'
 
+/** Profile B on the test's store, on a loopback port. */
 async function listening (store: Store, env: Record<string, string>): Promise<{ app: FastifyInstance, url: string }> {
-  const settings = loadSettings({ CMS_DEPLOYMENT: 'B', CMS_BASE_URL: 'http://cms.test', LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', ...env })
-  const app = await buildApp(settings, { store, logger: false, jobs: false })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return { app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` }
+  const { app } = await gatewayApp({ env: { CMS_DEPLOYMENT: 'B', ...env }, store })
+  return { app, url: await listenLoopback(app) }
 }
 
 async function get (url: string): Promise<{ status: number, type: unknown, text: string }> {
