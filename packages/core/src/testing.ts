@@ -101,6 +101,8 @@ export interface TestAppOptions {
   horizon?: boolean
   /** When given, every log line (at the most verbose level) is pushed here; default: no logging. */
   logLines?: string[]
+  /** Serve `/openapi.json` (and `/docs/`) with this title and version, as the gateway does; default: not served. */
+  openapi?: { title: string, version: string }
 }
 
 /** Composes the packages as the gateway does (platform, migrations, kernel, uploaded files) on a fresh database. */
@@ -134,7 +136,8 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
       authenticate: authenticator(services),
       baseUrl: opts.baseUrl ?? BASE,
       remote: opts.remote,
-      horizon: opts.horizon === true ? async () => await store.horizon() : undefined
+      horizon: opts.horizon === true ? async () => await store.horizon() : undefined,
+      openapi: opts.openapi
     })
     await app.register(mediaFiles, { services })
     await app.ready()
