@@ -9,6 +9,7 @@
  */
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { preHandlerHookHandler, RouteOptions } from 'fastify'
 import { declareErrors } from '@cms/rest'
 
 export interface MaintenanceMode {
@@ -18,6 +19,8 @@ export interface MaintenanceMode {
   disable: (holder: string) => Promise<boolean>
   /** Seconds until the last window ends; 0 when off. */
   remaining: () => Promise<number>
+  /** The same without waiting when the value was read within the last second; undefined when a read is due. */
+  known: () => number | undefined
 }
 
 export const maintenanceErrors = declareErrors({
@@ -63,12 +66,38 @@ export function maintenanceMode (contentDir: string): MaintenanceMode {
     },
     remaining: async () => {
       if (cached === undefined || Date.now() - cached.at > READ_EVERY_MS) cached = { at: Date.now(), until: await readUntil() }
-      return Math.max(0, Math.ceil((cached.until - Date.now()) / 1000))
-    }
+      return secondsUntil(cached.until)
+    },
+    known: () => cached === undefined || Date.now() - cached.at > READ_EVERY_MS ? undefined : secondsUntil(cached.until)
   }
 }
 
-/** Whether a request path is a content read maintenance mode holds back from anonymous callers. */
-export function isContentRead (method: string, url: string): boolean {
-  return (method === 'GET' || method === 'HEAD') && /^\/cms-json\/(cms\/v2|oembed\/1\.0)(\/|$)/.test(url)
+const secondsUntil = (until: number): number => Math.max(0, Math.ceil((until - Date.now()) / 1000))
+
+/** Whether a route serves content reads that maintenance mode holds back from anonymous callers. */
+export function isContentRoute (route: Pick<RouteOptions, 'method' | 'url'>): boolean {
+  const methods = [route.method].flat()
+  return (methods.includes('GET') || methods.includes('HEAD')) && /^\/cms-json\/(cms\/v2|oembed\/1\.0)(\/|$)/.test(route.url)
+}
+
+/**
+ * The check added to the content routes: an anonymous GET or HEAD answers
+ * 503 with `Retry-After` while a window is open. A callback hook, only on
+ * those routes, and synchronous while the value read this second holds: it
+ * runs before every anonymous read, kept answers included (as an async hook
+ * on every route it cost a single post about 6% of its CPU). Once a second a
+ * request waits for the read, as before.
+ */
+export function maintenanceHold (mode: MaintenanceMode): preHandlerHookHandler {
+  const answer = (reply: Parameters<preHandlerHookHandler>[1], seconds: number): void => {
+    const error = maintenanceErrors.rest_maintenance({ retry_after: seconds })
+    reply.code(503).header('Retry-After', String(seconds)).type('application/json; charset=UTF-8').send(JSON.stringify(error.toBody()))
+  }
+  return function hold (request, reply, done) {
+    if (request.principal?.id !== 0 || (request.method !== 'GET' && request.method !== 'HEAD')) { done(); return }
+    const known = mode.known()
+    if (known === 0) { done(); return }
+    if (known !== undefined) { answer(reply, known); return }
+    mode.remaining().then((seconds) => { if (seconds === 0) done(); else answer(reply, seconds) }, done)
+  }
 }

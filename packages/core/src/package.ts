@@ -15,7 +15,7 @@ import { definePackage } from './platform.js'
 import { siteRoutes } from './site.js'
 import { authorizePage } from './users/index.js'
 import { hasAnyUser } from './users/store.js'
-import { isContentRead, maintenanceErrors } from './maintenance.js'
+import { isContentRoute, maintenanceHold } from './maintenance.js'
 
 export const corePackage = definePackage({
   name: '@cms/core',
@@ -37,12 +37,10 @@ export const corePackage = definePackage({
     api.background('lifecycle events', () => services.events.start((message, err) => { app.log.error({ err }, message) }))
     if (options.adminPages) await app.register(authorizePage, { services })
     // Maintenance mode (maintenance.ts): anonymous content reads wait; signed-in callers do not.
-    app.addHook('preHandler', async (request, reply) => {
-      if (request.principal?.id !== 0 || !isContentRead(request.method, request.routeOptions.url ?? '')) return
-      const seconds = await services.maintenance.remaining()
-      if (seconds === 0) return
-      const error = maintenanceErrors.rest_maintenance({ retry_after: seconds })
-      return await reply.code(503).header('Retry-After', String(seconds)).type('application/json; charset=UTF-8').send(JSON.stringify(error.toBody()))
+    // On the content routes only, as each is added (the kernel mounts them after the packages).
+    const hold = maintenanceHold(services.maintenance)
+    app.addHook('onRoute', (route) => {
+      if (isContentRoute(route)) route.preHandler = [...[route.preHandler ?? []].flat(), hold]
     })
     app.addHook('onListen', async () => {
       try {

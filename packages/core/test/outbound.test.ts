@@ -7,6 +7,10 @@
  * addresses are only ever named, never contacted.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { socketsOpenedDuring, startServer } from './fixtures/loopback.js'
 import { classifyAddress, createOutboundClient, OutboundError, parseAllowList, parseIp, restErrorOf } from '../src/outbound/index.js'
@@ -152,6 +156,55 @@ t.test('allow-listed loopback is fetched, within size and time limits', async (t
   await closed.close()
   const refused = await failure(client.fetch(`http://127.0.0.1:${port}/`))
   t.equal(refused.failure, 'network', 'a closed port is a network failure')
+})
+
+t.test('a body written to a file as it arrives', async (t) => {
+  const payload = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251))
+  const server = await startServer('127.0.0.1', (req, res) => {
+    if (req.url === '/file') {
+      // In pieces, without a declared length: written as they come.
+      res.writeHead(200, { 'content-type': 'application/zip' })
+      for (let i = 0; i < payload.length; i += 65_536) res.write(payload.subarray(i, i + 65_536))
+      res.end()
+    } else if (req.url === '/moved') {
+      res.writeHead(302, { location: '/file' })
+      res.end()
+    } else if (req.url === '/endless') {
+      res.writeHead(200)
+      res.write(Buffer.alloc(200_000))
+    } else if (req.url === '/cut') {
+      // Announces more than it sends, then drops the connection.
+      res.writeHead(200, { 'content-length': '100000' })
+      res.write(Buffer.alloc(1000), () => { res.socket?.destroy() })
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' })
+      res.end('no such package')
+    }
+  })
+  t.teardown(() => server.close())
+  const dir = await mkdtemp(join(tmpdir(), 'cms-outbound-'))
+  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
+  const client = createOutboundClient({ allow: '127.0.0.1', maxBytes: 100_000, timeoutMs: 3000 })
+
+  const file = join(dir, 'a.zip')
+  const res = await client.fetch(`${server.origin}/moved`, { toFile: file, maxBytes: 1_000_000 })
+  t.same([res.status, res.bytes, res.body.length, res.url], [200, payload.length, 0, `${server.origin}/file`], 'after a redirect; nothing kept in memory')
+  t.ok((await readFile(file)).equals(payload), 'the file holds the body byte for byte')
+  t.equal((await stat(file)).mode & 0o777, 0o600, 'readable by the service only')
+
+  const missing = await client.fetch(`${server.origin}/nothing`, { toFile: join(dir, 'b.zip') })
+  t.same([missing.status, missing.text()], [404, 'no such package'], 'another answer is read as usual')
+  t.notOk(existsSync(join(dir, 'b.zip')), 'and writes no file')
+
+  t.equal((await failure(client.fetch(`${server.origin}/endless`, { toFile: join(dir, 'c.zip') }))).failure, 'too_large')
+  t.notOk(existsSync(join(dir, 'c.zip')), 'a body over the limit leaves no file')
+  t.equal((await failure(client.fetch(`${server.origin}/cut`, { toFile: join(dir, 'd.zip') }))).failure, 'network')
+  t.notOk(existsSync(join(dir, 'd.zip')), 'nor does a cut connection')
+
+  const taken = join(dir, 'taken.zip')
+  await writeFile(taken, 'kept')
+  await t.rejects(client.fetch(`${server.origin}/file`, { toFile: taken, maxBytes: 1_000_000 }), { code: 'EEXIST' }, 'an existing file is a local error, not the service\'s')
+  t.equal(await readFile(taken, 'utf8'), 'kept', 'and is left as it was')
 })
 
 t.test('redirects are checked hop by hop', async (t) => {

@@ -66,6 +66,8 @@ export interface SourceVersion {
   version: string
   /** Its path under the source: `plugins/<slug>.<version>.zip`. */
   file: string
+  /** Where it can be downloaded: its address under an http source (a setting without credentials); null for a directory source. */
+  url: string | null
 }
 
 export interface PackageSource {

@@ -9,7 +9,7 @@
  * http source is fetched through the SSRF-guarded outbound client; the
  * operator named its host, so that host may be a private one.
  */
-import { copyFile, readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { copyFile, readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createOutboundClient, OutboundError, type OutboundClient, type PackageSettings } from '@cms/core'
 import { kernelErrors } from '@cms/rest'
@@ -74,13 +74,14 @@ export function packageSource (settings: PackageSettings): PackageSource {
     return client
   }
 
-  async function fetchUrl (base: string, path: string, maxBytes: number, accept404 = false): Promise<Buffer | null> {
+  /** `path` under the source; with `toFile`, a package written there as it arrives (never held whole in memory). */
+  async function fetchUrl (base: string, path: string, maxBytes: number, opts: { accept404?: boolean, toFile?: string } = {}): Promise<{ body: Buffer, bytes: number } | null> {
     const url = new URL(path, base).href
     try {
-      const res = await outbound(base).fetch(url, { maxBytes })
-      if (res.status === 404 && accept404) return null
+      const res = await outbound(base).fetch(url, { maxBytes, toFile: opts.toFile })
+      if (res.status === 404 && opts.accept404 === true) return null
       if (res.status < 200 || res.status > 299) throw sourceFailed(`${path} answered ${res.status}`, { status: res.status })
-      return res.body
+      return res
     } catch (err) {
       if (err instanceof OutboundError && err.failure === 'too_large') throw registryErrors.rest_invalid_package(undefined, `The package is larger than the ${maxBytes} bytes allowed.`)
       // The operator chose the source: whatever stops it is the upstream's failure, not the caller's.
@@ -102,9 +103,9 @@ export function packageSource (settings: PackageSettings): PackageSource {
         throw sourceFailed(`its index.json is unreadable (${(err as Error).message})`)
       }
     } else {
-      const body = await fetchUrl(config.url, 'index.json', INDEX_MAX_BYTES)
+      const res = await fetchUrl(config.url, 'index.json', INDEX_MAX_BYTES)
       try {
-        result = readIndex(JSON.parse(body!.toString('utf8')))
+        result = readIndex(JSON.parse(res!.body.toString('utf8')))
       } catch (err) {
         throw sourceFailed(`its index.json is unreadable (${(err as Error).message})`)
       }
@@ -117,7 +118,10 @@ export function packageSource (settings: PackageSettings): PackageSource {
     configured: () => config !== undefined,
     versions: async (type, slug): Promise<SourceVersion[]> => {
       const folder = folderOf(type)
-      return ((await index())[folder][slug] ?? []).map((version) => ({ version, file: `${folder}/${slug}.${version}.zip` }))
+      return ((await index())[folder][slug] ?? []).map((version) => {
+        const file = `${folder}/${slug}.${version}.zip`
+        return { version, file, url: config?.kind === 'url' ? new URL(file, config.url).href : null }
+      })
     },
     download: async (type, slug, version, file) => {
       if (config === undefined) throw unconfigured()
@@ -132,10 +136,9 @@ export function packageSource (settings: PackageSettings): PackageSource {
         await copyFile(from, file)
         return { bytes: size }
       }
-      const body = await fetchUrl(config.url, path, settings.maxBytes, true)
-      if (body === null) throw notFound()
-      await writeFile(file, body, { flag: 'wx', mode: 0o600 })
-      return { bytes: body.length }
+      const res = await fetchUrl(config.url, path, settings.maxBytes, { accept404: true, toFile: file })
+      if (res === null) throw notFound()
+      return { bytes: res.bytes }
     }
   }
 }

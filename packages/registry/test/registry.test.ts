@@ -152,12 +152,26 @@ t.test('the same from an HTTP source on loopback', async (t) => {
   t.ok(server.requests.includes('/repo/index.json'))
   t.ok(server.requests.includes('/repo/plugins/extra.2.0.0.zip'))
   await rejects(t, registry.install('plugin', 'nowhere', { version: '1.0.0', actor }), 'package_version_not_found', 404)
+  t.same((await registry.source.versions('plugin', 'extra')).map((v) => v.url), [`${server.url}plugins/extra.1.0.0.zip`, `${server.url}plugins/extra.2.0.0.zip`], 'each version has its address')
+})
+
+t.test('an HTTP package over the size limit is refused while it arrives, with no file left', async (t) => {
+  const noise = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7919) % 256 ^ (i >> 8)))
+  const big = await makeZip([{ name: 'huge/manifest.json', data: JSON.stringify({ name: 'huge', version: '1.0.0' }) }, { name: 'huge/noise.bin', data: noise }], { compress: false })
+  const server = await httpSource(await sourceDir([{ type: 'plugin', slug: 'huge', version: '1.0.0', zip: big }]))
+  t.teardown(server.close)
+  const { registry, content } = await setup(t, { CMS_PACKAGE_SOURCE: server.url, CMS_PACKAGE_MAX_BYTES: String(64 * 1024) })
+  await rejects(t, registry.install('plugin', 'huge', { actor }), 'rest_invalid_package', 400)
+  t.ok(server.requests.includes('/repo/plugins/huge.1.0.0.zip'), 'it was asked for')
+  t.same(await readdir(join(content, '.registry/tmp')).catch(() => []), [], 'no partial download left')
+  t.notOk(existsSync(join(content, 'plugins/huge')), 'nothing installed')
 })
 
 t.test('a directory source without index.json is listed from its file names', async (t) => {
   const dir = await sourceDir([{ type: 'plugin', slug: 'extra', version: '1.10.0', zip: await packageZip('extra', '1.10.0') }, { type: 'plugin', slug: 'extra', version: '1.9.0', zip: await packageZip('extra', '1.9.0') }], false)
   const { registry } = await setup(t, { CMS_PACKAGE_SOURCE: dir })
   t.same((await registry.source.versions('plugin', 'extra')).map((v) => v.version), ['1.9.0', '1.10.0'])
+  t.same((await registry.source.versions('plugin', 'extra')).map((v) => v.url), [null, null], 'a directory has no address to show')
   t.equal((await registry.install('plugin', 'extra', { actor })).version, '1.10.0', 'the newest by default')
 })
 

@@ -208,7 +208,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
           const p = await installedOr404(type, req.params.slug)
           const offered = registry.source.configured() ? await registry.source.versions(type, p.slug) : []
           const versions: Record<string, { file: string, downloadUrl: string | null, released: null }> = {}
-          for (const v of offered) versions[v.version] = { file: `${p.slug}.${v.version}.zip`, downloadUrl: null, released: null }
+          for (const v of offered) versions[v.version] = { file: `${p.slug}.${v.version}.zip`, downloadUrl: v.url, released: null }
           const manifest = p.manifest
           const text = (key: string): string => typeof manifest[key] === 'string' ? manifest[key] : ''
           return {

@@ -75,6 +75,7 @@ t.test('profile A: a rollback, its archives, its failures', async (t) => {
     t.equal(info.status, 200)
     t.same([info.body.success, info.body.data.currentVersion, info.body.data.hasVersions, info.body.data.isPro], [true, '2.0.0', true, false])
     t.same(Object.keys(info.body.data.versions), ['0.6.0', '0.7.0', '0.8.0', '0.9.0', '1.0.0'])
+    t.same(info.body.data.versions['1.0.0'], { file: 'extra.1.0.0.zip', downloadUrl: null, released: null }, 'a directory source has no address to show')
     const missing = await h.call('GET', '/rollback/v1/fetch-info', { as: admin, query: { type: 'plugin', slug: 'nothing' } })
     t.same([missing.status, missing.body.code], [404, 'asset_not_found'])
     t.same((await h.call('GET', '/rollback/v1/fetch-info', { as: editor, query: { type: 'plugin', slug: 'extra' } })).status, 403)

@@ -7,6 +7,9 @@
  * swap in another one. Size and time are bounded.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { createWriteStream } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { once } from 'node:events'
 import { Agent, request } from 'undici'
 import { classifyAddress, formatIp, parseIp } from './address.js'
 import { parseAllowList, type AllowList } from './allow.js'
@@ -39,6 +42,13 @@ export interface FetchOptions {
   /** Past `maxBytes`, keep the first `maxBytes` bytes instead of failing (reading a page's head). */
   truncate?: boolean
   maxRedirects?: number
+  /**
+   * A successful (2xx) body is written to this new file (mode 0600) as it
+   * arrives, not kept in memory (a package of hundreds of megabytes); the
+   * response's `body` is then empty. A failed or too large download leaves
+   * no file. Other answers are read into `body` as usual.
+   */
+  toFile?: string
 }
 
 export interface OutboundResponse {
@@ -47,6 +57,8 @@ export interface OutboundResponse {
   status: number
   headers: Record<string, string | string[] | undefined>
   body: Buffer
+  /** Bytes of the body received (written to `toFile` when given). */
+  bytes: number
   text (): string
 }
 
@@ -111,7 +123,7 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
     return addresses
   }
 
-  async function fetchOnce (url: URL, hop: number, deadline: number, opts: Required<Omit<FetchOptions, 'body'>> & Pick<FetchOptions, 'body'>): Promise<{ status: number, headers: OutboundResponse['headers'], body: Buffer | null }> {
+  async function fetchOnce (url: URL, hop: number, deadline: number, opts: Resolved): Promise<{ status: number, headers: OutboundResponse['headers'], body: Buffer | null, bytes: number }> {
     const addresses = await destination(url, hop, deadline)
     const remaining = deadline - Date.now()
     if (remaining <= 0) throw new OutboundError('timeout', 'the outside service did not answer in time', url.href, hop)
@@ -133,7 +145,7 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
       })
       if (REDIRECTS.has(res.statusCode) && res.headers.location !== undefined) {
         await res.body.dump()
-        return { status: res.statusCode, headers: res.headers, body: null }
+        return { status: res.statusCode, headers: res.headers, body: null, bytes: 0 }
       }
       const declared = Number(res.headers['content-length'])
       if (!opts.truncate && Number.isFinite(declared) && declared > opts.maxBytes) {
@@ -141,22 +153,27 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
         res.body.destroy()
         throw new OutboundError('too_large', `the answer is larger than ${opts.maxBytes} bytes`, url.href, hop)
       }
+      const tooLarge = (): OutboundError => new OutboundError('too_large', `the answer is larger than ${opts.maxBytes} bytes`, url.href, hop)
+      if (opts.toFile !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
+        return { status: res.statusCode, headers: res.headers, body: Buffer.alloc(0), bytes: await writeBody(res.body, opts.toFile, opts.maxBytes, tooLarge) }
+      }
       const chunks: Buffer[] = []
       let size = 0
       for await (const chunk of res.body) {
         const buf = chunk as Buffer
         if (size + buf.length > opts.maxBytes) {
           // Leaving the loop destroys the body.
-          if (!opts.truncate) throw new OutboundError('too_large', `the answer is larger than ${opts.maxBytes} bytes`, url.href, hop)
+          if (!opts.truncate) throw tooLarge()
           chunks.push(buf.subarray(0, opts.maxBytes - size))
+          size = opts.maxBytes
           break
         }
         size += buf.length
         chunks.push(buf)
       }
-      return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }
+      return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), bytes: size }
     } catch (err) {
-      if (err instanceof OutboundError) throw err
+      if (err instanceof OutboundError || fileErrors.has(err as object)) throw err
       if (signal.aborted || Date.now() >= deadline || isTimeout(err)) {
         throw new OutboundError('timeout', 'the outside service did not answer in time', url.href, hop)
       }
@@ -173,9 +190,10 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
       await destination(parsed, 0, Date.now() + defaults.timeoutMs)
     },
     async fetch (url, options = {}) {
-      const opts: Required<Omit<FetchOptions, 'body'>> & Pick<FetchOptions, 'body'> = {
+      const opts: Resolved = {
         method: options.method ?? 'GET',
         body: options.body,
+        toFile: options.toFile,
         headers: options.headers ?? {},
         timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
         maxBytes: options.maxBytes ?? defaults.maxBytes,
@@ -189,7 +207,7 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
         const res = await fetchOnce(current, hop, deadline, opts)
         if (res.body !== null) {
           const body = res.body
-          return { url: current.href, status: res.status, headers: res.headers, body, text: () => body.toString('utf8') }
+          return { url: current.href, status: res.status, headers: res.headers, body, bytes: res.bytes, text: () => body.toString('utf8') }
         }
         if (hop >= opts.maxRedirects) {
           throw new OutboundError('redirects', `more than ${opts.maxRedirects} redirects`, current.href, hop)
@@ -206,6 +224,37 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
         }
       }
     }
+  }
+}
+
+/** A fetch's options with the client's defaults applied. */
+type Resolved = Required<Omit<FetchOptions, 'body' | 'toFile'>> & Pick<FetchOptions, 'body' | 'toFile'>
+
+/** Errors of the file a body was written to: the local disk's, thrown as they are (not a failure of the outside service). */
+const fileErrors = new WeakSet<object>()
+
+/** Writes a body to a new file as it arrives (at most `maxBytes`); on any failure the file is removed. */
+async function writeBody (body: AsyncIterable<unknown>, file: string, maxBytes: number, tooLarge: () => Error): Promise<number> {
+  const out = createWriteStream(file, { flags: 'wx', mode: 0o600 })
+  out.on('error', (err) => { fileErrors.add(err) })
+  let size = 0
+  try {
+    await once(out, 'open')
+    for await (const chunk of body) {
+      const buf = chunk as Buffer
+      size += buf.length
+      // Leaving the loop destroys the body.
+      if (size > maxBytes) throw tooLarge()
+      if (!out.write(buf)) await once(out, 'drain')
+    }
+    out.end()
+    await once(out, 'finish')
+    return size
+  } catch (err) {
+    out.destroy()
+    // Not ours to remove when it existed before (`wx` refused to open it).
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await rm(file, { force: true })
+    throw err
   }
 }
 
