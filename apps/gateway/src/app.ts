@@ -100,8 +100,9 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   // A namespace another service serves is not built here: the kernel proxies all of it.
   const local = served.filter((ns) => settings.remote[ns] === undefined)
   const platform = new Platform(services, served, profile.options, local)
+  const catalog = [...installedPackages, ...(opts.packages ?? [])]
   // The core always (the index, batch, authentication), then the packages the local namespaces need.
-  for (const pkg of packagesFor([...installedPackages, ...(opts.packages ?? [])], local, ['@cms/core'])) {
+  for (const pkg of packagesFor(catalog, local, ['@cms/core'])) {
     await app.register(pkg.plugin, { platform })
   }
   app.decorate('platform', platform)
@@ -127,6 +128,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     corsOrigins: settings.corsOrigins,
     remote: settings.remote,
     remoteTimeoutMs: settings.remoteTimeoutMs,
+    // The pages of the packages whose namespace another service serves go there too.
+    remotePages: Object.fromEntries(Object.keys(settings.remote).map((ns) => [ns, catalog.filter((p) => p.namespaces.includes(ns)).flatMap((p) => p.pages)])),
     classifyError: storeErrorToRest,
     // Anonymous answers (and the reads behind them) are reused while nothing has been committed.
     horizon: async () => await store.horizon(),

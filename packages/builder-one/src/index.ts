@@ -17,7 +17,7 @@
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
 import { packageRegistry } from '@cms/registry'
-import { connect, connectCallback } from './connect.js'
+import { CALLBACK_PATH, connect, connectCallback } from './connect.js'
 import { dashboardRoutes } from './dashboard.js'
 import { builderOnePermissionCases } from './permissions.js'
 import { pluginRoutes } from './plugins.js'
@@ -30,6 +30,8 @@ export const builderOnePackage = definePackage({
   name: '@cms/builder-one',
   dependencies: ['@cms/core', '@cms/registry'],
   namespaces: ['builder-one/v1'],
+  // The connect service sends the browser back here (connect.ts).
+  pages: [CALLBACK_PATH],
   options: Type.Object({}, { additionalProperties: false }),
   register (api, _options, app) {
     const registry = api.require(packageRegistry)

@@ -8,7 +8,9 @@
  * on first use. Reads go through the core's content functions.
  */
 import { Type } from '@sinclair/typebox'
+import { sql } from 'drizzle-orm'
 import type { PackageApi } from '@cms/core'
+import { dbOf } from '@cms/store'
 
 export const LIBRARY_TYPE = 'builder_library'
 export const DEFAULTS_META = '_builder_elements_default_values'
@@ -83,18 +85,42 @@ export function kitStore (api: PackageApi): KitStore {
     return { id, settings, defaults: typeof d === 'object' && d !== null && !Array.isArray(d) ? d as Kit['defaults'] : {} }
   }
 
-  async function create (siteUrl: string): Promise<Kit> {
-    const settings = factorySettings()
-    const post = await api.content.createPost({
-      type: LIBRARY_TYPE,
-      title: 'Default Kit',
-      status: 'publish',
-      author: 0,
-      siteUrl,
-      meta: { _builder_template_type: 'kit', _builder_edit_mode: 'builder', _builder_page_settings: settings, [DEFAULTS_META]: {} }
+  /**
+   * A kit when the option still names `seen` (none, or one that is gone),
+   * made once across processes: replicas asking at the same moment wait on
+   * one lock, and those after the first find the option changed (the post
+   * and the option naming it are committed together). Answers the kit made
+   * here, or the id another process made.
+   */
+  async function create (siteUrl: string, seen: number): Promise<Kit | number> {
+    return await api.services.store.transaction(async (tx) => {
+      await dbOf(tx).execute(sql`select pg_advisory_xact_lock(hashtext('builder:active-kit'))`)
+      const now = await active.get(tx)
+      if (now !== seen) return now
+      const settings = factorySettings()
+      const post = await api.content.createPost({
+        type: LIBRARY_TYPE,
+        title: 'Default Kit',
+        status: 'publish',
+        author: 0,
+        siteUrl,
+        meta: { _builder_template_type: 'kit', _builder_edit_mode: 'builder', _builder_page_settings: settings, [DEFAULTS_META]: {} }
+      }, tx)
+      await active.set(post.id, tx)
+      return { id: post.id, settings, defaults: {} }
     })
-    await active.set(post.id)
-    return { id: post.id, settings, defaults: {} }
+  }
+
+  /** The kit made here or by another process (retried while the one named vanishes before it is read). */
+  async function settle (siteUrl: string, seen: number): Promise<Kit> {
+    for (let tries = 1; ; tries++) {
+      const made = await create(siteUrl, seen)
+      if (typeof made !== 'number') return made
+      const kit = await read(made)
+      if (kit !== undefined) return kit
+      if (tries === 3) throw new Error(`the active design kit ${made} keeps vanishing`)
+      seen = made
+    }
   }
 
   return {
@@ -102,10 +128,11 @@ export function kitStore (api: PackageApi): KitStore {
       return await read(await active.get())
     },
     async load (siteUrl) {
-      const kit = await read(await active.get())
+      const seen = await active.get()
+      const kit = await read(seen)
       if (kit !== undefined) return kit
-      // One creation at a time in this process: two first uses make one kit.
-      creating ??= create(siteUrl).finally(() => { creating = undefined })
+      // One creation at a time in this process (other processes wait on the lock in create()).
+      creating ??= settle(siteUrl, seen).finally(() => { creating = undefined })
       return await creating
     },
     async saveSettings (kit) {

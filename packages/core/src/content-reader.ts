@@ -11,7 +11,7 @@
  */
 import { eq, inArray } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
-import { dbOf, getOptions, type Store } from '@cms/store'
+import { dbOf, getOptions, type Queryable, type Store } from '@cms/store'
 import { nowSeconds } from './content/dates.js'
 import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants, type PostRow, type PostTerms, type TermRow } from './content/post-store.js'
 import { listTerms } from './content/term-store.js'
@@ -115,8 +115,13 @@ export interface ContentReader {
   media: (id: number, home: string) => Promise<MediaDetails | undefined>
   /** A user's meta (every key, or the keys named). */
   userMeta: (userId: number, keys?: readonly string[]) => Promise<Record<string, unknown>>
-  /** Writes a new post (no terms, no revision) and its meta in one transaction. */
-  createPost: (input: NewContent) => Promise<PostRow>
+  /**
+   * Writes a new post (no terms, no revision) and its meta in one
+   * transaction, or in the caller's `tx` (a package that creates a post
+   * only when another process has not: under its own lock, with the option
+   * that names the post written in the same transaction).
+   */
+  createPost: (input: NewContent, tx?: Queryable) => Promise<PostRow>
   /**
    * Sets and removes meta keys of one post in one transaction and marks it
    * modified; false when there is no such post. `{ touch: false }` leaves
@@ -236,9 +241,9 @@ export function contentReader (store: () => Store): ContentReader {
     async userMeta (userId, keys) {
       return await getUserMetas(store(), userId, keys)
     },
-    async createPost (input) {
+    async createPost (input, inTx) {
       const now = nowSeconds()
-      const { home } = await getOptions(db(), ['home'])
+      const { home } = await getOptions(inTx ?? db(), ['home'])
       const storedHome = String(home) === '' ? input.siteUrl : String(home)
       const row: PostRow = {
         id: 0,
@@ -262,12 +267,13 @@ export function contentReader (store: () => Store): ContentReader {
         featuredMedia: 0,
         guid: ''
       }
-      return await db().transaction(async (tx) => {
+      const write = async (tx: Queryable): Promise<PostRow> => {
         const written = await insertNewPost(tx, row, { checkSlug: false, hierarchical: false, guidPrefix: permalinkPrefix(storedHome, input.type) })
         const id = written!.id
         if (input.meta !== undefined) await setMeta(tx, id, input.meta)
         return { ...row, id, guid: permalink(storedHome, input.type, id) }
-      })
+      }
+      return inTx === undefined ? await db().transaction(write) : await write(inTx)
     },
     async updateMeta (id, set, remove = [], opts = {}) {
       return await db().transaction(async (tx) => {

@@ -196,6 +196,8 @@ export interface CmsPackage {
   readonly namespaces: readonly string[]
   /** Commands the package adds to the command line. */
   readonly commands: readonly PackageCommand[]
+  /** Its pages outside the REST prefix (see {@link PackageDefinition.pages}). */
+  readonly pages: readonly string[]
   readonly plugin: FastifyPluginAsync<PackagePluginOptions>
 }
 
@@ -214,6 +216,12 @@ export interface PackageDefinition<O extends TSchema> {
   options?: O
   /** Commands the package adds to the command line (`cms <name>`). */
   commands?: readonly PackageCommand[]
+  /**
+   * Paths outside the REST prefix the plugin answers (a page a browser is
+   * sent back to, say). A gateway that sends the package's namespaces to
+   * another service does not run the plugin: it forwards these paths there.
+   */
+  pages?: readonly string[]
   register: (api: PackageApi, options: Static<O>, app: FastifyInstance) => void | Promise<void>
 }
 
@@ -239,6 +247,7 @@ export function definePackage<O extends TSchema> (def: PackageDefinition<O>): Cm
     dependencies,
     namespaces: def.namespaces,
     commands: def.commands ?? [],
+    pages: def.pages ?? [],
     plugin: fp(plugin, { name: def.name, dependencies: [...dependencies], fastify: '5.x' })
   }
 }

@@ -40,6 +40,11 @@ export interface KernelOptions {
   /** How long a namespace service may take to answer (ms) before `504 rest_upstream_timeout`. Default 10 s. */
   remoteTimeoutMs?: number
   /**
+   * Paths outside the REST prefix that a remote namespace's service answers
+   * (namespace -> paths; its package's pages): forwarded there as its routes are.
+   */
+  remotePages?: Record<string, readonly string[]>
+  /**
    * Maps errors the kernel does not know (the store's) to REST errors: an
    * outage to 503, a value the database refuses to 400. Undefined: 500.
    */

@@ -27,6 +27,8 @@ export interface RemoteOptions {
   timeoutMs?: number
   /** How often the service's route table is fetched again, in ms. Default 60 s. */
   refreshMs?: number
+  /** Paths outside the REST prefix each service answers (its package's pages), namespace -> paths. */
+  pages?: Record<string, readonly string[]>
 }
 
 /** The caller's headers a namespace service gets (the rest stay at the gateway: cookies, hop-by-hop...). */
@@ -204,7 +206,7 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
             }
           })
         }
-        for (const url of [`${prefix}/${service.namespace}`, `${prefix}/${service.namespace}/*`]) {
+        for (const url of [`${prefix}/${service.namespace}`, `${prefix}/${service.namespace}/*`, ...(opts.pages?.[service.namespace] ?? [])]) {
           scope.route({
             method: [...PROXIED_METHODS],
             url,

@@ -34,7 +34,7 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   const allRoutes: RouteDecl[] = [...(opts.routes ?? [])]
   const namespaceNames = opts.namespaces.map((ns) => ns.name)
   const routesByNamespace = new Map<string, RouteDecl[]>()
-  const remote = remoteNamespaces({ services: opts.remote ?? {}, timeoutMs: opts.remoteTimeoutMs })
+  const remote = remoteNamespaces({ services: opts.remote ?? {}, timeoutMs: opts.remoteTimeoutMs, pages: opts.remotePages })
 
   for (const ns of opts.namespaces) {
     // A route declared for another namespace stops the start (declare.ts).
