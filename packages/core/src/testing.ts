@@ -136,6 +136,8 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
       authenticate: authenticator(services),
       baseUrl: opts.baseUrl ?? BASE,
       remote: opts.remote,
+      // The pages of the packages whose namespace another service serves go there too.
+      remotePages: Object.fromEntries(Object.keys(remote).map((ns) => [ns, catalog.filter((p) => p.namespaces.includes(ns)).flatMap((p) => p.pages)])),
       horizon: opts.horizon === true ? async () => await store.horizon() : undefined,
       openapi: opts.openapi
     })
