@@ -1,6 +1,7 @@
 /**
  * Registered fields (the core CMS's `register_rest_field`): a package adds a
- * top-level field to the cms/v2 answers of posts, pages or users through
+ * top-level field to the cms/v2 answers of posts, pages, users, categories
+ * or tags (`post_tag`) through
  * `api.registerField`. The field is part of the type's item schema (so
  * validation, context filtering, OPTIONS, the index and OpenAPI know it),
  * is computed only in the contexts it declares and only when `_fields`
@@ -14,9 +15,11 @@
 import { parseFields, wantsField, type JsonSchema, type RestRequest } from '@cms/rest'
 import type { Tx } from '@cms/store'
 
-/** The object types whose cms/v2 routes render registered fields (user fields are read-only). */
-export type FieldObjectType = 'post' | 'page' | 'user'
-export const FIELD_OBJECT_TYPES: readonly FieldObjectType[] = ['post', 'page', 'user']
+/** The object types whose cms/v2 routes render registered fields (terms by their taxonomy's name, as the core CMS names them). */
+export type FieldObjectType = 'post' | 'page' | 'user' | 'category' | 'post_tag'
+export const FIELD_OBJECT_TYPES: readonly FieldObjectType[] = ['post', 'page', 'user', 'category', 'post_tag']
+/** Types whose fields are read-only: their writes are not one transaction a field's update could join. */
+const READ_ONLY_TYPES: readonly FieldObjectType[] = ['user', 'category', 'post_tag']
 
 /** What a field's `get` / `getMany` is told about the answer being rendered. */
 export interface FieldReadContext {
@@ -24,7 +27,7 @@ export interface FieldReadContext {
   req: RestRequest
   /** The context the answer is rendered in (`view`, `edit`, `embed`). */
   context: string
-  /** `post`, `page` or `user`. */
+  /** `post`, `page`, `user`, `category` or `post_tag`. */
   objectType: FieldObjectType
 }
 
@@ -108,8 +111,7 @@ export class FieldRegistry {
     if (this.sealed) throw new Error(`field ${name} registered after the routes were built`)
     if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) throw new TypeError(`field name ${JSON.stringify(name)} is not a plain lower-case name`)
     if (typeof def.get !== 'function') throw new TypeError(`field ${name} has no get function`)
-    // A user's writes are not one transaction the field could join.
-    if (objectType === 'user' && def.update !== undefined) throw new TypeError(`field ${name}: fields of users are read-only (no update)`)
+    if (READ_ONLY_TYPES.includes(objectType) && def.update !== undefined) throw new TypeError(`field ${name}: fields of ${objectType} objects are read-only (no update)`)
     const list = this.byType.get(objectType) ?? []
     const known = list.find((f) => f.name === name)
     if (known !== undefined) throw new Error(`field ${name} of ${objectType} is registered twice (by ${known.owner} and ${owner})`)

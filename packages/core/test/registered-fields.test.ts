@@ -7,18 +7,13 @@
  * trace when refused, and kept anonymous answers after a stored write.
  */
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
 import { sql } from 'drizzle-orm'
-import { kernelServerOptions, restKernel, RestError } from '@cms/rest'
-import { migrate, setOption, type Store } from '@cms/store'
-import { openTestStore } from '@cms/store/testing'
-import { call, type CallOptions } from '@cms/rest/testing'
-import { authenticator, corePackage, createServices, definePackage, FieldRegistry, packagesFor, Platform } from '../src/index.js'
-import { createCaller } from '../src/testing.js'
+import { RestError } from '@cms/rest'
+import { setOption } from '@cms/store'
+import { definePackage, FieldRegistry } from '../src/index.js'
+import { testApp, createCaller } from '../src/testing.js'
 
-const BASE = 'http://cms.test'
-
-interface Calls { get: number, getMany: number, edit: number, users: number }
+interface Calls { get: number, getMany: number, edit: number, users: number, terms: number }
 
 /** What a package author writes: three fields on posts and pages. */
 function fieldsPackage (calls: Calls) {
@@ -39,6 +34,14 @@ function fieldsPackage (calls: Calls) {
         get: (object) => `badge-${String(object.id)}`,
         getMany: async (objects) => { calls.users++; return objects.map((o) => `badge-${String(o.id)}`) }
       })
+      // Terms, by taxonomy: read-only, a page of a list at once.
+      for (const taxonomy of ['category', 'post_tag'] as const) {
+        api.registerField(taxonomy, 'name_upper', {
+          schema: { type: 'string', description: 'The name in capitals.', context: ['view', 'edit', 'embed'] },
+          get: (object) => String(object.name).toUpperCase(),
+          getMany: async (objects) => { calls.terms++; return objects.map((o) => String(o.name).toUpperCase()) }
+        })
+      }
       for (const type of ['post', 'page'] as const) {
         // Read-only, also in embedded answers; a page of a list asks once.
         api.registerField(type, 'title_length', {
@@ -76,26 +79,13 @@ function fieldsPackage (calls: Calls) {
 }
 
 async function fieldsApp (t: Test) {
-  const calls: Calls = { get: 0, getMany: 0, edit: 0, users: 0 }
-  const store: Store = await openTestStore({ migrate: false })
-  const services = createServices({ store, settings: { profile: 'test', contentDir: '/nonexistent' } })
-  const platform = new Platform(services, ['cms/v2'])
-  const app = Fastify({ ...kernelServerOptions(), logger: false })
-  t.teardown(async () => { await app.close(); await store.close() })
-  for (const pkg of packagesFor([corePackage, fieldsPackage(calls)], ['cms/v2'], ['@cms/core', '@cms/fields-fixture'])) await app.register(pkg.plugin, { platform })
-  await migrate(store, platform.migrationSets())
-  await store.execute(sql`create table fixture_ratings (post_id integer primary key, rating integer not null)`)
-  await app.register(restKernel, {
-    namespaces: platform.namespaces(),
-    routes: platform.routes(),
-    authenticate: authenticator(services),
-    baseUrl: BASE,
-    openapi: { title: 'fields', version: '0' }
-  })
-  await app.ready()
-  await setOption(store, 'timezone_string', 'UTC')
-  const admin = await createCaller(store, 'administrator', { login: 'admin' })
-  return { app, store, calls, admin, call: async (method: string, path: string, o?: CallOptions) => await call(app, method, path, o) }
+  const calls: Calls = { get: 0, getMany: 0, edit: 0, users: 0, terms: 0 }
+  const h = await testApp({ packages: [fieldsPackage(calls)], namespaces: ['cms/v2'], openapi: { title: 'fields', version: '0' } })
+  t.teardown(() => h.app.close())
+  await h.store.execute(sql`create table fixture_ratings (post_id integer primary key, rating integer not null)`)
+  await setOption(h.store, 'timezone_string', 'UTC')
+  const admin = await createCaller(h.store, 'administrator', { login: 'admin' })
+  return { app: h.app, store: h.store, calls, admin, call: h.call }
 }
 
 t.test('read-only fields: item, list with one getMany, contexts, _fields, embeds', async (t) => {
@@ -252,4 +242,29 @@ t.test('users: read-only fields in items, lists, /users/me, embeds and the schem
   const sent = await call('POST', `/cms/v2/users/${author.id as number}`, { as: admin, body: { badge: 'forged', name: 'Writer' } })
   t.same([sent.status, sent.body.badge, sent.body.name], [200, `badge-${author.id as number}`, 'Writer'], 'a sent value is ignored')
   t.throws(() => { new FieldRegistry().register('user', 'rank', { schema: { type: 'string' }, get: () => '', update: async () => {} }) }, /read-only/, 'a user field cannot be writable')
+})
+
+t.test('terms: read-only fields on categories and tags, in items, lists, writes, embeds and the schema', async (t) => {
+  const { admin, call, calls } = await fieldsApp(t)
+  const made = await call('POST', '/cms/v2/categories', { as: admin, body: { name: 'Boots' } })
+  t.same([made.status, made.body.name_upper], [201, 'BOOTS'], 'a created category\'s answer')
+  const tag = await call('POST', '/cms/v2/tags', { as: admin, body: { name: 'winter', name_upper: 'forged' } })
+  t.same([tag.status, tag.body.name_upper], [201, 'WINTER'], 'a tag\'s, a sent value ignored')
+  t.equal((await call('GET', `/cms/v2/categories/${made.body.id as number}`)).body.name_upper, 'BOOTS', 'an anonymous item')
+  const before = calls.terms
+  const list = await call('GET', '/cms/v2/categories')
+  t.ok(list.body.length >= 2 && list.body.every((c: any) => c.name_upper === String(c.name).toUpperCase()), 'every category of a list')
+  t.equal(calls.terms - before, 1, 'one getMany for the page')
+  t.same((await call('GET', '/cms/v2/tags', { query: '_fields=id' })).body.map((t: any) => Object.keys(t)), [['id']], '_fields leaves it out')
+  t.equal(calls.terms - before, 1, 'and does not compute it')
+  const updated = await call('POST', `/cms/v2/categories/${made.body.id as number}`, { as: admin, body: { name: 'Snow boots' } })
+  t.equal(updated.body.name_upper, 'SNOW BOOTS', 'an update\'s answer')
+  const post = await call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Tagged', status: 'publish', categories: [made.body.id], tags: [tag.body.id] } })
+  const embedded = await call('GET', `/cms/v2/posts/${post.body.id as number}`, { query: '_embed=cms:term' })
+  const embeddedTerms = (embedded.body._embedded['cms:term'] as any[][]).flat()
+  t.same(embeddedTerms.map((x: any) => x.name_upper).sort(), ['SNOW BOOTS', 'WINTER'], 'embedded terms (embed context)')
+  t.match((await call('OPTIONS', '/cms/v2/tags')).body.schema.properties.name_upper, { type: 'string', readonly: true })
+  const removed = await call('DELETE', `/cms/v2/tags/${tag.body.id as number}`, { as: admin, query: 'force=true' })
+  t.equal(removed.body.previous.name_upper, 'WINTER', 'a deleted term\'s previous answer')
+  t.throws(() => { new FieldRegistry().register('category', 'rank', { schema: { type: 'string' }, get: () => '', update: async () => {} }) }, /read-only/, 'a term field cannot be writable')
 })

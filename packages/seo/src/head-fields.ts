@@ -1,8 +1,9 @@
 /**
- * `seo_head` and `seo_head_json` on cms/v2 posts and pages (issue 20 item
- * 5; the real product's headless fields): the head `get_head` gives for the
- * post's URL, its `html` and its `json`, registered through the core's
- * field API. Off unless the option `seo_head_fields` is on (every post and
+ * `seo_head` and `seo_head_json` on cms/v2 posts, pages, categories, tags
+ * and users (issue 20 item 5; the real product's headless fields): the head
+ * `get_head` gives for the object's URL (the post, the term's archive, the
+ * author's archive), its `html` and its `json`, registered through the
+ * core's field API. Off unless the option `seo_head_fields` is on (every post and
  * page answer then computes the head), and only while
  * `seo_enable_headless_rest_endpoints` is on, as the real product ties
  * both to its one headless setting.
@@ -15,7 +16,7 @@
 import { Type } from '@sinclair/typebox'
 import { readCache, type FieldReadContext, type PackageApi, type PackageOption } from '@cms/core'
 import type { RestRequest } from '@cms/rest'
-import { postHead, preloadPostHeads, type SeoHead } from './head.js'
+import { authorObjectHead, postHead, preloadPostHeads, termObjectHead, type SeoHead } from './head.js'
 
 interface Options {
   fields: PackageOption<ReturnType<typeof Type.Boolean>>
@@ -27,7 +28,7 @@ export function registerHeadFields (api: PackageApi, headless: Options['headless
   const options: Options = {
     fields: api.option('seo_head_fields', Type.Boolean(), {
       default: false,
-      description: 'Add seo_head (html) and seo_head_json to cms/v2 posts and pages (each answer then computes the SEO head of the post; off by default).'
+      description: 'Add seo_head (html) and seo_head_json to cms/v2 posts, pages, categories, tags and users (each answer then computes the SEO head of its URL; off by default).'
     }),
     headless
   }
@@ -57,4 +58,28 @@ export function registerHeadFields (api: PackageApi, headless: Options['headless
       getMany: async (objects, ctx) => (await headsOf(ctx.req, objects)).map((h) => h?.json ?? null)
     })
   }
+  // Categories and tags: their archive's head, from the term as answered (nothing more is read).
+  for (const taxonomy of ['category', 'post_tag'] as const) {
+    api.registerField(taxonomy, 'seo_head', {
+      schema: { type: ['string', 'null'], description: 'The SEO head of the term\'s archive as HTML, while the option seo_head_fields is on.' },
+      when: enabled,
+      get: async (object, ctx) => (await termObjectHead(api, ctx.req, object)).html
+    })
+    api.registerField(taxonomy, 'seo_head_json', {
+      schema: { type: ['object', 'null'], description: 'The SEO head of the term\'s archive as data, while the option seo_head_fields is on.' },
+      when: enabled,
+      get: async (object, ctx) => (await termObjectHead(api, ctx.req, object)).json
+    })
+  }
+  // Users: their author archive's head; null while they have no published content (the archive is not found).
+  api.registerField('user', 'seo_head', {
+    schema: { type: ['string', 'null'], description: 'The SEO head of the user\'s author archive as HTML, while the option seo_head_fields is on.' },
+    when: enabled,
+    get: async (object, ctx) => (await authorObjectHead(api, ctx.req, object.id as number))?.html ?? null
+  })
+  api.registerField('user', 'seo_head_json', {
+    schema: { type: ['object', 'null'], description: 'The SEO head of the user\'s author archive as data, while the option seo_head_fields is on.' },
+    when: enabled,
+    get: async (object, ctx) => (await authorObjectHead(api, ctx.req, object.id as number))?.json ?? null
+  })
 }

@@ -156,6 +156,27 @@ export async function preloadPostHeads (api: Pick<PackageApi, 'services'>, req: 
   for (const author of new Set(found.map((f) => f.post.author))) await userOf(site, req, author)
 }
 
+/**
+ * The head of a category's or tag's archive, from the term as cms/v2
+ * answers it (`id`, `name`, `slug`, `description`, `taxonomy`).
+ */
+export async function termObjectHead (api: Pick<PackageApi, 'services'>, req: RestRequest, term: Readonly<Record<string, unknown>>): Promise<SeoHead> {
+  const site = await siteOf(depsOf(api).api, req)
+  return termHead(site, {
+    id: term.id as number,
+    taxonomy: term.taxonomy as string,
+    name: String(term.name ?? ''),
+    slug: String(term.slug ?? ''),
+    description: String(term.description ?? '')
+  })
+}
+
+/** The head of a user's author archive; undefined while they have no published content (their archive is not found). */
+export async function authorObjectHead (api: Pick<PackageApi, 'services'>, req: RestRequest, userId: number): Promise<SeoHead | undefined> {
+  const site = await siteOf(depsOf(api).api, req)
+  return await req.memo(`seo:head-author:${userId}`, async () => await authorHead(site, req, userId))
+}
+
 function depsOf (api: Pick<PackageApi, 'services'> | Services): HeadDeps {
   const found = deps.get('services' in api ? api.services : api)
   if (found === undefined) throw new Error('the SEO package is not registered with these services')
@@ -448,7 +469,7 @@ async function ancestorsOf (site: Site, req: RestRequest, found: PostWithDetails
   return steps
 }
 
-function termHead (site: Site, term: TermRow): SeoHead {
+function termHead (site: Site, term: Pick<TermRow, 'id' | 'taxonomy' | 'name' | 'slug' | 'description'>): SeoHead {
   const url = term.taxonomy === 'category' ? `${site.home}/?cat=${term.id}` : `${site.home}/?tag=${term.slug}`
   const name = text(term.name)
   const termDescription = text(term.description)

@@ -71,3 +71,36 @@ t.test('seo_head_json on posts and pages', async (t) => {
   t.teardown(async () => { await options.reset('seo_enable_headless_rest_endpoints') })
   t.notOk('seo_head_json' in (await h.call('GET', `/cms/v2/posts/${ids[0]!}`)).body, 'absent while the headless option is off')
 })
+
+t.test('seo_head_json on categories, tags and users', async (t) => {
+  const h = await testApp({ packages: [seoPackage], namespaces: ['cms/v2', 'seo/v1'] })
+  t.teardown(h.close)
+  const admin = await h.caller('administrator')
+  const idle = await h.caller('subscriber')
+  const options = h.platform.services.options
+  const category = (await h.call('POST', '/cms/v2/categories', { as: admin, body: { name: 'Winter boots', description: 'Boots for snow.' } })).body
+  const tag = (await h.call('POST', '/cms/v2/tags', { as: admin, body: { name: 'Waterproof' } })).body
+  t.equal((await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Snow boots', status: 'publish', categories: [category.id], tags: [tag.id] } })).status, 201)
+  const headOf = async (url: string): Promise<any> => (await h.call('GET', '/seo/v1/get_head', { query: { url } })).body
+
+  t.match((await h.call('OPTIONS', '/cms/v2/categories')).body.schema.properties.seo_head_json, { type: ['object', 'null'], readonly: true }, 'in the categories schema')
+  t.match((await h.call('OPTIONS', '/cms/v2/users')).body.schema.properties.seo_head, { type: ['string', 'null'], readonly: true }, 'and the users schema')
+  t.notOk('seo_head_json' in (await h.call('GET', `/cms/v2/categories/${category.id as number}`)).body, 'absent while the option is off')
+
+  await options.write('seo_head_fields', true)
+  t.teardown(async () => { await options.reset('seo_head_fields') })
+  const shown = (await h.call('GET', `/cms/v2/categories/${category.id as number}`)).body
+  const expected = await headOf(shown.link)
+  t.same(shown.seo_head_json, expected.json, 'a category\'s head equals get_head\'s for its link')
+  t.equal(shown.seo_head, expected.html)
+  t.match(shown.seo_head_json.title, /Winter boots/)
+  const tags = (await h.call('GET', '/cms/v2/tags')).body
+  t.same(tags[0].seo_head_json, (await headOf(tags[0].link)).json, 'a tag in a list')
+
+  const users = (await h.call('GET', '/cms/v2/users', { as: admin })).body
+  const author = users.find((u: any) => u.id === admin.id)
+  t.same(author.seo_head_json, (await headOf(author.link)).json, 'an author\'s head equals get_head\'s for their archive')
+  t.equal(author.seo_head_json.og_type, 'profile')
+  t.equal(users.find((u: any) => u.id === idle.id).seo_head_json, null, 'null for a user with no published content (their archive is not found)')
+  t.equal((await h.call('GET', `/cms/v2/users/${admin.id}`)).body.seo_head_json.title, author.seo_head_json.title, 'an anonymous read of an author')
+})

@@ -9,6 +9,7 @@ import {
   type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
+import type { FieldRegistry } from '../fields.js'
 import { contentErrors, denied } from './errors.js'
 import { canRead, restUrlWithQuery } from './post-format.js'
 import { idOf, type TermRow } from './post-store.js'
@@ -30,8 +31,8 @@ const TAG: Taxonomy = { name: 'post_tag', restBase: 'tags', hierarchical: false 
 const ALL = ['view', 'embed', 'edit']
 const VE = ['view', 'edit']
 
-/** A term of a taxonomy; `parent` only where terms nest (categories). */
-function termSchema (tax: Taxonomy) {
+/** A term of a taxonomy; `parent` only where terms nest (categories); then the fields packages registered on the taxonomy (fields.ts). */
+function termSchema (tax: Taxonomy, registered?: FieldRegistry) {
   const fields = {
     id: field({ description: 'Unique identifier for the term.', type: 'integer', context: ALL, readonly: true }),
     count: field({ description: 'Number of published posts for the term.', type: 'integer', context: VE, readonly: true }),
@@ -44,6 +45,7 @@ function termSchema (tax: Taxonomy) {
     meta: field({ description: 'Meta fields.', type: 'object', context: VE, properties: {} })
   }
   if (!tax.hierarchical) delete (fields as Partial<typeof fields>).parent
+  if (registered?.has(tax.name) === true) Object.assign(fields, registered.schemaProperties(tax.name, fields))
   return itemSchema(tax.name, fields)
 }
 
@@ -53,8 +55,16 @@ export function termRoutes (services: Services): RelativeRouteDecl[] {
 
 function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[] {
   const { store } = services
-  const schema = termSchema(tax)
+  const schema = termSchema(tax, services.fields)
   const collection = `/cms/v2/${tax.restBase}`
+
+  /** Terms as answered, with the fields packages registered (a list computes each once for the page). */
+  const formatAll = async (rows: readonly TermRow[], req: RestRequest): Promise<Array<Record<string, unknown>>> => {
+    const bodies = await Promise.all(rows.map(async (t) => await format(t, req)))
+    if (services.fields.has(tax.name)) await services.fields.render(tax.name, bodies, req, typeof req.params.context === 'string' ? req.params.context : 'view')
+    return bodies
+  }
+  const formatOne = async (term: TermRow, req: RestRequest): Promise<Record<string, unknown>> => (await formatAll([term], req))[0]!
 
   const format = async (term: TermRow, req: RestRequest): Promise<Record<string, unknown>> => {
     const { home } = await siteSettings(store, req, services.meta)
@@ -145,7 +155,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
       offset: tax.hierarchical ? undefined : p.offset
     })
     checkPage({ total, perPage, page }, contentErrors.rest_term_invalid_page_number)
-    const body = await Promise.all(rows.map((t) => format(t, req)))
+    const body = await formatAll(rows, req)
     return new RestResponse(body, 200, paginationHeaders({ total, perPage, page }, req.baseUrl, collection, req.query))
   }
 
@@ -160,7 +170,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
     return true
   }
 
-  const read = async (req: RestRequest): Promise<unknown> => await format((await load(req))!, req)
+  const read = async (req: RestRequest): Promise<unknown> => await formatOne((await load(req))!, req)
 
   const checkParent = async (value: unknown, id: number): Promise<number | undefined> => {
     if (value === undefined) return undefined
@@ -195,7 +205,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
       }).returning()
       return row!
     })
-    return new RestResponse(await format(term, req), 201, { Location: restUrl(req.baseUrl, `${collection}/${term.id}`) })
+    return new RestResponse(await formatOne(term, req), 201, { Location: restUrl(req.baseUrl, `${collection}/${term.id}`) })
   }
 
   const updatePermission = async (req: RestRequest): Promise<true | RestError> => {
@@ -228,7 +238,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
       const [row] = await store.db.update(terms).set(changes).where(eq(terms.id, term.id)).returning()
       updated = row!
     }
-    return await format(updated, req)
+    return await formatOne(updated, req)
   }
 
   const deletePermission = async (req: RestRequest): Promise<true | RestError> => {
@@ -247,7 +257,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
     if (!req.params.force) {
       throw contentErrors.rest_trash_not_supported(undefined, "Terms do not support trashing. Set 'force=true' to delete.")
     }
-    const previous = await format(term, req)
+    const previous = await formatOne(term, req)
     const { defaultCategory } = await siteSettings(store, req, services.meta)
     await store.transaction(async (tx) => { await deleteTerm(tx, term, defaultCategory) })
     return { deleted: true, previous }
