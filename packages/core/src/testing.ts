@@ -1,13 +1,36 @@
 /**
- * Test helpers (`@cms/core/testing`): the one way tests make a user who calls
- * routes (a `TestCaller` of `@cms/rest/testing` with an application
- * password). `@cms/testing` builds on it; the core's own tests use it
- * directly (they cannot depend on `@cms/testing`, which depends on the core).
+ * Test helpers (`@cms/core/testing`): the one way tests build an app and make
+ * a user who calls its routes. `testApp` composes packages on a fresh
+ * database (in-memory PGlite, or PostgreSQL when CMS_TEST_DATABASE_URL is
+ * set) as the gateway does (apps/gateway/src/app.ts: platform, packages,
+ * migrations, kernel, uploaded files); `createCaller` makes a `TestCaller` of
+ * `@cms/rest/testing` with an application password. `@cms/testing`
+ * re-exports both; the core's own tests use them from here (they cannot
+ * depend on `@cms/testing`, which depends on the core).
+ *
+ *   const t = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'nps-survey/v1'] })
+ *   const admin = await t.caller('administrator')
+ *   const res = await t.call('POST', '/nps-survey/v1/rating', { as: admin, body: { ... } })
  */
-import { basic, type TestCaller } from '@cms/rest/testing'
-import type { Store } from '@cms/store'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { kernelServerOptions, restKernel, type NamespaceDecl } from '@cms/rest'
+import { basic, call, type Answer, type CallOptions, type TestCaller } from '@cms/rest/testing'
+import { migrate, type Store } from '@cms/store'
+import { openTestStore } from '@cms/store/testing'
 import type { Role } from './capabilities.js'
+import { mediaFiles } from './media/files.js'
+import { corePackage } from './package.js'
+import { packageSettingsFromEnv } from './package-settings.js'
+import { definePackage, packagesFor, Platform, type CmsPackage } from './platform.js'
+import { createServices, type Services } from './services.js'
+import { Upstreams, upstreamConfigFromEnv } from './upstream.js'
+import { authenticator } from './users/index.js'
 import { createApplicationPassword, createUser, type UserRecord } from './users/store.js'
+
+export type { TestCaller } from '@cms/rest/testing'
+
+/** The base URL test apps answer for (links, `Location`), unless `baseUrl` says otherwise. */
+export const BASE = 'http://cms.test'
 
 export interface TestUser extends TestCaller<Role> {
   user: UserRecord
@@ -33,4 +56,114 @@ export async function createCaller (store: Store, role: Role, opts: TestUserOpti
   const user = await createUser(store, { login, email: `${login}@example.com`, roles: [role], password: opts.password, displayName: opts.displayName })
   const { uuid, password } = await createApplicationPassword(store, user.id, { name: 'tests' })
   return { role, id: user.id, login, headers: { authorization: basic(login, password) }, user, password, uuid }
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  store: Store
+  platform: Platform
+  /** The services the packages were handed (`platform.services`). */
+  services: Services
+  /** A new user of `role` with an application password. */
+  caller: (role: Role, opts?: TestUserOptions) => Promise<TestUser>
+  /** Calls a REST route (`/ns/route`) of the app. */
+  call: (method: string, path: string, opts?: CallOptions) => Promise<Answer>
+  /** Closes the app (and the database, unless it was given as `store`); `app.close()` does the same. */
+  close: () => Promise<void>
+}
+
+export interface TestAppOptions {
+  /**
+   * Packages besides the core. Those serving none of `namespaces` are left
+   * out, as the gateway leaves them out; a package that declares no
+   * namespace at all (a fixture adding meta or fields) is always registered.
+   */
+  packages?: readonly CmsPackage[]
+  /** Namespaces served, in the index's order (default: every namespace of the given packages and the core). */
+  namespaces?: readonly string[]
+  /** Per-namespace options, as a profile gives them. */
+  namespaceOptions?: Record<string, Record<string, unknown>>
+  /** Served namespaces another service serves (namespace -> its base URL), proxied as `CMS_REMOTE_NAMESPACES` does. */
+  remote?: Record<string, string>
+  /** Settings as the environment gives them (`CMS_UPSTREAM_<NAME>_URL`..., `CMS_PACKAGE_SOURCE`...): the upstreams and package source configured. */
+  env?: Record<string, string>
+  /** The content directory (default: one that does not exist). */
+  contentDir?: string
+  /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`; default the core's). */
+  uploadMaxBytes?: number
+  /** The deployment's environment (`CMS_ENVIRONMENT`: `local` lets the authorization page redirect to plain http). */
+  environment?: string
+  /** A database to share with another app (already migrated or not; closed by whoever opened it). Default: a fresh one, closed with the app. */
+  store?: Store
+  /** The base URL the app answers for (default `BASE`). */
+  baseUrl?: string
+  /** Reuse anonymous answers while nothing is committed, as the gateway does (default: off, every request computed). */
+  horizon?: boolean
+  /** When given, every log line (at the most verbose level) is pushed here; default: no logging. */
+  logLines?: string[]
+  /** Serve `/openapi.json` (and `/docs/`) with this title and version, as the gateway does; default: not served. */
+  openapi?: { title: string, version: string }
+}
+
+/** Composes the packages as the gateway does (platform, migrations, kernel, uploaded files) on a fresh database. */
+export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
+  const catalog = [corePackage, ...(opts.packages ?? [])]
+  const namespaces = opts.namespaces ?? catalog.flatMap((p) => p.namespaces)
+  const remote = opts.remote ?? {}
+  const local = namespaces.filter((ns) => remote[ns] === undefined)
+  const always = ['@cms/core', ...catalog.filter((p) => p.namespaces.length === 0).map((p) => p.name)]
+  const store = opts.store ?? await openTestStore({ migrate: false })
+  const lines = opts.logLines
+  const app = Fastify({
+    ...kernelServerOptions(),
+    logger: lines === undefined ? false : { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } }
+  })
+  if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
+  const env = opts.env ?? {}
+  const services = createServices({
+    store,
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, environment: opts.environment, packages: packageSettingsFromEnv(env) },
+    upstreams: new Upstreams(upstreamConfigFromEnv(env))
+  })
+  const platform = new Platform(services, namespaces, opts.namespaceOptions, local)
+  try {
+    for (const pkg of packagesFor(catalog, local, always)) await app.register(pkg.plugin, { platform })
+    app.decorate('platform', platform)
+    await migrate(store, platform.migrationSets())
+    await app.register(restKernel, {
+      namespaces: platform.namespaces(),
+      routes: platform.routes(),
+      authenticate: authenticator(services),
+      baseUrl: opts.baseUrl ?? BASE,
+      remote: opts.remote,
+      // The pages of the packages whose namespace another service serves go there too.
+      remotePages: Object.fromEntries(Object.keys(remote).map((ns) => [ns, catalog.filter((p) => p.namespaces.includes(ns)).flatMap((p) => p.pages)])),
+      horizon: opts.horizon === true ? async () => await store.horizon() : undefined,
+      openapi: opts.openapi
+    })
+    await app.register(mediaFiles, { services })
+    await app.ready()
+  } catch (err) {
+    await app.close().catch(() => {})
+    if (opts.store === undefined) await store.close().catch(() => {})
+    throw err
+  }
+  return {
+    app,
+    store,
+    platform,
+    services,
+    caller: async (role, o) => await createCaller(store, role, o),
+    call: async (method, path, o) => await call(app, method, path, o),
+    close: async () => { await app.close() }
+  }
+}
+
+/** A package serving one namespace a test declares (its routes as they are): for a fixture namespace beside the core's. */
+export function namespacePackage (ns: NamespaceDecl): CmsPackage {
+  return definePackage({
+    name: `fixture:${ns.name}`,
+    namespaces: [ns.name],
+    register (api) { api.namespace(ns.name, () => ns.routes) }
+  })
 }

@@ -8,8 +8,9 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { basic, call } from '@cms/rest/testing'
-import { usersApp } from './users-harness.js'
 import { createUser, listApplicationPasswords } from '../src/index.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 // Failed sign-ins are slowed down on purpose (about 15 s of waiting in this file).
 
@@ -45,7 +46,7 @@ async function signIn (app: FastifyInstance, login: string, password: string, re
 const authorizeUrl = (params: Record<string, string>): string => `/cms-admin/authorize-application.php?${new URLSearchParams(params).toString()}`
 
 t.test('admin pages', async (t) => {
-  const { app, store } = await usersApp()
+  const { app, store } = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true })
   t.teardown(() => app.close())
   const alice = await createUser(store, { login: 'alice', email: 'alice@example.com', roles: ['author'], password: 'alice-secret-pw' })
   await createUser(store, { login: 'bob', email: 'bob@example.com', roles: ['subscriber'], password: 'bob-secret-pw' })
@@ -230,12 +231,12 @@ t.test('admin pages', async (t) => {
 })
 
 t.test('https and the local environment', async (t) => {
-  const secure = await usersApp({ baseUrl: 'https://cms.test' })
+  const secure = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true, baseUrl: 'https://cms.test' })
   t.teardown(() => secure.app.close())
   const form = await secure.app.inject({ method: 'GET', url: '/cms-admin/login' })
   t.match([form.headers['set-cookie']].flat()[0], /; Secure$/, 'cookies are Secure over https')
 
-  const local = await usersApp({ environment: 'local' })
+  const local = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true, environment: 'local' })
   t.teardown(() => local.app.close())
   await createUser(local.store, { login: 'dev', email: 'dev@example.com', roles: ['administrator'], password: 'dev-password' })
   const { session } = await signIn(local.app, 'dev', 'dev-password')

@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto'
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { basic, call } from '@cms/rest/testing'
-import { usersApp } from './users-harness.js'
-import { createCaller } from '../src/testing.js'
+import { testApp, createCaller } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const MESSAGES = {
   invalid_username: '<strong>Error:</strong> Unknown username. Check again or try your email address.',
@@ -18,7 +18,7 @@ const MESSAGES = {
 }
 
 t.test('authentication', async (t) => {
-  const { app, store } = await usersApp()
+  const { app, store } = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true })
   t.teardown(() => app.close())
   const editor = await createCaller(store, 'editor', { login: 'Edith' })
 
@@ -140,7 +140,7 @@ t.test('authentication', async (t) => {
 
 t.test('passwords and Authorization headers never reach a log', async (t) => {
   const lines: string[] = []
-  const { app, store } = await usersApp({ logLines: lines })
+  const { app, store } = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true, logLines: lines })
   t.teardown(() => app.close())
   const user = await createCaller(store, 'administrator', { login: 'logged', password: 'account-secret-123' })
   const wrong = basic('logged', 'ZZZZzzzzYYYYyyyyXXXXxxxx')

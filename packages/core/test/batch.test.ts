@@ -7,18 +7,18 @@
 import t from 'tap'
 import { endpoint, Raw, RestResponse, route, type NamespaceDecl } from '@cms/rest'
 import { call } from '@cms/rest/testing'
-import { BASE, coreApp, type Harness } from './fixtures/batch-oembed-app.js'
-import { createCaller, type TestUser } from '../src/testing.js'
+import { testApp, namespacePackage, createCaller, BASE, type TestApp, type TestUser } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
-const batch = async (h: Harness, who: TestUser | undefined, body: unknown): ReturnType<typeof call> =>
+const batch = async (h: TestApp, who: TestUser | undefined, body: unknown): ReturnType<typeof call> =>
   await call(h.app, 'POST', '/batch/v1', { as: who, body })
 
-async function postCount (h: Harness, where = "type = 'post'"): Promise<number> {
+async function postCount (h: TestApp, where = "type = 'post'"): Promise<number> {
   const rows = await h.store.execute<{ n: number }>(`select count(*)::int as n from posts where ${where}`)
   return Number(rows[0]!.n)
 }
 
-async function createPost (h: Harness, who: TestUser, fields: Record<string, unknown>): Promise<any> {
+async function createPost (h: TestApp, who: TestUser, fields: Record<string, unknown>): Promise<any> {
   const res = await call(h.app, 'POST', '/cms/v2/posts', { as: who, body: fields })
   if (res.status !== 201) throw new Error(`could not create a post: ${res.text}`)
   return res.body
@@ -52,7 +52,7 @@ const fixture: NamespaceDecl = {
 }
 
 t.test('POST /batch/v1', async (t) => {
-  const h = await coreApp({ extra: [fixture] })
+  const h = await testApp({ packages: [packageMeta, namespacePackage(fixture)], namespaces: ['oembed/1.0', 'cms/v2', fixture.name] })
   t.teardown(() => h.app.close())
   const admin = await createCaller(h.store, 'administrator', { login: 'admin' })
   const editor = await createCaller(h.store, 'editor', { login: 'editor' })
@@ -279,10 +279,10 @@ t.test('requests to a namespace served by another service go to it over HTTP', a
   // Writes that reach the service over HTTP (the gateway's), not its own in-process ones
   // (the gateway also reads the service's route table with GETs).
   let served = 0
-  const service = await coreApp({ only: 'cms/v2' })
+  const service = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] })
   service.app.server.on('request', (req: { method?: string }) => { if (req.method !== 'GET') served++ })
   const origin = await service.app.listen({ port: 0, host: '127.0.0.1' })
-  const gateway = await coreApp({ store: service.store, remote: { 'cms/v2': origin } })
+  const gateway = await testApp({ packages: [packageMeta], namespaces: ['oembed/1.0', 'cms/v2'], store: service.store, remote: { 'cms/v2': origin } })
   t.teardown(async () => {
     await gateway.app.close()
     await service.app.close()

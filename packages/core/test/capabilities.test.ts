@@ -7,8 +7,8 @@
 import t from 'tap'
 import { anonymousCaller, Caller, can, ROLES, type Role } from '../src/index.js'
 import { call } from '@cms/rest/testing'
-import { usersApp } from './users-harness.js'
-import { createCaller } from '../src/testing.js'
+import { testApp, createCaller } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const POSTS = ['edit_posts', 'edit_others_posts', 'edit_published_posts', 'edit_private_posts', 'publish_posts',
   'read_private_posts', 'delete_posts', 'delete_others_posts', 'delete_published_posts', 'delete_private_posts']
@@ -33,7 +33,7 @@ t.test('the table itself', async (t) => {
 })
 
 t.test('each role has exactly its capabilities (over HTTP and through can)', async (t) => {
-  const { app, store } = await usersApp()
+  const { app, store } = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true })
   t.teardown(() => app.close())
   for (const role of ROLES) {
     const a = await createCaller(store, role, { login: `a-${role}` })

@@ -6,9 +6,11 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { publishDuePosts, startContentJobs } from '../src/content/index.js'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
-async function statusOf (h: Awaited<ReturnType<typeof contentApp>>, id: number): Promise<string> {
+async function statusOf (h: Awaited<ReturnType<typeof withContentUsers>>, id: number): Promise<string> {
   const rows = await h.store.execute<{ status: string }>(sql`select status from posts where id = ${id}`)
   return rows[0]!.status
 }
@@ -23,7 +25,7 @@ async function waitFor (check: () => Promise<boolean>, ms = 30_000): Promise<boo
 }
 
 t.test('scheduled publishing', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin } = h.users
   const schedule = async (title: string, categories?: number[]): Promise<number> => {

@@ -6,10 +6,12 @@
  */
 import t from 'tap'
 import { EMBED_REQUEST_LIMIT } from '@cms/rest'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 t.test('embed bounds', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, author } = h.users
   const call = h.call

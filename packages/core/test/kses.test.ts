@@ -5,7 +5,9 @@
  * delimiters and other comments are kept.
  */
 import t from 'tap'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const DIRTY = [
   '<!-- wp:paragraph {"className":"intro"} -->',
@@ -48,7 +50,7 @@ const DIRTY_EXCERPT = '<em>Short</em> <iframe src="https://evil.example/"></ifra
 const CLEAN_EXCERPT = '<em>Short</em> <a>d</a>'
 
 t.test('HTML filtering on save', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, editor, author, contributor } = h.users
   const call = h.call

@@ -8,8 +8,8 @@
 import t from 'tap'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { usersApp } from './users-harness.js'
-import { createCaller } from '../src/testing.js'
+import { testApp, createCaller } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 function send (port: number, method: string, path: string, body?: string): Promise<{ status: number, body: string, at: number }> {
   return new Promise((resolve, reject) => {
@@ -26,7 +26,7 @@ function send (port: number, method: string, path: string, body?: string): Promi
 }
 
 t.test('a name of 100,000 spaces is refused quickly and stalls nothing', async (t) => {
-  const { app, store } = await usersApp()
+  const { app, store } = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true })
   t.teardown(() => app.close())
   const sub = await createCaller(store, 'subscriber', { login: 'sub' })
   await app.listen({ port: 0, host: '127.0.0.1' })

@@ -13,8 +13,9 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import { sql } from 'drizzle-orm'
 import type { Answer } from '@cms/rest/testing'
-import { contentApp, type ContentHarness } from './fixtures/content/harness.js'
-import type { TestUser } from '../src/testing.js'
+import { withContentUsers, type ContentHarness } from './fixtures/content/harness.js'
+import { testApp, type TestUser } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 /** Every file under a directory (the work directory included). */
 function filesUnder (dir: string): string[] {
@@ -52,7 +53,7 @@ interface Upload { name: string, type: string, data: Buffer }
 t.test('media', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cms-media-'))
   const uploads = join(dir, 'uploads')
-  const h = await contentApp({ contentDir: dir, uploadMaxBytes: 3 * 1024 * 1024, oembed: true })
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['oembed/1.0', 'cms/v2'], contentDir: dir, uploadMaxBytes: 3 * 1024 * 1024 }))
   t.teardown(async () => {
     await h.app.close()
     await rm(dir, { recursive: true, force: true })

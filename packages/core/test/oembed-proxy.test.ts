@@ -12,8 +12,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { socketsOpenedDuring, startServer, type TestServer } from './fixtures/loopback.js'
 import { call } from '@cms/rest/testing'
-import { coreApp, type Harness } from './fixtures/batch-oembed-app.js'
-import { createCaller, type TestUser } from '../src/testing.js'
+import { testApp, createCaller, type TestApp, type TestUser } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 /** A loopback server whose handler sees the request URL first. */
 async function upstream (host: string, handler: (url: URL, req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
@@ -95,14 +95,14 @@ function providersFile (origin: string, extra: unknown[] = []): string {
 }
 
 /** An app built with the given outbound settings (read when oembed/1.0 is built). */
-async function appWith (env: { allow?: string, providers?: string }): Promise<Harness> {
+async function appWith (env: { allow?: string, providers?: string }): Promise<TestApp> {
   const saved = { allow: process.env.CMS_OUTBOUND_ALLOW, providers: process.env.CMS_OEMBED_PROVIDERS }
   if (env.allow === undefined) delete process.env.CMS_OUTBOUND_ALLOW
   else process.env.CMS_OUTBOUND_ALLOW = env.allow
   if (env.providers === undefined) delete process.env.CMS_OEMBED_PROVIDERS
   else process.env.CMS_OEMBED_PROVIDERS = env.providers
   try {
-    return await coreApp()
+    return await testApp({ packages: [packageMeta], namespaces: ['oembed/1.0', 'cms/v2'] })
   } finally {
     if (saved.allow === undefined) delete process.env.CMS_OUTBOUND_ALLOW
     else process.env.CMS_OUTBOUND_ALLOW = saved.allow
@@ -111,7 +111,7 @@ async function appWith (env: { allow?: string, providers?: string }): Promise<Ha
   }
 }
 
-const proxy = async (h: Harness, who: TestUser | undefined, query: Record<string, string>): ReturnType<typeof call> =>
+const proxy = async (h: TestApp, who: TestUser | undefined, query: Record<string, string>): ReturnType<typeof call> =>
   await call(h.app, 'GET', '/oembed/1.0/proxy', { as: who, query })
 
 t.test('the proxy needs edit_posts', async (t) => {

@@ -6,13 +6,13 @@
 import t from 'tap'
 import { setOption } from '@cms/store'
 import { call } from '@cms/rest/testing'
-import { BASE, coreApp } from './fixtures/batch-oembed-app.js'
-import { createCaller, type TestUser } from '../src/testing.js'
+import { testApp, createCaller, BASE, type TestUser } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const KEYS = ['version', 'provider_name', 'provider_url', 'author_name', 'author_url', 'title', 'type', 'width', 'height', 'html']
 
 t.test('oEmbed of local posts and pages', async (t) => {
-  const h = await coreApp()
+  const h = await testApp({ packages: [packageMeta], namespaces: ['oembed/1.0', 'cms/v2'] })
   t.teardown(() => h.app.close())
   await setOption(h.store, 'name', 'Test Site')
   const admin = await createCaller(h.store, 'administrator', { login: 'admin', displayName: 'Ada Admin' })

@@ -9,7 +9,8 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { defineNamespace, endpoint, restUrl, route, type NamespaceDecl, type RestRequest } from '@cms/rest'
 import { call } from '@cms/rest/testing'
-import { coreApp } from './fixtures/batch-oembed-app.js'
+import { testApp, namespacePackage } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const NS = 'router-fixture/v1'
 
@@ -49,7 +50,7 @@ function what (status: number, body: any): string {
 }
 
 t.test('batch, _embed, dispatch and HTTP resolve a path to the same route', async (t) => {
-  const h = await coreApp({ extra: [fixture] })
+  const h = await testApp({ packages: [packageMeta, namespacePackage(fixture)], namespaces: ['oembed/1.0', 'cms/v2', fixture.name] })
   t.teardown(() => h.app.close())
 
   const cases: Array<[string, string]> = [

@@ -5,13 +5,15 @@
  */
 import t from 'tap'
 import { allowTemplates } from '../src/index.js'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const PAGE_VIEW_KEYS = ['id', 'date', 'date_gmt', 'guid', 'modified', 'modified_gmt', 'slug', 'status', 'type', 'link', 'title', 'content', 'excerpt',
   'author', 'featured_media', 'parent', 'menu_order', 'comment_status', 'ping_status', 'template', 'meta', 'class_list', '_links']
 
 t.test('pages', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin } = h.users
   const call = h.call

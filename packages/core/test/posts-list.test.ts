@@ -3,10 +3,12 @@
  * filter would expose, plus pagination headers and links.
  */
 import t from 'tap'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 t.test('posts list', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, editor, author, author2, contributor, subscriber } = h.users
   const call = h.call

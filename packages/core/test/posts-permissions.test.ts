@@ -3,14 +3,15 @@
  * and pages: list, read, create, publish, edit own and others', delete.
  */
 import t, { type Test } from 'tap'
-import { contentApp } from './fixtures/content/harness.js'
-import type { TestUser } from '../src/testing.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp, type TestUser } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 type Who = 'anonymous' | 'subscriber' | 'contributor' | 'author' | 'editor' | 'admin'
 const WHO: Who[] = ['anonymous', 'subscriber', 'contributor', 'author', 'editor', 'admin']
 
 t.test('permission matrix', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const u = h.users
   const accounts: Record<Who, TestUser | undefined> = {

@@ -10,10 +10,12 @@ import { setOption } from '@cms/store'
 import { requestMemo, type RestRequest } from '@cms/rest'
 import { EXACT_TOTAL_MARGIN } from '../src/content/post-query.js'
 import { jsonWeight, ReadCache } from '../src/content/read-cache.js'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 t.test('anonymous reads see every committed write', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin } = h.users
   const created = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'First', content: 'One', status: 'publish' } })
@@ -53,7 +55,7 @@ t.test('anonymous reads see every committed write', async (t) => {
 })
 
 t.test('signed-in callers are answered as themselves on a cached address', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin } = h.users
   const id = (await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Shared', status: 'publish' } })).body.id as number
@@ -69,7 +71,7 @@ t.test('signed-in callers are answered as themselves on a cached address', async
 })
 
 t.test('totals: exact within the margin past the page, estimated beyond, exact again at the end', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const count = EXACT_TOTAL_MARGIN + 60
   await h.store.execute(sql`
@@ -95,7 +97,7 @@ t.test('totals: exact within the margin past the page, estimated beyond, exact a
 })
 
 t.test('a read cache keeps at most its budget, by weight', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   // One request: it asks the horizon once, so other suites committing on the same server
   // cannot invalidate what it keeps.

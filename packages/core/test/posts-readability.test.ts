@@ -6,11 +6,12 @@
  * text through `status=private&search=...` and reading `X-CMS-Total`.
  */
 import t, { type Test } from 'tap'
-import { contentApp } from './fixtures/content/harness.js'
-import type { TestUser } from '../src/testing.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp, type TestUser } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 t.test('lists reveal only readable rows', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, editor, author, contributor, subscriber } = h.users
   const call = h.call

@@ -7,7 +7,9 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { setOption } from '@cms/store'
-import { contentApp, type ContentHarness } from './fixtures/content/harness.js'
+import { withContentUsers, type ContentHarness } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const VIEW_KEYS = ['id', 'date', 'date_gmt', 'guid', 'modified', 'modified_gmt', 'slug', 'status', 'type', 'link', 'title', 'content', 'excerpt',
   'author', 'featured_media', 'comment_status', 'ping_status', 'sticky', 'template', 'format', 'meta', 'categories', 'tags', 'class_list', '_links']
@@ -24,7 +26,7 @@ async function rowCount (h: ContentHarness, table: string): Promise<number> {
 }
 
 t.test('posts', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, editor, author, contributor } = h.users
   const call = h.call

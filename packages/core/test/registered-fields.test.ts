@@ -7,16 +7,11 @@
  * trace when refused, and kept anonymous answers after a stored write.
  */
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
 import { sql } from 'drizzle-orm'
-import { kernelServerOptions, restKernel, RestError } from '@cms/rest'
-import { migrate, setOption, type Store } from '@cms/store'
-import { openTestStore } from '@cms/store/testing'
-import { call, type CallOptions } from '@cms/rest/testing'
-import { authenticator, corePackage, createServices, definePackage, FieldRegistry, packagesFor, Platform } from '../src/index.js'
-import { createCaller } from '../src/testing.js'
-
-const BASE = 'http://cms.test'
+import { RestError } from '@cms/rest'
+import { setOption } from '@cms/store'
+import { definePackage, FieldRegistry } from '../src/index.js'
+import { testApp, createCaller } from '../src/testing.js'
 
 interface Calls { get: number, getMany: number, edit: number, users: number, terms: number }
 
@@ -85,25 +80,12 @@ function fieldsPackage (calls: Calls) {
 
 async function fieldsApp (t: Test) {
   const calls: Calls = { get: 0, getMany: 0, edit: 0, users: 0, terms: 0 }
-  const store: Store = await openTestStore({ migrate: false })
-  const services = createServices({ store, settings: { profile: 'test', contentDir: '/nonexistent' } })
-  const platform = new Platform(services, ['cms/v2'])
-  const app = Fastify({ ...kernelServerOptions(), logger: false })
-  t.teardown(async () => { await app.close(); await store.close() })
-  for (const pkg of packagesFor([corePackage, fieldsPackage(calls)], ['cms/v2'], ['@cms/core', '@cms/fields-fixture'])) await app.register(pkg.plugin, { platform })
-  await migrate(store, platform.migrationSets())
-  await store.execute(sql`create table fixture_ratings (post_id integer primary key, rating integer not null)`)
-  await app.register(restKernel, {
-    namespaces: platform.namespaces(),
-    routes: platform.routes(),
-    authenticate: authenticator(services),
-    baseUrl: BASE,
-    openapi: { title: 'fields', version: '0' }
-  })
-  await app.ready()
-  await setOption(store, 'timezone_string', 'UTC')
-  const admin = await createCaller(store, 'administrator', { login: 'admin' })
-  return { app, store, calls, admin, call: async (method: string, path: string, o?: CallOptions) => await call(app, method, path, o) }
+  const h = await testApp({ packages: [fieldsPackage(calls)], namespaces: ['cms/v2'], openapi: { title: 'fields', version: '0' } })
+  t.teardown(() => h.app.close())
+  await h.store.execute(sql`create table fixture_ratings (post_id integer primary key, rating integer not null)`)
+  await setOption(h.store, 'timezone_string', 'UTC')
+  const admin = await createCaller(h.store, 'administrator', { login: 'admin' })
+  return { app: h.app, store: h.store, calls, admin, call: h.call }
 }
 
 t.test('read-only fields: item, list with one getMany, contexts, _fields, embeds', async (t) => {

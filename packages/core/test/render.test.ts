@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs'
 import { renderContent, renderExcerpt, renderTitle } from '../src/content/render.js'
 import { sanitizeSlug } from '../src/content/slugs.js'
 import { texturize } from '../src/content/texturize.js'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 interface Fixtures {
   texturize: Array<[string, string]>
@@ -46,7 +48,7 @@ t.test('slugs', async (t) => {
 })
 
 t.test('through the routes', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const block = fixtures.content[1]!
   const res = await h.call('POST', '/cms/v2/posts', { as: h.users.admin, body: { title: 'Rendered', content: block[0], status: 'publish' } })

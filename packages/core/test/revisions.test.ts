@@ -3,12 +3,14 @@
  * parameters and headers, parent checks, permissions and deletion.
  */
 import t from 'tap'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const REVISION_KEYS = ['author', 'date', 'date_gmt', 'id', 'modified', 'modified_gmt', 'parent', 'slug', 'guid', 'title', 'content', 'excerpt', 'meta', '_links']
 
 t.test('revisions', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, editor, author, author2 } = h.users
   const call = h.call

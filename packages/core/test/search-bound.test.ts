@@ -9,11 +9,13 @@
  * where the URL limit is raised.)
  */
 import t from 'tap'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
 import { MAX_SEARCH_LENGTH } from '../src/search-bound.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 t.test('search strings over the bound are refused on every list', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin } = h.users
   const post = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Zebra', status: 'publish' } })

@@ -4,12 +4,14 @@
  * `type=term`, subtypes, pages of results and `_embed` of what was found.
  */
 import t from 'tap'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const BASE = 'http://cms.test'
 
 t.test('search', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, editor, author, author2, contributor } = h.users
   const call = h.call

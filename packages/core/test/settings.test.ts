@@ -5,7 +5,9 @@
  */
 import t from 'tap'
 import { registerOption } from '@cms/store'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 // A package's option shown over REST (registered once per process, as packages do at import).
 registerOption('probe_banner', { type: 'string', default: 'off', enum: ['off', 'on'], description: 'Whether the probe banner shows.', showInRest: { title: 'Probe banner' } })
@@ -17,7 +19,7 @@ const CORE = [
 ]
 
 t.test('settings', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, editor } = h.users
   const call = h.call

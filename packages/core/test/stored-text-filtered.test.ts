@@ -7,13 +7,13 @@
  */
 import t from 'tap'
 import { call } from '@cms/rest/testing'
-import { coreApp } from './fixtures/batch-oembed-app.js'
-import { createCaller } from '../src/testing.js'
+import { testApp, createCaller } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const SCRIPT = '<script>alert(1)</script>Eve <b onclick="steal()">Bold</b><img src=x onerror=alert(2)>'
 
 t.test('users text fields and meta are filtered on save', async (t) => {
-  const h = await coreApp()
+  const h = await testApp({ packages: [packageMeta], namespaces: ['oembed/1.0', 'cms/v2'] })
   t.teardown(() => h.app.close())
   const admin = await createCaller(h.store, 'administrator', { login: 'admin', displayName: 'Ada Admin' })
   const subscriber = await createCaller(h.store, 'subscriber', { login: 'sub' })

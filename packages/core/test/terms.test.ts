@@ -3,10 +3,12 @@
  * slugs, list parameters and permissions.
  */
 import t from 'tap'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 t.test('terms', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, editor, author, contributor, subscriber } = h.users
   const call = h.call

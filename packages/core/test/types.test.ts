@@ -4,13 +4,15 @@
  * `about` links posts, pages and terms carry answering 200.
  */
 import t from 'tap'
-import { contentApp } from './fixtures/content/harness.js'
+import { withContentUsers } from './fixtures/content/harness.js'
 import { registerPostType, registerTaxonomy } from '../src/index.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const BASE = 'http://cms.test'
 
 t.test('types, statuses, taxonomies', async (t) => {
-  const h = await contentApp()
+  const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] }))
   t.teardown(() => h.app.close())
   const { admin, editor, contributor, subscriber } = h.users
   const call = h.call

@@ -5,14 +5,14 @@
  */
 import t from 'tap'
 import { basic, call } from '@cms/rest/testing'
-import { usersApp } from './users-harness.js'
-import { createCaller, type TestUser } from '../src/testing.js'
+import { testApp, createCaller, type TestUser } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 const ITEM_FIELDS = ['uuid', 'app_id', 'name', 'created', 'last_used', 'last_ip', '_links']
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 t.test('application passwords', async (t) => {
-  const { app, store } = await usersApp()
+  const { app, store } = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true })
   t.teardown(() => app.close())
   const admin = await createCaller(store, 'administrator', { login: 'admin' })
   const sub = await createCaller(store, 'subscriber', { login: 'sub' })

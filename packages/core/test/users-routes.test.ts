@@ -7,8 +7,8 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import type { Store } from '@cms/store'
 import { call } from '@cms/rest/testing'
-import { usersApp } from './users-harness.js'
-import { createCaller, type TestUser } from '../src/testing.js'
+import { testApp, createCaller, type TestUser } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 import { createUser } from '../src/index.js'
 
 const PUBLIC_FIELDS = ['id', 'name', 'url', 'description', 'link', 'slug', 'avatar_urls', '_links']
@@ -28,7 +28,7 @@ async function postsOf (store: Store, author: number): Promise<number> {
 }
 
 t.test('users routes', async (t) => {
-  const { app, store } = await usersApp()
+  const { app, store } = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true })
   t.teardown(() => app.close())
   const admin = await createCaller(store, 'administrator', { login: 'admin' })
   const editor = await createCaller(store, 'editor', { login: 'edna' })

@@ -6,11 +6,11 @@
  */
 import t from 'tap'
 import { call } from '@cms/rest/testing'
-import { usersApp } from './users-harness.js'
-import { createCaller } from '../src/testing.js'
+import { testApp, createCaller } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
 
 t.test('url: 100 characters kept, 101 or a megabyte refused on create and update', async (t) => {
-  const { app, store } = await usersApp()
+  const { app, store } = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true })
   t.teardown(() => app.close())
   const admin = await createCaller(store, 'administrator', { login: 'admin' })
   const url100 = 'https://example.com/' + 'a'.repeat(80)
