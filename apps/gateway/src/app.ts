@@ -7,7 +7,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, createServices, frontPage, mediaFiles, packagesFor, Platform, Upstreams, type CmsPackage } from '@cms/core'
+import { authenticator, createServices, frontPage, mediaFiles, packagesFor, Platform, remotePagesOf, Upstreams, type CmsPackage } from '@cms/core'
 import { namespacesOf, profiles, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -129,7 +129,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     remote: settings.remote,
     remoteTimeoutMs: settings.remoteTimeoutMs,
     // The pages of the packages whose namespace another service serves go there too.
-    remotePages: Object.fromEntries(Object.keys(settings.remote).map((ns) => [ns, catalog.filter((p) => p.namespaces.includes(ns)).flatMap((p) => p.pages)])),
+    remotePages: remotePagesOf(catalog, settings.remote),
     classifyError: storeErrorToRest,
     // Anonymous answers (and the reads behind them) are reused while nothing has been committed.
     horizon: async () => await store.horizon(),

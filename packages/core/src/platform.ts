@@ -396,6 +396,15 @@ export class Platform {
 }
 
 /**
+ * The pages (`definePackage({ pages })`) of the packages serving each
+ * namespace another service serves, for the kernel's `remotePages`: they
+ * are forwarded there with the namespace.
+ */
+export function remotePagesOf (catalog: readonly CmsPackage[], remote: Readonly<Record<string, string>>): Record<string, string[]> {
+  return Object.fromEntries(Object.keys(remote).map((ns) => [ns, catalog.filter((p) => p.namespaces.includes(ns)).flatMap((p) => p.pages)]))
+}
+
+/**
  * The packages to register for a set of served namespaces: those serving
  * one of them, the `always` ones, and everything they depend on, each after
  * its dependencies. A dependency missing from the catalog is an error.

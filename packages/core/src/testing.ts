@@ -21,7 +21,7 @@ import type { Role } from './capabilities.js'
 import { mediaFiles } from './media/files.js'
 import { corePackage } from './package.js'
 import { packageSettingsFromEnv } from './package-settings.js'
-import { definePackage, packagesFor, Platform, type CmsPackage } from './platform.js'
+import { definePackage, packagesFor, Platform, remotePagesOf, type CmsPackage } from './platform.js'
 import { createServices, type Services } from './services.js'
 import { Upstreams, upstreamConfigFromEnv } from './upstream.js'
 import { authenticator } from './users/index.js'
@@ -136,8 +136,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
       authenticate: authenticator(services),
       baseUrl: opts.baseUrl ?? BASE,
       remote: opts.remote,
-      // The pages of the packages whose namespace another service serves go there too.
-      remotePages: Object.fromEntries(Object.keys(remote).map((ns) => [ns, catalog.filter((p) => p.namespaces.includes(ns)).flatMap((p) => p.pages)])),
+      remotePages: remotePagesOf(catalog, remote),
       horizon: opts.horizon === true ? async () => await store.horizon() : undefined,
       openapi: opts.openapi
     })

@@ -31,7 +31,7 @@ import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { Parser } from 'htmlparser2'
 import { endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl } from '@cms/rest'
-import { cachedSiteOptions, findUserById, permalink, typeRegistry, type MediaDetails, type PackageApi, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
+import { cachedSiteOptions, findUserById, fromLocal, permalink, typeRegistry, type MediaDetails, type PackageApi, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { metaString, SEO } from './meta.js'
 import { replaceVariables, templateOf, TEMPLATES_SCHEMA } from './templates.js'
@@ -200,6 +200,8 @@ interface Site {
   templates: Readonly<Record<string, string>>
   /** Whether search engines may index the site at all (`blog_public`). */
   indexable: boolean
+  /** The site's time zone (`timezone_string`): date archives are its calendar days. */
+  timeZone: string
   frontPage: number
   viewableTypes: Map<string, { name: string, hasArchive: boolean }>
   representation: Static<typeof REPRESENTATION>
@@ -228,6 +230,7 @@ async function siteOf (api: PackageApi, req: RestRequest): Promise<Site> {
       sep: templateOf(templates, 'separator'),
       templates,
       indexable: Number(o.blog_public) !== 0,
+      timeZone: String(o.timezone_string) === '' ? 'UTC' : String(o.timezone_string),
       frontPage: String(o.show_on_front) === 'page' ? Number(o.page_on_front) : 0,
       viewableTypes,
       representation: await options.representation.get(),
@@ -535,10 +538,14 @@ function searchHead (site: Site, phrase: string): SeoHead {
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
 
 async function dateHead (site: Site, req: RestRequest, year: number, month: number, day: number): Promise<SeoHead | undefined> {
-  if (year < 1000 || month > 12 || (month === 0 && day > 0)) return undefined
-  const start = new Date(Date.UTC(year, Math.max(0, month - 1), Math.max(1, day)))
-  if (day > 0 && start.getUTCDate() !== day) return undefined
-  const end = new Date(Date.UTC(year + (month === 0 ? 1 : 0), month === 0 ? 0 : day === 0 ? month : month - 1, day === 0 ? 1 : day + 1))
+  if (year < 1000 || year > 9998 || month > 12 || (month === 0 && day > 0)) return undefined
+  // The calendar's days are checked in UTC arithmetic; the bounds are the site's midnights.
+  const first = new Date(Date.UTC(year, Math.max(0, month - 1), Math.max(1, day)))
+  if (day > 0 && first.getUTCDate() !== day) return undefined
+  const next = new Date(Date.UTC(year + (month === 0 ? 1 : 0), month === 0 ? 0 : day === 0 ? month : month - 1, day === 0 ? 1 : day + 1))
+  const midnight = (d: Date): Date => fromLocal(`${d.toISOString().slice(0, 10)}T00:00:00`, site.timeZone)
+  const start = midnight(first)
+  const end = midnight(next)
   // As the core does: a date archive without published posts is not found.
   const { total } = await site.api.content.posts({ type: 'post', after: new Date(start.getTime() - 1), before: end, perPage: 1 })
   if (total === 0) return undefined

@@ -359,3 +359,19 @@ function memo (): any {
     return await cache.get(key)
   }, { forget: (key: string) => { cache.delete(key) } })
 }
+
+t.test('date archives are the site\'s calendar days', async (t) => {
+  const h = await testApp({ packages: [seoPackage], namespaces: ['cms/v2', 'seo/v1'] })
+  t.teardown(h.close)
+  const admin = await h.caller('administrator')
+  // Auckland is 13 hours ahead in January: 20:00 UTC on December 31 is 09:00 on January 1 there.
+  t.equal((await h.call('POST', '/cms/v2/settings', { as: admin, body: { timezone: 'Pacific/Auckland' } })).status, 200)
+  const post = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'New year boots', status: 'publish', date_gmt: '2025-12-31T20:00:00' } })
+  t.same([post.status, post.body.date], [201, '2026-01-01T09:00:00'], 'the post\'s date in the site\'s time zone')
+  const status = async (query: string): Promise<number> => (await h.call('GET', '/seo/v1/get_head', { query: { url: `${H}/?${query}` } })).status
+  t.equal(await status('m=20260101'), 200, 'the local day has the post')
+  t.equal(await status('m=202601'), 200, 'and the local month')
+  t.equal(await status('m=2026'), 200, 'and the local year')
+  t.equal(await status('m=20251231'), 404, 'the UTC day has not')
+  t.equal(await status('m=2025'), 404, 'nor the UTC year')
+})
