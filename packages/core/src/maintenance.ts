@@ -33,7 +33,9 @@ const READ_EVERY_MS = 1000
 export function maintenanceMode (contentDir: string): MaintenanceMode {
   const dir = join(contentDir, '.maintenance')
   const fileOf = (holder: string): string => join(dir, `${encodeURIComponent(holder)}.json`)
+  // The last value read, and when its read began; one read at a time is shared by every caller.
   let cached: { at: number, until: number } | undefined
+  let reading: Promise<number> | undefined
 
   async function readUntil (): Promise<number> {
     let names: string[]
@@ -48,27 +50,45 @@ export function maintenanceMode (contentDir: string): MaintenanceMode {
     return until
   }
 
+  function reread (): Promise<number> {
+    if (reading !== undefined) return reading
+    const at = Date.now()
+    const read: Promise<number> = readUntil().then((until) => {
+      // A read overtaken by this process's own enable or disable does not keep its older value.
+      if (reading === read) cached = { at, until }
+      return until
+    }).finally(() => { if (reading === read) reading = undefined })
+    reading = read
+    return read
+  }
+
+  /** This process changed the holders: the next question reads them anew. */
+  const forget = (): void => {
+    cached = undefined
+    reading = undefined
+  }
+
+  const fresh = (): boolean => cached !== undefined && Date.now() - cached.at <= READ_EVERY_MS
+
   return {
     enable: async (holder, opts = {}) => {
       await mkdir(dir, { recursive: true })
       const until = new Date(Date.now() + (opts.seconds ?? DEFAULT_SECONDS) * 1000).toISOString()
       await writeFile(fileOf(holder), JSON.stringify({ until, message: opts.message ?? '' }))
-      cached = undefined
+      forget()
     },
     disable: async (holder) => {
-      cached = undefined
       try {
         await rm(fileOf(holder))
         return true
       } catch {
         return false
+      } finally {
+        forget()
       }
     },
-    remaining: async () => {
-      if (cached === undefined || Date.now() - cached.at > READ_EVERY_MS) cached = { at: Date.now(), until: await readUntil() }
-      return secondsUntil(cached.until)
-    },
-    known: () => cached === undefined || Date.now() - cached.at > READ_EVERY_MS ? undefined : secondsUntil(cached.until)
+    remaining: async () => secondsUntil(fresh() ? cached!.until : await reread()),
+    known: () => fresh() ? secondsUntil(cached!.until) : undefined
   }
 }
 
