@@ -162,13 +162,14 @@ export async function preloadPostHeads (api: Pick<PackageApi, 'services'>, req: 
  */
 export async function termObjectHead (api: Pick<PackageApi, 'services'>, req: RestRequest, term: Readonly<Record<string, unknown>>): Promise<SeoHead> {
   const site = await siteOf(depsOf(api).api, req)
-  return termHead(site, {
+  // Both head fields of one term ask: it is built once per request.
+  return await req.memo(`seo:head-term:${String(term.taxonomy)}:${String(term.id)}`, async () => termHead(site, {
     id: term.id as number,
     taxonomy: term.taxonomy as string,
     name: String(term.name ?? ''),
     slug: String(term.slug ?? ''),
     description: String(term.description ?? '')
-  })
+  }))
 }
 
 /** The head of a user's author archive; undefined while they have no published content (their archive is not found). */
