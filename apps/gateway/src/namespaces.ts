@@ -12,5 +12,7 @@ import { seoPackage } from '@cms/seo'
 import { registryPackage } from '@cms/registry'
 import { themesPackage } from '@cms/themes'
 import { rollbackPackage } from '@cms/rollback'
+import { assistantPackage } from '@cms/assistant'
+import { addonsPackage } from '@cms/addons'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, seoPackage, hdrftrPackage, builderOnePackage, registryPackage, themesPackage, rollbackPackage]
+export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, seoPackage, hdrftrPackage, builderOnePackage, registryPackage, themesPackage, rollbackPackage, assistantPackage, addonsPackage]
