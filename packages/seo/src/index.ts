@@ -18,8 +18,7 @@
  *   head-fields.ts       seo_head / seo_head_json on cms/v2 posts and pages (option seo_head_fields, off by default)
  *   templates.ts         title and description templates and their variables
  *   import.ts            import/{plugin}/{type} (another SEO plugin's post meta)
- *   access.ts            the shared permission checks
- *   permissions.ts       who may call what (the gateway's permission matrix probes these)
+ *   access.ts            the shared permissions (who passes each, for the matrix)
  *   errors.ts            the error catalogue
  *
  * The capability `manage_seo_options` (the real product's
@@ -42,7 +41,6 @@ import { importRoutes } from './import.js'
 import { scoreRoutes } from './scores.js'
 import { statisticsRoutes } from './statistics.js'
 import { registerSeoMeta } from './meta.js'
-import { seoPermissionCases } from './permissions.js'
 
 export const seoPackage = definePackage({
   name: '@cms/seo',
@@ -81,7 +79,6 @@ export const seoPackage = definePackage({
     app.addHook('onClose', async () => { await analyser.close() })
     analysers.set(api.services, analyser)
     api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api), ...headRoutes(api)])
-    api.permissionCases(seoPermissionCases)
   }
 })
 
