@@ -83,3 +83,7 @@ export const builderPackage = definePackage({
     api.namespace('nps-survey/v1', () => npsSurveyRoutes(api))
   }
 })
+
+// For packages that build on the builder (the add-ons): its document type, its text filter and its renderer.
+export { LIBRARY_TYPE } from './kit.js'
+export { filterStrings } from './sanitize.js'
