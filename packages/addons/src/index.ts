@@ -14,7 +14,6 @@
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
-import { addonsPermissionCases } from './permissions.js'
 import { widgetBuilderRoutes } from './widget-builder.js'
 
 export const addonsPackage = definePackage({
@@ -26,6 +25,5 @@ export const addonsPackage = definePackage({
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.namespace('addons-a/v1', () => [])
     api.namespace('addons-b/v1', () => widgetBuilderRoutes(api))
-    api.permissionCases(addonsPermissionCases)
   }
 })

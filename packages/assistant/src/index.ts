@@ -8,14 +8,13 @@
  * Snippets and their dev and prod file sets are the package's own tables
  * (schema.ts, ../migrations); the file rules are file-rules.ts; code runs
  * only in the QuickJS sandbox of a worker thread (sandbox.ts,
- * sandbox-worker.mjs). Who may call what: access.ts, permissions.ts.
+ * sandbox-worker.mjs). Who may call what: access.ts and each route's `permission`.
  */
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
 import { USE_ASSISTANT } from './access.js'
 import { artifactRoutes } from './artifacts.js'
-import { assistantPermissionCases } from './permissions.js'
 import { snippetStore } from './snippet-store.js'
 import { snippetRoutes } from './snippets.js'
 
@@ -32,6 +31,5 @@ export const assistantPackage = definePackage({
       ...snippetRoutes(snippets),
       ...artifactRoutes(snippets)
     ])
-    api.permissionCases(assistantPermissionCases)
   }
 })
