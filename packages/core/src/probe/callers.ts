@@ -4,7 +4,7 @@
  */
 import { basic, type TestCaller } from '@cms/rest/testing'
 import type { Store } from '@cms/store'
-import type { Role } from '../capabilities.js'
+import type { Role } from '../users/capabilities.js'
 import { createApplicationPassword, createUser, type UserRecord } from '../users/store.js'
 
 export interface TestUser extends TestCaller<Role> {
