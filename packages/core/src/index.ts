@@ -11,6 +11,7 @@ export { createOutboundClient, outboundClientFromEnv, OutboundError, restErrorOf
 export { permissionsTable, casesOf, type PermissionCase, type Outcome, type Probe, type CallerKind } from './permissions-table.js'
 export { mediaFiles, type MediaFilesOptions } from './media/files.js'
 export { createAttachment, mediaPlace, DEFAULT_UPLOAD_MAX_BYTES, UPLOADS_PATH } from './media/media.js'
+export { IMAGE_DEFAULTS, ImageGate, type ImageLimits } from './media/image-gate.js'
 export { localStorage as localMediaStorage, safeKey as safeMediaKey, type MediaStorage } from './media/storage.js'
 export { sanitizeFileName, type ReceivedFile } from './media/upload.js'
 export { importMedia, type ImportOptions, type Imported } from './media/import.js'

@@ -38,6 +38,7 @@ import { mediaErrors } from './errors.js'
 import { mediaTypeOf, RESIZABLE } from './file-types.js'
 import { mediaItemSchema, mediaListArgs, mediaWriteArgs } from './media-schema.js'
 import { IMAGE_SIZES, makeSizes, type MadeImage } from './sizes.js'
+import { IMAGE_DEFAULTS, ImageGate, type ImageLimits } from './image-gate.js'
 import { localStorage, workDir, type MediaStorage } from './storage.js'
 import { identify, receiveBody, type ReceivedFile } from './upload.js'
 
@@ -63,6 +64,8 @@ export interface MediaPlace {
   /** Files being received or made, on the same volume as the local storage. */
   work: string
   maxBytes: number
+  /** The pixel bound and the gate every image of this deployment goes through. */
+  images: ImageLimits
 }
 
 const places = new WeakMap<Services, MediaPlace>()
@@ -75,7 +78,11 @@ export function mediaPlace (services: Services): MediaPlace {
     place = {
       storage: services.mediaStorage ?? localStorage(root),
       work: workDir(services.settings.contentDir),
-      maxBytes: services.settings.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES
+      maxBytes: services.settings.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES,
+      images: {
+        maxPixels: services.settings.imageMaxPixels ?? IMAGE_DEFAULTS.maxPixels,
+        gate: new ImageGate(services.settings.imageConcurrency ?? IMAGE_DEFAULTS.concurrency)
+      }
     }
     places.set(services, place)
   }
@@ -261,7 +268,7 @@ async function storeUpload (place: MediaPlace, file: ReceivedFile, now: Date): P
   const stem = basename(file.name, extname(file.name))
   const name = `${stem}.${ext}`
   await mkdir(place.work, { recursive: true })
-  const made = RESIZABLE.has(mime) ? await makeSizes(file.path, ext, mime, place.work) : undefined
+  const made = RESIZABLE.has(mime) ? await makeSizes(file.path, ext, mime, place.work, place.images) : undefined
   const stored: string[] = []
   const undo = async (): Promise<void> => { await place.storage.remove(stored) }
   try {
@@ -362,7 +369,7 @@ async function regenerateSizes (services: Services, post: PostRow, a: Attachment
   try {
     await pipeline(place.storage.read(a.key), createWriteStream(path, { flags: 'wx' }))
     const ext = extname(a.key).slice(1)
-    const made = await makeSizes(path, ext, a.mime, place.work)
+    const made = await makeSizes(path, ext, a.mime, place.work, place.images)
     const stored: string[] = []
     try {
       const old = Object.values(a.metadata.sizes ?? {}).map((s) => a.key.slice(0, a.key.lastIndexOf('/') + 1) + s.file)
