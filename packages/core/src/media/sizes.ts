@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import sharp, { type FormatEnum, type Metadata } from 'sharp'
 import { mediaErrors } from './errors.js'
-import { IMAGE_DEFAULTS, ImageGate, type ImageLimits } from './image-gate.js'
+import type { ImageLimits } from './image-gate.js'
 
 export interface ImageSize { name: string, width: number, height: number, crop: boolean }
 
@@ -51,8 +51,6 @@ const FORMAT: Record<string, keyof FormatEnum | 'avif'> = {
   'image/jpeg': 'jpeg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp', 'image/avif': 'avif', 'image/tiff': 'tiff'
 }
 
-const defaultLimits: ImageLimits = { maxPixels: IMAGE_DEFAULTS.maxPixels, gate: new ImageGate(IMAGE_DEFAULTS.concurrency) }
-
 /**
  * Reads the image and makes its sizes in `dir`, through the gate (a few
  * images at a time). Its dimensions come from its header first (no pixel
@@ -62,7 +60,7 @@ const defaultLimits: ImageLimits = { maxPixels: IMAGE_DEFAULTS.maxPixels, gate: 
  * only it counts. A file sharp cannot read is refused (400); whatever
  * was made is removed on failure.
  */
-export async function makeSizes (source: string, ext: string, mime: string, dir: string, limits: ImageLimits = defaultLimits): Promise<MadeImage> {
+export async function makeSizes (source: string, ext: string, mime: string, dir: string, limits: ImageLimits): Promise<MadeImage> {
   return await limits.gate.run(async () => await makeSizesNow(source, ext, mime, dir, limits.maxPixels))
 }
 
