@@ -6,6 +6,7 @@
  * namespaces the reference does not show in full.
  */
 import t, { type Test } from 'tap'
+import { profilesUnderTest } from './harness/target.js'
 import { gatewayApp, getJson, manifest, type ManifestRoute } from './helpers.js'
 
 /**
@@ -66,7 +67,7 @@ function argsFor (route: ManifestRoute, index: number, deployment: string): Reco
     : route.endpoints[index]!.args
 }
 
-for (const deployment of ['A', 'B'] as const) {
+for (const deployment of profilesUnderTest()) {
   t.test(`deployment ${deployment}: the index conforms to routes.json`, async (t) => {
     const { app, close } = await gatewayApp({ env: { CMS_DEPLOYMENT: deployment } })
     t.teardown(close)
