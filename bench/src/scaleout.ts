@@ -15,8 +15,9 @@
  *
  * Figures are printed as one JSON line per phase (and kept under bench/results/).
  */
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { cpus } from 'node:os'
 import { cpuOf, treeCpuOf } from './proc.js'
@@ -28,8 +29,9 @@ const PROFILE = 'split-b'
 interface Replica { pid: number, ports: Record<string, number>, env: Record<string, string> }
 interface State { entry: string, services: Record<string, Replica[]> }
 
-const topology = (...args: string[]): string => execFileSync('scripts/topology.sh', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
-const state = (): State => JSON.parse(topology('state', PROFILE)) as State
+// Never synchronous while a load runs: a blocked event loop would count as slow answers.
+const topology = async (...args: string[]): Promise<string> => (await promisify(execFile)('scripts/topology.sh', args, { cwd: ROOT, encoding: 'utf8' })).stdout
+const state = (): State => JSON.parse(execFileSync('scripts/topology.sh', ['state', PROFILE], { cwd: ROOT, encoding: 'utf8' })) as State
 const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 /** HAProxy's view of a backend's servers: name -> status (UP, DOWN...) and sessions so far. */
@@ -65,9 +67,14 @@ async function ready (port: number): Promise<boolean> {
 
 /** A published post and the SEO read route of its URL (the head an SEO plugin renders for it). */
 async function seoRoute (s: State): Promise<string> {
-  const gateway = s.services.gateway![0]!
-  const file = gateway.env.CMS_ADMIN_APP_PASSWORD_FILE!
-  const auth = `Basic ${Buffer.from(`${gateway.env.CMS_ADMIN_LOGIN}:${readFileSync(file, 'utf8').trim()}`).toString('base64')}`
+  // An administrator of the bench's own (the first one may have been changed by the suites run against the topology).
+  const login = `bench-${Date.now().toString(36)}`
+  const cli = (...args: string[]): string => execFileSync(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', ...args], {
+    cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATABASE_URL: s.services.gateway![0]!.env.DATABASE_URL }
+  })
+  cli('user', 'create', login, '--email', `${login}@example.com`, '--role', 'administrator')
+  const { password } = JSON.parse(cli('app-password', 'create', login, 'bench', '--json')) as { password: string }
+  const auth = `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`
   const res = await fetch(`${s.entry}/cms-json/cms/v2/posts`, {
     method: 'POST',
     headers: { authorization: auth, 'content-type': 'application/json' },
@@ -99,7 +106,7 @@ async function replicas (seconds: number, connections: number): Promise<void> {
   const rows = []
   for (const seoReplicas of [2, 1]) {
     if (seoReplicas === 1) {
-      topology('kill', PROFILE, 'seo', '2')
+      await topology('kill', PROFILE, 'seo', '2')
       await waitFor('HAProxy to take seo2 out', async () => (await haproxyServers(statsPort, 'seo')).seo2?.status.startsWith('DOWN') === true)
     }
     // A short warm-up (JIT, caches, connections), then the measured run.
@@ -112,7 +119,7 @@ async function replicas (seconds: number, connections: number): Promise<void> {
     console.log(JSON.stringify(row))
     rows.push(row)
   }
-  topology('start', PROFILE, 'seo', '2')
+  await topology('start', PROFILE, 'seo', '2')
   s = state()
   await waitFor('HAProxy to put seo2 back', async () => (await haproxyServers(statsPort, 'seo')).seo2?.status === 'UP')
   save('replicas', rows)
@@ -170,11 +177,11 @@ async function failover (): Promise<void> {
   await sleep(3000)
 
   // 1. One SEO replica of two killed, then back: the other serves meanwhile.
-  topology('kill', PROFILE, 'seo', '1')
+  await topology('kill', PROFILE, 'seo', '1')
   events.push({ at: now(), event: 'seo.1 killed' })
   await waitFor('HAProxy to take seo1 out', async () => (await haproxyServers(statsPort, 'seo')).seo1?.status.startsWith('DOWN') === true)
   events.push({ at: now(), event: 'seo1 DOWN in HAProxy' })
-  topology('start', PROFILE, 'seo', '1')
+  await topology('start', PROFILE, 'seo', '1')
   const back = now()
   const sessions = (await haproxyServers(statsPort, 'seo')).seo1!.sessions
   const upMs = await waitFor('seo1 served again', async () => (await haproxyServers(statsPort, 'seo')).seo1!.sessions > sessions, 30_000)
@@ -182,23 +189,25 @@ async function failover (): Promise<void> {
 
   // 2. Both SEO replicas killed (HAProxy has none healthy: 503), then back.
   await sleep(2000)
-  topology('kill', PROFILE, 'seo', '1')
-  topology('kill', PROFILE, 'seo', '2')
+  await topology('kill', PROFILE, 'seo', '1')
+  await topology('kill', PROFILE, 'seo', '2')
   events.push({ at: now(), event: 'seo.1 and seo.2 killed' })
   await sleep(4000)
-  execFileSync('bash', ['-c', 'scripts/topology.sh start split-b seo 1 & scripts/topology.sh start split-b seo 2 & wait'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
-  const p = state().services.seo!
-  // The return: the moment the first replica answers its /readyz (both were started together).
+  // One after the other: each start rewrites the topology's state file.
+  const starting = (async () => { await topology('start', PROFILE, 'seo', '1'); await topology('start', PROFILE, 'seo', '2') })()
+  const p = s.services.seo!
+  // The return: the moment the first replica answers its /readyz (same ports as before).
   let seoBack = -1
   await waitFor('an SEO replica ready', async () => { if (await ready(p[0]!.ports['8080']!) || await ready(p[1]!.ports['8080']!)) { seoBack = now(); return true } return false })
-  events.push({ at: seoBack, event: 'seo replicas ready again (start returns once both are)', servedAgainAfterMs: Math.round(await firstSuccessAfter('seo/v1', seoBack)) })
+  await starting
+  events.push({ at: seoBack, event: 'seo replicas back: the first ready again', servedAgainAfterMs: Math.round(await firstSuccessAfter('seo/v1', seoBack)) })
 
   // 3. The assistant service (one replica, no balancer: the gateway's own 502).
   await sleep(2000)
-  topology('kill', PROFILE, 'assistant', '1')
+  await topology('kill', PROFILE, 'assistant', '1')
   events.push({ at: now(), event: 'assistant killed' })
   await sleep(3000)
-  topology('start', PROFILE, 'assistant', '1')
+  await topology('start', PROFILE, 'assistant', '1')
   const assistantBack = now()
   events.push({ at: assistantBack, event: 'assistant ready again', servedAgainAfterMs: Math.round(await firstSuccessAfter('assistant/v1', assistantBack)) })
   await sleep(2000)
@@ -216,6 +225,9 @@ async function failover (): Promise<void> {
     notInTheErrorShape: bad.length,
     examples: [...new Map(failures.map((a) => [`${a.status} ${a.body.slice(0, 200)}`, a])).keys()].slice(0, 6),
     slowestMs: slowest,
+    // When the slowest were asked (ms from the start, as the events), for which namespace, with what answer.
+    slowestAnswers: [...run.answers].sort((x, y) => y.ms - x.ms).slice(0, 5).map((a) => ({ at: Math.round(a.at), ms: Math.round(a.ms), namespace: a.namespace, status: a.status })),
+    over: run.answers.filter((a) => a.ms > timeoutMs).length,
     gatewayTimeoutMs: timeoutMs,
     events
   }
