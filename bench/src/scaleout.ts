@@ -30,8 +30,8 @@ interface Replica { pid: number, ports: Record<string, number>, env: Record<stri
 interface State { entry: string, services: Record<string, Replica[]> }
 
 // Never synchronous while a load runs: a blocked event loop would count as slow answers.
-const topology = async (...args: string[]): Promise<string> => (await promisify(execFile)('scripts/topology.sh', args, { cwd: ROOT, encoding: 'utf8' })).stdout
-const state = (): State => JSON.parse(execFileSync('scripts/topology.sh', ['state', PROFILE], { cwd: ROOT, encoding: 'utf8' })) as State
+const topology = async (...args: string[]): Promise<string> => (await promisify(execFile)('bash', ['scripts/topology.sh', ...args], { cwd: ROOT, encoding: 'utf8' })).stdout
+const state = (): State => JSON.parse(execFileSync('bash', ['scripts/topology.sh', 'state', PROFILE], { cwd: ROOT, encoding: 'utf8' })) as State
 const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 /** HAProxy's view of a backend's servers: name -> status (UP, DOWN...) and sessions so far. */
@@ -130,10 +130,10 @@ interface Answer { at: number, ms: number, status: number, body: string, namespa
 /** Requests in a loop on `workers` connections each, until stopped; every answer kept. */
 function load (urls: Array<{ url: string, namespace: string }>, workers: number): { answers: Answer[], stop: () => Promise<void> } {
   const answers: Answer[] = []
-  let running = true
+  const control = { running: true }
   const t0 = performance.now()
   const loops = urls.flatMap(({ url, namespace }) => Array.from({ length: workers }, async () => {
-    while (running) {
+    while (control.running) {
       const started = performance.now()
       let status = 0
       let body = ''
@@ -147,7 +147,7 @@ function load (urls: Array<{ url: string, namespace: string }>, workers: number)
       answers.push({ at: started - t0, ms: performance.now() - started, status, body: status >= 200 && status < 300 ? '' : body, namespace })
     }
   }))
-  return { answers, stop: async () => { running = false; await Promise.all(loops) } }
+  return { answers, stop: async () => { control.running = false; await Promise.all(loops) } }
 }
 
 /** Whether a failed answer is a 502/503 in the error shape naming its namespace. */

@@ -195,7 +195,7 @@ async function up (profile: string): Promise<void> {
           const argv = s.kind === 'gateway'
             ? [process.execPath, '--import', 'tsx', 'apps/gateway/src/main.ts']
             : [process.execPath, '--import', 'tsx', 'apps/cli/src/main.ts', ...s.args]
-          const own = {
+          const own: Record<string, string> = {
             PATH: process.env.PATH ?? '/usr/bin:/bin',
             HOME: process.env.HOME ?? dir,
             NODE_ENV: 'production',
