@@ -6,7 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../services.js'
-import { mediaPlace, UPLOADS_PATH } from './media.js'
+import { mediaPlace } from './media.js'
+import { UPLOADS_PATH } from './urls.js'
 import { safeKey } from './storage.js'
 
 export interface MediaFilesOptions { services: Services }

@@ -14,7 +14,8 @@ import type { OutboundClient } from '../outbound/index.js'
 import type { Services } from '../services.js'
 import type { UserRecord } from '../users/store.js'
 import { allowedMime } from './file-types.js'
-import { createAttachment, fileUrl, mediaPlace } from './media.js'
+import { createAttachment, mediaPlace } from './media.js'
+import { fileUrl } from './urls.js'
 import { receiveFile } from './upload.js'
 
 export interface ImportOptions {

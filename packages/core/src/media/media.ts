@@ -35,14 +35,12 @@ import { htmlClass, sanitizeSlug } from '../content/slugs.js'
 import { requestSettings } from '../content/posts.js'
 import { registerPostType, typeRegistry, type PostTypeDefinition } from '../content/type-registry.js'
 import { mediaErrors } from './errors.js'
+import { fileUrl } from './urls.js'
 import { mediaTypeOf, RESIZABLE } from './file-types.js'
 import { mediaItemSchema, mediaListArgs, mediaWriteArgs } from './media-schema.js'
 import { IMAGE_SIZES, makeSizes, type MadeImage } from './sizes.js'
 import { localStorage, workDir, type MediaStorage } from './storage.js'
 import { identify, receiveBody, type ReceivedFile } from './upload.js'
-
-/** Where the service serves uploaded files, below its base URL. */
-export const UPLOADS_PATH = '/cms-content/uploads'
 
 /** The `attachment` post type as the core declares it: no archive, not in menus, created by `upload_files`. */
 const ATTACHMENT_POST_TYPE: PostTypeDefinition = {
@@ -117,10 +115,6 @@ function keysOf (a: Attachment): string[] {
   if (a.metadata?.original_image !== undefined) keys.push(folder + a.metadata.original_image)
   for (const size of Object.values(a.metadata?.sizes ?? {})) keys.push(folder + size.file)
   return [...new Set(keys)]
-}
-
-export function fileUrl (home: string, key: string): string {
-  return `${home}${UPLOADS_PATH}/${key.split('/').map(encodeURIComponent).join('/')}`
 }
 
 /** Text without tags or control characters (alt text), in one pass. */
