@@ -132,7 +132,7 @@ t.test('unknown actions, bad input and permissions', async (t) => {
   const dashed = await h.call('GET', `${S}/get-users`, { as: contributor })
   t.same([dashed.status, dashed.body.code], [404, 'rest_no_route'], 'the action is word characters')
 
-  const bad: Array<[Record<string, unknown>, string]> = [
+  const bad: Array<[Record<string, string | number>, string]> = [
     [{ s: 'x'.repeat(1001) }, 's'],
     [{ ids: '1,abc' }, 'ids'],
     [{ ids: Array.from({ length: 101 }, (_, i) => i + 1).join(',') }, 'ids'],

@@ -29,7 +29,11 @@ t.test('a menu item\'s mega menu', async (t) => {
   const editor = await h.caller('editor')
   const subscriber = await h.caller('subscriber')
   const template = async (status: 'publish' | 'draft' | 'private', data: unknown = tree): Promise<number> => (await h.services.content.createPost({
-    type: 'builder_library', title: `Panel ${status}`, status, author: admin.user.id, siteUrl: 'http://cms.test',
+    type: 'builder_library',
+    title: `Panel ${status}`,
+    status,
+    author: admin.user.id,
+    siteUrl: 'http://cms.test',
     meta: { _builder_template_type: 'section', _builder_edit_mode: 'builder', _builder_data: JSON.stringify(data) }
   })).id
   const published = await template('publish')
