@@ -17,7 +17,7 @@
  * matched on their names, no e-mail address shown).
  */
 import { denied, endpoint, invalidParam, route, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
-import { listUsers, typeRegistry, type MetaClause, type PackageApi, type PostRow } from '@cms/core'
+import { listUsers, type MetaClause, type PackageApi, type PostRow } from '@cms/core'
 import { LIBRARY_TYPE } from '@cms/builder'
 import { addonsErrors } from './errors.js'
 import type { Menus } from './menus.js'
@@ -59,7 +59,7 @@ function lookupOf (req: RestRequest<any>): Lookup {
 const paged = (results: Item[], more: boolean): Answer => ({ results, pagination: { more } })
 
 export function ajaxSelect2Routes (api: PackageApi, menuStore: Menus): RelativeRouteDecl[] {
-  const types = (): ReturnType<typeof typeRegistry> => typeRegistry(api.services)
+  const types = (): PackageApi['services']['types'] => api.services.types
 
   /** Posts of some types as the caller may read them, a page of `perPage`. */
   async function postsLookup (req: RestRequest<any>, q: Lookup, type: string, perPage: number, extra: { status?: string[], meta?: MetaClause[] } = {}): Promise<Answer> {
