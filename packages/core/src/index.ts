@@ -12,6 +12,7 @@ export { permissionsTable, casesOf, type PermissionCase, type Outcome, type Prob
 export { mediaFiles, type MediaFilesOptions } from './media/files.js'
 export { createAttachment } from './media/media.js'
 export { DEFAULT_UPLOAD_MAX_BYTES, type MediaPlace } from './media/place.js'
+export { IMAGE_DEFAULTS, ImageGate, type ImageLimits } from './media/image-gate.js'
 export { UPLOADS_PATH } from './media/urls.js'
 export { localStorage as localMediaStorage, safeKey as safeMediaKey, type MediaStorage } from './media/storage.js'
 export { sanitizeFileName, type ReceivedFile } from './media/upload.js'
