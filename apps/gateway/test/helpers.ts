@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '@cms/store'
 import { openStore } from '@cms/store'
-import { openTestStore } from '@cms/store/testing'
-import { coreMigrations, type CmsPackage } from '@cms/core'
+import { migrateTestStore, openTestStore } from '@cms/store/testing'
+import type { CmsPackage } from '@cms/core'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { profiles } from '../src/profiles.js'
 import { loadSettings } from '../src/settings.js'
@@ -66,10 +66,11 @@ export async function gatewayApp (opts: GatewayAppOptions = {}): Promise<Gateway
   const named = profiles[settings.deployment]!
   const profile = opts.packages === undefined ? undefined : { ...named, namespaces: [...named.namespaces, ...opts.packages.flatMap((p) => p.namespaces)] }
   const own = opts.store === undefined
-  const store = opts.store ?? (target === undefined ? await openTestStore({ migrations: [coreMigrations] }) : await openStore({ databaseUrl: target.databaseUrl, poolSize: 5 }))
+  // Against a deployment, its own database (already migrated by its job; the app checks as at start).
+  const store = opts.store ?? (target === undefined ? await openTestStore({ migrate: 'later' }) : await openStore({ databaseUrl: target.databaseUrl, poolSize: 5 }))
   let app: FastifyInstance | undefined
   try {
-    app = await buildApp(settings, { store, logger: opts.logger ?? false, jobs: opts.jobs ?? false, packages: opts.packages, profile })
+    app = await buildApp(settings, { store, logger: opts.logger ?? false, jobs: opts.jobs ?? false, packages: opts.packages, profile, migrate: own && target === undefined ? migrateTestStore : undefined })
     app.addHook('onClose', removeContent)
     if (target !== undefined) {
       if (settings.deployment !== target.profile) throw new Error(`a test asked for profile ${settings.deployment}; the target CMS_TEST_TARGET serves ${target.profile}`)
