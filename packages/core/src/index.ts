@@ -12,7 +12,7 @@ export { permissionsTable, casesOf, type PermissionCase, type Outcome, type Prob
 export { mediaFiles, type MediaFilesOptions } from './media/files.js'
 export { createAttachment } from './media/media.js'
 export { DEFAULT_UPLOAD_MAX_BYTES, type MediaPlace } from './media/place.js'
-export { UPLOADS_PATH } from './media/urls.js'
+export { UPLOADS_PATH } from './content/uploads.js'
 export { localStorage as localMediaStorage, safeKey as safeMediaKey, type MediaStorage } from './media/storage.js'
 export { sanitizeFileName, type ReceivedFile } from './media/upload.js'
 export { importMedia, type ImportOptions, type Imported } from './media/import.js'

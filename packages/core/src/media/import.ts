@@ -15,7 +15,7 @@ import type { Services } from '../services.js'
 import type { UserRecord } from '../users/store.js'
 import { allowedMime } from './file-types.js'
 import { createAttachment } from './media.js'
-import { fileUrl } from './urls.js'
+import { fileUrl } from '../content/uploads.js'
 import { receiveFile } from './upload.js'
 
 export interface ImportOptions {
