@@ -91,6 +91,8 @@ export interface TestAppOptions {
   contentDir?: string
   /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`; default the core's). */
   uploadMaxBytes?: number
+  /** Most pixels of an image (`CMS_IMAGE_MAX_PIXELS`) and images made at once (`CMS_IMAGE_CONCURRENCY`); default the core's. */
+  images?: { maxPixels?: number, concurrency?: number }
   /** The deployment's environment (`CMS_ENVIRONMENT`: `local` lets the authorization page redirect to plain http). */
   environment?: string
   /** A database to share with another app (already migrated or not; closed by whoever opened it). Default: a fresh one, closed with the app. */
@@ -122,7 +124,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const env = opts.env ?? {}
   const services = createServices({
     store,
-    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, environment: opts.environment, packages: packageSettingsFromEnv(env) },
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, environment: opts.environment, packages: packageSettingsFromEnv(env) },
     upstreams: new Upstreams(upstreamConfigFromEnv(env))
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions, local)
