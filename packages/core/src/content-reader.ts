@@ -17,7 +17,7 @@ import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants
 import { listTerms } from './content/term-store.js'
 import { readRule, runListQuery, type ListQuery, type MetaClause, type TaxClause } from './content/post-query.js'
 import { ATTACHMENT_META, permalink, permalinkPrefix } from './content/post-types.js'
-import { fileUrl } from './media/media.js'
+import { fileUrl } from './media/urls.js'
 import { postMeta, posts } from './content/schema.js'
 import { getUserMetas } from './users/store.js'
 

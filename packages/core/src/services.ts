@@ -12,6 +12,10 @@ import { PackageOptions } from './package-options.js'
 import { LifecycleEvents, type LifecycleOptions } from './events/index.js'
 import { contentReader, type ContentReader } from './content-reader.js'
 import type { MediaStorage } from './media/storage.js'
+import { mediaPlaceOf, type MediaPlace } from './media/place.js'
+import { TypeRegistry } from './content/type-registry.js'
+import { userContentHandler } from './content/user-content.js'
+import type { UserContentHandler } from './users/authors.js'
 import type { PackageSettings } from './package-settings.js'
 import { maintenanceMode, type MaintenanceMode } from './maintenance.js'
 
@@ -32,6 +36,12 @@ export interface Services {
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage
+  /** The uploads' storage (`mediaStorage` or the default), work directory and size limit. */
+  media: MediaPlace
+  /** The post types and taxonomies: the core's, then those packages register. */
+  types: TypeRegistry
+  /** What deleting a user does to their posts (the content module's answer, given to the users module). */
+  userContent: UserContentHandler
   /** The registered post meta (the core's keys, then each package's). */
   meta: MetaRegistry
   /** The registered user meta (packages' keys; shown under `meta` in cms/v2 users once one is registered). */
@@ -56,5 +66,5 @@ export interface Services {
 export function createServices (base: Pick<Services, 'store' | 'settings' | 'mediaStorage'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, userMeta: new MetaRegistry('user'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
+  return { ...base, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
 }

@@ -255,7 +255,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
       throw userErrors.rest_user_invalid_reassign()
     }
     const previous = await present(req, user, { edit: true, links: false })
-    await deleteUser(store, id, reassign)
+    await deleteUser(store, id, reassign, services.userContent)
     forgetUser(req, id)
     return { deleted: true, previous }
   }
