@@ -14,7 +14,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, Enum, route, type RelativeRouteDecl } from '@cms/rest'
-import { typeRegistry, type PackageApi } from '@cms/core'
+import type { PackageApi } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { seoErrors } from './errors.js'
 import { updateOption, USER_KEYS, type SeoOptions, type UserState } from './state.js'
@@ -116,7 +116,7 @@ export function introductionRoutes (api: PackageApi, users: UserState, options: 
           const fromBody = (req.sentBody as Record<string, unknown> | undefined)?.[snake] ?? req.query[snake]
           const name = req.params[arg] ?? (typeof fromBody === 'string' ? fromBody : undefined)
           if (name === undefined || name === '') return { message: `${noun} is not new.`, success: true, status: 200 }
-          const registry = typeRegistry(api.services)
+          const registry = api.services.types
           if (!(kind === 'post-type' ? registry.postTypes : registry.taxonomies).has(name)) {
             throw kind === 'post-type' ? seoErrors.seo_invalid_post_type_name() : seoErrors.seo_invalid_taxonomy_name()
           }
