@@ -4,6 +4,8 @@
  *
  *   snippets.ts     snippets, snippets/{id}, /artifact, /files, /files/{filename}, /publish, snippets/validate
  *   artifacts.ts    artifacts/{artifact_id}, /rename, /files
+ *   dev-mode.ts     dev-mode, dev-mode/status
+ *   super-admin.ts  super-admin/status, /opt-in, /execute, /list, /read
  *
  * Snippets and their dev and prod file sets are the package's own tables
  * (schema.ts, ../migrations); the file rules are file-rules.ts; code runs
@@ -15,9 +17,12 @@ import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
 import { USE_ASSISTANT } from './access.js'
 import { artifactRoutes } from './artifacts.js'
+import { assistantConfig } from './config.js'
+import { devModeRoutes } from './dev-mode.js'
 import { assistantPermissionCases } from './permissions.js'
 import { snippetStore } from './snippet-store.js'
 import { snippetRoutes } from './snippets.js'
+import { superAdminRoutes } from './super-admin.js'
 
 export const assistantPackage = definePackage({
   name: '@cms/assistant',
@@ -27,10 +32,15 @@ export const assistantPackage = definePackage({
   register (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.capability(USE_ASSISTANT, ['administrator'])
+    const config = assistantConfig(process.env)
     const snippets = snippetStore(api.services)
+    const devMode = devModeRoutes(api)
+    const superAdmin = superAdminRoutes(api, config)
     api.namespace('assistant/v1', () => [
       ...snippetRoutes(snippets),
-      ...artifactRoutes(snippets)
+      ...artifactRoutes(snippets),
+      ...devMode,
+      ...superAdmin
     ])
     api.permissionCases(assistantPermissionCases)
   }

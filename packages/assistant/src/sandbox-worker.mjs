@@ -72,6 +72,14 @@ async function execute ({ code, timeoutMs, memoryBytes }) {
     probe.value.dispose()
   }
   const result = vm.evalCode(source, 'code.js')
+  // Promise callbacks the code queued run too, under the same limits.
+  if (result.error === undefined && !interrupted) {
+    const jobs = runtime.executePendingJobs()
+    if (jobs.error !== undefined) {
+      if (errors.length < ERRORS_CAP) errors.push({ type: 'Error', message: String(vm.dump(jobs.error)?.message ?? 'a queued job failed'), file: 'code', line: null })
+      jobs.error.dispose()
+    }
+  }
   const answer = { success: true, return_value: null, output, errors, execution_time_ms: 0, requires_reload: 'none' }
   if (result.error !== undefined) {
     const err = vm.dump(result.error)
@@ -91,6 +99,12 @@ async function execute ({ code, timeoutMs, memoryBytes }) {
     const value = vm.dump(result.value)
     result.value.dispose()
     answer.return_value = value === undefined ? null : value
+  }
+  if (interrupted && answer.success) {
+    // Stopped in a queued promise callback.
+    answer.success = false
+    answer.error_class = 'TimeLimitExceeded'
+    answer.error_message = `The code ran longer than the time limit of ${timeoutMs} ms and was stopped.`
   }
   answer.output = output
   answer.execution_time_ms = Math.round((performance.now() - started) * 100) / 100

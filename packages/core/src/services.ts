@@ -5,19 +5,19 @@
  */
 import type { Store } from '@cms/store'
 import { MetaRegistry, registerCoreMeta } from './content/meta.js'
-import { FieldRegistry } from './fields.js'
-import { RoleRegistry } from './capabilities.js'
-import { Upstreams } from './upstream.js'
-import { PackageOptions } from './package-options.js'
-import { LifecycleEvents, type LifecycleOptions } from './events/index.js'
-import { contentReader, type ContentReader } from './content-reader.js'
+import { FieldRegistry } from './platform/fields.js'
+import { RoleRegistry } from './users/capabilities.js'
+import { Upstreams } from './platform/upstream.js'
+import { PackageOptions } from './platform/package-options.js'
+import { LifecycleEvents, type LifecycleOptions } from './platform/events/index.js'
+import { contentReader, type ContentReader } from './content/reader.js'
 import type { MediaStorage } from './media/storage.js'
 import { mediaPlaceOf, type MediaPlace } from './media/place.js'
 import { TypeRegistry } from './content/type-registry.js'
 import { userContentHandler } from './content/user-content.js'
 import type { UserContentHandler } from './users/authors.js'
-import type { PackageSettings } from './package-settings.js'
-import { maintenanceMode, type MaintenanceMode } from './maintenance.js'
+import type { PackageSettings } from './platform/package-settings.js'
+import { maintenanceMode, type MaintenanceMode } from './platform/maintenance.js'
 
 export interface Services {
   store: Store
@@ -27,6 +27,10 @@ export interface Services {
     contentDir: string
     /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`, default 64 MiB). */
     uploadMaxBytes?: number
+    /** Most pixels an uploaded image may have (`CMS_IMAGE_MAX_PIXELS`, default 50 million). */
+    imageMaxPixels?: number
+    /** Images processed at once (`CMS_IMAGE_CONCURRENCY`, default 2). */
+    imageConcurrency?: number
     /** How often due scheduled posts are published (`CMS_SCHEDULER_INTERVAL_MS`, default 10 s). */
     schedulerIntervalMs?: number
     /** `local` lets the authorization page redirect to plain-http URLs (`CMS_ENVIRONMENT`). */

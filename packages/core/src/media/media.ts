@@ -230,7 +230,7 @@ async function storeUpload (place: MediaPlace, file: ReceivedFile, now: Date): P
   const stem = basename(file.name, extname(file.name))
   const name = `${stem}.${ext}`
   await mkdir(place.work, { recursive: true })
-  const made = RESIZABLE.has(mime) ? await makeSizes(file.path, ext, mime, place.work) : undefined
+  const made = RESIZABLE.has(mime) ? await makeSizes(file.path, ext, mime, place.work, place.images) : undefined
   const stored: string[] = []
   const undo = async (): Promise<void> => { await place.storage.remove(stored) }
   try {
@@ -331,7 +331,7 @@ async function regenerateSizes (services: Services, post: PostRow, a: Attachment
   try {
     await pipeline(place.storage.read(a.key), createWriteStream(path, { flags: 'wx' }))
     const ext = extname(a.key).slice(1)
-    const made = await makeSizes(path, ext, a.mime, place.work)
+    const made = await makeSizes(path, ext, a.mime, place.work, place.images)
     const stored: string[] = []
     try {
       const old = Object.values(a.metadata.sizes ?? {}).map((s) => a.key.slice(0, a.key.lastIndexOf('/') + 1) + s.file)

@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto'
 import { and, asc, count, desc, eq, inArray, notInArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store } from '@cms/store'
-import { isRole, type Role } from '../capabilities.js'
+import { isRole, type Role } from './capabilities.js'
 import { applicationPasswords, userMeta, users } from './schema.js'
 import { generateAppPassword, hashAccountPassword, keyedHash, siteKey } from './passwords.js'
 import { appPasswordErrors, userErrors } from './errors.js'
 import { handleDeletedUserContent, hasPublishedPostsCondition, type UserContentHandler } from './authors.js'
-import { checkSearchLength } from '../search-bound.js'
+import { checkSearchLength } from '../platform/search-bound.js'
 
 export interface UserRecord {
   id: number

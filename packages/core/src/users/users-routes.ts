@@ -9,9 +9,9 @@ import {
   unvalidated, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
-import type { FieldRegistry } from '../fields.js'
+import type { FieldRegistry } from '../platform/fields.js'
 import { cachedSiteOptions } from '../site.js'
-import { isRole, ROLES, type Role, type RoleRegistry } from '../capabilities.js'
+import { isRole, ROLES, type Role, type RoleRegistry } from './capabilities.js'
 import { denied, userErrors } from './errors.js'
 import { AUTHOR_POST_TYPES, countPublishedPosts } from './authors.js'
 import {
