@@ -8,9 +8,10 @@
  */
 import t from 'tap'
 import { checkPermissions } from '@cms/core/testing'
+import { profilesUnderTest } from './harness/target.js'
 import { gatewayApp } from './helpers.js'
 
-for (const profile of ['A', 'B'] as const) {
+for (const profile of profilesUnderTest()) {
   t.test(`profile ${profile}`, async (t) => {
     const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile } })
     t.teardown(h.close)

@@ -8,6 +8,8 @@ export const MANAGE_SEO = 'manage_seo_options'
 export const mayManageSeo = can(MANAGE_SEO, { error: seoErrors.rest_forbidden })
 /** `edit_posts` (contributors and up). */
 export const mayEditPosts = can('edit_posts', { error: seoErrors.rest_forbidden })
+/** `edit_others_posts` (editors and administrators). */
+export const mayEditOthersPosts = can('edit_others_posts', { error: seoErrors.rest_forbidden })
 /** `read` (any signed-in user). */
 export const mayRead = can('read', { error: seoErrors.rest_forbidden })
 
