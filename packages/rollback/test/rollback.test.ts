@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { definePackage } from '@cms/core'
-import { testApp, type TestApp, type TestCaller } from '@cms/testing'
+import { checkPermissions, testApp, type TestApp, type TestCaller } from '@cms/testing'
 import { packageRegistry, registryPackage, type PackageRegistry } from '@cms/registry'
 import { rollbackPackage } from '../src/index.js'
 import { makeZip, packageZip, renameInZip, sourceDir } from '../../registry/test/zips.js'
@@ -255,4 +255,12 @@ t.test('profile B: archives sorted by orderby and order; the process routes are 
   t.same([item.file_exists, item.download_url], [false, null], 'a missing file has no download URL')
   t.equal((await h.call('POST', '/rollback/v1/process-rollback', { as: admin, body: { type: 'plugin', slug: 'extra', version: '1.0.0', step: 'cleanup' } })).status, 404)
   t.ok(registry)
+})
+
+t.test('who may call each rollback route: the permission prober against the routes\' own declarations', async (t) => {
+  for (const sorting of [false, true]) {
+    const { h } = await setup(t, sorting ? { 'rollback/v1': { archiveSorting: true } } : {})
+    const probed = await checkPermissions(t, h, { only: (target) => target.key.includes(' /rollback/v1') })
+    t.equal(probed, sorting ? 4 : 7, 'one case per route and method, the root included')
+  }
 })
