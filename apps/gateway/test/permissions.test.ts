@@ -7,11 +7,12 @@
  */
 import t from 'tap'
 import { casesOf, type CallerKind } from '@cms/core'
+import { profilesUnderTest } from './harness/target.js'
 import { gatewayApp } from './helpers.js'
 import { targetsOf } from './harness/routes.js'
 import { prober } from './harness/permissions.js'
 
-for (const profile of ['A', 'B'] as const) {
+for (const profile of profilesUnderTest()) {
   t.test(`profile ${profile}`, async (t) => {
     const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile } })
     t.teardown(h.close)

@@ -10,6 +10,8 @@ const check = (cap: string) => (req: RestRequest): true | RestError => req.user.
 export const mayManageSeo = check(MANAGE_SEO)
 /** `edit_posts` (contributors and up). */
 export const mayEditPosts = check('edit_posts')
+/** `edit_others_posts` (editors and administrators). */
+export const mayEditOthersPosts = check('edit_others_posts')
 /** `read` (any signed-in user). */
 export const mayRead = check('read')
 
