@@ -25,6 +25,8 @@ export interface BuildOptions {
   packages?: readonly CmsPackage[]
   /** A profile instead of the named one of the settings (tests composing their own). */
   profile?: Profile
+  /** How the store is migrated (tests: from a migrated template); default the store's `migrate`. */
+  migrate?: typeof migrate
 }
 
 /** Errors that mean the database cannot be reached right now. */
@@ -95,7 +97,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   const profile = opts.profile ?? profiles[settings.deployment]!
   const strangers = Object.keys(settings.remote).filter((ns) => !profile.namespaces.includes(ns))
   if (strangers.length > 0) throw new Error(`CMS_REMOTE_NAMESPACES names namespaces profile ${profile.name} does not expose: ${strangers.join(', ')}`)
-  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes, schedulerIntervalMs: settings.schedulerIntervalMs, environment: settings.environment, packages: settings.packages }, upstreams: new Upstreams(settings.upstreams), events: settings.events })
+  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes, imageMaxPixels: settings.images.maxPixels, imageConcurrency: settings.images.concurrency, schedulerIntervalMs: settings.schedulerIntervalMs, environment: settings.environment, packages: settings.packages }, upstreams: new Upstreams(settings.upstreams), events: settings.events })
   const served = namespacesOf(profile, settings.namespaces)
   // A namespace another service serves is not built here: the kernel proxies all of it.
   const local = served.filter((ns) => settings.remote[ns] === undefined)
@@ -108,7 +110,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   app.decorate('platform', platform)
   const started = performance.now()
   try {
-    await migrate(store, platform.migrationSets())
+    await (opts.migrate ?? migrate)(store, platform.migrationSets())
   } catch (err) {
     if (opts.store === undefined) await store.close()
     throw err
@@ -131,6 +133,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     // The pages of the packages whose namespace another service serves go there too.
     remotePages: remotePagesOf(catalog, settings.remote),
     classifyError: storeErrorToRest,
+    jsonBodyLimit: settings.jsonBodyLimit,
+    textLimits: settings.textLimits,
     // Anonymous answers (and the reads behind them) are reused while nothing has been committed.
     horizon: async () => await store.horizon(),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }

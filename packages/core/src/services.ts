@@ -27,6 +27,10 @@ export interface Services {
     contentDir: string
     /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`, default 64 MiB). */
     uploadMaxBytes?: number
+    /** Most pixels an uploaded image may have (`CMS_IMAGE_MAX_PIXELS`, default 50 million). */
+    imageMaxPixels?: number
+    /** Images processed at once (`CMS_IMAGE_CONCURRENCY`, default 2). */
+    imageConcurrency?: number
     /** How often due scheduled posts are published (`CMS_SCHEDULER_INTERVAL_MS`, default 10 s). */
     schedulerIntervalMs?: number
     /** `local` lets the authorization page redirect to plain-http URLs (`CMS_ENVIRONMENT`). */

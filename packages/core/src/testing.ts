@@ -16,7 +16,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelServerOptions, restKernel, type NamespaceDecl } from '@cms/rest'
 import { basic, call, type Answer, type CallOptions, type TestCaller } from '@cms/rest/testing'
 import { migrate, type Store } from '@cms/store'
-import { openTestStore } from '@cms/store/testing'
+import { migrateTestStore, openTestStore } from '@cms/store/testing'
 import type { Role } from './users/capabilities.js'
 import { mediaFiles } from './media/files.js'
 import { corePackage } from './package.js'
@@ -91,6 +91,8 @@ export interface TestAppOptions {
   contentDir?: string
   /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`; default the core's). */
   uploadMaxBytes?: number
+  /** Most pixels of an image (`CMS_IMAGE_MAX_PIXELS`) and images made at once (`CMS_IMAGE_CONCURRENCY`); default the core's. */
+  images?: { maxPixels?: number, concurrency?: number }
   /** The deployment's environment (`CMS_ENVIRONMENT`: `local` lets the authorization page redirect to plain http). */
   environment?: string
   /** A database to share with another app (already migrated or not; closed by whoever opened it). Default: a fresh one, closed with the app. */
@@ -112,7 +114,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const remote = opts.remote ?? {}
   const local = namespaces.filter((ns) => remote[ns] === undefined)
   const always = ['@cms/core', ...catalog.filter((p) => p.namespaces.length === 0).map((p) => p.name)]
-  const store = opts.store ?? await openTestStore({ migrate: false })
+  const store = opts.store ?? await openTestStore({ migrate: 'later' })
   const lines = opts.logLines
   const app = Fastify({
     ...kernelServerOptions(),
@@ -122,14 +124,14 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const env = opts.env ?? {}
   const services = createServices({
     store,
-    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, environment: opts.environment, packages: packageSettingsFromEnv(env) },
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, environment: opts.environment, packages: packageSettingsFromEnv(env) },
     upstreams: new Upstreams(upstreamConfigFromEnv(env))
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions, local)
   try {
     for (const pkg of packagesFor(catalog, local, always)) await app.register(pkg.plugin, { platform })
     app.decorate('platform', platform)
-    await migrate(store, platform.migrationSets())
+    await (opts.store === undefined ? migrateTestStore(store, platform.migrationSets()) : migrate(store, platform.migrationSets()))
     await app.register(restKernel, {
       namespaces: platform.namespaces(),
       routes: platform.routes(),

@@ -20,4 +20,6 @@ export { compileArgs, endpointValidator, type ArgsValidator } from './request-ar
 export { isHostValue, hostChecker, type HostPolicy } from './host.js'
 export { weighedCache } from './weighed-cache.js'
 export { DRAIN_FACTOR, DRAIN_MS } from './body.js'
+export { DEFAULT_JSON_BODY_LIMIT } from './body-parsers.js'
+export { DEFAULT_TEXT_LIMITS, scanJson, tooMuchText, type TextLimits, type JsonShape } from './json-scan.js'
 export { EMBED_REQUEST_LIMIT, EMBED_CONCURRENCY } from './embed.js'

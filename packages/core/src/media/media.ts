@@ -20,22 +20,8 @@ import {
 } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
-import { formatGmt, formatLocal, nowSeconds, parseRequestDate } from '../content/dates.js'
-import { contentErrors, denied, invalidParam } from '../content/errors.js'
-import { metaResponse } from '../content/meta.js'
-import { canEdit, canRead, capObject } from '../content/post-format.js'
-import { readRule, runListQuery, type ListQuery } from '../content/post-query.js'
-import { deleteArgs } from '../content/post-schema.js'
-import { deletePostFully, getMeta, getPost, setMeta, uniquePostSlug, type PostRow } from '../content/post-store.js'
-import { ATTACHMENT_META, ATTACHMENT_TYPE, permalink, type SiteSettings } from '../content/post-types.js'
-import { preparePost, textParam, writePost } from '../content/post-write.js'
-import { renderedContent, renderedExcerpt, renderedTitle } from '../content/render-cache.js'
-import { posts } from '../content/schema.js'
-import { htmlClass, sanitizeSlug } from '../content/slugs.js'
-import { requestSettings } from '../content/posts.js'
-import type { PostTypeDefinition } from '../content/type-registry.js'
+import { ATTACHMENT_META, ATTACHMENT_TYPE, canEdit, canRead, capObject, contentErrors, deleteArgs, deletePostFully, denied, fileUrl, formatGmt, formatLocal, getMeta, getPost, htmlClass, invalidParam, metaResponse, nowSeconds, parseRequestDate, permalink, posts, preparePost, readRule, renderedContent, renderedExcerpt, renderedTitle, requestSettings, runListQuery, sanitizeSlug, setMeta, textParam, uniquePostSlug, writePost, type ListQuery, type PostRow, type PostTypeDefinition, type SiteSettings } from '../content/index.js'
 import { mediaErrors } from './errors.js'
-import { fileUrl } from './urls.js'
 import { mediaTypeOf, RESIZABLE } from './file-types.js'
 import { mediaItemSchema, mediaListArgs, mediaWriteArgs } from './media-schema.js'
 import { IMAGE_SIZES, makeSizes, type MadeImage } from './sizes.js'
@@ -230,7 +216,7 @@ async function storeUpload (place: MediaPlace, file: ReceivedFile, now: Date): P
   const stem = basename(file.name, extname(file.name))
   const name = `${stem}.${ext}`
   await mkdir(place.work, { recursive: true })
-  const made = RESIZABLE.has(mime) ? await makeSizes(file.path, ext, mime, place.work) : undefined
+  const made = RESIZABLE.has(mime) ? await makeSizes(file.path, ext, mime, place.work, place.images) : undefined
   const stored: string[] = []
   const undo = async (): Promise<void> => { await place.storage.remove(stored) }
   try {
@@ -331,7 +317,7 @@ async function regenerateSizes (services: Services, post: PostRow, a: Attachment
   try {
     await pipeline(place.storage.read(a.key), createWriteStream(path, { flags: 'wx' }))
     const ext = extname(a.key).slice(1)
-    const made = await makeSizes(path, ext, a.mime, place.work)
+    const made = await makeSizes(path, ext, a.mime, place.work, place.images)
     const stored: string[] = []
     try {
       const old = Object.values(a.metadata.sizes ?? {}).map((s) => a.key.slice(0, a.key.lastIndexOf('/') + 1) + s.file)
