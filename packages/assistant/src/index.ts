@@ -13,7 +13,7 @@
  * Snippets and their dev and prod file sets are the package's own tables
  * (schema.ts, ../migrations); the file rules are file-rules.ts; code runs
  * only in the QuickJS sandbox of a worker thread (sandbox.ts,
- * sandbox-worker.mjs). Who may call what: access.ts, permissions.ts.
+ * sandbox-worker.mjs). Who may call what: access.ts and each route's `permission`.
  */
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
@@ -24,7 +24,6 @@ import { artifactRoutes } from './artifacts.js'
 import { builderSiteRoutes } from './builder-site.js'
 import { assistantConfig } from './config.js'
 import { devModeRoutes } from './dev-mode.js'
-import { assistantPermissionCases } from './permissions.js'
 import { snippetStore } from './snippet-store.js'
 import { siteRoutes } from './site.js'
 import { snippetRoutes } from './snippets.js'
@@ -52,6 +51,5 @@ export const assistantPackage = definePackage({
       ...site,
       ...builderSiteRoutes(api, builder)
     ])
-    api.permissionCases(assistantPermissionCases)
   }
 })
