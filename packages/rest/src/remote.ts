@@ -19,6 +19,7 @@ import { restUrl } from './links.js'
 import { ownHeaders, splitPath, type DispatchRequest, type DispatchResponse } from './dispatch.js'
 import { METHODS, route, type EndpointDecl, type Method, type RouteDecl } from './route.js'
 import { routeFinder, type RouteFinder } from './router.js'
+import { decidedElsewhere } from './permission.js'
 
 export interface RemoteOptions {
   /** namespace -> the service's base URL (`http://seo:8080`). */
@@ -306,7 +307,7 @@ function standInsOf (namespace: string, routes: Record<string, Record<string, un
         endpoints: endpoints.map((ep) => ({
           methods: (ep.methods ?? []).filter((m): m is Method => (METHODS as readonly string[]).includes(m)),
           allowBatch: ep.allow_batch?.v1 === true,
-          permission: () => true,
+          permission: decidedElsewhere,
           handler: () => { throw kernelErrors.rest_no_route() }
         }))
       }))

@@ -23,8 +23,7 @@
  *   integrations.ts      integrations/set_active and the analytics connector's local state
  *   tasks.ts             get_tasks, complete_task, action_tracking, workouts
  *   state.ts             the options and user meta keys of the routes above
- *   access.ts            the shared permission checks
- *   permissions.ts       who may call what (the gateway's permission matrix probes these)
+ *   access.ts            the shared permissions (who passes each, for the matrix)
  *   errors.ts            the error catalogue
  *
  * The capability `manage_seo_options` (the real product's
@@ -47,7 +46,6 @@ import { importRoutes } from './import.js'
 import { scoreRoutes } from './scores.js'
 import { statisticsRoutes } from './statistics.js'
 import { registerSeoMeta } from './meta.js'
-import { seoPermissionCases } from './permissions.js'
 import { seoOptions, userState } from './state.js'
 import { configurationRoutes } from './configuration.js'
 import { introductionRoutes } from './introductions.js'
@@ -95,7 +93,6 @@ export const seoPackage = definePackage({
     analysers.set(api.services, analyser)
     api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api), ...headRoutes(api),
       ...configurationRoutes(api, head, options), ...introductionRoutes(api, users, options), ...integrationRoutes(api, options), ...taskRoutes(api, options, head)])
-    api.permissionCases(seoPermissionCases)
   }
 })
 
