@@ -19,6 +19,10 @@ const MANAGE_SEO: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403
 const SIGNED_IN: Outcomes = { anonymous: 401, subscriber: A, contributor: A, author: A, editor: A, administrator: A }
 /** `edit_post` on an administrator's published post: editors and administrators. */
 const EDIT_OTHERS: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: A, administrator: A }
+/** `publish_posts` or `publish_pages`: authors and up. */
+const PUBLISH: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: A, editor: A, administrator: A }
+/** A public route refusing a bad proof (401 whoever calls). */
+const NO_PROOF: Outcomes = { anonymous: 401, subscriber: 401, contributor: 401, author: 401, editor: 401, administrator: 401 }
 /** Public: anyone. */
 const ANYONE: Outcomes = { anonymous: A, subscriber: A, contributor: A, author: A, editor: A, administrator: A }
 const NOBODY: Outcomes = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: 403 }
@@ -61,6 +65,22 @@ export const seoPermissionCases: PermissionCases = {
   [`POST ${S}/action_tracking`]: c('§1.3 action tracking: manage_seo_options', MANAGE_SEO, { body: { action: 'task_list_first_opened_on' } }),
   [`GET ${S}/workouts`]: c('§1.3 workouts: edit_others_posts', EDIT_OTHERS),
   [`POST ${S}/workouts`]: c('§1.3 workouts: edit_others_posts', EDIT_OTHERS, { body: { configuration: { finishedSteps: [] } } }),
+  // Public, with the stored code verifier as the proof: the probe has none, so every caller gets the notes' 401
+  // (the anonymous success is in packages/seo/test/outside-services.test.ts).
+  [`POST ${S}/ai_generator/callback`]: c('§1.3 AI callback: public; the probe\'s challenge matches no stored verifier', NO_PROOF, { body: { access_jwt: 'a', refresh_jwt: 'r', code_challenge: 'c', user_id: 1 } }),
+  [`POST ${S}/ai_generator/refresh_callback`]: c('§1.3 AI callback: public; the probe\'s challenge matches no stored verifier', NO_PROOF, { body: { access_jwt: 'a', refresh_jwt: 'r', code_challenge: 'c', user_id: 1 } }),
+  ...Object.fromEntries(['ai_generator/consent', 'ai_generator/get_suggestions', 'ai_generator/get_usage', 'ai_generator/bust_subscription_cache', 'ai/free_sparks'].map((r) => [`POST ${S}/${r}`, c('§1.3 AI generator: edit_posts', EDIT_POSTS)])),
+  [`POST ${S}/ai_content_planner/get_outline`]: c('§1.3 content planner: edit_posts of the post type', EDIT_POSTS, { body: { post_type: 'post' } }),
+  [`GET ${S}/ai_content_planner/get_suggestions`]: c('§1.3 content planner: edit_posts of the post type', EDIT_POSTS, { query: { post_type: 'post', language: 'en', editor: 'block' } }),
+  [`POST ${S}/keyword_tool/authenticate`]: c('§1.3 keyword tool: edit_posts or edit_pages', EDIT_POSTS),
+  [`POST ${S}/keyword_tool/country_code`]: c('§1.3 keyword tool: edit_posts or edit_pages', EDIT_POSTS, { body: { country_code: 'us' } }),
+  [`GET ${S}/keyword_tool/related_keyphrases`]: c('§1.3 keyword tool: edit_posts or edit_pages', EDIT_POSTS, { query: { keyphrase: 'boots', country_code: 'us' } }),
+  ...Object.fromEntries(['authorization-url', 'account/limit', 'account/upgrade-campaign'].map((r) => [`GET ${S}/rank_tracker/${r}`, c('§1.3 rank tracker: publish_posts or publish_pages', PUBLISH)])),
+  [`POST ${S}/rank_tracker/authenticate`]: c('§1.3 rank tracker: publish_posts or publish_pages', PUBLISH, { body: { code: 'probe', websiteId: 1 } }),
+  [`POST ${S}/rank_tracker/keyphrases/track`]: c('§1.3 rank tracker: publish_posts or publish_pages', PUBLISH, { body: { keyphrases: ['boots'] } }),
+  [`POST ${S}/rank_tracker/keyphrases`]: c('§1.3 rank tracker: publish_posts or publish_pages', PUBLISH),
+  [`DELETE ${S}/rank_tracker/keyphrases/untrack`]: c('§1.3 rank tracker: publish_posts or publish_pages', PUBLISH, { query: { keyphraseID: 1 } }),
+  [`GET ${S}/time_based_seo_metrics`]: c('§1.3 time-based metrics: manage_seo_options', MANAGE_SEO, { query: { 'options[widget]': 'query' } }),
   [`GET ${S}/meta/search`]: [
     c('§1.3 meta search: no post_id is refused', NOBODY),
     c('§1.3 meta search: edit_post on the post (an administrator\'s published post)', EDIT_OTHERS, { queryVars: { post_id: 'post' } })
