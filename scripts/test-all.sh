@@ -73,12 +73,18 @@ typecheck() {
   fi
 }
 
-# One code style (neostandard, eslint.config.js) and nothing unused (knip.json): one check each.
+# One code style (neostandard, eslint.config.js), nothing unused (knip.json) and no
+# import cycle in any package's sources (madge; type-only imports count, a cycle of
+# types still ties the modules together): one check each.
 lint() {
   echo "== lint"
   local check
-  for check in eslint knip; do
-    local args=(.); [ "$check" = knip ] && args=(--no-progress)
+  for check in eslint knip madge; do
+    local args=(.)
+    case "$check" in
+      knip) args=(--no-progress) ;;
+      madge) args=(--circular --no-spinner --extensions ts $(cd "$ROOT" && ls -d packages/*/src apps/*/src bench/src 2>/dev/null)) ;;
+    esac
     if (cd "$ROOT" && npx "$check" "${args[@]}") >"$LOG_DIR/$check.log" 2>&1; then
       passed=$((passed + 1))
     else

@@ -9,7 +9,7 @@
 # `load` runs on the PostgreSQL server named by CMS_TEST_DATABASE_URL, else
 # on a throwaway one started with scripts/pg-test-server.sh (when its
 # binaries are installed), else on PGlite. Figures are printed as TAP
-# comments; the README's "Reliability" section records the last run.
+# comments; docs/reliability.md records the last run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"

@@ -8,8 +8,8 @@ import { isIP } from 'node:net'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
-import { isHostValue } from '@cms/rest'
-import { EVENT_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type UpstreamConfig } from '@cms/core'
+import { DEFAULT_JSON_BODY_LIMIT, DEFAULT_TEXT_LIMITS, isHostValue, type TextLimits } from '@cms/rest'
+import { EVENT_DEFAULTS, IMAGE_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -21,6 +21,15 @@ const Env = Type.Object({
   CMS_CORS_ORIGINS: Type.String({ default: '*' }),
   CMS_BODY_LIMIT: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1024 }),
   CMS_UPLOAD_MAX_BYTES: Type.Integer({ default: 64 * 1024 * 1024, minimum: 1024 }),
+  // Images: the pixels one may declare (read from its header before decoding), and how many are made at once
+  // (below libuv's four threads, which file serving shares).
+  CMS_IMAGE_MAX_PIXELS: Type.Integer({ default: IMAGE_DEFAULTS.maxPixels, minimum: 1, maximum: 1_000_000_000 }),
+  CMS_IMAGE_CONCURRENCY: Type.Integer({ default: IMAGE_DEFAULTS.concurrency, minimum: 1, maximum: 64 }),
+  // Bodies that become values (JSON, forms): a limit of their own, and what a JSON body may hold,
+  // checked by a scan before it is parsed (the kernel's json-scan.ts).
+  CMS_JSON_BODY_LIMIT: Type.Integer({ default: DEFAULT_JSON_BODY_LIMIT, minimum: 1024 }),
+  CMS_JSON_MAX_DEPTH: Type.Integer({ default: DEFAULT_TEXT_LIMITS.maxDepth, minimum: 8, maximum: 100_000 }),
+  CMS_TEXT_MAX_STRINGS: Type.Integer({ default: DEFAULT_TEXT_LIMITS.maxStrings, minimum: 100, maximum: 100_000_000 }),
   // Longest request target (path and query string): longer is answered 414 before anything reads it.
   CMS_MAX_URL_LENGTH: Type.Integer({ default: 8192, minimum: 1024, maximum: 64 * 1024 * 1024 }),
   // Connection limits: a client that trickles its headers or body, or holds a connection idle,
@@ -64,8 +73,14 @@ export interface Settings {
   baseUrl: string | undefined
   corsOrigins: string[] | '*'
   bodyLimit: number
+  /** The largest JSON or form body in bytes (at most `bodyLimit`). */
+  jsonBodyLimit: number
+  /** What a JSON body (and JSON a package reads from a value) may hold: nesting and strings. */
+  textLimits: TextLimits
   /** The largest media upload in bytes. */
   uploadMaxBytes: number
+  /** Most pixels an image may declare; images processed at once. */
+  images: { maxPixels: number, concurrency: number }
   schedulerIntervalMs: number
   environment: '' | 'local' | 'production'
   /** Longest request target in characters (414 past it; the whole head may hold 16 KiB more, else 431). */
@@ -223,7 +238,10 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     baseUrl: base === '' ? undefined : base,
     corsOrigins: raw.CMS_CORS_ORIGINS.trim() === '*' ? '*' : list(raw.CMS_CORS_ORIGINS),
     bodyLimit: raw.CMS_BODY_LIMIT,
+    jsonBodyLimit: Math.min(raw.CMS_JSON_BODY_LIMIT, raw.CMS_BODY_LIMIT),
+    textLimits: { maxDepth: raw.CMS_JSON_MAX_DEPTH, maxStrings: raw.CMS_TEXT_MAX_STRINGS },
     uploadMaxBytes: raw.CMS_UPLOAD_MAX_BYTES,
+    images: { maxPixels: raw.CMS_IMAGE_MAX_PIXELS, concurrency: raw.CMS_IMAGE_CONCURRENCY },
     schedulerIntervalMs: raw.CMS_SCHEDULER_INTERVAL_MS,
     environment: raw.CMS_ENVIRONMENT,
     maxUrlLength: raw.CMS_MAX_URL_LENGTH,

@@ -80,12 +80,15 @@ t.test('a 9 MiB body gets a readable 413 over a real port', async (t) => {
   t.equal(await postCount(h, admin), 1)
 })
 
-/** Announces `announced` bytes, sends `sent` of them, and reads until the server closes. */
-async function rawPost (base: string, announced: number, sent: number): Promise<{ text: string, closed: boolean }> {
+/**
+ * Announces `announced` bytes, sends `sent` of them, and reads until the server closes;
+ * as `authorization` (an anonymous caller is refused before any body is read).
+ */
+async function rawPost (base: string, announced: number, sent: number, authorization: string): Promise<{ text: string, closed: boolean }> {
   const { hostname, port } = new URL(base)
   const socket = connect(Number(port), hostname)
   await once(socket, 'connect')
-  socket.write(`POST /cms-json/cms/v2/posts HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${announced}\r\n\r\n`)
+  socket.write(`POST /cms-json/cms/v2/posts HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nAuthorization: ${authorization}\r\nContent-Length: ${announced}\r\n\r\n`)
   if (sent > 0) socket.write(Buffer.alloc(sent, 'x'))
   let text = ''
   socket.setEncoding('utf8')
@@ -131,7 +134,7 @@ t.test('a slow client still sending when the limit is passed reads the 413', asy
   t.equal(JSON.parse(within.body).code, 'rest_request_too_large')
 
   // Past the bound (4 x 8 MiB announced): answered at once, and the connection is closed.
-  const announced = await rawPost(base, 33 * MiB, 0)
+  const announced = await rawPost(base, 33 * MiB, 0, admin.authorization!)
   t.match(announced.text, /^HTTP\/1\.1 413 /, 'past the bound: 413 before any byte of the body')
   t.match(announced.text, /\r\nconnection: close\r\n/i, 'past the bound: the connection is closed')
   t.match(announced.text, /"rest_request_too_large"/)
@@ -139,7 +142,7 @@ t.test('a slow client still sending when the limit is passed reads the 413', asy
 
   // Over the limit, within the bound, then silent: answered after a few seconds, and closed.
   const started = Date.now()
-  const stalled = await rawPost(base, 20 * MiB, 8 * MiB + 1)
+  const stalled = await rawPost(base, 20 * MiB, 8 * MiB + 1, admin.authorization!)
   t.match(stalled.text, /^HTTP\/1\.1 413 /, 'a stalled body: 413')
   t.match(stalled.text, /\r\nconnection: close\r\n/i, 'a stalled body: the connection is closed')
   t.ok(Date.now() - started >= DRAIN_MS - 100, 'after the drain time')

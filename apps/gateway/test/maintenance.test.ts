@@ -3,7 +3,7 @@
  * anonymous content reads (cms/v2 and oEmbed, GET and HEAD, in both address
  * forms) answer 503 with `Retry-After`, kept answers included; writes,
  * signed-in callers and the other routes are not held. The check is added
- * to the content routes only (packages/core/src/maintenance.ts).
+ * to the content routes only (packages/core/src/platform/maintenance.ts).
  */
 import t from 'tap'
 import { createCaller } from '@cms/core/testing'

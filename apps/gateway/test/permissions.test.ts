@@ -2,7 +2,7 @@
  * The permission matrix: every served route and method, probed anonymously
  * and as a user of each role, against the expected outcomes every composed
  * package keeps beside its routes (the core's in
- * packages/core/src/permissions-table.ts), concatenated by the platform.
+ * packages/core/src/platform/permissions-table.ts), concatenated by the platform.
  * A difference fails, and so does a served route without a case.
  */
 import t from 'tap'

@@ -1,18 +1,31 @@
 /**
- * @cms/addons: the add-on widgets' namespaces `addons-a/v1` and
- * `addons-b/v1` (seo-rollback-assistant-addons.md §4). Their roots only for
- * now: the routes are issue 31.
+ * @cms/addons: the add-on widgets' namespaces (seo-rollback-assistant-addons.md
+ * §4), one file per route family:
+ *
+ *   addons-a/v1  ajaxselect2.ts (the builder's select-box lookups),
+ *                megamenu.ts (a menu item's mega-menu panel; menus.ts keeps the menus)
+ *   addons-b/v1  widget-builder.ts (custom widgets, versioned; widget-definition.ts
+ *                is the schema of a definition)
+ *
+ * Its tables (schema.ts, migrations) hold the widgets with their versions
+ * and the navigation menus; it builds on @cms/builder (its library
+ * templates, text filter and renderer) through that package's exports.
  */
+import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
+import { addonsPermissionCases } from './permissions.js'
+import { widgetBuilderRoutes } from './widget-builder.js'
 
 export const addonsPackage = definePackage({
   name: '@cms/addons',
-  dependencies: ['@cms/core'],
+  dependencies: ['@cms/core', '@cms/builder'],
   namespaces: ['addons-a/v1', 'addons-b/v1'],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
+    api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.namespace('addons-a/v1', () => [])
-    api.namespace('addons-b/v1', () => [])
+    api.namespace('addons-b/v1', () => widgetBuilderRoutes(api))
+    api.permissionCases(addonsPermissionCases)
   }
 })

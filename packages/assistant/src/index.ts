@@ -1,10 +1,28 @@
 /**
  * @cms/assistant: the AI site assistant's namespace `assistant/v1`
- * (seo-rollback-assistant-addons.md §3). Its root only for now: the routes
- * are issue 30.
+ * (seo-rollback-assistant-addons.md §3), one file per route family:
+ *
+ *   snippets.ts     snippets, snippets/{id}, /artifact, /files, /files/{filename}, /publish, snippets/validate
+ *   artifacts.ts    artifacts/{artifact_id}, /rename, /files
+ *   dev-mode.ts     dev-mode, dev-mode/status
+ *   super-admin.ts  super-admin/status, /opt-in, /execute, /list, /read
+ *
+ * Snippets and their dev and prod file sets are the package's own tables
+ * (schema.ts, ../migrations); the file rules are file-rules.ts; code runs
+ * only in the QuickJS sandbox of a worker thread (sandbox.ts,
+ * sandbox-worker.mjs). Who may call what: access.ts, permissions.ts.
  */
+import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
+import { USE_ASSISTANT } from './access.js'
+import { artifactRoutes } from './artifacts.js'
+import { assistantConfig } from './config.js'
+import { devModeRoutes } from './dev-mode.js'
+import { assistantPermissionCases } from './permissions.js'
+import { snippetStore } from './snippet-store.js'
+import { snippetRoutes } from './snippets.js'
+import { superAdminRoutes } from './super-admin.js'
 
 export const assistantPackage = definePackage({
   name: '@cms/assistant',
@@ -12,6 +30,18 @@ export const assistantPackage = definePackage({
   namespaces: ['assistant/v1'],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
-    api.namespace('assistant/v1', () => [])
+    api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
+    api.capability(USE_ASSISTANT, ['administrator'])
+    const config = assistantConfig(process.env)
+    const snippets = snippetStore(api.services)
+    const devMode = devModeRoutes(api)
+    const superAdmin = superAdminRoutes(api, config)
+    api.namespace('assistant/v1', () => [
+      ...snippetRoutes(snippets),
+      ...artifactRoutes(snippets),
+      ...devMode,
+      ...superAdmin
+    ])
+    api.permissionCases(assistantPermissionCases)
   }
 })

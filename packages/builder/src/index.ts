@@ -85,3 +85,7 @@ export const builderPackage = definePackage({
     api.permissionCases(builderPermissionCases)
   }
 })
+
+// For packages that build on the builder (the add-ons): its document type, its text filter and its renderer.
+export { LIBRARY_TYPE } from './kit.js'
+export { filterStrings } from './sanitize.js'

@@ -11,7 +11,7 @@
  * digit term matches that one id.
  */
 import { endpoint, invalidParam, Raw, route, type RelativeRouteDecl } from '@cms/rest'
-import { postVisibility, typeRegistry, type PackageApi, type PostRow } from '@cms/core'
+import { postVisibility, type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 
 const FORBIDDEN = ['b-floating-buttons', 'b-landing-page', 'builder_library', 'attachment']
@@ -55,7 +55,7 @@ export function postSearchRoutes (api: PackageApi): RelativeRouteDecl[] {
         const pairs = Array.isArray(map) ? map.map((k) => [k, k]) : typeof map === 'object' && map !== null ? Object.entries(map) : undefined
         if (pairs === undefined || pairs.some(([k, v]) => typeof k !== 'string' || typeof v !== 'string')) throw invalidParam('post_keys_conversion_map', 'post_keys_conversion_map must map keys to new key names.')
         const limit = Math.min(100, Math.max(1, Math.trunc(Number(req.params.max_count) || 1)))
-        const registry = typeRegistry(api.services)
+        const registry = api.services.types
         const types = [...registry.postTypes.values()].filter((t) => t.viewable && !FORBIDDEN.includes(t.slug) && !(excluded as string[]).includes(t.slug))
         if (types.length === 0) return { success: true, data: { value: [] } }
         const { posts } = await api.content.posts({ type: types.map((t) => t.slug), status: ['publish'], search: term, searchColumns: ['post_title'], perPage: limit, orderby: 'date', order: 'desc', as: req.user })

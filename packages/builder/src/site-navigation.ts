@@ -10,7 +10,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, IntList, invalidParam, route, StringList, type RelativeRouteDecl } from '@cms/rest'
-import { typeRegistry, type PackageApi, type PostRow } from '@cms/core'
+import { type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { builderErrors } from './errors.js'
 import { LIBRARY_TYPE } from './kit.js'
@@ -80,7 +80,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
         summary: 'Create a builder draft',
         permission: mayEditPosts,
         handler: async (req) => {
-          const type = typeRegistry(api.services).postTypes.get(req.params.post_type)
+          const type = api.services.types.postTypes.get(req.params.post_type)
           if (type === undefined || type.slug === 'attachment' || !type.showUi) throw builderErrors.post_type_not_found(undefined, `Post type ${req.params.post_type.slice(0, 20)} does not exist.`)
           if (!req.user.can(type.capabilities.create_posts ?? 'edit_posts')) throw builderErrors.post_type_not_allowed()
           const post = await api.content.createPost({

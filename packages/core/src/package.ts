@@ -10,12 +10,12 @@ import { cmsV2Namespace } from './cms-v2.js'
 import { startContentJobs } from './content/index.js'
 import { coreMigrations } from './migrations.js'
 import { oembedNamespace } from './oembed/index.js'
-import { permissionsTable } from './permissions-table.js'
-import { definePackage } from './platform.js'
+import { permissionsTable } from './platform/permissions-table.js'
+import { definePackage } from './platform/platform.js'
 import { siteRoutes } from './site.js'
 import { authorizePage } from './users/index.js'
 import { hasAnyUser } from './users/store.js'
-import { isContentRoute, maintenanceHold } from './maintenance.js'
+import { isContentRoute, maintenanceHold } from './platform/maintenance.js'
 
 export const corePackage = definePackage({
   name: '@cms/core',

@@ -5,15 +5,19 @@
  */
 import type { Store } from '@cms/store'
 import { MetaRegistry, registerCoreMeta } from './content/meta.js'
-import { FieldRegistry } from './fields.js'
-import { RoleRegistry } from './capabilities.js'
-import { Upstreams } from './upstream.js'
-import { PackageOptions } from './package-options.js'
-import { LifecycleEvents, type LifecycleOptions } from './events/index.js'
-import { contentReader, type ContentReader } from './content-reader.js'
+import { FieldRegistry } from './platform/fields.js'
+import { RoleRegistry } from './users/capabilities.js'
+import { Upstreams } from './platform/upstream.js'
+import { PackageOptions } from './platform/package-options.js'
+import { LifecycleEvents, type LifecycleOptions } from './platform/events/index.js'
+import { contentReader, type ContentReader } from './content/reader.js'
 import type { MediaStorage } from './media/storage.js'
-import type { PackageSettings } from './package-settings.js'
-import { maintenanceMode, type MaintenanceMode } from './maintenance.js'
+import { mediaPlaceOf, type MediaPlace } from './media/place.js'
+import { TypeRegistry } from './content/type-registry.js'
+import { userContentHandler } from './content/user-content.js'
+import type { UserContentHandler } from './users/authors.js'
+import type { PackageSettings } from './platform/package-settings.js'
+import { maintenanceMode, type MaintenanceMode } from './platform/maintenance.js'
 
 export interface Services {
   store: Store
@@ -23,6 +27,10 @@ export interface Services {
     contentDir: string
     /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`, default 64 MiB). */
     uploadMaxBytes?: number
+    /** Most pixels an uploaded image may have (`CMS_IMAGE_MAX_PIXELS`, default 50 million). */
+    imageMaxPixels?: number
+    /** Images processed at once (`CMS_IMAGE_CONCURRENCY`, default 2). */
+    imageConcurrency?: number
     /** How often due scheduled posts are published (`CMS_SCHEDULER_INTERVAL_MS`, default 10 s). */
     schedulerIntervalMs?: number
     /** `local` lets the authorization page redirect to plain-http URLs (`CMS_ENVIRONMENT`). */
@@ -32,6 +40,12 @@ export interface Services {
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage
+  /** The uploads' storage (`mediaStorage` or the default), work directory and size limit. */
+  media: MediaPlace
+  /** The post types and taxonomies: the core's, then those packages register. */
+  types: TypeRegistry
+  /** What deleting a user does to their posts (the content module's answer, given to the users module). */
+  userContent: UserContentHandler
   /** The registered post meta (the core's keys, then each package's). */
   meta: MetaRegistry
   /** The registered user meta (packages' keys; shown under `meta` in cms/v2 users once one is registered). */
@@ -56,5 +70,5 @@ export interface Services {
 export function createServices (base: Pick<Services, 'store' | 'settings' | 'mediaStorage'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
-  return { ...base, meta, userMeta: new MetaRegistry('user'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
+  return { ...base, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
 }

@@ -17,13 +17,13 @@ import { kernelServerOptions, restKernel, type NamespaceDecl } from '@cms/rest'
 import { basic, call, type Answer, type CallOptions, type TestCaller } from '@cms/rest/testing'
 import { migrate, type Store } from '@cms/store'
 import { openTestStore } from '@cms/store/testing'
-import type { Role } from './capabilities.js'
+import type { Role } from './users/capabilities.js'
 import { mediaFiles } from './media/files.js'
 import { corePackage } from './package.js'
-import { packageSettingsFromEnv } from './package-settings.js'
-import { definePackage, packagesFor, Platform, remotePagesOf, type CmsPackage } from './platform.js'
+import { packageSettingsFromEnv } from './platform/package-settings.js'
+import { definePackage, packagesFor, Platform, remotePagesOf, type CmsPackage } from './platform/platform.js'
 import { createServices, type Services } from './services.js'
-import { Upstreams, upstreamConfigFromEnv } from './upstream.js'
+import { Upstreams, upstreamConfigFromEnv } from './platform/upstream.js'
 import { authenticator } from './users/index.js'
 import { createApplicationPassword, createUser, type UserRecord } from './users/store.js'
 
@@ -91,6 +91,8 @@ export interface TestAppOptions {
   contentDir?: string
   /** The largest upload in bytes (`CMS_UPLOAD_MAX_BYTES`; default the core's). */
   uploadMaxBytes?: number
+  /** Most pixels of an image (`CMS_IMAGE_MAX_PIXELS`) and images made at once (`CMS_IMAGE_CONCURRENCY`); default the core's. */
+  images?: { maxPixels?: number, concurrency?: number }
   /** The deployment's environment (`CMS_ENVIRONMENT`: `local` lets the authorization page redirect to plain http). */
   environment?: string
   /** A database to share with another app (already migrated or not; closed by whoever opened it). Default: a fresh one, closed with the app. */
@@ -122,7 +124,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const env = opts.env ?? {}
   const services = createServices({
     store,
-    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, environment: opts.environment, packages: packageSettingsFromEnv(env) },
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, environment: opts.environment, packages: packageSettingsFromEnv(env) },
     upstreams: new Upstreams(upstreamConfigFromEnv(env))
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions, local)

@@ -323,7 +323,7 @@ t.test('crafted pages and provider answers are read in linear time', async (t) =
   const h = await appWith({ allow: '127.0.0.1' })
   t.teardown(async () => { await h.app.close(); await server.close() })
   const editor = await createCaller(h.store, 'editor', { login: 'crafted' })
-  // The outbound client's time limit for a fetch (packages/core/src/outbound/client.ts).
+  // The outbound client's time limit for a fetch (packages/core/src/platform/outbound/client.ts).
   const PROXY_LIMIT_MS = 10_000
 
   for (const [path, status] of [['/links', 404], ['/xml-page', 502]] as const) {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { socketsOpenedDuring, startServer } from './fixtures/loopback.js'
-import { classifyAddress, createOutboundClient, OutboundError, parseAllowList, parseIp, restErrorOf } from '../src/outbound/index.js'
+import { classifyAddress, createOutboundClient, OutboundError, parseAllowList, parseIp, restErrorOf } from '../src/platform/outbound/index.js'
 
 async function failure (p: Promise<unknown>): Promise<OutboundError> {
   try {

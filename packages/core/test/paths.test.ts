@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { RestError } from '@cms/rest'
-import { resolveInside } from '../src/paths.js'
+import { resolveInside } from '../src/platform/paths.js'
 
 async function refusal (root: string, path: string): Promise<RestError | null> {
   try {

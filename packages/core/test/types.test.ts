@@ -5,7 +5,6 @@
  */
 import t from 'tap'
 import { withContentUsers } from './fixtures/content/harness.js'
-import { registerPostType, registerTaxonomy } from '../src/index.js'
 import { testApp } from '../src/testing.js'
 import { packageMeta } from './fixtures/package-meta.js'
 
@@ -71,10 +70,10 @@ t.test('types, statuses, taxonomies', async (t) => {
   })
 
   t.test('a type registered by other code is listed', async (t) => {
-    registerPostType(h.services, { slug: 'cms_block', name: 'Blocks', singularName: 'Block', restBase: 'blocks', supports: ['title', 'editor'], capabilities: { create_posts: 'publish_posts' } })
-    registerTaxonomy(h.services, { slug: 'genre', name: 'Genres', singularName: 'Genre', types: ['cms_block'] })
-    t.throws(() => registerPostType(h.services, { slug: 'post', name: 'Again' }), /already registered/)
-    t.throws(() => registerPostType(h.services, { slug: 'attachment', name: 'Again' }), /already registered/, 'the media routes registered attachment')
+    h.services.types.registerPostType({ slug: 'cms_block', name: 'Blocks', singularName: 'Block', restBase: 'blocks', supports: ['title', 'editor'], capabilities: { create_posts: 'publish_posts' } })
+    h.services.types.registerTaxonomy({ slug: 'genre', name: 'Genres', singularName: 'Genre', types: ['cms_block'] })
+    t.throws(() => h.services.types.registerPostType({ slug: 'post', name: 'Again' }), /already registered/)
+    t.throws(() => h.services.types.registerPostType({ slug: 'attachment', name: 'Again' }), /already registered/, 'the media routes registered attachment')
     const res = await call('GET', '/cms/v2/types')
     t.same(Object.keys(res.body), ['post', 'page', 'attachment', 'cms_block'])
     t.same(res.body.cms_block.taxonomies, ['genre'])

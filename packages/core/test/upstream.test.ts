@@ -9,7 +9,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import t from 'tap'
 import { RestError } from '@cms/rest'
 import { startServer } from './fixtures/loopback.js'
-import { Upstreams, upstreamConfigFromEnv, upstreamSetting } from '../src/upstream.js'
+import { Upstreams, upstreamConfigFromEnv, upstreamSetting } from '../src/platform/upstream.js'
 
 async function readBody (req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []

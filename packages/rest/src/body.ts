@@ -38,10 +38,10 @@ function tooLarge (request: FastifyRequest, close: boolean): Error {
   return kernelErrors.rest_request_too_large()
 }
 
-/** The whole body, or a 413 after the excess was drained (or the bound reached). */
-export async function readBody (request: FastifyRequest, payload: Readable): Promise<Buffer> {
-  const limit = request.routeOptions.bodyLimit ?? 1024 * 1024
-  const bound = limit * DRAIN_FACTOR
+/** The whole body (at most `limit` bytes), or a 413 after the excess was drained (or the bound reached). */
+export async function readBody (request: FastifyRequest, payload: Readable, limit: number = request.routeOptions.bodyLimit ?? 1024 * 1024): Promise<Buffer> {
+  // Drained as far as for any body: a JSON body over its own, smaller limit still gets a readable 413.
+  const bound = Math.max(limit, request.routeOptions.bodyLimit ?? limit) * DRAIN_FACTOR
   const declared = Number(request.headers['content-length'])
   if (declared > bound) throw tooLarge(request, true)
   return await new Promise<Buffer>((resolve, reject) => {

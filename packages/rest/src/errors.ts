@@ -84,6 +84,7 @@ export const kernelErrors = declareErrors({
   rest_invalid_json: { status: 400, message: 'Invalid JSON body passed.' },
   rest_invalid_body: { status: 400, message: 'The request body could not be read.' },
   rest_request_too_large: { status: 413, message: 'The request body is larger than the allowed limit.' },
+  rest_too_much_text: { status: 413, message: 'The request holds too much text to process.' },
   rest_unsupported_media_type: { status: 415, message: 'The request body has an unsupported content type.' },
   rest_invalid_param: { status: 400, message: 'Invalid parameter(s).' },
   rest_missing_callback_param: { status: 400, message: 'Missing parameter(s).' },

@@ -15,6 +15,8 @@ import { render, send, write } from './render.js'
 import { StreamBody } from './response.js'
 import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
+import { refuseAnonymous } from './early-refusal.js'
+import { DEFAULT_JSON_BODY_LIMIT } from './body-parsers.js'
 
 /**
  * The declarations answering OPTIONS on each app, by path shape (variables'
@@ -70,6 +72,8 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : stream !== undefined ? streamedBodySchema(argSchema) : { body: argSchema })
         },
         validatorCompiler: () => () => true,
+        // An anonymous caller the permission refuses anyway: answered before the body is read.
+        ...(stream === undefined ? { preParsing: refuseAnonymous(ep, method, pattern, ctx, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT) } : {}),
         exposeHeadRoute: method === 'GET',
         handler: async (request, reply) => {
           const outcome = await execute(stream === undefined ? request : Object.assign(request, { bodyStream: bodyStreamOf(request, stream) }))

@@ -10,6 +10,7 @@ import { rewriteRestUrl, URI_TOO_LONG } from './addressing.js'
 import { parseQuery } from './params.js'
 import type { NamespaceDecl, Principal, RouteDecl } from './route.js'
 import type { OpenApiOptions } from './openapi.js'
+import type { TextLimits } from './json-scan.js'
 
 export interface KernelOptions {
   /** Namespaces served here, in registration order. */
@@ -59,6 +60,13 @@ export interface KernelOptions {
   horizon?: () => Promise<string | undefined>
   /** Memory for answers kept for reuse, in bytes (default 32 MiB). */
   keptAnswerBytes?: number
+  /**
+   * The largest JSON or form body in bytes (default 2 MiB; at most the
+   * server's body limit): `413 rest_request_too_large` past it.
+   */
+  jsonBodyLimit?: number
+  /** What a JSON body may hold: nesting, strings, characters (json-scan.ts); `413 rest_too_much_text` past it. */
+  textLimits?: TextLimits
 }
 
 /** Longest request target (path and query string) by default, in characters: as Apache's `LimitRequestLine`. */

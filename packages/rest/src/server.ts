@@ -14,7 +14,8 @@ import type { Dispatch } from './dispatch.js'
 import { exposeOpenApi, registerOpenApi } from './openapi.js'
 import { API_PREFIX } from './addressing.js'
 import { installCaller } from './caller.js'
-import { installBodyParsers } from './body-parsers.js'
+import { DEFAULT_JSON_BODY_LIMIT, installBodyParsers } from './body-parsers.js'
+import { refuseUnknownRoute } from './early-refusal.js'
 import { installErrorHandlers } from './error-handler.js'
 import { buildRegistry, namespaceRoot } from './registry.js'
 import { KeptAnswers } from './kept-answers.js'
@@ -51,7 +52,9 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   app.decorate('restRoutes', allRoutes)
   app.decorate('restNamespaces', namespaceNames)
 
-  installBodyParsers(app)
+  installBodyParsers(app, { jsonBodyLimit: opts.jsonBodyLimit, textLimits: opts.textLimits })
+  // No body is read for a request that no route answers (early-refusal.ts).
+  app.addHook('preParsing', refuseUnknownRoute(opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT))
   // Before any route: a route takes the handlers in force when it is declared.
   installErrorHandlers(app, opts)
 

@@ -5,9 +5,10 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import {
-  validateValue, sanitizeValue, parseValue, validateArgs, MAX_ARRAY_ITEMS, MAX_DEPTH
+  validateValue, sanitizeValue, parseValue, MAX_ARRAY_ITEMS, MAX_DEPTH
 } from '../src/validate.js'
-import type { ArgSpec, JsonSchema } from '../src/validate.js'
+import type { JsonSchema } from '../src/validate.js'
+import { validateArgs, type ArgSpec } from '../src/request-args.js'
 import { RestError } from '../src/errors.js'
 
 interface Row {

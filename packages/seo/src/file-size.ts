@@ -8,7 +8,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { denied, endpoint, route, type RouteDecl } from '@cms/rest'
-import { mediaPlace, safeMediaKey, UPLOADS_PATH, type PackageApi } from '@cms/core'
+import { safeMediaKey, UPLOADS_PATH, type PackageApi } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { homeUrl } from './indexables.js'
 
@@ -39,7 +39,7 @@ export function fileSizeRoutes (api: PackageApi): RouteDecl[] {
         } catch {
           key = undefined
         }
-        const stored = key === undefined ? undefined : await mediaPlace(api.services).storage.stat(key).catch(() => undefined)
+        const stored = key === undefined ? undefined : await api.services.media.storage.stat(key).catch(() => undefined)
         if (stored === undefined || stored.size === 0) throw seoErrors.seo_file_size_unknown()
         return { type: 'success', size_in_bytes: stored.size }
       }

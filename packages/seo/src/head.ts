@@ -31,7 +31,7 @@ import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { Parser } from 'htmlparser2'
 import { endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl } from '@cms/rest'
-import { cachedSiteOptions, findUserById, fromLocal, permalink, typeRegistry, type MediaDetails, type PackageApi, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
+import { cachedSiteOptions, findUserById, fromLocal, permalink, type MediaDetails, type PackageApi, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { metaString, SEO } from './meta.js'
 import { replaceVariables, templateOf, TEMPLATES_SCHEMA } from './templates.js'
@@ -217,7 +217,7 @@ async function siteOf (api: PackageApi, req: RestRequest): Promise<Site> {
     const templates = await options.templates.get()
     const locale = String(o.language) === '' ? 'en_US' : String(o.language)
     const viewableTypes = new Map<string, { name: string, hasArchive: boolean }>()
-    for (const [slug, info] of typeRegistry(api.services).postTypes) {
+    for (const [slug, info] of api.services.types.postTypes) {
       if (info.viewable) viewableTypes.set(slug, { name: info.name, hasArchive: info.hasArchive !== false })
     }
     const site: Site = {

@@ -14,7 +14,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { denied, endpoint, handlerChecked, route, type RestRequest, type RouteDecl } from '@cms/rest'
-import { typeRegistry, type PackageApi } from '@cms/core'
+import { type PackageApi } from '@cms/core'
 import { mayManageSeo, postLike } from './access.js'
 import { seoErrors } from './errors.js'
 
@@ -33,7 +33,7 @@ export function lookupRoutes (api: PackageApi): RouteDecl[] {
       permission: mayManageSeo,
       handler: async (req) => {
         const { search, postType } = req.params
-        const known = typeRegistry(api.services).postTypes
+        const known = api.services.types.postTypes
         if (!known.has(postType) || ['revision', 'attachment'].includes(postType)) throw seoErrors.seo_invalid_post_type()
         const { posts } = await api.content.posts({ type: postType, status: ['publish'], ...(search === '' ? {} : { search: search.slice(0, 200), searchColumns: ['post_title'] }), orderby: 'date', order: 'desc', perPage: 100 })
         return posts.map((p) => ({ id: p.id, title: p.title, slug: p.slug }))

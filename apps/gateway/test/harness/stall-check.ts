@@ -68,7 +68,8 @@ export async function serve (profile: 'A' | 'B', size: number, env: Record<strin
   const script = fileURLToPath(new URL('./serve.ts', import.meta.url))
   // Query strings of several megabytes (percent-encoded, 1 MB of `<` is 3 MB).
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, ...env, CMS_DEPLOYMENT: profile, CMS_MAX_URL_LENGTH: String(Math.max(8192, 8 * size + 4096)) },
+    // JSON bodies as large as any body (8 probes of a megabyte): the handlers, not the JSON limit, are what is probed.
+    env: { ...process.env, CMS_JSON_BODY_LIMIT: String(8 * 1024 * 1024), ...env, CMS_DEPLOYMENT: profile, CMS_MAX_URL_LENGTH: String(Math.max(8192, 8 * size + 4096)) },
     stdio: ['pipe', 'pipe', 'inherit']
   })
   const lines = createInterface({ input: child.stdout! })

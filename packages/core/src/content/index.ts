@@ -5,7 +5,6 @@
  */
 import type { RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
-import { setUserContentHandler } from '../users/authors.js'
 import { mediaRoutes } from '../media/media.js'
 import { autosaveRoutes } from './autosaves.js'
 import { PAGE_TYPE, POST_TYPE } from './post-types.js'
@@ -16,10 +15,8 @@ import { statusRoutes } from './statuses.js'
 import { taxonomyRoutes } from './taxonomies.js'
 import { termRoutes } from './terms.js'
 import { typeRoutes } from './types.js'
-import { userContentHandler } from './user-content.js'
 
 export function contentRoutes (services: Services): RelativeRouteDecl[] {
-  setUserContentHandler(userContentHandler)
   return [
     ...postRoutes(services, POST_TYPE),
     ...revisionRoutes(services, POST_TYPE),
@@ -42,4 +39,4 @@ export function startContentJobs (services: Services, opts: JobOptions = {}): ()
 
 export { publishDuePosts } from './scheduler.js'
 export { allowTemplates } from './post-types.js'
-export { registerPostType, registerTaxonomy, typeRegistry, type PostTypeDefinition, type PostTypeInfo, type TaxonomyDefinition, type TaxonomyInfo } from './type-registry.js'
+export { TypeRegistry, type PostTypeDefinition, type PostTypeInfo, type TaxonomyDefinition, type TaxonomyInfo } from './type-registry.js'

@@ -10,7 +10,7 @@
  * that would nest deeper than `MAX_DEPTH` are left out (their text stays).
  * Markup nested less deeply is returned unchanged.
  */
-import { htmlTokenizer } from '../html-tokenizer.js'
+import { htmlTokenizer } from './html-tokenizer.js'
 
 export const MAX_DEPTH = 512
 

@@ -9,7 +9,7 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import type { Store, Tx } from '@cms/store'
-import { typeCaps } from '../capabilities.js'
+import { typeCaps } from '../users/capabilities.js'
 import { findUserById } from '../users/store.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'

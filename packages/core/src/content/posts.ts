@@ -10,7 +10,7 @@ import {
 } from '@cms/rest'
 import type { Store, Tx } from '@cms/store'
 import type { Services } from '../services.js'
-import type { FieldObjectType } from '../fields.js'
+import type { FieldObjectType } from '../platform/fields.js'
 import type { MetaRegistry } from './meta.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'

@@ -18,7 +18,7 @@ import { permalink, siteSettings } from './post-types.js'
 import type { PostRow } from './post-store.js'
 import { renderedTitle } from './render-cache.js'
 import { listTerms } from './term-store.js'
-import { typeRegistry, type TypeRegistry } from './type-registry.js'
+import { type TypeRegistry } from './type-registry.js'
 
 const TYPES = ['post', 'term'] as const
 const VE = ['view', 'embed']
@@ -54,7 +54,7 @@ interface Found { id: number, title: string, url: string, type: string, subtype:
 
 export function searchRoutes (services: Services): RelativeRouteDecl[] {
   const { store } = services
-  const registry = typeRegistry(services)
+  const registry = services.types
   const known = subtypesOf(registry)
 
   /** The subtypes asked, of the asked type: `any` is all of them; those of the other type are dropped. */

@@ -9,7 +9,7 @@ import { compactLinks, ContextArg, endpoint, filterByContext, restUrl, route, ty
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { restUrlWithQuery } from './post-format.js'
-import { keyedCollection, typeRegistry, type TypeRegistry } from './type-registry.js'
+import { keyedCollection, type TypeRegistry } from './type-registry.js'
 
 interface PostStatus {
   slug: string
@@ -104,7 +104,7 @@ function formatStatus (s: PostStatus, baseUrl: string): Record<string, unknown> 
 }
 
 export function statusRoutes (services: Services): RelativeRouteDecl[] {
-  const registry = typeRegistry(services)
+  const registry = services.types
 
   const listPermission = (req: RestRequest): true | RestError => {
     if (req.params.context === 'edit' && !editsSomeType(registry, req.user)) {

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { compactLinks, ContextArg, endpoint, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
-import { keyedCollection, typeRegistry, typesOf, type TaxonomyInfo, type TypeRegistry } from './type-registry.js'
+import { keyedCollection, typesOf, type TaxonomyInfo, type TypeRegistry } from './type-registry.js'
 
 const ALL = ['view', 'edit', 'embed']
 const VE = ['view', 'edit']
@@ -67,7 +67,7 @@ function formatTaxonomy (registry: TypeRegistry, tax: TaxonomyInfo, baseUrl: str
 }
 
 export function taxonomyRoutes (services: Services): RelativeRouteDecl[] {
-  const registry = typeRegistry(services)
+  const registry = services.types
 
   /** The taxonomies of `type` when given (none for an unknown type), else all. */
   const selected = (req: RestRequest): TaxonomyInfo[] => {

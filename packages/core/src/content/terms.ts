@@ -9,7 +9,7 @@ import {
   type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
-import type { FieldRegistry } from '../fields.js'
+import type { FieldRegistry } from '../platform/fields.js'
 import { contentErrors, denied } from './errors.js'
 import { canRead, restUrlWithQuery } from './post-format.js'
 import { idOf, type TermRow } from './post-store.js'

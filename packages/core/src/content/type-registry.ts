@@ -5,11 +5,10 @@
  * taxonomies with `registerTaxonomy`, when its routes are built.
  * `/cms/v2/types` and `/cms/v2/taxonomies` list what is registered when asked.
  *
- * One registry per deployment (per `Services`): two apps in one process
+ * One registry per deployment (`services.types`): two apps in one process
  * (tests, namespace services) do not see each other's types.
  */
 import type { JsonSchema } from '@cms/rest'
-import type { Services } from '../services.js'
 
 export interface PostTypeDefinition {
   slug: string
@@ -93,43 +92,33 @@ export interface TaxonomyInfo {
   labels: Record<string, string | null>
 }
 
-export interface TypeRegistry {
-  readonly postTypes: Map<string, PostTypeInfo>
-  readonly taxonomies: Map<string, TaxonomyInfo>
-}
+/** The post types and taxonomies of one deployment, the core's registered first. */
+export class TypeRegistry {
+  readonly postTypes = new Map<string, PostTypeInfo>()
+  readonly taxonomies = new Map<string, TaxonomyInfo>()
 
-const registries = new WeakMap<Services, TypeRegistry>()
-
-/** The registry of a deployment, with the core's types and taxonomies. */
-export function typeRegistry (services: Services): TypeRegistry {
-  let registry = registries.get(services)
-  if (registry === undefined) {
-    registry = { postTypes: new Map(), taxonomies: new Map() }
-    registries.set(services, registry)
-    for (const def of CORE_TYPES) registry.postTypes.set(def.slug, resolveType(def))
-    for (const def of CORE_TAXONOMIES) registry.taxonomies.set(def.slug, resolveTaxonomy(def))
+  constructor () {
+    for (const def of CORE_TYPES) this.postTypes.set(def.slug, resolveType(def))
+    for (const def of CORE_TAXONOMIES) this.taxonomies.set(def.slug, resolveTaxonomy(def))
   }
-  return registry
-}
 
-/** Adds a post type to the deployment; a slug already registered is an error. */
-export function registerPostType (services: Services, def: PostTypeDefinition): PostTypeInfo {
-  const { postTypes } = typeRegistry(services)
-  if (!/^[a-z0-9_-]{1,20}$/.test(def.slug)) throw new Error(`post type "${def.slug}": slugs are 1-20 of a-z, 0-9, _ and -`)
-  if (postTypes.has(def.slug)) throw new Error(`post type "${def.slug}" is already registered`)
-  const info = resolveType(def)
-  postTypes.set(def.slug, info)
-  return info
-}
+  /** Adds a post type to the deployment; a slug already registered is an error. */
+  registerPostType (def: PostTypeDefinition): PostTypeInfo {
+    if (!/^[a-z0-9_-]{1,20}$/.test(def.slug)) throw new Error(`post type "${def.slug}": slugs are 1-20 of a-z, 0-9, _ and -`)
+    if (this.postTypes.has(def.slug)) throw new Error(`post type "${def.slug}" is already registered`)
+    const info = resolveType(def)
+    this.postTypes.set(def.slug, info)
+    return info
+  }
 
-/** Adds a taxonomy to the deployment; a slug already registered is an error. */
-export function registerTaxonomy (services: Services, def: TaxonomyDefinition): TaxonomyInfo {
-  const { taxonomies } = typeRegistry(services)
-  if (!/^[a-z0-9_-]{1,32}$/.test(def.slug)) throw new Error(`taxonomy "${def.slug}": slugs are 1-32 of a-z, 0-9, _ and -`)
-  if (taxonomies.has(def.slug)) throw new Error(`taxonomy "${def.slug}" is already registered`)
-  const info = resolveTaxonomy(def)
-  taxonomies.set(def.slug, info)
-  return info
+  /** Adds a taxonomy to the deployment; a slug already registered is an error. */
+  registerTaxonomy (def: TaxonomyDefinition): TaxonomyInfo {
+    if (!/^[a-z0-9_-]{1,32}$/.test(def.slug)) throw new Error(`taxonomy "${def.slug}": slugs are 1-32 of a-z, 0-9, _ and -`)
+    if (this.taxonomies.has(def.slug)) throw new Error(`taxonomy "${def.slug}" is already registered`)
+    const info = resolveTaxonomy(def)
+    this.taxonomies.set(def.slug, info)
+    return info
+  }
 }
 
 /** The taxonomies of a post type: those it names and those naming it, in registration order. */

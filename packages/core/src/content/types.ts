@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { compactLinks, ContextArg, endpoint, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
-import { keyedCollection, taxonomiesOf, typeRegistry, type PostTypeInfo, type TypeRegistry } from './type-registry.js'
+import { keyedCollection, taxonomiesOf, type PostTypeInfo, type TypeRegistry } from './type-registry.js'
 
 const ALL = ['view', 'edit', 'embed']
 const VE = ['view', 'edit']
@@ -78,7 +78,7 @@ function contextOf (req: RestRequest): string {
 }
 
 export function typeRoutes (services: Services): RelativeRouteDecl[] {
-  const registry = typeRegistry(services)
+  const registry = services.types
 
   const listPermission = (req: RestRequest): true | RestError => {
     if (req.params.context !== 'edit') return true

@@ -6,13 +6,13 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../services.js'
-import { mediaPlace, UPLOADS_PATH } from './media.js'
+import { UPLOADS_PATH } from './urls.js'
 import { safeKey } from './storage.js'
 
 export interface MediaFilesOptions { services: Services }
 
 export async function mediaFiles (app: FastifyInstance, opts: MediaFilesOptions): Promise<void> {
-  const { storage } = mediaPlace(opts.services)
+  const { storage } = opts.services.media
   app.route({
     method: 'GET',
     url: `${UPLOADS_PATH}/*`,

@@ -7,14 +7,15 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { Readable } from 'node:stream'
-import { Caller, isRole } from '../capabilities.js'
+import { Caller, isRole } from '../users/capabilities.js'
 import { getMeta, getPost } from '../content/post-store.js'
 import { ATTACHMENT_META, siteSettings } from '../content/post-types.js'
-import type { OutboundClient } from '../outbound/index.js'
+import type { OutboundClient } from '../platform/outbound/index.js'
 import type { Services } from '../services.js'
 import type { UserRecord } from '../users/store.js'
 import { allowedMime } from './file-types.js'
-import { createAttachment, fileUrl, mediaPlace } from './media.js'
+import { createAttachment } from './media.js'
+import { fileUrl } from './urls.js'
 import { receiveFile } from './upload.js'
 
 export interface ImportOptions {
@@ -34,7 +35,7 @@ export interface Imported { id: number, sourceUrl: string, mime: string, bytes: 
 
 /** Imports one file or URL as an attachment. */
 export async function importMedia (services: Services, source: string, opts: ImportOptions): Promise<Imported> {
-  const place = mediaPlace(services)
+  const place = services.media
   const user = new Caller(opts.user.id, opts.user.login, opts.user.roles.filter(isRole), undefined, services.roles)
   if (!user.can('upload_files')) throw new Error(`user ${opts.user.login} may not upload files (upload_files)`)
   if (opts.post !== undefined && opts.post !== 0) {

@@ -33,16 +33,15 @@ import { renderedContent, renderedExcerpt, renderedTitle } from '../content/rend
 import { posts } from '../content/schema.js'
 import { htmlClass, sanitizeSlug } from '../content/slugs.js'
 import { requestSettings } from '../content/posts.js'
-import { registerPostType, typeRegistry, type PostTypeDefinition } from '../content/type-registry.js'
+import type { PostTypeDefinition } from '../content/type-registry.js'
 import { mediaErrors } from './errors.js'
+import { fileUrl } from './urls.js'
 import { mediaTypeOf, RESIZABLE } from './file-types.js'
 import { mediaItemSchema, mediaListArgs, mediaWriteArgs } from './media-schema.js'
 import { IMAGE_SIZES, makeSizes, type MadeImage } from './sizes.js'
-import { localStorage, workDir, type MediaStorage } from './storage.js'
+import type { MediaPlace } from './place.js'
+import type { MediaStorage } from './storage.js'
 import { identify, receiveBody, type ReceivedFile } from './upload.js'
-
-/** Where the service serves uploaded files, below its base URL. */
-export const UPLOADS_PATH = '/cms-content/uploads'
 
 /** The `attachment` post type as the core declares it: no archive, not in menus, created by `upload_files`. */
 const ATTACHMENT_POST_TYPE: PostTypeDefinition = {
@@ -54,32 +53,6 @@ const ATTACHMENT_POST_TYPE: PostTypeDefinition = {
   icon: 'admin-media',
   showInNavMenus: false,
   capabilities: { create_posts: 'upload_files' }
-}
-
-export const DEFAULT_UPLOAD_MAX_BYTES = 64 * 1024 * 1024
-
-export interface MediaPlace {
-  storage: MediaStorage
-  /** Files being received or made, on the same volume as the local storage. */
-  work: string
-  maxBytes: number
-}
-
-const places = new WeakMap<Services, MediaPlace>()
-
-/** The storage, work directory and upload limit of a deployment. */
-export function mediaPlace (services: Services): MediaPlace {
-  let place = places.get(services)
-  if (place === undefined) {
-    const root = join(services.settings.contentDir, 'uploads')
-    place = {
-      storage: services.mediaStorage ?? localStorage(root),
-      work: workDir(services.settings.contentDir),
-      maxBytes: services.settings.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES
-    }
-    places.set(services, place)
-  }
-  return place
 }
 
 /** One size of an image as stored in its metadata. */
@@ -117,10 +90,6 @@ function keysOf (a: Attachment): string[] {
   if (a.metadata?.original_image !== undefined) keys.push(folder + a.metadata.original_image)
   for (const size of Object.values(a.metadata?.sizes ?? {})) keys.push(folder + size.file)
   return [...new Set(keys)]
-}
-
-export function fileUrl (home: string, key: string): string {
-  return `${home}${UPLOADS_PATH}/${key.split('/').map(encodeURIComponent).join('/')}`
 }
 
 /** Text without tags or control characters (alt text), in one pass. */
@@ -261,7 +230,7 @@ async function storeUpload (place: MediaPlace, file: ReceivedFile, now: Date): P
   const stem = basename(file.name, extname(file.name))
   const name = `${stem}.${ext}`
   await mkdir(place.work, { recursive: true })
-  const made = RESIZABLE.has(mime) ? await makeSizes(file.path, ext, mime, place.work) : undefined
+  const made = RESIZABLE.has(mime) ? await makeSizes(file.path, ext, mime, place.work, place.images) : undefined
   const stored: string[] = []
   const undo = async (): Promise<void> => { await place.storage.remove(stored) }
   try {
@@ -324,7 +293,7 @@ export interface NewAttachment {
  */
 export async function createAttachment (services: Services, { file, params, user, settings }: NewAttachment): Promise<PostRow> {
   const store = services.store
-  const place = mediaPlace(services)
+  const place = services.media
   try {
     const now = nowSeconds()
     const title = typeof textParam(params.title) === 'string' ? params.title : basename(file.name, extname(file.name))
@@ -355,14 +324,14 @@ export async function createAttachment (services: Services, { file, params, user
 
 /** Makes an image's sizes again from its stored original; old size files are replaced. */
 async function regenerateSizes (services: Services, post: PostRow, a: Attachment): Promise<void> {
-  const place = mediaPlace(services)
+  const place = services.media
   if (!RESIZABLE.has(a.mime) || a.metadata === undefined || a.key === '') throw mediaErrors.rest_image_not_edited()
   await mkdir(place.work, { recursive: true })
   const path = join(place.work, randomUUID())
   try {
     await pipeline(place.storage.read(a.key), createWriteStream(path, { flags: 'wx' }))
     const ext = extname(a.key).slice(1)
-    const made = await makeSizes(path, ext, a.mime, place.work)
+    const made = await makeSizes(path, ext, a.mime, place.work, place.images)
     const stored: string[] = []
     try {
       const old = Object.values(a.metadata.sizes ?? {}).map((s) => a.key.slice(0, a.key.lastIndexOf('/') + 1) + s.file)
@@ -384,8 +353,8 @@ async function regenerateSizes (services: Services, post: PostRow, a: Attachment
 export function mediaRoutes (services: Services): RelativeRouteDecl[] {
   const { store } = services
   // The type /cms/v2/types lists, as the core registers it (once per deployment).
-  if (!typeRegistry(services).postTypes.has(ATTACHMENT_TYPE.type)) registerPostType(services, ATTACHMENT_POST_TYPE)
-  const place = mediaPlace(services)
+  if (!services.types.postTypes.has(ATTACHMENT_TYPE.type)) services.types.registerPostType(ATTACHMENT_POST_TYPE)
+  const place = services.media
   const schema = mediaItemSchema(services.meta)
   const writeArgs = mediaWriteArgs(services.meta)
   const writeArgInfo = argsOf(endpoint({ methods: ['POST'], args: writeArgs, permission: () => true, handler: () => null }))

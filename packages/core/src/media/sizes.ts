@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import sharp, { type FormatEnum, type Metadata } from 'sharp'
 import { mediaErrors } from './errors.js'
+import type { ImageLimits } from './image-gate.js'
 
 export interface ImageSize { name: string, width: number, height: number, crop: boolean }
 
@@ -51,20 +52,37 @@ const FORMAT: Record<string, keyof FormatEnum | 'avif'> = {
 }
 
 /**
- * Reads the image and makes its sizes in `dir`. A file sharp cannot decode
- * is refused (400); whatever was made is removed on failure.
+ * Reads the image and makes its sizes in `dir`, through the gate (a few
+ * images at a time). Its dimensions come from its header first (no pixel
+ * decoded): more pixels than `maxPixels` is refused
+ * (413), and sharp is told the same bound (`limitInputPixels`) in case a
+ * header understates. Only the first frame of an animation is decoded, so
+ * only it counts. A file sharp cannot read is refused (400); whatever
+ * was made is removed on failure.
  */
-export async function makeSizes (source: string, ext: string, mime: string, dir: string): Promise<MadeImage> {
+export async function makeSizes (source: string, ext: string, mime: string, dir: string, limits: ImageLimits): Promise<MadeImage> {
+  return await limits.gate.run(async () => await makeSizesNow(source, ext, mime, dir, limits.maxPixels))
+}
+
+/** The pixels of the frame that is decoded: sharp reads only the first of an animation's frames. */
+export function declaredPixels (meta: Pick<Metadata, 'width' | 'height' | 'pageHeight'>): number {
+  return (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0)
+}
+
+async function makeSizesNow (source: string, ext: string, mime: string, dir: string, maxPixels: number): Promise<MadeImage> {
   const made: MadeFile[] = []
   const format = FORMAT[mime]!
+  const input = { failOn: 'error', limitInputPixels: maxPixels } as const
   try {
     let meta: Metadata
     try {
-      meta = await sharp(source, { failOn: 'error' }).metadata()
+      // The header only: sharp reads dimensions without decoding pixels (unbounded here, so the bound is answered below).
+      meta = await sharp(source, { failOn: 'error', limitInputPixels: false }).metadata()
     } catch {
       throw mediaErrors.rest_upload_image_error()
     }
     if (meta.width === undefined || meta.height === undefined) throw mediaErrors.rest_upload_image_error()
+    if (declaredPixels(meta) > maxPixels) throw mediaErrors.rest_upload_image_too_large({ limit: 'CMS_IMAGE_MAX_PIXELS', max: maxPixels, width: meta.width, height: meta.height })
     const turned = (meta.orientation ?? 1) >= 5
     const width = turned ? meta.height : meta.width
     const height = turned ? meta.width : meta.height
@@ -72,7 +90,7 @@ export async function makeSizes (source: string, ext: string, mime: string, dir:
       const path = join(dir, `${randomUUID()}.${ext}`)
       try {
         // rotate() without an angle applies the EXIF orientation; output carries no metadata.
-        const info = await sharp(source, { failOn: 'error' }).rotate()
+        const info = await sharp(source, input).rotate()
           .resize(w, h, { fit: crop ? 'cover' : 'fill', position: 'centre' })
           .toFormat(format)
           .toFile(path)

@@ -5,7 +5,7 @@
  * through the SSRF-guarded client.
  */
 import { kernelErrors, type RestError } from '@cms/rest'
-import { OutboundError, restErrorOf, type OutboundClient, type OutboundResponse } from '../outbound/index.js'
+import { OutboundError, restErrorOf, type OutboundClient, type OutboundResponse } from '../platform/outbound/index.js'
 import { XMLParser } from 'fast-xml-parser'
 import { decodeEntities, eachTag, escAttr, escUrl, sandboxedFrame } from './html.js'
 import { oembedErrors } from './errors.js'

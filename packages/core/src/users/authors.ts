@@ -4,9 +4,9 @@
  * deleted user's posts.
  *
  * The content module owns the `posts` table (`author`, `status`, `type`).
- * Until it exists these queries see no posts; the content module may also
- * take over deletion with `setUserContentHandler` (to clean its own side
- * tables).
+ * Until it exists these queries see no posts; the content module takes over
+ * deletion (to clean its own side tables) with the handler the services
+ * carry (`services.userContent`), which callers pass to `deleteUser`.
  */
 import { sql, type SQL } from 'drizzle-orm'
 import type { Queryable, Store, Tx } from '@cms/store'
@@ -19,12 +19,6 @@ export interface UserContentHandler {
   reassign (tx: Tx, from: number, to: number): Promise<void>
   /** Deletes every post of `userId` (and what hangs off them). */
   remove (tx: Tx, userId: number): Promise<void>
-}
-
-let handler: UserContentHandler | undefined
-
-export function setUserContentHandler (h: UserContentHandler | undefined): void {
-  handler = h
 }
 
 // Tables never disappear: once seen, no need to ask again.
@@ -56,7 +50,7 @@ export async function countPublishedPosts (store: Store, userId: number, types: 
 }
 
 /** Inside the deletion transaction: reassign (when `to` is set) or delete the user's posts. */
-export async function handleDeletedUserContent (store: Store, tx: Tx, userId: number, to: number | null): Promise<void> {
+export async function handleDeletedUserContent (store: Store, tx: Tx, userId: number, to: number | null, handler: UserContentHandler | undefined): Promise<void> {
   if (handler !== undefined) {
     await (to === null ? handler.remove(tx, userId) : handler.reassign(tx, userId, to))
     return

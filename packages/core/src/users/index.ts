@@ -14,5 +14,5 @@ export function userRoutes (services: Services): RelativeRouteDecl[] {
 
 export { authenticator, authenticateBasic } from './authenticate.js'
 export { authorizePage, type AuthorizePageOptions } from './authorize-page.js'
-export { setUserContentHandler, type UserContentHandler } from './authors.js'
+export type { UserContentHandler } from './authors.js'
 export { chunkPassword } from './passwords.js'

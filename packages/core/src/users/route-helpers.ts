@@ -5,7 +5,7 @@
  */
 import { invalidParam, RestError, type Principal, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
-import { Caller } from '../capabilities.js'
+import { Caller } from './capabilities.js'
 import { filterTitleHtml } from '../content/kses.js'
 import { findUserById, type UserRecord } from './store.js'
 

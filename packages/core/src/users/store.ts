@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto'
 import { and, asc, count, desc, eq, inArray, notInArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store } from '@cms/store'
-import { isRole, type Role } from '../capabilities.js'
+import { isRole, type Role } from './capabilities.js'
 import { applicationPasswords, userMeta, users } from './schema.js'
 import { generateAppPassword, hashAccountPassword, keyedHash, siteKey } from './passwords.js'
 import { appPasswordErrors, userErrors } from './errors.js'
-import { handleDeletedUserContent, hasPublishedPostsCondition } from './authors.js'
-import { checkSearchLength } from '../search-bound.js'
+import { handleDeletedUserContent, hasPublishedPostsCondition, type UserContentHandler } from './authors.js'
+import { checkSearchLength } from '../platform/search-bound.js'
 
 export interface UserRecord {
   id: number
@@ -313,10 +313,12 @@ export async function updateUser (store: Store, id: number, changes: UserChanges
 /**
  * Deletes a user with their meta, application passwords and sessions; their
  * posts go to `reassignTo`, or are deleted when it is null. One transaction.
+ * `content` is the content module's handler (`services.userContent`); without
+ * it the posts table is changed directly (no term recount).
  */
-export async function deleteUser (store: Store, id: number, reassignTo: number | null): Promise<boolean> {
+export async function deleteUser (store: Store, id: number, reassignTo: number | null, content?: UserContentHandler): Promise<boolean> {
   return await store.transaction(async (tx) => {
-    await handleDeletedUserContent(store, tx, id, reassignTo)
+    await handleDeletedUserContent(store, tx, id, reassignTo, content)
     const gone = await tx.delete(users).where(eq(users.id, id)).returning({ id: users.id })
     return gone.length > 0
   })

@@ -9,9 +9,9 @@ import {
   unvalidated, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
-import type { FieldRegistry } from '../fields.js'
+import type { FieldRegistry } from '../platform/fields.js'
 import { cachedSiteOptions } from '../site.js'
-import { isRole, ROLES, type Role, type RoleRegistry } from '../capabilities.js'
+import { isRole, ROLES, type Role, type RoleRegistry } from './capabilities.js'
 import { denied, userErrors } from './errors.js'
 import { AUTHOR_POST_TYPES, countPublishedPosts } from './authors.js'
 import {
@@ -255,7 +255,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
       throw userErrors.rest_user_invalid_reassign()
     }
     const previous = await present(req, user, { edit: true, links: false })
-    await deleteUser(store, id, reassign)
+    await deleteUser(store, id, reassign, services.userContent)
     forgetUser(req, id)
     return { deleted: true, previous }
   }

@@ -25,7 +25,7 @@
  * Any other value (`me`, `1`) is used as written. Arguments a probe does not
  * give are filled with valid values from the route's declaration.
  */
-import type { Role } from './capabilities.js'
+import type { Role } from '../users/capabilities.js'
 
 export type Outcome = 'allowed' | 401 | 403
 export type CallerKind = 'anonymous' | Role

@@ -13,18 +13,18 @@ import { type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { defineNamespace, type NamespaceDecl, type RouteDecl, type RouteInput } from '@cms/rest'
 import type { MigrationSet } from '@cms/store'
-import type { Role } from './capabilities.js'
-import type { MetaKey, MetaOptions } from './content/meta.js'
+import type { Role } from '../users/capabilities.js'
+import type { MetaKey, MetaOptions } from '../content/meta.js'
 import type { FieldDefinition, FieldObjectType } from './fields.js'
 import type { PermissionCase } from './permissions-table.js'
-import type { Services } from './services.js'
+import type { Services } from '../services.js'
 import type { UpstreamClient } from './upstream.js'
 import { resolveInside } from './paths.js'
 import type { PackageOption } from './package-options.js'
 import type { LifecycleListener, LifecycleTopic } from './events/index.js'
-import type { ContentReader } from './content-reader.js'
+import type { ContentReader } from '../content/reader.js'
 import { packageSecrets, type Secrets } from './secrets.js'
-import { registerPostType, registerTaxonomy, type PostTypeDefinition, type TaxonomyDefinition } from './content/type-registry.js'
+import type { PostTypeDefinition, TaxonomyDefinition } from '../content/type-registry.js'
 
 /** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
 export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
@@ -297,8 +297,8 @@ export class Platform {
         registry.register(objectType, key, schema, { ...opts, owner: name })
       },
       registerField: (objectType, field, def) => { this.services.fields.register(objectType, field, def as FieldDefinition, name) },
-      postType: (def) => { registerPostType(this.services, def) },
-      taxonomy: (def) => { registerTaxonomy(this.services, def) },
+      postType: (def) => { this.services.types.registerPostType(def) },
+      taxonomy: (def) => { this.services.types.registerTaxonomy(def) },
       capability: (capability, grantedTo) => {
         this.services.roles.declare(capability, name)
         for (const role of grantedTo) this.services.roles.grant(role, [capability])

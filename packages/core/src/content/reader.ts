@@ -12,14 +12,14 @@
 import { eq, inArray } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import { dbOf, getOptions, type Queryable, type Store } from '@cms/store'
-import { nowSeconds } from './content/dates.js'
-import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants, type PostRow, type PostTerms, type TermRow } from './content/post-store.js'
-import { listTerms } from './content/term-store.js'
-import { readRule, runListQuery, type ListQuery, type MetaClause, type TaxClause } from './content/post-query.js'
-import { ATTACHMENT_META, permalink, permalinkPrefix } from './content/post-types.js'
-import { fileUrl } from './media/media.js'
-import { postMeta, posts } from './content/schema.js'
-import { getUserMetas } from './users/store.js'
+import { nowSeconds } from './dates.js'
+import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants, type PostRow, type PostTerms, type TermRow } from './post-store.js'
+import { listTerms } from './term-store.js'
+import { readRule, runListQuery, type ListQuery, type MetaClause, type TaxClause } from './post-query.js'
+import { ATTACHMENT_META, permalink, permalinkPrefix } from './post-types.js'
+import { fileUrl } from '../media/urls.js'
+import { postMeta, posts } from './schema.js'
+import { getUserMetas } from '../users/store.js'
 
 /** The list route's filters (cms/v2 `GET /posts` arguments), as values. */
 export interface PostsQuery {

@@ -1,0 +1,199 @@
+/**
+ * assistant/v1 super-admin (seo-rollback-assistant-addons.md §3.5,
+ * CONVENTIONS.md §9): `status`, `opt-in`, and `execute`, `list`, `read`,
+ * protected three ways: the feature flag (`assistant_super_admin_enabled`,
+ * off until an administrator opts in; an explicit `disabled` is kept),
+ * `manage_options`, and an execution token in `X-Assistant-Exec-Token`
+ * (bound to the user, valid a day, answered by `status` to those who may
+ * use it). Flag off or no capability: `rest_forbidden`; no token
+ * `403 missing_exec_token`; a bad or expired one `403 invalid_exec_token`.
+ *
+ * `execute` is `501 execution_not_supported` unless `CMS_ASSISTANT_EXECUTE=1`;
+ * then the code runs as JavaScript in the QuickJS sandbox of a worker
+ * thread (sandbox.ts), never as PHP and never in this process's engine.
+ * `list` and `read` see the content directory only: traversal, absolute
+ * paths, NUL, encoded variants and symbolic links out are `400 invalid_path`;
+ * at most 1,000 entries (`truncated`); files over 512 KiB `413 file_too_large`.
+ * Answers name paths relative to the content directory (its place on the
+ * server is not disclosed).
+ */
+import { opendir, lstat, open } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { denied, endpoint, route, RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
+import type { PackageApi } from '@cms/core'
+import { mayManageOptions } from './access.js'
+import type { AssistantConfig } from './config.js'
+import { assistantErrors } from './errors.js'
+import { hmacKey } from './keys.js'
+import { executeInSandbox } from './sandbox.js'
+
+export const EXEC_TOKEN_HEADER = 'x-assistant-exec-token'
+const TOKEN_TTL_S = 24 * 3600
+export const LIST_MAX = 1000
+export const READ_MAX_BYTES = 524_288
+const FLAG_VALUES = ['', 'active', 'disabled'] as const
+
+/**
+ * A path from a request, checked before it reaches the file system: no
+ * NUL, no escape (`%`: one decoding was the server's, a second would be a
+ * smuggled one), no scheme or drive (`:`), no backslash, not absolute or
+ * home-relative, no segment starting with `..` (`..`, `..;`, `....`).
+ */
+function plainPath (path: string): string {
+  const bad = path.length > 4096 || /[\0%:\\]/.test(path) || path.startsWith('/') || path.startsWith('~') ||
+    path.split('/').some((s) => s.startsWith('..'))
+  if (bad) throw assistantErrors.invalid_path()
+  return path
+}
+
+/** Relative display form of a checked path ('' is the content directory itself: '.'). */
+function shown (path: string): string {
+  const parts = path.split('/').filter((s) => s !== '' && s !== '.')
+  return parts.length === 0 ? '.' : parts.join('/')
+}
+
+export function superAdminRoutes (api: PackageApi, config: AssistantConfig): RelativeRouteDecl[] {
+  const flag = api.option('assistant_super_admin_enabled', Type.Union(FLAG_VALUES.map((v) => Type.Literal(v))), { default: '', description: 'Super Admin mode: "active", "disabled" (an administrator\'s explicit choice, kept by opt-in) or "" (never set: off).' })
+  const tokens = hmacKey(api, 'assistant_exec_token_key', 'The key execution tokens are signed with (sealed).')
+
+  async function issueToken (userId: number): Promise<{ token: string, expires: number }> {
+    const expires = Math.floor(Date.now() / 1000) + TOKEN_TTL_S
+    return { token: `${expires}.${await tokens.sign(`exec|${userId}|${expires}`)}`, expires }
+  }
+
+  async function tokenValid (userId: number, token: string): Promise<boolean> {
+    const m = /^(\d{1,12})\.([A-Za-z0-9_-]{1,100})$/.exec(token)
+    if (m === null) return false
+    const expires = Number(m[1])
+    const now = Math.floor(Date.now() / 1000)
+    if (expires <= now || expires > now + TOKEN_TTL_S) return false
+    return await tokens.verify(`exec|${userId}|${expires}`, m[2]!)
+  }
+
+  /** The three locks, in the notes' order; side-effect free (the Allow header calls it). */
+  const mayExecute = async (req: RestRequest<any>): Promise<true | RestError> => {
+    const refused = denied(assistantErrors.rest_forbidden(), req.user.id)
+    if (!req.user.can('manage_options')) return refused
+    if (await req.memo('assistant:super-admin-flag', async () => await flag.get()) !== 'active') return refused
+    const header = req.headers[EXEC_TOKEN_HEADER]
+    const token = Array.isArray(header) ? header[0] : header
+    if (token === undefined || token === '') return assistantErrors.missing_exec_token()
+    return await tokenValid(req.user.id, token) ? true : assistantErrors.invalid_exec_token()
+  }
+
+  const pathArg = { path: Type.String({ description: 'A path relative to the content directory.' }) }
+
+  async function resolve (path: string): Promise<string> {
+    try {
+      return await api.resolveContent(plainPath(path))
+    } catch (err) {
+      if (err instanceof RestError && err.code === 'rest_invalid_path') throw assistantErrors.invalid_path()
+      throw err
+    }
+  }
+
+  return [
+    route({
+      path: '/super-admin/status',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: {},
+        summary: 'Whether Super Admin mode is on; when it is, an execution token for the caller (valid a day)',
+        permission: mayManageOptions,
+        handler: async (req) => {
+          const enabled = await flag.get() === 'active'
+          if (!enabled) return { enabled }
+          const { token, expires } = await issueToken(req.user.id)
+          return { enabled, exec_token: token, exec_token_expires: expires, exec_token_header: 'X-Assistant-Exec-Token', execute_enabled: config.execute }
+        }
+      })]
+    }),
+    route({
+      path: '/super-admin/opt-in',
+      endpoints: [endpoint({
+        methods: ['POST'],
+        args: {},
+        summary: 'Turn Super Admin mode on (unless an administrator disabled it)',
+        permission: mayManageOptions,
+        handler: async () => {
+          if (await flag.get() === 'disabled') throw assistantErrors.super_admin_explicitly_disabled()
+          await flag.set('active')
+          return { success: true, message: 'Super Admin mode enabled' }
+        }
+      })]
+    }),
+    route({
+      path: '/super-admin/execute',
+      endpoints: [endpoint({
+        methods: ['POST'],
+        args: { code: Type.String({ description: 'JavaScript to run in the sandbox (the value of its last expression, or of a top-level return, is answered).', maxLength: 1_048_576 }) },
+        summary: 'Run code in the sandbox (off unless CMS_ASSISTANT_EXECUTE=1)',
+        permission: mayExecute,
+        handler: async (req) => {
+          if (!config.execute) throw assistantErrors.execution_not_supported()
+          if (req.params.code.trim() === '') throw assistantErrors.empty_code()
+          return await executeInSandbox(req.params.code, { timeoutMs: config.timeoutMs, memoryBytes: config.memoryBytes })
+        }
+      })]
+    }),
+    route({
+      path: '/super-admin/list',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: pathArg,
+        summary: 'The entries of a directory under the content directory (at most 1,000)',
+        permission: mayExecute,
+        handler: async (req) => {
+          const dir = await resolve(req.params.path)
+          const stat = await lstat(dir).catch(() => undefined)
+          if (stat === undefined || !stat.isDirectory()) throw assistantErrors.not_a_directory()
+          const entries: Array<{ name: string, type: 'dir' | 'file' | 'link', size: number | null }> = []
+          let truncated = false
+          // Read entry by entry: a huge directory costs no more than 1,001 entries.
+          const handle = await opendir(dir)
+          try {
+            for await (const e of handle) {
+              if (entries.length === LIST_MAX) {
+                truncated = true
+                break
+              }
+              const type = e.isDirectory() ? 'dir' : e.isSymbolicLink() ? 'link' : 'file'
+              const size = type === 'file' ? (await lstat(join(dir, e.name)).catch(() => undefined))?.size ?? null : null
+              entries.push({ name: e.name, type, size })
+            }
+          } finally {
+            await handle.close().catch(() => {})
+          }
+          entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+          return { path: shown(req.params.path), entries, truncated }
+        }
+      })]
+    }),
+    route({
+      path: '/super-admin/read',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: pathArg,
+        summary: 'A file under the content directory (at most 512 KiB)',
+        permission: mayExecute,
+        handler: async (req) => {
+          const file = await resolve(req.params.path)
+          const stat = await lstat(file).catch(() => undefined)
+          if (stat === undefined || !stat.isFile()) throw assistantErrors.not_a_file()
+          if (stat.size > READ_MAX_BYTES) throw assistantErrors.file_too_large({ size: stat.size, max: READ_MAX_BYTES }, `The file is larger than ${READ_MAX_BYTES} bytes.`).withStatus(413)
+          // Read at most the limit, whatever the file grew to since the check.
+          const handle = await open(file, 'r')
+          try {
+            const buf = Buffer.alloc(READ_MAX_BYTES + 1)
+            const { bytesRead } = await handle.read(buf, 0, buf.length, 0)
+            if (bytesRead > READ_MAX_BYTES) throw assistantErrors.file_too_large(undefined, `The file is larger than ${READ_MAX_BYTES} bytes.`).withStatus(413)
+            return { path: shown(req.params.path), size: bytesRead, content: buf.subarray(0, bytesRead).toString('utf8') }
+          } finally {
+            await handle.close()
+          }
+        }
+      })]
+    })
+  ]
+}
