@@ -25,6 +25,8 @@ export interface BuildOptions {
   packages?: readonly CmsPackage[]
   /** A profile instead of the named one of the settings (tests composing their own). */
   profile?: Profile
+  /** How the store is migrated (tests: from a migrated template); default the store's `migrate`. */
+  migrate?: typeof migrate
 }
 
 /** Errors that mean the database cannot be reached right now. */
@@ -108,7 +110,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   app.decorate('platform', platform)
   const started = performance.now()
   try {
-    await migrate(store, platform.migrationSets())
+    await (opts.migrate ?? migrate)(store, platform.migrationSets())
   } catch (err) {
     if (opts.store === undefined) await store.close()
     throw err

@@ -13,8 +13,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '@cms/store'
-import { openTestStore } from '@cms/store/testing'
-import { coreMigrations, type CmsPackage } from '@cms/core'
+import { migrateTestStore, openTestStore } from '@cms/store/testing'
+import type { CmsPackage } from '@cms/core'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { profiles } from '../src/profiles.js'
 import { loadSettings } from '../src/settings.js'
@@ -59,10 +59,10 @@ export async function gatewayApp (opts: GatewayAppOptions = {}): Promise<Gateway
   const named = profiles[settings.deployment]!
   const profile = opts.packages === undefined ? undefined : { ...named, namespaces: [...named.namespaces, ...opts.packages.flatMap((p) => p.namespaces)] }
   const own = opts.store === undefined
-  const store = opts.store ?? await openTestStore({ migrations: [coreMigrations] })
+  const store = opts.store ?? await openTestStore({ migrate: 'later' })
   let app: FastifyInstance | undefined
   try {
-    app = await buildApp(settings, { store, logger: opts.logger ?? false, jobs: opts.jobs ?? false, packages: opts.packages, profile })
+    app = await buildApp(settings, { store, logger: opts.logger ?? false, jobs: opts.jobs ?? false, packages: opts.packages, profile, migrate: own ? migrateTestStore : undefined })
     app.addHook('onClose', removeContent)
     await app.ready()
   } catch (err) {

@@ -14,6 +14,9 @@
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
+import { ajaxSelect2Routes } from './ajaxselect2.js'
+import { megaMenuRoutes } from './megamenu.js'
+import { menus } from './menus.js'
 import { addonsPermissionCases } from './permissions.js'
 import { widgetBuilderRoutes } from './widget-builder.js'
 
@@ -24,7 +27,8 @@ export const addonsPackage = definePackage({
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
-    api.namespace('addons-a/v1', () => [])
+    const menuStore = menus(() => api.services.store)
+    api.namespace('addons-a/v1', () => [...ajaxSelect2Routes(api, menuStore), ...megaMenuRoutes(api, menuStore)])
     api.namespace('addons-b/v1', () => widgetBuilderRoutes(api))
     api.permissionCases(addonsPermissionCases)
   }

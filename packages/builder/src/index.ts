@@ -89,3 +89,4 @@ export const builderPackage = definePackage({
 // For packages that build on the builder (the add-ons): its document type, its text filter and its renderer.
 export { LIBRARY_TYPE } from './kit.js'
 export { filterStrings } from './sanitize.js'
+export { renderBuilderData } from './render.js'

@@ -16,7 +16,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelServerOptions, restKernel, type NamespaceDecl } from '@cms/rest'
 import { basic, call, type Answer, type CallOptions, type TestCaller } from '@cms/rest/testing'
 import { migrate, type Store } from '@cms/store'
-import { openTestStore } from '@cms/store/testing'
+import { migrateTestStore, openTestStore } from '@cms/store/testing'
 import type { Role } from './users/capabilities.js'
 import { mediaFiles } from './media/files.js'
 import { corePackage } from './package.js'
@@ -114,7 +114,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const remote = opts.remote ?? {}
   const local = namespaces.filter((ns) => remote[ns] === undefined)
   const always = ['@cms/core', ...catalog.filter((p) => p.namespaces.length === 0).map((p) => p.name)]
-  const store = opts.store ?? await openTestStore({ migrate: false })
+  const store = opts.store ?? await openTestStore({ migrate: 'later' })
   const lines = opts.logLines
   const app = Fastify({
     ...kernelServerOptions(),
@@ -131,7 +131,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   try {
     for (const pkg of packagesFor(catalog, local, always)) await app.register(pkg.plugin, { platform })
     app.decorate('platform', platform)
-    await migrate(store, platform.migrationSets())
+    await (opts.store === undefined ? migrateTestStore(store, platform.migrationSets()) : migrate(store, platform.migrationSets()))
     await app.register(restKernel, {
       namespaces: platform.namespaces(),
       routes: platform.routes(),

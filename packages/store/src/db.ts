@@ -37,6 +37,8 @@ export interface OpenStoreOptions {
   dataDir?: string;
   /** Embedded PGlite in memory (nothing persisted). Ignored when databaseUrl is set. */
   memory?: boolean;
+  /** With `memory`: start from this data directory dump (PGlite's `dumpDataDir`) instead of running initdb. */
+  loadDataDir?: Blob;
   /** Size of the `pg` connection pool. Default 10. */
   poolSize?: number;
   /** How long to wait for a pooled `pg` connection before failing (ms). Default 15000. */
@@ -233,7 +235,7 @@ async function openPglite (opts: OpenStoreOptions): Promise<Store> {
   const { PGlite, drizzlePglite } = await loadPglite()
   const startParams = pgliteStartParams(PGlite.defaultStartParams)
   if (opts.memory) {
-    const client = await PGlite.create({ startParams })
+    const client = await PGlite.create({ startParams, ...(opts.loadDataDir === undefined ? {} : { loadDataDir: opts.loadDataDir }) })
     const db = drizzlePglite({ client, casing })
     let closed: Promise<void> | undefined
     return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close()))

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { openStore } from '../src/index.js'
+import { storeDriver } from '../src/db.js'
 import { createTestDatabase, testDatabaseUrl } from '../src/testing.js'
 
 const script = fileURLToPath(new URL('../../../scripts/pg-test-server.sh', import.meta.url))
@@ -35,6 +36,9 @@ t.test('a transaction on a dropped connection releases its client', async (t) =>
   // One connection: a single leaked client leaves nothing to serve the next transaction.
   const store = await openStore({ databaseUrl: database.url, poolSize: 1, connectionTimeoutMillis: 2000, onPoolError: () => {} })
   const killer = await openStore({ databaseUrl: database.url, poolSize: 1 })
+  const driver = storeDriver(store)
+  if (driver.kind !== 'pg') throw new Error('expected PostgreSQL')
+  const pool = driver.pool
   t.teardown(async () => {
     await killer.close()
     await database.drop()
@@ -56,7 +60,8 @@ t.test('a transaction on a dropped connection releases its client', async (t) =>
       })
     // Once the backend is gone and its socket closed, the pool must have a usable connection.
     while ((await killer.execute(sql`select 1 from pg_stat_activity where pid = ${row!.pid}`)).length > 0) await sleep(10)
-    await sleep(50)
+    // ...and once this process has read the socket's end (a fixed pause lost that race on a busy machine).
+    for (let waited = 0; pool.totalCount > 0 && waited < 10_000; waited += 10) await sleep(10)
     const after = await store
       .transaction(async (tx) => ((await tx.execute(sql`select 2 as two`)) as unknown as { rows: unknown[] }).rows[0])
       .catch((err: Error) => err)

@@ -17,7 +17,7 @@ import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants
 import { listTerms } from './term-store.js'
 import { readRule, runListQuery, type ListQuery, type MetaClause, type TaxClause } from './post-query.js'
 import { ATTACHMENT_META, permalink, permalinkPrefix } from './post-types.js'
-import { fileUrl } from '../media/urls.js'
+import { fileUrl } from './uploads.js'
 import { postMeta, posts } from './schema.js'
 import { getUserMetas } from '../users/store.js'
 
@@ -105,8 +105,12 @@ export interface ContentReader {
    * left out. For a package that adds data to each post of a list.
    */
   postsWithDetails: (ids: readonly number[]) => Promise<PostWithDetails[]>
-  /** Terms of one or more taxonomies in id order after `idAfter` (at most 100 at a time), or those named by `include`. */
-  terms: (query: { taxonomy: string | readonly string[], idAfter?: number, include?: number[], slug?: string[], perPage?: number }) => Promise<TermRow[]>
+  /**
+   * Terms of one or more taxonomies in id order after `idAfter` (at most 100 at a time), or those named by `include`;
+   * `search` matches name or slug (as the terms list does), `hideEmpty` leaves out terms no published post carries,
+   * `offset` skips that many.
+   */
+  terms: (query: { taxonomy: string | readonly string[], idAfter?: number, include?: number[], slug?: string[], perPage?: number, search?: string, hideEmpty?: boolean, offset?: number }) => Promise<TermRow[]>
   /**
    * A media item (attachment) as the media library knows it: its file's URL
    * under `home`, MIME type, pixel size (images), alt text and caption; no
@@ -210,7 +214,9 @@ export function contentReader (store: () => Store): ContentReader {
         include: query.include ?? [],
         exclude: [],
         ...(query.slug === undefined ? {} : { slugs: query.slug }),
-        hideEmpty: false,
+        ...(query.search === undefined ? {} : { search: query.search }),
+        ...(query.offset === undefined ? {} : { offset: Math.max(0, query.offset) }),
+        hideEmpty: query.hideEmpty === true,
         orderby: 'id',
         order: 'asc',
         perPage: Math.min(100, Math.max(1, query.perPage ?? 100)),
