@@ -24,6 +24,7 @@
  */
 import t from 'tap'
 import { Writable } from 'node:stream'
+import { profilesUnderTest } from './harness/target.js'
 import { gatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { anonymous } from '@cms/rest/testing'
@@ -39,7 +40,7 @@ t.comment(`fuzz: ${RUNS} requests per profile, seed ${SEED}`)
 // Thousands of requests: on a slow or busy machine this file may need more than the suite's per-file limit.
 t.setTimeout(Math.max(600_000, RUNS * 400))
 
-for (const profile of ['A', 'B'] as const) {
+for (const profile of profilesUnderTest()) {
   t.test(`profile ${profile}`, async (t) => {
     // The operations log at warn level and above: what an operator would read.
     const logged: string[] = []

@@ -17,7 +17,7 @@ import t from 'tap'
 import { createCaller } from '@cms/core/testing'
 import { gatewayApp } from './helpers.js'
 import { bodyArgs, fillPath, sampleVar, targetsOf, urlOf, type Target } from './harness/routes.js'
-import { validValue } from './harness/values.js'
+import { validValue } from '@cms/core/testing'
 import { encodeParams, inject, type HttpRequest } from './harness/requests.js'
 import type { JsonSchema } from '@cms/rest'
 

@@ -10,7 +10,7 @@
  * Snippets and their dev and prod file sets are the package's own tables
  * (schema.ts, ../migrations); the file rules are file-rules.ts; code runs
  * only in the QuickJS sandbox of a worker thread (sandbox.ts,
- * sandbox-worker.mjs). Who may call what: access.ts, permissions.ts.
+ * sandbox-worker.mjs). Who may call what: access.ts and each route's `permission`.
  */
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
@@ -19,7 +19,6 @@ import { USE_ASSISTANT } from './access.js'
 import { artifactRoutes } from './artifacts.js'
 import { assistantConfig } from './config.js'
 import { devModeRoutes } from './dev-mode.js'
-import { assistantPermissionCases } from './permissions.js'
 import { snippetStore } from './snippet-store.js'
 import { snippetRoutes } from './snippets.js'
 import { superAdminRoutes } from './super-admin.js'
@@ -42,6 +41,5 @@ export const assistantPackage = definePackage({
       ...devMode,
       ...superAdmin
     ])
-    api.permissionCases(assistantPermissionCases)
   }
 })

@@ -29,7 +29,6 @@ import { kitDefaultsRoutes } from './kit-defaults.js'
 import { libraryConnectRoutes } from './library-connect.js'
 import { registerBuilderMeta } from './meta.js'
 import { npsSurveyRoutes } from './nps-survey.js'
-import { builderPermissionCases } from './permissions.js'
 import { postSearchRoutes } from './post-search.js'
 import { sendEventRoutes } from './send-event.js'
 import { declareSettings, settingsRoutes } from './settings.js'
@@ -82,7 +81,6 @@ export const builderPackage = definePackage({
     api.namespace('builder/v1/documents', () => documentRoutes(api))
     api.namespace('builder-ai/v1', () => builderAiRoutes())
     api.namespace('nps-survey/v1', () => npsSurveyRoutes(api))
-    api.permissionCases(builderPermissionCases)
   }
 })
 

@@ -76,7 +76,7 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
           page_settings: handlerChecked('The page settings of the template.')
         },
         summary: 'Save a template to the local library',
-        permission: mayEditPosts,
+        permission: mayEditPosts.probing({ body: { type: 'section', title: 'Probe', content: [] } }),
         handler: async (req) => {
           const params = req.params as Record<string, unknown>
           const filtered = !req.user.can('unfiltered_html')

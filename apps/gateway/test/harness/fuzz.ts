@@ -8,7 +8,9 @@ import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import type { JsonSchema } from '@cms/rest'
 import { bodyArgs, fillPath, sampleVar, urlOf, type Addressing, type Target } from './routes.js'
-import { badSegments, someValue, unknownNames, validValue } from './values.js'
+import { badSegments, someValue, unknownNames } from './values.js'
+import { validValue } from '@cms/core/testing'
+import { testTarget } from './target.js'
 import { describe, encodeParams, inject, type HttpRequest, type HttpResponse } from './requests.js'
 import { checkResponse } from './check.js'
 import { adversarialStrings, probeRequest, stringProbes } from './adversarial.js'
@@ -221,7 +223,7 @@ export async function runFuzz (opts: FuzzOptions): Promise<FuzzStats> {
         }
         stats.requests++
         stats.byStatus[res.status] = (stats.byStatus[res.status] ?? 0) + 1
-        const verdict = res.status === 0 ? { ok: false, problem: res.body } : checkResponse(res, { head: isHead(sent) })
+        const verdict = res.status === 0 ? { ok: false, problem: res.body } : judge(res, sent)
         if (!verdict.ok) {
           stats.failures++
           const key = verdict.problem!.replace(/\d+/g, 'N').slice(0, 100)
@@ -247,6 +249,21 @@ export async function runFuzz (opts: FuzzOptions): Promise<FuzzStats> {
 }
 
 /** A HEAD, sent as such or through an override (answered without a body). */
+// Over a socket (CMS_TEST_TARGET), a request line longer than a service reads (its
+// CMS_MAX_URL_LENGTH plus Node's 16 KiB of headers, options.ts in @cms/rest) is refused
+// before its `_method` or anything else is read: by the service (431 in the error shape) or,
+// past the 64 KiB HAProxy reads (deploy/haproxy/*.cfg), by HAProxy, whose 2.6 answers a
+// request head it cannot parse with its built-in HTML 400 whatever `errorfile` says
+// (haproxy/haproxy#3032, fixed in 3.2). Of such a refusal only its status can be required.
+const READ_LIMIT = testTarget() === undefined ? Infinity : 8192 + 16 * 1024
+
+function judge (res: HttpResponse, req: HttpRequest): ReturnType<typeof checkResponse> {
+  if (req.url.length > READ_LIMIT) {
+    return [400, 414, 431].includes(res.status) ? { ok: true } : { ok: false, problem: `status ${res.status} for a request line of ${req.url.length} characters (400, 414 or 431 expected)` }
+  }
+  return checkResponse(res, { head: isHead(req) })
+}
+
 function isHead (req: HttpRequest): boolean {
   // The last `_method` given wins, as in PHP.
   const override = [...req.url.slice(req.url.indexOf('?')).matchAll(/(?:^|[?&])_method=([^&]*)/g)].at(-1)
@@ -307,7 +324,7 @@ export async function runAdversarialSweep (opts: SweepOptions): Promise<{ reques
     requests++
     slowest = Math.max(slowest, ms)
     const where = `${probe.target.key} [${probe.names.join(', ')}] ${s.label} (${value.length} characters)`
-    const verdict = res.status === 0 ? { ok: false, problem: res.body } : checkResponse(res, { head: isHead(req) })
+    const verdict = res.status === 0 ? { ok: false, problem: res.body } : judge(res, req)
     if (!verdict.ok) problems.push(`${where}: ${verdict.problem!}`)
     if (ms > opts.boundMs) problems.push(`${where}: answered ${res.status} after ${ms.toFixed(0)} ms`)
   }
