@@ -17,16 +17,6 @@ import { gatewayApp, getJson, manifest, type ManifestRoute } from './helpers.js'
  * comment on each run.
  */
 const NOT_YET_SERVED: Record<string, { why: string, routes: readonly string[] }> = {
-  'assistant/v1': {
-    why: 'issue 30 serves assistant/v1 in pieces: snippets, artifacts, dev mode and super-admin first',
-    routes: [
-      '/assistant/v1/builder-kit', '/assistant/v1/builder-kit/schema', '/assistant/v1/builder-kit/fonts',
-      '/assistant/v1/builder-library/template-types', '/assistant/v1/builder-library/(?P<id>[\\d]+)/sync-type',
-      '/assistant/v1/builder-settings/supported-post-types', '/assistant/v1/page-templates',
-      '/assistant/v1/website-uuid', '/assistant/v1/cms-options', '/assistant/v1/cms-options/health',
-      '/assistant/v1/settings/(?P<name>[a-zA-Z0-9_-]+)', '/assistant/v1/consent', '/assistant/v1/token'
-    ]
-  },
   'seo/v1': {
     why: 'issue 20 serves seo/v1 part 1 in increments; part 2 (configuration, tasks, integrations, outside services) is its own issue',
     routes: [
