@@ -6,6 +6,7 @@
  * namespaces the reference does not show in full.
  */
 import t, { type Test } from 'tap'
+import { profilesUnderTest } from './harness/target.js'
 import { gatewayApp, getJson, manifest, type ManifestRoute } from './helpers.js'
 
 /**
@@ -16,16 +17,6 @@ import { gatewayApp, getJson, manifest, type ManifestRoute } from './helpers.js'
  * comment on each run.
  */
 const NOT_YET_SERVED: Record<string, { why: string, routes: readonly string[] }> = {
-  'assistant/v1': {
-    why: 'issue 30 serves assistant/v1 in pieces: snippets, artifacts, dev mode and super-admin first',
-    routes: [
-      '/assistant/v1/builder-kit', '/assistant/v1/builder-kit/schema', '/assistant/v1/builder-kit/fonts',
-      '/assistant/v1/builder-library/template-types', '/assistant/v1/builder-library/(?P<id>[\\d]+)/sync-type',
-      '/assistant/v1/builder-settings/supported-post-types', '/assistant/v1/page-templates',
-      '/assistant/v1/website-uuid', '/assistant/v1/cms-options', '/assistant/v1/cms-options/health',
-      '/assistant/v1/settings/(?P<name>[a-zA-Z0-9_-]+)', '/assistant/v1/consent', '/assistant/v1/token'
-    ]
-  }
 }
 
 const COMPARED = ['type', 'enum', 'default', 'minimum', 'maximum', 'pattern', 'items', 'format', 'maxItems', 'maxLength', 'uniqueItems', 'properties', 'additionalProperties', 'oneOf'] as const
@@ -57,7 +48,7 @@ function argsFor (route: ManifestRoute, index: number, deployment: string): Reco
     : route.endpoints[index]!.args
 }
 
-for (const deployment of ['A', 'B'] as const) {
+for (const deployment of profilesUnderTest()) {
   t.test(`deployment ${deployment}: the index conforms to routes.json`, async (t) => {
     const { app, close } = await gatewayApp({ env: { CMS_DEPLOYMENT: deployment } })
     t.teardown(close)

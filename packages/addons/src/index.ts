@@ -17,7 +17,6 @@ import { definePackage } from '@cms/core'
 import { ajaxSelect2Routes } from './ajaxselect2.js'
 import { megaMenuRoutes } from './megamenu.js'
 import { menus } from './menus.js'
-import { addonsPermissionCases } from './permissions.js'
 import { widgetBuilderRoutes } from './widget-builder.js'
 
 export const addonsPackage = definePackage({
@@ -30,6 +29,5 @@ export const addonsPackage = definePackage({
     const menuStore = menus(() => api.services.store)
     api.namespace('addons-a/v1', () => [...ajaxSelect2Routes(api, menuStore), ...megaMenuRoutes(api, menuStore)])
     api.namespace('addons-b/v1', () => widgetBuilderRoutes(api))
-    api.permissionCases(addonsPermissionCases)
   }
 })

@@ -13,7 +13,7 @@
  * product answers 405 or 500).
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, invalidParam, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import { getOptions } from '@cms/store'
 import type { PackageApi } from '@cms/core'
 import { mayManageOptions } from './access.js'
@@ -157,7 +157,7 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
     route({
       path: '/checklist/{id}',
       vars: { id: '[\\d]+' },
-      endpoints: [endpoint({ methods: ['GET'], args: digitId, summary: 'No checklist item has a digit id (404)', permission: mayManageOptions, handler: noStep })]
+      endpoints: [endpoint({ methods: ['GET'], args: digitId, summary: 'No checklist item has a digit id (404)', permission: mayManageOptions.probing({ vars: { id: '1' } }), handler: noStep })]
     }),
     route({
       path: '/checklist/steps',
@@ -166,16 +166,21 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
     route({
       path: '/checklist/steps/{id}',
       vars: { id: '[\\d]+' },
-      endpoints: [endpoint({ methods: ['GET'], args: digitId, summary: 'No step has a digit id (404)', permission: mayManageOptions, handler: noStep })]
+      endpoints: [endpoint({ methods: ['GET'], args: digitId, summary: 'No step has a digit id (404)', permission: mayManageOptions.probing({ vars: { id: '1' } }), handler: noStep })]
     }),
     route({
       path: '/checklist/steps/{id}',
       vars: { id: '[\\w_-]+' },
       endpoints: [endpoint({
         methods: writes,
-        args: { id: Type.String({ description: 'The step id.' }) },
+        args: {
+          id: Type.String({ description: 'The step id.' }),
+          is_marked_completed: handlerChecked('The user marked the step done.'),
+          is_absolute_completed: handlerChecked('The step is done on the site.'),
+          is_immutable_completed: handlerChecked('The step was once done (kept).')
+        },
         summary: "Update the current user's progress on a step",
-        permission: mayManageOptions,
+        permission: mayManageOptions.probing({ vars: { id: 'add_logo' }, body: { is_marked_completed: true } }),
         handler: async (req) => {
           if (!STEP_IDS.includes(req.params.id)) noStep()
           const params = req.params as Record<string, unknown>
@@ -199,9 +204,13 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
         endpoint({ methods: ['GET'], args: {}, summary: "The current user's checklist progress", permission: mayManageOptions, handler: async (req) => await progressAnswer(req.user.id) }),
         endpoint({
           methods: writes,
-          args: {},
+          args: {
+            first_closed_checklist_in_editor: handlerChecked('The user closed the checklist in the editor once.'),
+            is_popup_minimized: handlerChecked('The checklist popup is minimized.'),
+            builder_editor_counter: handlerChecked('How often the editor was opened.')
+          },
           summary: "Update the current user's checklist progress",
-          permission: mayManageOptions,
+          permission: mayManageOptions.probing({ body: { is_popup_minimized: true } }),
           handler: async (req) => {
             const params = req.params as Record<string, unknown>
             const closed = bool(params, 'first_closed_checklist_in_editor')

@@ -6,7 +6,7 @@ import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ContextArg, endpoint, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
+  check, ContextArg, endpoint, everyone, who, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
   restKernel, rel, route, restUrl, type Principal
 } from '../src/index.js'
 
@@ -69,7 +69,7 @@ const routes = [
           include: Type.Optional(IntList()),
           order: Enum(['asc', 'desc'], { default: 'desc' })
         },
-        permission: (req) => req.params.context !== 'edit' || req.user.can('edit') || new RestError('rest_forbidden_context', 'Sorry, you are not allowed to edit.', req.user.id === 0 ? 401 : 403),
+        permission: check((req) => req.params.context !== 'edit' || req.user.can('edit') || new RestError('rest_forbidden_context', 'Sorry, you are not allowed to edit.', req.user.id === 0 ? 401 : 403), who.everyone('a test route (not probed)')),
         handler: (req) => {
           const all = (req.params.include ?? [1, 2, 3, 4, 5]).map(thing)
           const page = req.params.page
@@ -81,7 +81,7 @@ const routes = [
       endpoint({
         methods: ['POST'],
         args: { title: Type.String({ minLength: 1 }), count: Type.Optional(Type.Integer({ maximum: 10 })) },
-        permission: (req) => req.user.can('edit'),
+        permission: check((req) => req.user.can('edit'), who.everyone('a test route (not probed)')),
         handler: (req) => new RestResponse({ title: req.params.title, count: req.params.count ?? null }, 201, { Location: restUrl(req.baseUrl, '/test/v1/things/9') })
       })
     ]
@@ -91,13 +91,13 @@ const routes = [
     namespace: 'test/v1',
     path: '/test/v1/steps/{id}',
     vars: { id: '[\\d]+' },
-    endpoints: [endpoint({ methods: ['GET'], args: {}, permission: () => true, handler: (req) => ({ by: 'number', id: req.params.id }) })]
+    endpoints: [endpoint({ methods: ['GET'], args: {}, permission: everyone, handler: (req) => ({ by: 'number', id: req.params.id }) })]
   }),
   route({
     namespace: 'test/v1',
     path: '/test/v1/steps/{id}',
     vars: { id: '[a-z_]+' },
-    endpoints: [endpoint({ methods: ['POST'], args: {}, permission: () => true, handler: (req) => ({ by: 'name', id: req.params.id }) })]
+    endpoints: [endpoint({ methods: ['POST'], args: {}, permission: everyone, handler: (req) => ({ by: 'name', id: req.params.id }) })]
   }),
   route({
     namespace: 'test/v1',
@@ -108,13 +108,13 @@ const routes = [
       endpoint({
         methods: ['GET'],
         args: { context: ContextArg(), id: Type.Optional(Type.Integer()) },
-        permission: async (req) => (await req.memo('thing', loadThing)) === 7,
+        permission: check(async (req) => (await req.memo('thing', loadThing)) === 7, who.everyone('a test route (not probed)')),
         handler: async (req) => { await req.memo('thing', loadThing); return thing(Number(req.params.id)) }
       }),
       endpoint({
         methods: ['DELETE'],
         args: { force: Type.Boolean({ default: false }) },
-        permission: async (req) => (await req.memo('thing', loadThing)) === 7 && req.user.can('edit'),
+        permission: check(async (req) => (await req.memo('thing', loadThing)) === 7 && req.user.can('edit'), who.everyone('a test route (not probed)')),
         handler: (req) => ({ deleted: true, force: req.params.force })
       })
     ]
@@ -126,7 +126,7 @@ const routes = [
     endpoints: [endpoint({
       methods: ['GET'],
       args: { context: ContextArg() },
-      permission: () => true,
+      permission: everyone,
       handler: (req) => {
         peopleCalls++
         return { id: Number(req.path.split('/').pop()), name: 'Ada', context: req.params.context }
@@ -142,7 +142,7 @@ const routes = [
       serialize: (query, status, body) => query.format === 'text'
         ? { contentType: 'text/plain; charset=UTF-8', payload: `${status} ${JSON.stringify(body)}` }
         : undefined,
-      permission: () => true,
+      permission: everyone,
       handler: (req) => ({ word: req.params.word.toUpperCase() })
     })]
   }),
@@ -153,7 +153,7 @@ const routes = [
       methods: ['GET'],
       args: {},
       cache: 'public',
-      permission: () => true,
+      permission: everyone,
       handler: () => ({ value: cachedValue })
     })]
   }),
@@ -163,7 +163,7 @@ const routes = [
     endpoints: [endpoint({
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       args: {},
-      permission: () => true,
+      permission: everyone,
       handler: (req) => ({ method: req.method, params: req.params })
     })]
   }),
@@ -174,7 +174,7 @@ const routes = [
     endpoints: [endpoint({
       methods: ['GET', 'POST'],
       args: { slug: Type.String({ pattern: '^[a-z-]+$' }) },
-      permission: () => true,
+      permission: everyone,
       handler: (req) => ({ slug: req.params.slug })
     })]
   })
@@ -577,7 +577,7 @@ t.test('errors the kernel does not know are classified by the deployment, else 5
         endpoints: [endpoint({
           methods: ['GET'],
           args: {},
-          permission: () => true,
+          permission: everyone,
           handler: (req) => { throw Object.assign(new Error('relation "secret_table" violates SELECT * FROM x'), { code: req.params.kind }) }
         })]
       })]
@@ -607,14 +607,14 @@ t.test('an endpoint declared responseContext answers in that context without its
           endpoint({
             methods: ['GET'],
             args: { context: ContextArg() },
-            permission: (req) => req.params.context !== 'edit' || req.user.can('edit'),
+            permission: check((req) => req.params.context !== 'edit' || req.user.can('edit'), who.everyone('a test route (not probed)')),
             handler: (req) => thing(Number(req.params.id))
           }),
           endpoint({
             methods: ['POST'],
             args: { context: ContextArg() },
             responseContext: 'edit',
-            permission: () => true,
+            permission: everyone,
             handler: (req) => { seen.push(req.params.context); return thing(Number(req.params.id)) }
           })
         ]
@@ -636,4 +636,43 @@ t.test('an endpoint declared responseContext answers in that context without its
   const anon = await call(app, 'POST', '/cms-json/test/v1/edited/4')
   t.equal(anon.headers.allow, 'POST', 'GET in edit context is not allowed to an anonymous caller')
   t.equal(anon.body.secret, 's3cret')
+})
+
+t.test('handlers and permission checks see only the declared arguments (issue 27)', async (t) => {
+  // An argument the endpoint does not declare (a profile declares `orderby` on one deployment
+  // only) reached the handler as sent and failed there with a 500.
+  const app = Fastify({ ...kernelServerOptions(), logger: false })
+  const seen: Array<Record<string, unknown>> = []
+  await app.register(restKernel, {
+    namespaces: [{
+      name: 'test/v1',
+      routes: [route({
+        namespace: 'test/v1',
+        path: '/test/v1/sorted/{id}',
+        vars: { id: '[\\d]+' },
+        endpoints: [endpoint({
+          methods: ['GET', 'POST'],
+          args: { page: Type.Integer({ default: 1, minimum: 1 }), type: Type.Optional(Enum(['a', 'b'])) },
+          permission: check((req) => { seen.push({ ...req.params }); return true }, who.everyone('a test route (not probed)')),
+          handler: (req) => {
+            const p = req.params as Record<string, unknown>
+            seen.push({ ...p })
+            const columns: Record<string, string> = { name: 'name' }
+            // What the handler would have done with an undeclared value.
+            if (p.orderby !== undefined) return { column: columns[String(p.orderby)]!.toUpperCase() }
+            return { keys: Object.keys(p).sort() }
+          }
+        })]
+      })]
+    }],
+    baseUrl: BASE
+  })
+  t.teardown(() => app.close())
+  const read = await call(app, 'GET', '/cms-json/test/v1/sorted/3?orderby=bogus&type=a&__proto__[x]=1&constructor=1')
+  t.equal(read.status, 200, 'an undeclared argument is ignored')
+  t.same(read.body, { keys: ['id', 'page', 'type'] }, 'the declared arguments and the path variable, defaults applied')
+  const write = await call(app, 'POST', '/cms-json/test/v1/sorted/3', { headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ orderby: 'bogus', page: 2, extra: { a: 1 } }) })
+  t.equal(write.status, 200)
+  t.same(write.body, { keys: ['id', 'page'] }, 'from a body too')
+  t.ok(seen.every((p) => !Object.hasOwn(p, 'orderby') && !Object.hasOwn(p, 'extra') && !Object.hasOwn(p, 'constructor')), 'the permission check saw no undeclared argument either')
 })

@@ -20,13 +20,12 @@
  * nonce-only there, the same: CONVENTIONS §4).
  */
 import { copyFile, rm } from 'node:fs/promises'
-import { join } from 'node:path'
 import { and, eq, lt } from 'drizzle-orm'
-import { denied, endpoint, Enum, route, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
+import { check, denied, endpoint, Enum, route, who, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import { Type } from '@sinclair/typebox'
-import type { MaintenanceMode } from '@cms/core'
+import { resolveInside, type MaintenanceMode } from '@cms/core'
 import type { Store } from '@cms/store'
-import type { PackageRegistry, PackageType } from '@cms/registry'
+import { VERSION_PATTERN, type PackageRegistry, type PackageType } from '@cms/registry'
 import type { Archives } from './archives.js'
 import { rollbackErrors } from './errors.js'
 import { rollbackState } from './schema.js'
@@ -55,12 +54,13 @@ interface StateData {
 
 const capabilityOf = (type: unknown): string => type === 'theme' ? 'update_themes' : 'update_plugins'
 
-function mayUpdate (req: RestRequest<any>): true | RestError {
+/** §2.1: `update_plugins` for a plugin, `update_themes` for a theme (the probes roll a plugin back). */
+const mayUpdate = check((req: RestRequest<any>): true | RestError => {
   const type = (req.params as { type?: unknown }).type
   // The Allow header asks without arguments: either capability answers for the route.
   const ok = type === undefined ? req.user.can('update_plugins') || req.user.can('update_themes') : req.user.can(capabilityOf(type))
   return ok ? true : denied(rollbackErrors.rest_forbidden(), req.user.id)
-}
+}, who.can('update_plugins', '§2.1: update_plugins for plugins, update_themes for themes'))
 
 export interface ProcessDeps {
   store: Store
@@ -132,7 +132,8 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
       await installedOr404(type, slug)
       const data = await stateFor(type, slug, version, userId)
       const scratch = data.scratch ?? await registry.scratchDir()
-      const file = join(scratch, `${slug}.${version}.zip`)
+      // The version was checked against its pattern; the name is still confined to the scratch directory.
+      const file = await resolveInside(scratch, `${slug}.${version}.zip`)
       await rm(file, { force: true })
       await save(type, slug, { ...data, scratch, package: undefined, validated: false })
       // An archived version is used as it is (the real product's premium path); else the package source.
@@ -202,7 +203,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
           slug: Type.String({ maxLength: 200, description: 'The slug of the installed plugin or theme.' })
         },
         summary: 'The versions the package source offers for an installed plugin or theme',
-        permission: mayUpdate,
+        permission: mayUpdate.because('§2.1 fetch-info: nonce-only in the product; update_plugins here (CONVENTIONS §4)').probing({ query: { type: 'plugin', slug: 'rollback' } }),
         handler: async (req) => {
           const type = req.params.type as PackageType
           const p = await installedOr404(type, req.params.slug)
@@ -246,7 +247,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'The steps of a rollback, in order',
-        permission: mayUpdate,
+        permission: mayUpdate.because('§2.1 rollback-steps: nonce-only in the product; update_plugins or update_themes here'),
         handler: async () => ({ success: true, steps: STEPS })
       })]
     }),
@@ -256,12 +257,12 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
         methods: ['POST'],
         args: {
           type: Enum(['plugin', 'theme'], { description: 'The type of asset to roll back.' }),
-          version: Type.String({ maxLength: 64, description: 'The version to roll back to.' }),
+          version: Type.String({ maxLength: 64, pattern: VERSION_PATTERN, description: 'The version to roll back to.' }),
           step: Enum(STEPS.map((s) => s.id), { description: 'The rollback step to run.' }),
           slug: Enum(slugEnum, { description: 'The installed plugin or theme to roll back.' })
         },
         summary: 'Run one step of a rollback',
-        permission: mayUpdate,
+        permission: mayUpdate.because('§2.1 process-rollback: update_plugins for plugins').probing({ body: { type: 'plugin', slug: 'rollback', version: '0.0.1', step: 'cleanup' } }),
         handler: async (req) => {
           const type = req.params.type as PackageType
           const { slug, version } = req.params

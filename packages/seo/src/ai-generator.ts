@@ -21,7 +21,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { endpoint, Enum, kernelErrors, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { check, endpoint, Enum, kernelErrors, route, who, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi, UpstreamClient } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { seoErrors } from './errors.js'
@@ -32,6 +32,7 @@ export const EDITORS = ['classic', 'builder', 'block'] as const
 const SUGGESTION_TYPES = ['seo-title', 'meta-description', 'product-seo-title', 'product-meta-description', 'product-taxonomy-seo-title', 'product-taxonomy-meta-description', 'taxonomy-seo-title', 'taxonomy-meta-description'] as const
 const PLATFORMS = ['search_engine', 'social_a', 'social_b'] as const
 const VERIFIER_TTL_S = 300
+const NO_PROOF = { anonymous: 401, subscriber: 401, contributor: 401, author: 401, editor: 401, administrator: 401 } as const
 
 interface Verifier { code: string, created_at: number }
 interface Tokens { access: string, refresh: string }
@@ -82,8 +83,8 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
         user_id: Type.Integer({ description: 'The user the tokens are for.', minimum: 1 })
       },
       summary,
-      // Public: the AI service calls it; the stored code verifier is the proof.
-      permission: () => true,
+      // Public: the AI service calls it; the stored code verifier is the proof (the probe has none: 401 for all).
+      permission: check(() => true, who.outcomes(NO_PROOF, '§1.3 AI callback: public; the probe\'s challenge matches no stored verifier', { body: { access_jwt: 'a', refresh_jwt: 'r', code_challenge: 'c', user_id: 1 } })),
       handler: async (req) => {
         const userId = req.params.user_id
         const verifier = await users.get<Verifier>(userId, USER_KEYS.aiCodeVerifier)

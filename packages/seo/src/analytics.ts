@@ -36,7 +36,7 @@ export function analyticsRoutes (api: PackageApi, options: SeoOptions): Relative
         options: Type.Object({ widget: Type.String({ maxLength: 60 }) }, { description: 'The data set: query, page, organicSessionsDaily, organicSessionsCompare, searchRankingCompare.' })
       },
       summary: 'Search and traffic figures of the last 28 days',
-      permission: mayManageSeo,
+      permission: mayManageSeo.probing({ query: { 'options[widget]': 'query' } }),
       handler: async (req) => {
         const widget = req.params.options.widget
         if (!Object.hasOwn(WIDGETS, widget)) throw seoErrors.seo_repository_not_found()

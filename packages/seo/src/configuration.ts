@@ -146,7 +146,7 @@ export function configurationRoutes (api: PackageApi, head: HeadOptions, options
       methods: ['GET'],
       args: { user_id: Type.Integer({ description: 'The user the caller would edit.', minimum: 1 }) },
       summary: 'Whether the caller may edit a user',
-      permission: mayManageSeo,
+      permission: mayManageSeo.probing({ query: { user_id: 1 } }),
       handler: async (req) => {
         const user = await findUserById(api.services.store, req.params.user_id)
         if (user === undefined || !req.user.can('edit_user', { id: user.id })) throw seoErrors.seo_cannot_edit_user()

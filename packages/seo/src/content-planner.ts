@@ -14,7 +14,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { denied, endpoint, Enum, kernelErrors, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { check, denied, endpoint, Enum, kernelErrors, route, who, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { EDITORS, type AiAccess } from './ai-generator.js'
 import { seoErrors } from './errors.js'
@@ -29,10 +29,10 @@ const recentItem = Type.Object({
 
 export function contentPlannerRoutes (api: PackageApi, access: AiAccess): RelativeRouteDecl[] {
   /** `edit_posts` in the post type's own names; an unknown type is refused. */
-  const mayPlan = (req: RestRequest<{ post_type: string }>): true | ReturnType<typeof denied> => {
+  const mayPlan = check((req: RestRequest<{ post_type: string }>) => {
     const type = api.services.types.postTypes.get(req.params.post_type)
     return (type !== undefined && req.user.can(type.capabilities.edit_posts ?? 'edit_posts')) || denied(seoErrors.seo_planner_forbidden(), req.user.id)
-  }
+  }, who.can('edit_posts', '§1.3 content planner: edit_posts of the post type', { body: { post_type: 'post' }, query: { post_type: 'post' } }))
   const ask = async (req: RestRequest, path: string, json: unknown): Promise<Record<string, unknown>> => {
     const client = api.upstream(PLANNER_UPSTREAM)
     const token = await access.accessToken(req, client)

@@ -30,7 +30,7 @@
 import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { Parser } from 'htmlparser2'
-import { endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl } from '@cms/rest'
+import { check, endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
 import { cachedSiteOptions, findUserById, fromLocal, permalink, type MediaDetails, type PackageApi, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { metaString, SEO } from './meta.js'
@@ -125,7 +125,8 @@ export function headRoutes (api: PackageApi): RouteDecl[] {
         })
       },
       // Public, while the option is on; off, the route answers as if it were not registered.
-      permission: async () => await depsOf(api).options.enabled.get() ? true : kernelErrors.rest_no_route(),
+      permission: check(async () => await depsOf(api).options.enabled.get() ? true : kernelErrors.rest_no_route(),
+        who.everyone('§1.3 get_head: public (while enable_headless_rest_endpoints is on)', { query: { url: 'http://cms.test/' } })),
       handler: async (req) => {
         let url: URL
         try {

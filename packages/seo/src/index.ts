@@ -29,8 +29,7 @@
  *   analytics.ts         time_based_seo_metrics (upstream analytics)
  *   tokens.ts            the providers' OAuth tokens, sealed in options
  *   state.ts             the options and user meta keys of the routes above
- *   access.ts            the shared permission checks
- *   permissions.ts       who may call what (the gateway's permission matrix probes these)
+ *   access.ts            the shared permissions (who passes each, for the matrix)
  *   errors.ts            the error catalogue
  *
  * The capability `manage_seo_options` (the real product's
@@ -53,7 +52,6 @@ import { importRoutes } from './import.js'
 import { scoreRoutes } from './scores.js'
 import { statisticsRoutes } from './statistics.js'
 import { registerSeoMeta } from './meta.js'
-import { seoPermissionCases } from './permissions.js'
 import { seoOptions, userState } from './state.js'
 import { configurationRoutes } from './configuration.js'
 import { introductionRoutes } from './introductions.js'
@@ -108,7 +106,6 @@ export const seoPackage = definePackage({
     api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api), ...headRoutes(api),
       ...configurationRoutes(api, head, options), ...introductionRoutes(api, users, options), ...integrationRoutes(api, options), ...taskRoutes(api, options, head),
       ...aiGeneratorRoutes(api, users, options, ai), ...contentPlannerRoutes(api, ai), ...keywordToolRoutes(api, options), ...rankTrackerRoutes(api, options), ...analyticsRoutes(api, options)])
-    api.permissionCases(seoPermissionCases)
   }
 })
 

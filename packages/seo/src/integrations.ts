@@ -73,7 +73,7 @@ export function integrationRoutes (api: PackageApi, options: SeoOptions): Relati
         last_interaction_stage: Type.Optional(Enum(STAGES, { description: 'The last stage the user interacted with.' }))
       },
       summary: 'Record the analytics connector setup widget\'s steps',
-      permission: mayManageSeo,
+      permission: mayManageSeo.probing({ body: { setup_widget_loaded: 'yes' } }),
       handler: async (req) => {
         // The declared snake_case names, and the camelCase names real clients send (checked against the same values).
         const body = typeof req.sentBody === 'object' && req.sentBody !== null && !Array.isArray(req.sentBody) ? req.sentBody as Record<string, unknown> : {}

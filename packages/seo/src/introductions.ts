@@ -36,7 +36,7 @@ export function introductionRoutes (api: PackageApi, users: UserState, options: 
       methods: ['POST'],
       args: { is_seen: Type.Boolean({ description: 'Whether the user saw it.', default: true }) },
       summary: 'Mark an introduction seen',
-      permission: mayEditPosts,
+      permission: mayEditPosts.probing({ vars: { introduction_id: 'black-friday-announcement' } }),
       handler: async (req) => {
         const id = String(req.params.introduction_id)
         if (!(INTRODUCTIONS as readonly string[]).includes(id)) throw seoErrors.seo_unknown_introduction()
@@ -53,7 +53,7 @@ export function introductionRoutes (api: PackageApi, users: UserState, options: 
       methods: ['POST'],
       args: { key: Enum(ALERTS, { description: 'The alert to dismiss.' }) },
       summary: 'Dismiss an alert for the current user',
-      permission: mayEditPosts,
+      permission: mayEditPosts.probing({ body: { key: 'black-friday-promotion' } }),
       handler: async (req) => {
         const key = req.params.key
         await users.update<Record<string, boolean>>(req.user.id, USER_KEYS.alertsDismissed, (current) => ({ ...current, [key]: true }))

@@ -11,7 +11,7 @@
  * rest_upstream_unconfigured`; the provider failing: 502, too slow: 504.
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, kernelErrors, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { can, endpoint, kernelErrors, route, type RelativeRouteDecl } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { seoErrors } from './errors.js'
 import type { SeoOptions } from './state.js'
@@ -21,7 +21,7 @@ export const KEYWORD_UPSTREAM = 'keyword-tool'
 const DAY_MS = 86_400_000
 const COUNTRY = '^[a-z]{2}$'
 
-const mayUse = (req: RestRequest): true | ReturnType<typeof denied> => req.user.can('edit_posts') || req.user.can('edit_pages') || denied(seoErrors.rest_forbidden(), req.user.id)
+const mayUse = can(['edit_posts', 'edit_pages'], { error: seoErrors.rest_forbidden, why: '§1.3 keyword tool: edit_posts or edit_pages', probe: { body: { country_code: 'us' }, query: { keyphrase: 'boots', country_code: 'us' } } })
 
 /** Answers kept a day, at most 2,000 (the oldest go first). */
 function dayCache<V> (max = 2000): { get: (k: string) => V | undefined, set: (k: string, v: V) => void, clear: () => void } {

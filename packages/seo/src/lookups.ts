@@ -8,12 +8,12 @@
  * GET /seo/v1/meta/search: up to 25 custom fields of a post whose key
  * starts with `query` (`{"meta": [{key, value}]}`); with an empty query,
  * keys starting with `_` are left out, and values that are not plain
- * strings or numbers always are. `post_id` and `query` are undeclared
- * query parameters, as in the real product; the caller must be able to
+ * strings or numbers always are. `post_id` and `query` are left out of
+ * the index, as in the real product (`handlerChecked`); the caller must be able to
  * edit the post (no `post_id`: refused).
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, route, type RestRequest, type RouteDecl } from '@cms/rest'
+import { check, denied, endpoint, handlerChecked, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
 import { type PackageApi } from '@cms/core'
 import { mayManageSeo, postLike } from './access.js'
 import { seoErrors } from './errors.js'
@@ -30,7 +30,7 @@ export function lookupRoutes (api: PackageApi): RouteDecl[] {
         search: Type.String({ description: 'Text the title contains.', default: '' }),
         postType: Type.String({ description: 'The post type.', default: 'page' })
       },
-      permission: mayManageSeo,
+      permission: mayManageSeo.because('§1.3 available posts: manage_seo_options'),
       handler: async (req) => {
         const { search, postType } = req.params
         const known = api.services.types.postTypes
@@ -53,11 +53,13 @@ export function lookupRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/meta/search`,
     endpoints: [endpoint({
       methods: ['GET'],
-      args: {},
-      permission: async (req) => {
+      args: { post_id: handlerChecked('The post whose fields to search.'), query: handlerChecked('What the keys start with.') },
+      permission: check(async (req) => {
         const found = await postOf(req)
         return (found !== undefined && req.user.can('edit_post', postLike(found.post))) || denied(seoErrors.rest_forbidden(), req.user.id)
       },
+      who.nobody('§1.3 meta search: no post_id is refused'),
+      who.can('edit_others_posts', "§1.3 meta search: edit_post on the post (an administrator's published post)", { queryVars: { post_id: 'post' } })),
       handler: async (req) => {
         const found = (await postOf(req))!
         const query = typeof req.params.query === 'string' ? req.params.query.slice(0, 255) : ''

@@ -16,7 +16,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { denied, endpoint, kernelErrors, Raw, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { can, endpoint, kernelErrors, Raw, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi, UpstreamClient } from '@cms/core'
 import { seoErrors } from './errors.js'
 import type { SeoOptions } from './state.js'
@@ -25,7 +25,7 @@ import { maskedTokens, tokenStore } from './tokens.js'
 export const RANK_UPSTREAM = 'rank-tracker'
 const MAX_KEYPHRASES = 100
 
-const mayUse = (req: RestRequest): true | ReturnType<typeof denied> => req.user.can('publish_posts') || req.user.can('publish_pages') || denied(seoErrors.rest_forbidden(), req.user.id)
+const mayUse = can(['publish_posts', 'publish_pages'], { error: seoErrors.rest_forbidden, why: '§1.3 rank tracker: publish_posts or publish_pages', probe: { body: { code: 'probe', websiteId: 1, keyphrases: ['boots'] }, query: { keyphraseID: 1 } } })
 
 /** A keyphrase list as sent: an array or a comma list; trimmed, empty ones and repeats dropped. */
 function keyphraseList (value: unknown): string[] | undefined {

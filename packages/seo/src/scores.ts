@@ -41,12 +41,12 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
         term: Raw<number | null>({ type: 'integer', description: 'A term of that taxonomy to filter by.', default: null }),
         troubleshooting: Raw<boolean | null>({ type: 'boolean', description: 'Bypass the cache and list the ids of each group.', default: null })
       },
-      permission: mayManageSeo,
+      permission: mayManageSeo.because('§1.3 dashboard scores: manage_seo_options').probing({ query: { contentType: 'post' } }),
       handler: async (req) => {
         const { contentType, taxonomy } = req.params
         const term = req.params.term ?? null
         const troubleshooting = req.params.troubleshooting === true
-        if (!(contentType in FILTER_TAXONOMY)) throw seoErrors.seo_invalid_content_type()
+        if (!Object.hasOwn(FILTER_TAXONOMY, contentType)) throw seoErrors.seo_invalid_content_type()
         if (taxonomy !== '' && taxonomy !== FILTER_TAXONOMY[contentType]) throw seoErrors.seo_invalid_taxonomy()
         if (term !== null && taxonomy === '') throw seoErrors.seo_term_needs_taxonomy()
         if (taxonomy !== '' && term === null) throw seoErrors.seo_taxonomy_needs_term()

@@ -121,7 +121,7 @@ export function taskRoutes (api: PackageApi, options: SeoOptions, head: HeadOpti
       methods: ['POST'],
       args: { options: Type.Object({ task: Type.String({ maxLength: 100 }) }, { description: 'The task to complete.' }) },
       summary: 'Complete a task of the SEO task list',
-      permission: mayManageSeo,
+      permission: mayManageSeo.probing({ body: { options: { task: 'probe' } } }),
       handler: async (req) => {
         const task = req.params.options.task
         await stamp('task_first_actioned_on')
@@ -146,7 +146,7 @@ export function taskRoutes (api: PackageApi, options: SeoOptions, head: HeadOpti
       methods: ['POST'],
       args: { action: Type.String({ description: 'The tracking-only option to stamp.', maxLength: 100 }) },
       summary: 'Record that a dashboard action was taken',
-      permission: mayManageSeo,
+      permission: mayManageSeo.probing({ body: { action: 'task_list_first_opened_on' } }),
       handler: async (req) => {
         const action = req.params.action
         if (!(TRACKED_ACTIONS as readonly string[]).includes(action)) throw seoErrors.seo_invalid_tracked_action()
@@ -162,7 +162,7 @@ export function taskRoutes (api: PackageApi, options: SeoOptions, head: HeadOpti
       methods: ['GET', 'POST'],
       args: {},
       summary: 'The SEO workouts\' state (POST stores the body\'s)',
-      permission: mayEditOthersPosts,
+      permission: mayEditOthersPosts.because('§1.3 workouts: edit_others_posts').probing({ body: { configuration: { finishedSteps: [] } } }),
       handler: async (req) => {
         // The free product stores nothing on POST; here the body is kept, as its premium edition does.
         if (req.method === 'POST') {

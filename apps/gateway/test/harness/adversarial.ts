@@ -11,7 +11,7 @@ import type { JsonSchema } from '@cms/rest'
 import { readPayloads, unescapePayload } from './payloads.js'
 import { encodeParams, type HttpRequest } from './requests.js'
 import { bodyArgs, fillPath, sampleVar, urlOf, type Target } from './routes.js'
-import { validValue } from './values.js'
+import { validValue } from '@cms/core/testing'
 
 export interface AdversarialString {
   /** The unit and tail as written in the data file. */
