@@ -24,7 +24,7 @@ export { definePackage, declaredBy, packagesFor, remotePagesOf, Platform, servic
 export { MetaRegistry, type MetaKey, type MetaOptions, type MetaAuthorize } from './content/meta.js'
 export { FieldRegistry, FIELD_OBJECT_TYPES, type FieldDefinition, type FieldObjectType, type FieldReadContext, type FieldWriteContext } from './platform/fields.js'
 export { sanitizeFootnotes, type Sanitized } from './content/meta-sanitizers.js'
-export { filterPostHtml, filterTitleHtml, allowedUrl } from './content/kses.js'
+export { filterPostHtml, filterPostHtmlMany, filterTitleHtml, allowedUrl } from './content/kses.js'
 export { Upstreams, upstreamConfigFromEnv, upstreamSetting, type UpstreamClient, type UpstreamConfig, type UpstreamRequest, type UpstreamResponse } from './platform/upstream.js'
 export { resolveInside } from './platform/paths.js'
 export { packageSecrets, type Secrets } from './platform/secrets.js'
