@@ -23,10 +23,10 @@ const WIDGET = { title: 'Probe', markup: '<div>{{title}}</div>', tabs: { content
 
 export const addonsPermissionCases: PermissionCases = {
   'GET /addons-a/v1/ajaxselect2/{action}': [
-    c('§4.1 select-box lookups: edit_posts (the product answers null without it)', EDIT_POSTS, { vars: { action: 'get_posts_by_post_type' }, query: { query_slug: 'post' } }),
-    c('§4.1 user lookup: edit_posts (e-mail addresses only with list_users)', EDIT_POSTS, { vars: { action: 'get_users' } })
+    c('§4.1 select-box lookups: edit_posts (the product answers null without it)', EDIT_POSTS, { vars: { action: 'get_posts_by_post_type' }, query: { query_slug: 'post', s: 'probe' } }),
+    c('§4.1 user lookup: edit_posts (e-mail addresses only with list_users)', EDIT_POSTS, { vars: { action: 'get_users' }, query: { s: 'probe' } })
   ],
-  'GET /addons-a/v1/megamenu': c('§4.2 mega menu: public; the menu item and its template decide (an unknown item is a 404)', EVERYONE, { query: { item_id: 999999 } }),
+  'GET /addons-a/v1/megamenu': c('§4.2 mega menu: public; the menu item and its template decide (an unknown item is a 404)', EVERYONE, { query: { item_id: '999999' } }),
   [`POST ${W}/save`]: c('§4.3 widget builder: manage_options', MANAGE_OPTIONS, { body: WIDGET }),
   [`POST ${W}/save/{id}`]: c('§4.3 widget builder: manage_options', MANAGE_OPTIONS, { vars: { id: '1' }, body: WIDGET }),
   [`GET ${W}/load/{id}`]: c('§4.3 widget builder: manage_options', MANAGE_OPTIONS, { vars: { id: '1' } }),

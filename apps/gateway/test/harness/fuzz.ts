@@ -290,7 +290,7 @@ export async function runAdversarialSweep (opts: SweepOptions): Promise<{ reques
   const problems: string[] = []
   let requests = 0
   let slowest = 0
-  for (const probe of opts.targets.flatMap(stringProbes)) {
+  for (const probe of opts.targets.flatMap((target) => stringProbes(target))) {
     const read = probe.target.method === 'GET' || probe.target.method === 'DELETE'
     const s = big[turn++ % big.length]!
     // Percent-encoding may triple a character: a third of the room, shared by the arguments.
