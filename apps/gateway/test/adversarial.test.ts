@@ -29,7 +29,7 @@
  * beside profile A, must be found (unless CMS_ADVERSARIAL_ONLY is set).
  */
 import t from 'tap'
-import { casesOf, type CmsPackage } from '@cms/core'
+import type { CmsPackage } from '@cms/core'
 import { gatewayApp } from './helpers.js'
 import { targetsOf, type Target } from './harness/routes.js'
 import { adversarialStrings, stringProbes, type AdversarialString, type StringProbe } from './harness/adversarial.js'
@@ -63,10 +63,9 @@ function familyOf (target: Target): string {
 async function probesOf (profile: ProfileName, packages?: readonly CmsPackage[]): Promise<StringProbe[]> {
   const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile }, packages })
   try {
-    const cases = h.app.platform.permissionCases()
     return targetsOf(h.app)
       .filter((target) => target.endpoint.methods[0] === target.method && (ONLY === undefined || ONLY.test(target.key)))
-      .flatMap((target) => stringProbes(target, casesOf(cases[target.key] ?? [])[0]?.probe))
+      .flatMap(stringProbes)
   } finally {
     await h.close()
   }

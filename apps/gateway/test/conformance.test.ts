@@ -6,6 +6,7 @@
  * namespaces the reference does not show in full.
  */
 import t, { type Test } from 'tap'
+import { profilesUnderTest } from './harness/target.js'
 import { gatewayApp, getJson, manifest, type ManifestRoute } from './helpers.js'
 
 /**
@@ -16,33 +17,16 @@ import { gatewayApp, getJson, manifest, type ManifestRoute } from './helpers.js'
  * comment on each run.
  */
 const NOT_YET_SERVED: Record<string, { why: string, routes: readonly string[] }> = {
-  'assistant/v1': {
-    why: 'issue 30 serves assistant/v1 in pieces: snippets, artifacts, dev mode and super-admin first',
-    routes: [
-      '/assistant/v1/builder-kit', '/assistant/v1/builder-kit/schema', '/assistant/v1/builder-kit/fonts',
-      '/assistant/v1/builder-library/template-types', '/assistant/v1/builder-library/(?P<id>[\\d]+)/sync-type',
-      '/assistant/v1/builder-settings/supported-post-types', '/assistant/v1/page-templates',
-      '/assistant/v1/website-uuid', '/assistant/v1/cms-options', '/assistant/v1/cms-options/health',
-      '/assistant/v1/settings/(?P<name>[a-zA-Z0-9_-]+)', '/assistant/v1/consent', '/assistant/v1/token'
-    ]
-  },
   'seo/v1': {
     why: 'issue 20 serves seo/v1 part 1 in increments; part 2 (configuration, tasks, integrations, outside services) is its own issue',
     routes: [
       // part 2
       '/seo/v1/ai_generator/callback', '/seo/v1/ai_generator/refresh_callback', '/seo/v1/ai_generator/consent',
-      '/seo/v1/ai_content_planner/banner_permanent_dismissal', '/seo/v1/ai_content_planner/get_outline', '/seo/v1/ai_content_planner/get_suggestions',
+      '/seo/v1/ai_content_planner/get_outline', '/seo/v1/ai_content_planner/get_suggestions',
       '/seo/v1/ai/free_sparks', '/seo/v1/ai_generator/bust_subscription_cache', '/seo/v1/ai_generator/get_suggestions', '/seo/v1/ai_generator/get_usage',
-      '/seo/v1/new-content-type-visibility/dismiss-post-type', '/seo/v1/new-content-type-visibility/dismiss-taxonomy',
-      '/seo/v1/analytics_connector_configuration_permanent_dismissal', '/seo/v1/analytics_connector_manage_consent',
-      '/seo/v1/time_based_seo_metrics', '/seo/v1/setup_steps_tracking', '/seo/v1/introductions/(?P<introduction_id>[\\w-]+)/seen',
-      '/seo/v1/video_embed_permission', '/seo/v1/alerts/dismiss',
-      '/seo/v1/configuration/site_representation', '/seo/v1/configuration/social_profiles', '/seo/v1/configuration/check_capability',
-      '/seo/v1/configuration/enable_tracking', '/seo/v1/configuration/save_configuration_state', '/seo/v1/configuration/get_configuration_state',
-      '/seo/v1/integrations/set_active', '/seo/v1/keyword_tool/authenticate', '/seo/v1/keyword_tool/country_code', '/seo/v1/keyword_tool/related_keyphrases',
+      '/seo/v1/time_based_seo_metrics', '/seo/v1/keyword_tool/authenticate', '/seo/v1/keyword_tool/country_code', '/seo/v1/keyword_tool/related_keyphrases',
       '/seo/v1/rank_tracker/authorization-url', '/seo/v1/rank_tracker/account/limit', '/seo/v1/rank_tracker/account/upgrade-campaign',
-      '/seo/v1/rank_tracker/authenticate', '/seo/v1/rank_tracker/keyphrases/track', '/seo/v1/rank_tracker/keyphrases', '/seo/v1/rank_tracker/keyphrases/untrack',
-      '/seo/v1/workouts', '/seo/v1/complete_task', '/seo/v1/get_tasks', '/seo/v1/action_tracking'
+      '/seo/v1/rank_tracker/authenticate', '/seo/v1/rank_tracker/keyphrases/track', '/seo/v1/rank_tracker/keyphrases', '/seo/v1/rank_tracker/keyphrases/untrack'
     ]
   }
 }
@@ -76,7 +60,7 @@ function argsFor (route: ManifestRoute, index: number, deployment: string): Reco
     : route.endpoints[index]!.args
 }
 
-for (const deployment of ['A', 'B'] as const) {
+for (const deployment of profilesUnderTest()) {
   t.test(`deployment ${deployment}: the index conforms to routes.json`, async (t) => {
     const { app, close } = await gatewayApp({ env: { CMS_DEPLOYMENT: deployment } })
     t.teardown(close)

@@ -17,6 +17,7 @@
  * the service timed from outside, is test/adversarial.test.ts.
  */
 import t from 'tap'
+import { profilesUnderTest } from './harness/target.js'
 import { gatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { anonymous } from '@cms/rest/testing'
@@ -32,7 +33,7 @@ t.comment(`fuzz: ${RUNS} requests per profile, seed ${SEED}`)
 // Thousands of requests: on a slow or busy machine this file may need more than the suite's per-file limit.
 t.setTimeout(Math.max(600_000, RUNS * 400))
 
-for (const profile of ['A', 'B'] as const) {
+for (const profile of profilesUnderTest()) {
   t.test(`profile ${profile}`, async (t) => {
     const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile } })
     t.teardown(h.close)

@@ -13,11 +13,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '@cms/store'
+import { openStore } from '@cms/store'
 import { migrateTestStore, openTestStore } from '@cms/store/testing'
 import type { CmsPackage } from '@cms/core'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { profiles } from '../src/profiles.js'
 import { loadSettings } from '../src/settings.js'
+import { injectInto, testTarget } from './harness/target.js'
 
 export const BASE = 'http://cms.test'
 
@@ -51,7 +53,12 @@ export interface GatewayApp {
   close: () => Promise<void>
 }
 
+/**
+ * With CMS_TEST_TARGET set (harness/target.ts), the app is built on the
+ * target's database and its `inject` sends to the target over HTTP.
+ */
 export async function gatewayApp (opts: GatewayAppOptions = {}): Promise<GatewayApp> {
+  const target = testTarget()
   // Uploads go to a directory of this app's own, removed when it closes.
   const content = mkdtempSync(join(tmpdir(), 'cms-test-content-'))
   const removeContent = async (): Promise<void> => { await rm(content, { recursive: true, force: true }) }
@@ -59,11 +66,16 @@ export async function gatewayApp (opts: GatewayAppOptions = {}): Promise<Gateway
   const named = profiles[settings.deployment]!
   const profile = opts.packages === undefined ? undefined : { ...named, namespaces: [...named.namespaces, ...opts.packages.flatMap((p) => p.namespaces)] }
   const own = opts.store === undefined
-  const store = opts.store ?? await openTestStore({ migrate: 'later' })
+  // Against a deployment, its own database (already migrated by its job; the app checks as at start).
+  const store = opts.store ?? (target === undefined ? await openTestStore({ migrate: 'later' }) : await openStore({ databaseUrl: target.databaseUrl, poolSize: 5 }))
   let app: FastifyInstance | undefined
   try {
-    app = await buildApp(settings, { store, logger: opts.logger ?? false, jobs: opts.jobs ?? false, packages: opts.packages, profile, migrate: own ? migrateTestStore : undefined })
+    app = await buildApp(settings, { store, logger: opts.logger ?? false, jobs: opts.jobs ?? false, packages: opts.packages, profile, migrate: own && target === undefined ? migrateTestStore : undefined })
     app.addHook('onClose', removeContent)
+    if (target !== undefined) {
+      if (settings.deployment !== target.profile) throw new Error(`a test asked for profile ${settings.deployment}; the target CMS_TEST_TARGET serves ${target.profile}`)
+      injectInto(app, target.base, BASE)
+    }
     await app.ready()
   } catch (err) {
     // A composition that fails to start (a test may expect it to) leaves nothing behind.

@@ -16,7 +16,7 @@
  * for the caller (without `list_users`: authors of published content,
  * matched on their names, no e-mail address shown).
  */
-import { denied, endpoint, invalidParam, route, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
+import { check, denied, endpoint, invalidParam, route, who, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import { listUsers, type MetaClause, type PackageApi, type PostRow } from '@cms/core'
 import { LIBRARY_TYPE } from '@cms/builder'
 import { addonsErrors } from './errors.js'
@@ -165,10 +165,12 @@ export function ajaxSelect2Routes (api: PackageApi, menuStore: Menus): RelativeR
       methods: ['GET'],
       args: {},
       summary: 'Search items for the page builder\'s select boxes',
-      permission: (req): true | RestError => {
+      permission: check((req): true | RestError => {
         if (actionOf(req) === undefined) return addonsErrors.invalid_action()
         return req.user.can('edit_posts') || denied(addonsErrors.rest_forbidden(), req.user.id)
       },
+      who.can('edit_posts', '§4.1 select-box lookups: edit_posts (the product answers null without it)', { vars: { action: 'get_posts_by_post_type' }, query: { query_slug: 'post' } }),
+      who.can('edit_posts', '§4.1 user lookup: edit_posts (e-mail addresses only with list_users)', { vars: { action: 'get_users' } })),
       handler: async (req) => await actionOf(req)!(req, lookupOf(req))
     })]
   })]

@@ -19,7 +19,6 @@ import { ajaxSelect2Routes } from './ajaxselect2.js'
 import { addonsCommands } from './commands.js'
 import { megaMenuRoutes } from './megamenu.js'
 import { menus } from './menus.js'
-import { addonsPermissionCases } from './permissions.js'
 import { widgetBuilderRoutes } from './widget-builder.js'
 
 export const addonsPackage = definePackage({
@@ -33,6 +32,5 @@ export const addonsPackage = definePackage({
     const menuStore = menus(() => api.services.store)
     api.namespace('addons-a/v1', () => [...ajaxSelect2Routes(api, menuStore), ...megaMenuRoutes(api, menuStore)])
     api.namespace('addons-b/v1', () => widgetBuilderRoutes(api))
-    api.permissionCases(addonsPermissionCases)
   }
 })

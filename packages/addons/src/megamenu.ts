@@ -14,7 +14,7 @@
  * `menu_item_not_found`, and a 404 `mega_menu_not_found` when the item has no
  * panel or its template is gone.
  */
-import { denied, endpoint, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { denied, endpoint, everyone, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { LIBRARY_TYPE, renderBuilderData } from '@cms/builder'
 import { addonsErrors } from './errors.js'
@@ -37,7 +37,7 @@ export function megaMenuRoutes (api: PackageApi, menuStore: Menus): RelativeRout
       args: {},
       summary: 'The rendered mega-menu panel of a menu item',
       // Public: the item and its template decide (below), as the product's route does.
-      permission: () => true,
+      permission: everyone.because('§4.2 mega menu: public; the menu item and its template decide (an unknown item is a 404)').probing({ query: { item_id: 999999 } }),
       handler: async (req) => {
         const item = await menuStore.item(itemId(req))
         if (item === undefined) throw addonsErrors.menu_item_not_found()

@@ -20,7 +20,7 @@
  * runs none of it.
  */
 import { and, desc, eq, sql } from 'drizzle-orm'
-import { denied, endpoint, route, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
+import { can, endpoint, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { filterStrings } from '@cms/builder'
 import { addonsErrors } from './errors.js'
@@ -31,8 +31,10 @@ import { parseDefinition, type WidgetData } from './widget-definition.js'
 export const VERSIONS_LISTED = 100
 const MAX_ID = 2_147_483_647
 
-const mayManageOptions = (req: RestRequest<any>): true | RestError =>
-  req.user.can('manage_options') || denied(addonsErrors.rest_forbidden(), req.user.id)
+/** §4.3 widget builder: manage_options. */
+const mayManageOptions = can('manage_options', { error: addonsErrors.rest_forbidden, why: '§4.3 widget builder: manage_options' })
+/** What a probe saves. */
+const WIDGET = { title: 'Probe', markup: '<div>{{title}}</div>', tabs: { content: [{ key: 'main', label: 'Main', controls: [{ key: 'title', label: 'Title', type: 'text', default: 'Hi' }] }] } }
 
 /** A path id as a row id, or undefined past what the column holds. */
 function rowId (raw: unknown): number | undefined {
@@ -85,7 +87,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['POST'],
       args: {},
       summary: 'Save a new custom widget',
-      permission: mayManageOptions,
+      permission: mayManageOptions.probing({ body: WIDGET }),
       handler: async (req) => await save(req, undefined)
     })]
   })
@@ -97,7 +99,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['POST'],
       args: {},
       summary: 'Save a new version of a custom widget (a new widget when the id names none)',
-      permission: mayManageOptions,
+      permission: mayManageOptions.probing({ vars: { id: '1' }, body: WIDGET }),
       handler: async (req) => await save(req, rowId(req.params.id))
     })]
   })
@@ -109,7 +111,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['GET'],
       args: {},
       summary: 'A custom widget\'s latest definition (or the version asked for) and its versions',
-      permission: mayManageOptions,
+      permission: mayManageOptions.probing({ vars: { id: '1' } }),
       handler: async (req) => {
         const id = rowId(req.params.id)
         const [widget] = id === undefined ? [] : await store.db.select().from(addonsWidgets).where(eq(addonsWidgets.id, id))
@@ -143,7 +145,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['DELETE'],
       args: {},
       summary: 'Delete a custom widget and every version of it',
-      permission: mayManageOptions,
+      permission: mayManageOptions.probing({ vars: { id: '999999' } }),
       handler: async (req) => {
         const id = rowId(req.params.id)
         // The versions go with it (foreign key, on delete cascade).

@@ -6,19 +6,17 @@
  * front-end's token and the builder's post types. Refusals are
  * `rest_forbidden`: 401 anonymous, 403 signed in.
  */
-import { denied, type RestError, type RestRequest } from '@cms/rest'
+import { can, type Permission } from '@cms/rest'
 import { assistantErrors } from './errors.js'
 
 export const USE_ASSISTANT = 'use_assistant'
 
-type Check = (req: RestRequest<any>) => true | RestError
-
-function needs (...capabilities: string[]): Check {
-  return (req) => capabilities.some((c) => req.user.can(c)) ? true : denied(assistantErrors.rest_forbidden(), req.user.id)
+function needs (why: string, ...capabilities: string[]): Permission {
+  return can(capabilities, { error: assistantErrors.rest_forbidden, why })
 }
 
-export const mayManageSnippets = needs('manage_options')
-export const mayManageOptions = needs('manage_options')
-export const mayEditThemeOptions = needs('edit_theme_options')
-export const mayEditPosts = needs('edit_posts')
-export const mayUseAssistant = needs(USE_ASSISTANT, 'manage_options')
+export const mayManageSnippets = needs('§3.3 manage snippets (manage_options)', 'manage_options')
+export const mayManageOptions = needs('§3.6 manage_options', 'manage_options')
+export const mayEditThemeOptions = needs('§3.6 kit: edit_theme_options', 'edit_theme_options')
+export const mayEditPosts = needs('§3.6 edit_posts', 'edit_posts')
+export const mayUseAssistant = needs('§3.6 use_assistant or manage_options', USE_ASSISTANT, 'manage_options')

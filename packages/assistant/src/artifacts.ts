@@ -11,9 +11,11 @@ import { endpoint, Raw, route, type RelativeRouteDecl } from '@cms/rest'
 import { mayManageSnippets } from './access.js'
 import { assistantErrors } from './errors.js'
 import type { SnippetStore } from './snippet-store.js'
-import { publish, saveFiles } from './snippets.js'
+import { PROBE_FILES, publish, saveFiles } from './snippets.js'
 
 const VARS = { artifact_id: '[a-f0-9-]+' }
+/** The permission probes' artifact (none has this id). */
+const ARTIFACT = { vars: { artifact_id: 'ffffffff-0000' } }
 const ARGS = { artifact_id: Type.String({ description: 'The cloud artifact\'s id (lowercase hex and hyphens).' }) }
 
 export function artifactRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
@@ -27,7 +29,7 @@ export function artifactRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: { title: Type.String({ description: 'The snippet\'s new title.', maxLength: 1000 }) },
         summary: 'Rename the snippet linked to the artifact',
-        permission: mayManageSnippets,
+        permission: mayManageSnippets.probing({ ...ARTIFACT, body: { title: 'Probe' } }),
         handler: async (req) => {
           const title = req.params.title.trim()
           if (title === '') throw assistantErrors.missing_title()
@@ -48,7 +50,7 @@ export function artifactRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
           version: Type.Optional(Type.Integer({ description: 'The artifact\'s version (stored as given).' }))
         },
         summary: 'Save files into the dev set of the snippet linked to the artifact',
-        permission: mayManageSnippets,
+        permission: mayManageSnippets.probing({ ...ARTIFACT, body: PROBE_FILES }),
         handler: async (req) => {
           const row = await snippets.byArtifact(artifactOf(req))
           const count = await saveFiles(snippets, row, { files: req.params.files, ...(req.params.version === undefined ? {} : { version: req.params.version }) })
@@ -65,7 +67,7 @@ export function artifactRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
           methods: ['DELETE'],
           args: {},
           summary: 'Delete the snippet linked to the artifact',
-          permission: mayManageSnippets,
+          permission: mayManageSnippets.probing(ARTIFACT),
           handler: async (req) => {
             const row = await snippets.byArtifact(artifactOf(req))
             await snippets.remove(row.id)
@@ -76,7 +78,7 @@ export function artifactRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
           methods: ['POST', 'PUT', 'PATCH'],
           args: {},
           summary: 'Publish the snippet linked to the artifact',
-          permission: mayManageSnippets,
+          permission: mayManageSnippets.probing(ARTIFACT),
           handler: async (req) => {
             const row = await snippets.byArtifact(artifactOf(req))
             return { ...await publish(snippets, row.id), artifact_id: row.artifactId }

@@ -58,7 +58,7 @@ export function devModeRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { enabled: Type.Boolean({ description: 'Whether this browser sees the snippets\' dev files.' }) },
         summary: 'Turn test mode on or off for this browser',
-        permission: mayManageSnippets,
+        permission: mayManageSnippets.because('§3.4 dev mode: manage snippets').probing({ body: { enabled: false } }),
         handler: async (req) => {
           if (!req.params.enabled) {
             return new RestResponse({ success: true, message: 'Test mode disabled.', enabled: false }, 200, { 'Set-Cookie': setCookie(req, '', 0) })
@@ -75,7 +75,7 @@ export function devModeRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'Whether test mode is on for this browser (a valid cookie is renewed)',
-        permission: mayManageSnippets,
+        permission: mayManageSnippets.because('§3.4 dev mode status: manage snippets'),
         handler: async (req) => {
           if (!await valid(req)) return { enabled: false }
           const { cookie } = await issue(req)

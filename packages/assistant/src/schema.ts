@@ -38,3 +38,10 @@ export const assistantSnippetFiles = pgTable('assistant_snippet_files', {
   size: integer('size').notNull(),
   modifiedAt: timestamp('modified_at', { withTimezone: true, mode: 'date' }).notNull()
 }, (t) => [primaryKey({ columns: [t.snippetId, t.env, t.name] })])
+
+/** `settings/{name}`: the assistant's JSON settings (§3.6), each at most SETTING_MAX_BYTES of JSON. */
+export const assistantSettings = pgTable('assistant_settings', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow()
+})

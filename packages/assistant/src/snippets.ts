@@ -15,6 +15,9 @@ import { checkContent, readFiles, requireMain } from './file-rules.js'
 import { ARTIFACT_ID, DEPLOYMENT_STATUSES, SNIPPET_TYPES, slugOf, sqlDate, type DeploymentStatus, type SnippetRow, type SnippetStore } from './snippet-store.js'
 
 const idArg = { id: Type.Integer({ description: 'Unique identifier for the snippet.' }) }
+/** What the permission probes send: files that pass the rules, a snippet that does not exist. */
+export const PROBE_FILES = { files: [{ name: 'main.php', content: '<?php echo 1;' }] }
+const SNIPPET = { vars: { id: '999999' } }
 const filesArg = Raw<unknown[]>({ type: 'array', description: 'Files, each {name, content}: 1 to 100, names main.php or *.php, *.css, *.js.' })
 
 /** A type from a request: one of the allowed slugs, else `400 invalid_type`. */
@@ -99,7 +102,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
             version: Type.Optional(Type.Integer({ description: 'The artifact\'s version (stored as given).' }))
           },
           summary: 'Create a snippet (no files yet)',
-          permission: mayManageSnippets,
+          permission: mayManageSnippets.probing({ body: { title: 'Probe' } }),
           handler: async (req) => {
             const title = req.params.title.trim()
             if (title === '') throw assistantErrors.missing_title()
@@ -117,7 +120,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { files: filesArg },
         summary: 'Check files against the snippet rules without saving them',
-        permission: mayManageSnippets,
+        permission: mayManageSnippets.probing({ body: PROBE_FILES }),
         handler: async (req) => {
           const files = readFiles(req.params.files)
           requireMain(files.map((f) => f.name))
@@ -134,7 +137,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['DELETE'],
         args: {},
         summary: 'Delete a snippet and both its file sets',
-        permission: mayManageSnippets,
+        permission: mayManageSnippets.probing(SNIPPET),
         handler: async (req) => {
           await snippets.remove(Number(req.params.id))
           return { success: true, message: 'Snippet deleted successfully.', post_id: Number(req.params.id) }
@@ -149,7 +152,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: { artifact_id: Type.String({ description: 'The cloud artifact to link (lowercase hex and hyphens).' }) },
         summary: 'Link a snippet to a cloud artifact (its author only)',
-        permission: mayManageSnippets,
+        permission: mayManageSnippets.probing({ ...SNIPPET, body: { artifact_id: 'ffffffff-0000' } }),
         handler: async (req) => {
           const artifactId = artifactOf(req.params.artifact_id)
           await snippets.link(Number(req.params.id), artifactId, req.user.id)
@@ -166,7 +169,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
           methods: ['GET'],
           args: {},
           summary: 'The snippet\'s files (with their content when include_content=true)',
-          permission: mayManageSnippets,
+          permission: mayManageSnippets.probing(SNIPPET),
           handler: async (req) => {
             const row = await snippets.get(Number(req.params.id))
             // Undeclared, as in the product (the reference lists `id` only).
@@ -182,7 +185,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
             type: Type.Optional(Type.String({ description: `The snippet's type: ${SNIPPET_TYPES.join(', ')}.` }))
           },
           summary: 'Save files into the snippet\'s dev set (merged by name)',
-          permission: mayManageSnippets,
+          permission: mayManageSnippets.probing({ ...SNIPPET, body: PROBE_FILES }),
           handler: async (req) => {
             const row = await snippets.get(Number(req.params.id))
             const count = await saveFiles(snippets, row, { files: req.params.files, type: req.params.type })
@@ -199,7 +202,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'One file of the snippet, with its content',
-        permission: mayManageSnippets,
+        permission: mayManageSnippets.probing({ vars: { id: '999999', filename: 'main.php' } }),
         handler: async (req) => {
           await snippets.get(Number(req.params.id))
           return await snippets.file(Number(req.params.id), String(req.params.filename))
@@ -214,7 +217,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['POST'],
         args: {},
         summary: 'Publish the snippet: its dev files become the prod files',
-        permission: mayManageSnippets,
+        permission: mayManageSnippets.probing(SNIPPET),
         handler: async (req) => await publish(snippets, Number(req.params.id))
       })]
     })

@@ -20,7 +20,7 @@
 import { opendir, lstat, open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, route, RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
+import { check, denied, endpoint, route, RestError, who, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { mayManageOptions } from './access.js'
 import type { AssistantConfig } from './config.js'
@@ -72,7 +72,8 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
   }
 
   /** The three locks, in the notes' order; side-effect free (the Allow header calls it). */
-  const mayExecute = async (req: RestRequest<any>): Promise<true | RestError> => {
+  // §3.5: the flag (off on a fresh site), manage_options and an execution token; the probes meet the flag off.
+  const mayExecute = check(async (req: RestRequest<any>): Promise<true | RestError> => {
     const refused = denied(assistantErrors.rest_forbidden(), req.user.id)
     if (!req.user.can('manage_options')) return refused
     if (await req.memo('assistant:super-admin-flag', async () => await flag.get()) !== 'active') return refused
@@ -80,7 +81,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
     const token = Array.isArray(header) ? header[0] : header
     if (token === undefined || token === '') return assistantErrors.missing_exec_token()
     return await tokenValid(req.user.id, token) ? true : assistantErrors.invalid_exec_token()
-  }
+  }, who.nobody('§3.5 execute, list, read: the flag (off on a fresh site), manage_options and an execution token: refused to all'))
 
   const pathArg = { path: Type.String({ description: 'A path relative to the content directory.' }) }
 
@@ -100,7 +101,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['GET'],
         args: {},
         summary: 'Whether Super Admin mode is on; when it is, an execution token for the caller (valid a day)',
-        permission: mayManageOptions,
+        permission: mayManageOptions.because('§3.5 status: manage_options'),
         handler: async (req) => {
           const enabled = await flag.get() === 'active'
           if (!enabled) return { enabled }
@@ -115,7 +116,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['POST'],
         args: {},
         summary: 'Turn Super Admin mode on (unless an administrator disabled it)',
-        permission: mayManageOptions,
+        permission: mayManageOptions.because('§3.5 opt-in: manage_options'),
         handler: async () => {
           if (await flag.get() === 'disabled') throw assistantErrors.super_admin_explicitly_disabled()
           await flag.set('active')
@@ -129,7 +130,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['POST'],
         args: { code: Type.String({ description: 'JavaScript to run in the sandbox (the value of its last expression, or of a top-level return, is answered).', maxLength: 1_048_576 }) },
         summary: 'Run code in the sandbox (off unless CMS_ASSISTANT_EXECUTE=1)',
-        permission: mayExecute,
+        permission: mayExecute.probing({ body: { code: '1' } }),
         handler: async (req) => {
           if (!config.execute) throw assistantErrors.execution_not_supported()
           if (req.params.code.trim() === '') throw assistantErrors.empty_code()
@@ -143,7 +144,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['GET'],
         args: pathArg,
         summary: 'The entries of a directory under the content directory (at most 1,000)',
-        permission: mayExecute,
+        permission: mayExecute.probing({ query: { path: '.' } }),
         handler: async (req) => {
           const dir = await resolve(req.params.path)
           const stat = await lstat(dir).catch(() => undefined)
@@ -176,7 +177,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['GET'],
         args: pathArg,
         summary: 'A file under the content directory (at most 512 KiB)',
-        permission: mayExecute,
+        permission: mayExecute.probing({ query: { path: 'x' } }),
         handler: async (req) => {
           const file = await resolve(req.params.path)
           const stat = await lstat(file).catch(() => undefined)

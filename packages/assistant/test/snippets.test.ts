@@ -6,13 +6,14 @@
  */
 import t from 'tap'
 import { testApp } from '@cms/testing'
+import { builderPackage } from '@cms/builder'
 import { assistantPackage } from '../src/index.js'
 
 const S = '/assistant/v1'
 const MAIN = { name: 'main.php', content: '<?php echo "hello";' }
 
 t.test('snippets and artifacts', async (t) => {
-  const h = await testApp({ packages: [assistantPackage], namespaces: ['cms/v2', 'assistant/v1'] })
+  const h = await testApp({ packages: [builderPackage, assistantPackage], namespaces: ['cms/v2', 'assistant/v1'] })
   t.teardown(h.close)
   const admin = await h.caller('administrator')
   const admin2 = await h.caller('administrator')

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { testApp, type TestApp } from '@cms/testing'
+import { builderPackage } from '@cms/builder'
 import { assistantPackage } from '../src/index.js'
 
 const S = '/assistant/v1'
@@ -24,7 +25,7 @@ async function app (execute: boolean): Promise<TestApp & { content: string }> {
   // The package reads its settings from the environment when it registers.
   process.env.CMS_ASSISTANT_EXECUTE = execute ? '1' : '0'
   try {
-    return Object.assign(await testApp({ packages: [assistantPackage], namespaces: ['cms/v2', 'assistant/v1'], contentDir: content }), { content })
+    return Object.assign(await testApp({ packages: [builderPackage, assistantPackage], namespaces: ['cms/v2', 'assistant/v1'], contentDir: content }), { content })
   } finally {
     if (before === undefined) delete process.env.CMS_ASSISTANT_EXECUTE
     else process.env.CMS_ASSISTANT_EXECUTE = before

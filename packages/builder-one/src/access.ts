@@ -4,29 +4,27 @@
  * 403 for a signed-in one. Plugin activation answers the package's own
  * pair: `unauthorized` (401) and `forbidden` (403).
  */
-import { denied, type ErrorFactory, type RestError, type RestRequest } from '@cms/rest'
+import { can, check, who, type ErrorFactory, type Permission, type RestRequest } from '@cms/rest'
 import { oneErrors } from './errors.js'
 
-export type Check = (req: RestRequest<any>) => true | RestError
-
-/** `capability` (and `also` when `when(req)`), else `error` as 401/403. */
-export function needs (capability: string, error: ErrorFactory, message?: string): Check {
-  return (req) => req.user.can(capability) ? true : denied(error(undefined, message), req.user.id)
+/** `capability`, else `error` as 401/403. */
+export function needs (capability: string, error: ErrorFactory, message?: string): Permission {
+  return can(capability, { error, message, why: `§6 ${capability}` })
 }
 
-/** Both checks must pass (the first failure is answered). */
-export function both (a: Check, b: Check, when: (req: RestRequest<any>) => boolean = () => true): Check {
-  return (req) => {
-    const first = a(req)
+/** Both checks must pass (`b` only when `when(req)`; the first failure is answered); the matrix row is `a`'s (every capability here is an administrator's). */
+export function both (a: Permission, b: Permission, when: (req: RestRequest<any>) => boolean = () => true): Permission {
+  return check(async (req) => {
+    const first = await a.check(req)
     if (first !== true || !when(req)) return first
-    return b(req)
-  }
+    return await b.check(req)
+  }, ...a.cases)
 }
 
 export const mayManageOptions = needs('manage_options', oneErrors.rest_forbidden)
 
 /** Plugin activation and deactivation: `manage_options`, answered `unauthorized` / `forbidden`. */
-export const mayManagePlugins: Check = (req) => {
+export const mayManagePlugins = check((req) => {
   if (req.user.can('manage_options')) return true
   return req.user.id === 0 ? oneErrors.unauthorized() : oneErrors.forbidden(undefined, 'Sorry, you are not allowed to manage plugins for this site.')
-}
+}, who.can('manage_options', '§6 plugin activation: manage_options (unauthorized / forbidden)'))

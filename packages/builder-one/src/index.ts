@@ -19,7 +19,6 @@ import { definePackage } from '@cms/core'
 import { packageRegistry } from '@cms/registry'
 import { CALLBACK_PATH, connect, connectCallback } from './connect.js'
 import { dashboardRoutes } from './dashboard.js'
-import { builderOnePermissionCases } from './permissions.js'
 import { pluginRoutes } from './plugins.js'
 import { settingsRoutes } from './settings.js'
 import { oneState } from './state.js'
@@ -47,6 +46,5 @@ export const builderOnePackage = definePackage({
       ...settings,
       ...dashboardRoutes(registry, state)
     ])
-    api.permissionCases(builderOnePermissionCases)
   }
 })

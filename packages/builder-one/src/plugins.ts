@@ -31,9 +31,9 @@
  * what was installed as it was (the registry's guarantee).
  */
 import { Type } from '@sinclair/typebox'
-import { ContextArg, endpoint, Enum, RestError, route, StringList, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { ContextArg, endpoint, Enum, RestError, route, StringList, type Permission, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import { compareVersions, type InstalledPackage, type PackageRegistry } from '@cms/registry'
-import { both, mayManageOptions, mayManagePlugins, needs, type Check } from './access.js'
+import { both, mayManageOptions, mayManagePlugins, needs } from './access.js'
 import { oneErrors } from './errors.js'
 import { migrationSlugArg, ONE_PACKAGE_SINCE, SUPPORTED_SLUGS, supportedSlugArg } from './slugs.js'
 import type { OneState } from './state.js'
@@ -81,8 +81,8 @@ export function pluginRoutes (registry: PackageRegistry, state: OneState): Relat
   const actor = (req: RestRequest<any>): { userId: number } => ({ userId: req.user.id })
   const wantsActive = (req: RestRequest<any>): boolean => req.params.status === 'active'
   const mayActivate = needs('activate_plugins', oneErrors.rest_cannot_activate_plugin)
-  const slugRoute = (path: string, args: Record<string, any>, summary: string, permission: Check, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
-    route({ path, vars: { slug: SLUG_CLASS }, endpoints: [endpoint({ methods: ['POST'], args, summary, permission, handler })] })
+  const slugRoute = (path: string, args: Record<string, any>, summary: string, permission: Permission, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
+    route({ path, vars: { slug: SLUG_CLASS }, endpoints: [endpoint({ methods: ['POST'], args, summary, permission: permission.probing({ vars: { slug: 'mailer' } }), handler })] })
 
   return [
     route({
@@ -117,7 +117,7 @@ export function pluginRoutes (registry: PackageRegistry, state: OneState): Relat
             status: Enum(STATUS, { description: 'The status after installing.', default: 'inactive' })
           },
           summary: 'Install a supported plugin from the package source',
-          permission: both(needs('install_plugins', oneErrors.rest_cannot_install_plugin), mayActivate, wantsActive),
+          permission: both(needs('install_plugins', oneErrors.rest_cannot_install_plugin), mayActivate, wantsActive).probing({ body: { slug: 'mailer' } }),
           handler: async (req) => {
             const slug = req.params.slug
             const p = await registryCall('Plugin', async () => await registry.install('plugin', slug, { activate: req.params.status === 'active', actor: actor(req) }),

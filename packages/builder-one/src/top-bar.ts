@@ -37,7 +37,7 @@ export function topBarRoutes (api: PackageApi, state: OneState): RelativeRouteDe
           app_version: Type.String({ description: 'The app\'s version.', maxLength: 50 })
         },
         summary: 'The notifications for an app and version',
-        permission: mayManageOptions,
+        permission: mayManageOptions.probing({ query: { app_name: 'probe', app_version: '1.0.0' } }),
         handler: async (req) => {
           if (!api.services.upstreams.configured(NOTIFICATIONS_UPSTREAM)) return []
           const res = await api.upstream(NOTIFICATIONS_UPSTREAM).request('notifications', { query: { app_name: req.params.app_name, app_version: req.params.app_version }, maxBytes: 1024 * 1024 })
@@ -61,7 +61,7 @@ export function topBarRoutes (api: PackageApi, state: OneState): RelativeRouteDe
           countryCode: Type.Optional(Type.String({ description: 'The sender\'s country (ISO 3166-1 alpha-2).', maxLength: 2 }))
         },
         summary: 'Send feedback to the connect service',
-        permission: mayManageOptions,
+        permission: mayManageOptions.probing({ body: { product: 'probe', subject: 'probe', title: 'probe', description: 'probe' } }),
         handler: async (req) => {
           const client = api.upstream(CONNECT_UPSTREAM)
           const c = await state.connection.get()

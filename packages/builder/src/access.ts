@@ -3,13 +3,13 @@
  * §1-§5, CONVENTIONS.md §4): a capability, else `rest_forbidden` (401
  * anonymous, 403 signed in).
  */
-import { denied, type RestError, type RestRequest } from '@cms/rest'
+import { can, type Permission } from '@cms/rest'
 import { builderErrors } from './errors.js'
 
-export function needs (capability: string): (req: RestRequest<any>) => true | RestError {
-  return (req) => req.user.can(capability) ? true : denied(builderErrors.rest_forbidden(), req.user.id)
+export function needs (capability: string, why: string): Permission {
+  return can(capability, { error: builderErrors.rest_forbidden, why })
 }
 
-export const mayEditPosts = needs('edit_posts')
-export const mayManageOptions = needs('manage_options')
-export const signedIn = needs('read')
+export const mayEditPosts = needs('edit_posts', 'builder-family.md §2: edit_posts')
+export const mayManageOptions = needs('manage_options', 'builder-family.md §2: manage_options')
+export const signedIn = needs('read', '§2.9 current user data: signed in')

@@ -12,7 +12,7 @@ export function builderAiRoutes (): RelativeRouteDecl[] {
       methods: ['GET'],
       args: {},
       summary: 'Which site planner features this site offers',
-      permission: mayManageOptions,
+      permission: mayManageOptions.because('§4 site planner connect: manage_options'),
       handler: () => ({ success: true, data: { site_planner_connect: true } })
     })]
   })]

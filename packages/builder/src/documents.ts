@@ -14,7 +14,7 @@
  * is not a builder document `404 not_a_builder_document`.
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { check, denied, endpoint, route, who, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import { findUserById, importMedia, outboundClientFromEnv, type PackageApi } from '@cms/core'
 import { builderErrors } from './errors.js'
 import { MAX_DEPTH } from './sanitize.js'
@@ -53,14 +53,14 @@ export function documentRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['POST'],
       args: { id: Type.Integer({ description: 'Unique identifier for the document.' }) },
       summary: "Import a builder document's remote images into the media library",
-      permission: async (req) => {
+      permission: check(async (req) => {
         const refuse = denied(builderErrors.rest_forbidden(), req.user.id)
         if (!req.user.can('upload_files')) return refuse
         const found = await api.content.post(Number(req.params.id))
         // An unknown id is the handler's 404.
         if (found === undefined) return true
         return req.user.can('edit_post', { type: found.post.type, author: found.post.author, status: found.post.status }) ? true : refuse
-      },
+      }, who.can('edit_others_posts', "§3 media import: edit_post on the document (an administrator's published post) and upload_files", { vars: { id: 'post' } })),
       handler: async (req) => {
         const { post, meta } = await documentOf(req)
         if (meta._builder_edit_mode !== 'builder') throw builderErrors.not_a_builder_document()

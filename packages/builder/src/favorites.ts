@@ -70,8 +70,8 @@ export function favoritesRoutes (state: UserState): RelativeRouteDecl[] {
       path: '/favorites/{id}',
       vars: { id: '[\\w]+' },
       endpoints: [
-        endpoint({ methods: ['POST'], args: itemArgs, summary: 'Add favorites', permission: mayEditPosts, handler: change(true) }),
-        endpoint({ methods: ['DELETE'], args: itemArgs, summary: 'Remove favorites', permission: mayEditPosts, handler: change(false) })
+        endpoint({ methods: ['POST'], args: itemArgs, summary: 'Add favorites', permission: mayEditPosts.probing({ vars: { id: 'widgets' }, body: { favorite: 'heading' } }), handler: change(true) }),
+        endpoint({ methods: ['DELETE'], args: itemArgs, summary: 'Remove favorites', permission: mayEditPosts.probing({ vars: { id: 'widgets' }, body: { favorite: 'heading' } }), handler: change(false) })
       ]
     })
   ]

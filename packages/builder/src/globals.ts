@@ -73,7 +73,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
         methods: ['GET'],
         args: idArg,
         summary: `One global ${kind === 'colors' ? 'colour' : 'typography'} of the kit`,
-        permission: mayEditPosts,
+        permission: mayEditPosts.because('§2.1 globals read: edit_posts').probing({ vars: { id: 'primary' } }),
         handler: async (req) => {
           const all = listOf(await kits.load(req.siteUrl), kind)
           if (!Object.hasOwn(all, req.params.id)) throw builderErrors.global_not_found()
@@ -84,7 +84,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
         methods: ['POST'],
         args: idArg,
         summary: `Create or update a global ${kind === 'colors' ? 'colour' : 'typography'} (upsert by id)`,
-        permission: mayManageOptions,
+        permission: mayManageOptions.because('§2.1 globals write: manage_options').probing({ vars: { id: 'probe' }, body: { title: 'Probe', value: kind === 'colors' ? '#000000' : { typography_font_family: 'Roboto' } } }),
         handler: async (req) => {
           const row = rowFrom(req, kind, req.params.id)
           const kit = await kits.load(req.siteUrl)
@@ -106,7 +106,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
         methods: ['DELETE'],
         args: idArg,
         summary: `Delete a custom global ${kind === 'colors' ? 'colour' : 'typography'}`,
-        permission: mayManageOptions,
+        permission: mayManageOptions.because('§2.1 globals delete: manage_options').probing({ vars: { id: 'nothere' } }),
         handler: async (req) => {
           const kit = await kits.load(req.siteUrl)
           const { system, custom } = LISTS[kind]

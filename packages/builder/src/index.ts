@@ -24,17 +24,17 @@ import { checklistRoutes } from './checklist.js'
 import { documentRoutes } from './documents.js'
 import { favoritesRoutes } from './favorites.js'
 import { globalsRoutes } from './globals.js'
-import { kitStore, LIBRARY_TYPE } from './kit.js'
+import { builderService } from './api.js'
+import { factorySettings, kitStore, LIBRARY_TYPE } from './kit.js'
 import { kitDefaultsRoutes } from './kit-defaults.js'
 import { libraryConnectRoutes } from './library-connect.js'
 import { registerBuilderMeta } from './meta.js'
 import { npsSurveyRoutes } from './nps-survey.js'
-import { builderPermissionCases } from './permissions.js'
 import { postSearchRoutes } from './post-search.js'
 import { sendEventRoutes } from './send-event.js'
 import { declareSettings, settingsRoutes } from './settings.js'
 import { siteNavigationRoutes } from './site-navigation.js'
-import { templateRoutes } from './templates.js'
+import { TEMPLATE_TYPES, templateRoutes } from './templates.js'
 import { userDataRoutes } from './user-data.js'
 import { userState } from './user-state.js'
 
@@ -50,6 +50,7 @@ export const builderPackage = definePackage({
     const tracking = settings.get('builder_allow_tracking') as unknown as PackageOption<TBoolean>
     const kits = kitStore(api)
     const state = userState(api)
+    api.provide(builderService, { kits, factorySettings, templateTypes: [...TEMPLATE_TYPES, 'kit'], setting: (name) => settings.get(name) })
     api.namespace('builder/v1', () => {
       // The library's documents (templates, the kit) are posts of this type; /cms/v2/types
       // lists it with this namespace's collection (so only where it is served: the link answers).
@@ -82,7 +83,6 @@ export const builderPackage = definePackage({
     api.namespace('builder/v1/documents', () => documentRoutes(api))
     api.namespace('builder-ai/v1', () => builderAiRoutes())
     api.namespace('nps-survey/v1', () => npsSurveyRoutes(api))
-    api.permissionCases(builderPermissionCases)
   }
 })
 
@@ -90,3 +90,5 @@ export const builderPackage = definePackage({
 export { LIBRARY_TYPE } from './kit.js'
 export { filterStrings } from './sanitize.js'
 export { renderBuilderData } from './render.js'
+// For the assistant: the kit and settings, as functions.
+export { builderService, type BuilderService } from './api.js'

@@ -41,7 +41,7 @@ export function kitDefaultsRoutes (kits: KitStore): RelativeRouteDecl[] {
           methods: ['POST', 'PUT', 'PATCH'],
           args: { ...typeArg, settings: Type.Object({}, { description: 'Default values for that type.', additionalProperties: true }) },
           summary: "Replace a type's default control values (unknown controls dropped)",
-          permission: mayManageOptions,
+          permission: mayManageOptions.because('§2.5 kit element defaults write: manage_options (POST = PUT)').probing({ vars: { type: 'button' }, body: { settings: { text: 'Go' } } }),
           handler: async (req) => {
             const controls = knownType(req.params.type)
             const kept: Record<string, unknown> = {}
@@ -60,7 +60,7 @@ export function kitDefaultsRoutes (kits: KitStore): RelativeRouteDecl[] {
           methods: ['DELETE'],
           args: typeArg,
           summary: "Remove a type's default control values",
-          permission: mayManageOptions,
+          permission: mayManageOptions.because('§2.5 kit element defaults delete: manage_options').probing({ vars: { type: 'button' } }),
           handler: async (req) => {
             knownType(req.params.type)
             const kit = await kits.load(req.siteUrl)

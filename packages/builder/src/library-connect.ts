@@ -30,7 +30,8 @@ export function libraryConnectRoutes (api: PackageApi, state: UserState): Relati
         methods: ['POST'],
         args: { token: Type.String({ description: 'The connect token from the library account dashboard.', minLength: 1, maxLength: 4096 }) },
         summary: 'Connect the current user to the template library',
-        permission: mayManageOptions,
+        // An allowed probe may then meet the unconfigured library upstream (503).
+        permission: mayManageOptions.probing({ body: { token: 'probe-token' } }),
         handler: async (req) => {
           const library = api.upstream(LIBRARY_UPSTREAM)
           const user = await findUserById(api.services.store, req.user.id)

@@ -13,7 +13,7 @@
  * checked here, before anything is sent.
  */
 import { sql } from 'drizzle-orm'
-import { denied, endpoint, route, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
+import { can, endpoint, route, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
 import { findUserById, getUserMetas, type PackageApi } from '@cms/core'
 import { builderErrors } from './errors.js'
 import { npsSurveys } from './schema.js'
@@ -47,9 +47,7 @@ function text (req: RestRequest, name: string, max: number): string {
   return v
 }
 
-function mayManage (req: RestRequest): true | RestError {
-  return req.user.can('manage_options') ? true : denied(builderErrors.gt_rest_cannot_access(), req.user.id)
-}
+const mayManage = can('manage_options', { error: builderErrors.gt_rest_cannot_access, why: '§5 nps-survey: manage_options' })
 
 /** The upstream the ratings go to (the product's metrics server). */
 export const NPS_UPSTREAM = 'nps-survey'
@@ -63,7 +61,8 @@ export function npsSurveyRoutes (api: PackageApi): RouteDecl[] {
       methods: ['POST'],
       args: {},
       summary: 'Record a rating of a product and retire its survey',
-      permission: mayManage,
+      // An allowed probe may then meet the unconfigured metrics upstream (503).
+      permission: mayManage.probing({ body: { plugin_slug: 'probe', rating: 9 } }),
       handler: async (req) => {
         const slug = pluginSlug(req)
         const score = integerParam(req, 'rating', 0, 10)
@@ -102,7 +101,7 @@ export function npsSurveyRoutes (api: PackageApi): RouteDecl[] {
       methods: ['POST'],
       args: {},
       summary: "Postpone a product's survey (retired from the second dismissal)",
-      permission: mayManage,
+      permission: mayManage.probing({ body: { plugin_slug: 'probe', dismiss_timespan: 60 } }),
       handler: async (req) => {
         const slug = pluginSlug(req)
         const timespan = integerParam(req, 'dismiss_timespan', 0, 2_147_483_647, 0)

@@ -44,7 +44,7 @@ export function postSearchRoutes (api: PackageApi): RelativeRouteDecl[] {
         max_count: Raw<number>({ description: 'How many results at most (1 to 100).', type: 'number', default: 100 })
       },
       summary: 'Search published content by title for a link',
-      permission: mayEditPosts,
+      permission: mayEditPosts.because('§2.3 link search: edit_posts (application passwords need no browser nonce, CONVENTIONS §4)').probing({ query: { term: 'probe' } }),
       handler: async (req) => {
         const term = String(req.params.term).trim()
         if (term === '') return { success: true, data: { value: [] } }

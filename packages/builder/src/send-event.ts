@@ -37,7 +37,7 @@ export function sendEventRoutes (api: PackageApi, tracking: PackageOption<TBoole
         methods: ['GET'],
         args: indexParams(),
         summary: 'The recorded editor events, newest first',
-        permission: mayManageOptions,
+        permission: mayManageOptions.because('§2.11 events: manage_options (the real product refuses everyone)'),
         handler: async (req) => {
           const [{ n }] = await store.execute<{ n: number }>(sql`select count(*)::int as n from builder_events`) as [{ n: number }]
           const info = { total: n, perPage: req.params.per_page, page: req.params.page }
@@ -51,7 +51,7 @@ export function sendEventRoutes (api: PackageApi, tracking: PackageOption<TBoole
         methods: ['POST'],
         args: { event_data: Type.Object({}, { description: 'The event to record.', additionalProperties: true }) },
         summary: 'Record an editor event (forwarded when tracking is allowed and an events service is set)',
-        permission: mayManageOptions,
+        permission: mayManageOptions.because('§2.11 events: manage_options (the real product refuses everyone)').probing({ body: { event_data: { name: 'probe' } } }),
         handler: async (req) => {
           const event = req.params.event_data as Record<string, unknown>
           if (Buffer.byteLength(JSON.stringify(event)) > EVENT_MAX_BYTES) throw invalidParam('event_data', `event_data must be at most ${EVENT_MAX_BYTES} bytes of JSON.`)

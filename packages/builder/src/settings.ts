@@ -47,7 +47,7 @@ export function settingsRoutes (settings: BuilderSettings): RelativeRouteDecl[] 
         methods: ['GET'],
         args: {},
         summary: 'A builder site option (false when it is not set)',
-        permission: mayManageOptions,
+        permission: mayManageOptions.because('§2.2 builder settings: manage_options').probing({ vars: { key: 'builder_font_display' } }),
         handler: async (req) => {
           const option = settings.get(keyOf(String(req.params.key)))
           return { success: true, data: { value: option === undefined ? false : await option.get() } }
@@ -57,7 +57,7 @@ export function settingsRoutes (settings: BuilderSettings): RelativeRouteDecl[] 
         methods: ['POST', 'PUT', 'PATCH'],
         args: {},
         summary: 'Write a builder site option',
-        permission: mayManageOptions,
+        permission: mayManageOptions.because('§2.2 builder settings: manage_options').probing({ vars: { key: 'builder_font_display' }, body: { value: 'swap' } }),
         handler: async (req) => {
           const key = keyOf(String(req.params.key))
           const params = req.params as Record<string, unknown>

@@ -39,7 +39,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
           post__not_in: Type.Optional(IntList({ description: 'Ids to leave out.' }))
         },
         summary: 'Builder documents, most recently modified first',
-        permission: mayEditPosts,
+        permission: mayEditPosts.probing({ query: { posts_per_page: 5 } }),
         handler: async (req) => {
           const perPage = req.params.posts_per_page
           if (perPage < 1 || perPage > 100) throw invalidParam('posts_per_page', 'posts_per_page must be between 1 (inclusive) and 100 (inclusive)')
@@ -78,7 +78,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { post_type: Type.String({ description: 'The post type of the new document.', default: 'post' }) },
         summary: 'Create a builder draft',
-        permission: mayEditPosts,
+        permission: mayEditPosts.because("§2.6 add new: the type's create capability (posts: edit_posts)").probing({ body: { post_type: 'post' } }),
         handler: async (req) => {
           const type = api.services.types.postTypes.get(req.params.post_type)
           if (type === undefined || type.slug === 'attachment' || !type.showUi) throw builderErrors.post_type_not_found(undefined, `Post type ${req.params.post_type.slice(0, 20)} does not exist.`)

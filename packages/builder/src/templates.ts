@@ -75,7 +75,7 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
           content: Type.Optional(Raw<unknown>({ description: 'Page-builder data (the element tree).', type: 'object' }))
         },
         summary: 'Save a template to the local library',
-        permission: mayEditPosts,
+        permission: mayEditPosts.probing({ body: { type: 'section', title: 'Probe', content: [] } }),
         handler: async (req) => {
           const params = req.params as Record<string, unknown>
           const filtered = !req.user.can('unfiltered_html')

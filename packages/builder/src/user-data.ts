@@ -31,7 +31,7 @@ export function userDataRoutes (api: PackageApi, state: UserState): RelativeRout
         methods: ['PATCH'],
         args: { suppressedMessages: Type.Optional(StringList({ description: 'Keys of suppressed messages.', maxItems: 1000 }, { maxLength: 200 })) },
         summary: "Replace the current user's suppressed messages",
-        permission: signedIn,
+        permission: signedIn.probing({ body: { suppressedMessages: ['probe'] } }),
         handler: async (req) => {
           const keys = (req.params.suppressedMessages ?? []).filter((k) => typeof k === 'string' && k.trim() !== '')
           const value: Record<string, true> = {}

@@ -1,15 +1,15 @@
 /**
  * The cms/v2 namespace: the content routes first (posts, pages, their
- * revisions and autosaves, types, statuses, taxonomies, terms), then users
+ * revisions and autosaves, media, types, statuses, taxonomies, terms), then users
  * and application passwords, search and the site settings.
  */
 import { defineNamespace, type NamespaceDecl } from '@cms/rest'
 import type { Services } from './services.js'
-import { contentRoutes } from './content/index.js'
+import { postAndPageRoutes, searchRoutes, typeAndTermRoutes } from './content/index.js'
+import { mediaRoutes } from './media/media.js'
 import { userRoutes } from './users/index.js'
 import { settingsRoutes } from './settings.js'
-import { searchRoutes } from './content/search.js'
 
 export function cmsV2Namespace (services: Services): NamespaceDecl {
-  return defineNamespace('cms/v2', [...contentRoutes(services), ...userRoutes(services), ...searchRoutes(services), ...settingsRoutes(services)])
+  return defineNamespace('cms/v2', [...postAndPageRoutes(services), ...mediaRoutes(services), ...typeAndTermRoutes(services), ...userRoutes(services), ...searchRoutes(services), ...settingsRoutes(services)])
 }

@@ -2,7 +2,7 @@
  * The core as a package like the others: cms/v2 (content, users,
  * application passwords), oembed/1.0, the site index `/` and `/batch/v1`,
  * the sign-in and authorization pages, scheduled publishing, its
- * migrations and its permission cases.
+ * and its migrations.
  */
 import { Type } from '@sinclair/typebox'
 import { batchRoutes } from './batch/index.js'
@@ -10,7 +10,6 @@ import { cmsV2Namespace } from './cms-v2.js'
 import { startContentJobs } from './content/index.js'
 import { coreMigrations } from './migrations.js'
 import { oembedNamespace } from './oembed/index.js'
-import { permissionsTable } from './platform/permissions-table.js'
 import { definePackage } from './platform/platform.js'
 import { siteRoutes } from './site.js'
 import { authorizePage } from './users/index.js'
@@ -30,7 +29,6 @@ export const corePackage = definePackage({
     api.namespace('cms/v2', () => cmsV2Namespace(services).routes)
     api.namespace('oembed/1.0', () => oembedNamespace(services).routes)
     api.routes(() => [...siteRoutes(services), ...batchRoutes(services)])
-    api.permissionCases(permissionsTable)
     api.background('scheduled publishing', () => startContentJobs(services))
     // Any replica may run it: events are taken with FOR UPDATE SKIP LOCKED (events/index.ts).
     // It also prunes delivered events, so it runs whether or not this process has listeners.

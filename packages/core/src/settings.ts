@@ -7,7 +7,7 @@
  * nothing. The answer is always the whole set.
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, kernelErrors, RestError, route, Raw, unvalidated, validateArgs, type ArgSpec, type JsonSchema, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
+import { can, endpoint, RestError, route, Raw, unvalidated, validateArgs, type ArgSpec, type JsonSchema, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import { getOptions, knownOptions, OptionError, optionSpec, resetOption, setOption, validateOption, type OptionValue, type Store } from '@cms/store'
 import type { Services } from './services.js'
 
@@ -101,7 +101,7 @@ function invalidOptions (failures: Array<[string, OptionError]>): RestError {
 }
 
 export function settingsRoutes ({ store }: Services): RelativeRouteDecl[] {
-  const permission = (req: RestRequest): true | RestError => req.user.can('manage_options') ? true : denied(kernelErrors.rest_forbidden(), req.user.id)
+  const permission = can('manage_options', { why: 'CONVENTIONS §4: site settings need manage_options' })
 
   const read = async (req: RestRequest): Promise<Record<string, OptionValue>> => await currentSettings(store, restSettings(), req.baseUrl)
 
@@ -156,7 +156,7 @@ export function settingsRoutes ({ store }: Services): RelativeRouteDecl[] {
     schema: settingsSchema(settings),
     endpoints: [
       endpoint({ methods: ['GET'], summary: 'Read the site settings', args: {}, permission, handler: read }),
-      endpoint({ methods: ['POST', 'PUT', 'PATCH'], summary: 'Change site settings', args: updateArgs, permission, handler: update })
+      endpoint({ methods: ['POST', 'PUT', 'PATCH'], summary: 'Change site settings', args: updateArgs, permission: permission.probing({ body: { description: 'Probe tagline' } }), handler: update })
     ]
   })]
 }

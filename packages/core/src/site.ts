@@ -1,7 +1,7 @@
 /**
  * `GET /`: the site description and the full route table of this deployment.
  */
-import { endpoint, restUrl, route, Untyped, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpoint, everyone, restUrl, route, Untyped, type RestRequest, type RouteDecl } from '@cms/rest'
 import { getOptions, type Store } from '@cms/store'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from './services.js'
@@ -47,7 +47,7 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       summary: 'Describe the site and every route it serves',
       // The description depends on the stored options and the URL only.
       cache: 'public',
-      permission: () => true,
+      permission: everyone.because('the site index is public'),
       handler: async (req) => {
         const o = await options(req)
         const base = req.baseUrl

@@ -14,7 +14,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelServerOptions, restKernel, type NamespaceDecl } from '@cms/rest'
-import { basic, call, type Answer, type CallOptions, type TestCaller } from '@cms/rest/testing'
+import { call, type Answer, type CallOptions } from '@cms/rest/testing'
 import { migrate, type Store } from '@cms/store'
 import { migrateTestStore, openTestStore } from '@cms/store/testing'
 import type { Role } from './users/capabilities.js'
@@ -25,38 +25,15 @@ import { definePackage, packagesFor, Platform, remotePagesOf, type CmsPackage } 
 import { createServices, type Services } from './services.js'
 import { Upstreams, upstreamConfigFromEnv } from './platform/upstream.js'
 import { authenticator } from './users/index.js'
-import { createApplicationPassword, createUser, type UserRecord } from './users/store.js'
+import { createCaller, type TestUser, type TestUserOptions } from './probe/callers.js'
 
 export type { TestCaller } from '@cms/rest/testing'
+export { createCaller, type TestUser, type TestUserOptions } from './probe/callers.js'
+export { checkPermissions, prober, outcomeOf, type Assertions, type CheckPermissionsOptions, type ProbedApp, type Prober, type ProbeResult } from './probe/prober.js'
+export { bodyArgs, encodeParams, fillPath, inject, sampleVar, targetsOf, typesOf, urlOf, validValue, type Addressing, type HttpRequest, type HttpResponse, type Target } from './probe/requests.js'
 
 /** The base URL test apps answer for (links, `Location`), unless `baseUrl` says otherwise. */
 export const BASE = 'http://cms.test'
-
-export interface TestUser extends TestCaller<Role> {
-  user: UserRecord
-  /** The application password, and its uuid. */
-  password: string
-  uuid: string
-}
-
-export interface TestUserOptions {
-  /** Default: unique (`<role>-<pid>-<n>-<random>`). */
-  login?: string
-  /** An account password too (default: none, as for a user made by the CLI without one). */
-  password?: string
-  displayName?: string
-}
-
-let serial = 0
-
-/** A new user of `role` with one application password, presented with HTTP Basic. */
-export async function createCaller (store: Store, role: Role, opts: TestUserOptions = {}): Promise<TestUser> {
-  serial += 1
-  const login = opts.login ?? `${role}-${process.pid}-${serial}-${Math.random().toString(36).slice(2, 8)}`
-  const user = await createUser(store, { login, email: `${login}@example.com`, roles: [role], password: opts.password, displayName: opts.displayName })
-  const { uuid, password } = await createApplicationPassword(store, user.id, { name: 'tests' })
-  return { role, id: user.id, login, headers: { authorization: basic(login, password) }, user, password, uuid }
-}
 
 export interface TestApp {
   app: FastifyInstance

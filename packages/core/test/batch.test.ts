@@ -5,7 +5,7 @@
  * request's own permission check, and the sub-responses' own headers.
  */
 import t from 'tap'
-import { endpoint, Raw, RestResponse, route, type NamespaceDecl } from '@cms/rest'
+import { endpoint, everyone, Raw, RestResponse, route, type NamespaceDecl } from '@cms/rest'
 import { call } from '@cms/rest/testing'
 import { testApp, namespacePackage, createCaller, BASE, type TestApp, type TestUser } from '../src/testing.js'
 import { packageMeta } from './fixtures/package-meta.js'
@@ -37,7 +37,7 @@ const fixture: NamespaceDecl = {
     endpoints: [endpoint({
       methods: ['POST'],
       args: { per_page: Raw<number>({ type: 'integer', minimum: 1, default: 1 }) },
-      permission: () => true,
+      permission: everyone,
       handler: async (req) => {
         const res = await req.dispatch({ method: 'GET', path: '/cms/v2/posts', query: { per_page: req.params.per_page, _fields: 'id' } })
         const headers: Record<string, string | number> = {}

@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { defineNamespace, endpoint, restUrl, route, type NamespaceDecl, type RestRequest } from '@cms/rest'
+import { defineNamespace, endpoint, everyone, restUrl, route, type NamespaceDecl, type RestRequest } from '@cms/rest'
 import { call } from '@cms/rest/testing'
 import { testApp, namespacePackage } from '../src/testing.js'
 import { packageMeta } from './fixtures/package-meta.js'
@@ -18,7 +18,7 @@ const NS = 'router-fixture/v1'
 const served = (req: RestRequest): Record<string, unknown> => ({ route: req.route, slug: req.params.slug ?? null, id: req.params.id ?? null })
 
 const both = (handler: (req: RestRequest) => unknown): ReturnType<typeof endpoint> =>
-  endpoint({ methods: ['GET', 'POST'], args: {}, permission: () => true, handler })
+  endpoint({ methods: ['GET', 'POST'], args: {}, permission: everyone, handler })
 
 const fixture: NamespaceDecl = defineNamespace(NS, [
   // Declared first, and its class matches `new` too.
@@ -31,7 +31,7 @@ const fixture: NamespaceDecl = defineNamespace(NS, [
     endpoints: [endpoint({
       methods: ['GET'],
       args: { path: Type.String() },
-      permission: () => true,
+      permission: everyone,
       handler: async (req) => {
         const res = await req.dispatch({ method: 'GET', path: req.params.path })
         return {

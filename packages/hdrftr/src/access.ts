@@ -5,18 +5,16 @@
  * wants a browser nonce; application-password callers have none and need
  * none (CONVENTIONS.md §4).
  */
-import { denied, type RestError, type RestRequest } from '@cms/rest'
+import { can } from '@cms/rest'
 import { hdrftrErrors } from './errors.js'
 
-type Check = (req: RestRequest<any>) => true | RestError
-
-function manageOptions (error: () => RestError): Check {
-  return (req) => req.user.can('manage_options') ? true : denied(error(), req.user.id)
-}
-
 /** The settings routes (widgets, catalogues, templates, e-mail webhook, MCP). */
-export const mayManageSettings = manageOptions(() => hdrftrErrors.hdrftr_rest_not_allowed())
+export const mayManageSettings = can('manage_options', { error: hdrftrErrors.hdrftr_rest_not_allowed, why: '§7 settings: manage_options (application passwords need no browser nonce, CONVENTIONS §4)' })
 /** Reading the learning chapters. */
-export const mayViewLearn = manageOptions(() => hdrftrErrors.rest_cannot_view())
+export const mayViewLearn = can('manage_options', { error: hdrftrErrors.rest_cannot_view, why: '§7 learning chapters: manage_options (rest_cannot_view)' })
 /** Saving one's learning progress. */
-export const mayUpdateLearn = manageOptions(() => hdrftrErrors.rest_forbidden())
+export const mayUpdateLearn = can('manage_options', {
+  error: hdrftrErrors.rest_forbidden,
+  why: "§7 learning progress: manage_options (the caller's own)",
+  probe: { body: { chapterId: 'create-header', stepId: 'setup-header', completed: false } }
+})

@@ -69,7 +69,8 @@ export function emailWebhookRoutes (api: PackageApi, subscription: PackageOption
       methods: ['POST'],
       args: {},
       summary: 'Subscribe to the onboarding newsletter (forwarded to the subscription service)',
-      permission: mayManageSettings,
+      // An allowed probe may then meet the unconfigured subscription upstream (503).
+      permission: mayManageSettings.probing({ body: { email: 'probe@example.com' } }),
       handler: async (req) => {
         const email = text(req, 'email', 254, true)
         if (!EMAIL.test(email)) throw invalidParam('email', 'email must be an e-mail address.')

@@ -10,7 +10,7 @@
  *
  * Profile B serves the learn and MCP routes (its `hdrftr/v1` option
  * `learnRoutes: true`); profile A the first five. Every route needs
- * `manage_options` (access.ts, permissions.ts). Site state is in options
+ * `manage_options` (access.ts). Site state is in options
  * the package declares; learning progress in each user's meta; which
  * plugins are installed and active, in the package registry (`@cms/registry`).
  */
@@ -20,7 +20,6 @@ import { packageRegistry } from '@cms/registry'
 import { emailWebhookRoutes, declareSubscriptionOption } from './email-webhook.js'
 import { learnRoutes } from './learn.js'
 import { declareMcpOption, mcpRoutes } from './mcp.js'
-import { hdrftrPermissionCases } from './permissions.js'
 import { pluginCatalogueRoutes, type InstallStatus } from './plugins.js'
 import { usageEvents } from './usage-events.js'
 import { declareWidgetsOption, widgetRoutes } from './widgets.js'
@@ -51,6 +50,5 @@ export const hdrftrPackage = definePackage({
           ]
         : [])
     ])
-    api.permissionCases(hdrftrPermissionCases)
   }
 })

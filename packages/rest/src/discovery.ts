@@ -42,7 +42,9 @@ export function argDescriptor (schema: JsonSchema, required: boolean): JsonSchem
   for (const key of ARG_KEYS) {
     if (schema[key] === undefined) continue
     const value = schema[key]
-    out[key] = typeof value === 'object' && value !== null ? plainSchema(value) : value
+    // An object argument's `required` list marks its properties (it sits beside them, not inside).
+    if (key === 'properties') out.properties = plainSchema({ properties: value, required: schema.required }).properties
+    else out[key] = typeof value === 'object' && value !== null ? plainSchema(value) : value
   }
   out.required = required
   return out

@@ -58,7 +58,7 @@ export function refuseAnonymous (ep: EndpointDecl<any>, method: Method, pattern:
     const restReq = restRequestOf(request, method, pattern, raw, query, ctx.registry, ctx.dispatchFor(request), siteUrl, requestScope(askHorizon))
     let allowed: boolean | RestError
     try {
-      allowed = await ep.permission(restReq)
+      allowed = await ep.permission.check(restReq)
     } catch {
       // Whatever failed is met again, and answered, in the pipeline.
       return

@@ -1,5 +1,6 @@
 export * from './errors.js'
 export * from './route.js'
+export * from './permission.js'
 export * from './declare.js'
 export * from './response.js'
 export * from './schema.js'

@@ -77,7 +77,7 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     expose(unvalidated)
     const restReq: RestRequest = { ...unvalidated, params: validateArgs(raw) }
     expose(restReq)
-    const allowed = await ep.permission(restReq)
+    const allowed = await ep.permission.check(restReq)
     if (allowed !== true) {
       throw allowed instanceof RestError
         ? allowed
@@ -162,7 +162,7 @@ export async function allowHeader (decl: RouteDecl, req: RestRequest): Promise<s
   for (const ep of decl.endpoints) {
     let ok = false
     try {
-      ok = (await ep.permission({ ...req, method: ep.methods[0]! })) === true
+      ok = (await ep.permission.check({ ...req, method: ep.methods[0]! })) === true
     } catch {
       ok = false
     }

@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { kernelErrors } from './errors.js'
 import type { Registry, RestRequest, RouteDecl } from './route.js'
 import { routeFinder } from './router.js'
+import { everyone } from './permission.js'
 import { routesIndex } from './discovery.js'
 import { restUrl } from './links.js'
 import type { RemoteNamespaces } from './remote.js'
@@ -57,7 +58,7 @@ export function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: M
         namespace: Type.Unsafe<string>({ default: name }),
         context: Type.Unsafe<string>({ default: 'view' })
       },
-      permission: () => true,
+      permission: everyone,
       cache: 'public',
       handler: (req: RestRequest) => {
         const wanted = String(req.params.namespace)

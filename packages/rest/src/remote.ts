@@ -19,6 +19,7 @@ import { restUrl } from './links.js'
 import { ownHeaders, splitPath, type DispatchRequest, type DispatchResponse } from './dispatch.js'
 import { METHODS, route, type EndpointDecl, type Method, type RouteDecl } from './route.js'
 import { routeFinder, type RouteFinder } from './router.js'
+import { decidedElsewhere } from './permission.js'
 
 export interface RemoteOptions {
   /** namespace -> the service's base URL (`http://seo:8080`). */
@@ -162,7 +163,7 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
       }
       return { status: res.statusCode, headers: ownHeaders(res.headers as Record<string, unknown>), body }
     } catch (err) {
-      const error = upstreamError(err)
+      const error = upstreamError(err, service.namespace)
       return { status: error.status, headers: {}, body: error.toBody() }
     }
   }
@@ -202,7 +203,7 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
             onError: (reply, { error }) => {
               reply.request.log.warn({ err: error, namespace: service.namespace }, 'namespace service failed')
               // The kernel's error handler renders it (with `_envelope` and the rest).
-              void reply.send(upstreamError(error))
+              void reply.send(upstreamError(error, service.namespace))
             }
           })
         }
@@ -280,12 +281,18 @@ function forwardingHeaders (forwardedFor: string, baseUrl: string): Record<strin
   }
 }
 
-/** A timeout (headers, connection) is 504; any other failure to get an answer, 502. */
-function upstreamError (err: unknown): RestError {
+/**
+ * A timeout (headers, connection) is 504; any other failure to get an answer,
+ * 502. Both name the namespace (in the message and as `data.namespace`), so a
+ * client or an operator knows which service to look at.
+ */
+function upstreamError (err: unknown, namespace: string): RestError {
   const e = err as { statusCode?: number, code?: string, cause?: { code?: string } } | null
   const code = e?.code ?? e?.cause?.code
   const timedOut = e?.statusCode === 504 || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT'
-  return timedOut ? kernelErrors.rest_upstream_timeout() : kernelErrors.rest_upstream_error()
+  return timedOut
+    ? kernelErrors.rest_upstream_timeout({ namespace }, `The service of the ${namespace} namespace did not answer in time.`)
+    : kernelErrors.rest_upstream_error({ namespace }, `The service of the ${namespace} namespace failed to answer.`)
 }
 
 /** Stand-in declarations of the service's routes: their methods and batch eligibility (the service validates). */
@@ -300,7 +307,7 @@ function standInsOf (namespace: string, routes: Record<string, Record<string, un
         endpoints: endpoints.map((ep) => ({
           methods: (ep.methods ?? []).filter((m): m is Method => (METHODS as readonly string[]).includes(m)),
           allowBatch: ep.allow_batch?.v1 === true,
-          permission: () => true,
+          permission: decidedElsewhere,
           handler: () => { throw kernelErrors.rest_no_route() }
         }))
       }))

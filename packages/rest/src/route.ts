@@ -7,6 +7,7 @@
 import { OptionalKind, Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { Readable } from 'node:stream'
 import type { RestError } from './errors.js'
+import type { Permission } from './permission.js'
 import type { JsonSchema } from './schema.js'
 import type { Dispatch } from './dispatch.js'
 
@@ -140,8 +141,6 @@ export interface Registry {
 
 export type Params<A extends TProperties> = Static<TObject<A>> & Record<string, unknown>
 
-export type Permission<P> = (req: RestRequest<P>) => boolean | RestError | Promise<boolean | RestError>
-
 export interface EndpointDecl<A extends TProperties = TProperties> {
   methods: readonly Method[]
   /**
@@ -178,15 +177,13 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    */
   streamBody?: StreamBodyOptions
   /**
-   * May this caller use this method here? `true`, or the error to answer
-   * (`false`: the kernel's `rest_forbidden`). Runs after validation, before
-   * the handler. It must have no side effects: the kernel also calls it,
-   * with the same request and memo, for every other endpoint of the route
-   * to compute the `Allow` header (and on OPTIONS). Load records through
-   * `req.memo` so those calls share one read.
+   * Who may call it (permission.ts): `everyone`, `signedIn`,
+   * `can('manage_options')`, or `check(fn, ...cases)` for an object check.
+   * The one declaration is both what the kernel enforces (after validation,
+   * before the handler; also for the Allow header of the other endpoints)
+   * and the endpoint's rows of the permission matrix.
    */
-  // Method syntax keeps endpoints of different argument types assignable to one list.
-  permission (req: RestRequest<Params<A>>): ReturnType<Permission<Params<A>>>
+  permission: Permission<Params<A>>
   /**
    * The answer: data, or a `RestResponse` for a status or headers; a thrown
    * `RestError` is answered as an error. The kernel then filters the data by

@@ -10,7 +10,7 @@ import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Static, TObject } from '@sinclair/typebox'
 import {
-  argsFromSchema, argsOf, checkPage, collectionParams, contextParam, declareErrors, defineNamespace, endpoint, field,
+  argsFromSchema, argsOf, checkPage, everyone, collectionParams, contextParam, declareErrors, defineNamespace, endpoint, field,
   invalidParam, itemSchema, kernelServerOptions, restKernel, route, unvalidated, type NamespaceDecl
 } from '../src/index.js'
 
@@ -30,8 +30,8 @@ const noteSchema = itemSchema('note', {
 })
 
 t.test('write arguments from an item schema: create and update', async (t) => {
-  const create = argsOf(endpoint({ methods: ['POST'], args: argsFromSchema(noteSchema, 'create'), permission: () => true, handler: () => null }))
-  const update = argsOf(endpoint({ methods: ['PUT'], args: argsFromSchema(noteSchema, 'update'), permission: () => true, handler: () => null }))
+  const create = argsOf(endpoint({ methods: ['POST'], args: argsFromSchema(noteSchema, 'create'), permission: everyone, handler: () => null }))
+  const update = argsOf(endpoint({ methods: ['PUT'], args: argsFromSchema(noteSchema, 'update'), permission: everyone, handler: () => null }))
   t.same(create.map((a) => a.name), ['title', 'status', 'secret', 'tags', 'body'], 'read-only fields dropped, schema order kept')
   t.same(update.map((a) => a.name), ['title', 'status', 'secret', 'tags', 'body'])
   const byName = (list: typeof create) => Object.fromEntries(list.map((a) => [a.name, a]))
@@ -73,7 +73,7 @@ t.test('the context argument lists the contexts the schema uses', async (t) => {
 t.test('collection parameters with per-route overrides', async (t) => {
   const params = collectionParams({ schema: noteSchema, orderby: { enum: ['date', 'title'], default: 'date', description: 'Sort by.' }, order: 'asc' })
   t.same(Object.keys(params), ['context', 'page', 'per_page', 'search', 'offset', 'order', 'orderby'])
-  const args = Object.fromEntries(argsOf(endpoint({ methods: ['GET'], args: params, permission: () => true, handler: () => null })).map((a) => [a.name, a]))
+  const args = Object.fromEntries(argsOf(endpoint({ methods: ['GET'], args: params, permission: everyone, handler: () => null })).map((a) => [a.name, a]))
   t.same(json(args.page!.schema), { description: 'Current page of the collection.', default: 1, minimum: 1, type: 'integer' })
   t.same(json(args.per_page!.schema), { description: 'Maximum number of items to be returned in result set.', default: 10, minimum: 1, maximum: 100, type: 'integer' })
   t.equal(args.order!.schema.default, 'asc')
@@ -95,7 +95,7 @@ function notes (): NamespaceDecl {
         endpoint({
           methods: ['GET'],
           args: listArgs,
-          permission: () => true,
+          permission: everyone,
           // Defaults typed as present: no `?? 10`, no casts.
           handler: (req) => {
             checkPage({ total: 3, perPage: req.params.per_page, page: req.params.page }, pageErrors.rest_note_invalid_page_number)
@@ -107,7 +107,7 @@ function notes (): NamespaceDecl {
         endpoint({
           methods: ['POST'],
           args: argsFromSchema(noteSchema, 'create'),
-          permission: () => true,
+          permission: everyone,
           handler: (req) => {
             if (req.params.title === 'bad') throw invalidParam('title', 'title is bad.', { code: 'rest_bad_title', message: 'title is bad.', data: null })
             return { title: req.params.title, status: req.params.status }
@@ -118,7 +118,7 @@ function notes (): NamespaceDecl {
     route({
       path: '/notes/(?P<id>[\\d]+)',
       schema: noteSchema,
-      endpoints: [endpoint({ methods: ['PATCH'], args: argsFromSchema(noteSchema, 'update'), permission: () => true, handler: (req) => ({ id: req.params.id, status: req.params.status ?? null }) })]
+      endpoints: [endpoint({ methods: ['PATCH'], args: argsFromSchema(noteSchema, 'update'), permission: everyone, handler: (req) => ({ id: req.params.id, status: req.params.status ?? null }) })]
     })
   ])
 }
@@ -165,12 +165,12 @@ t.test('a namespace declared once serves its relative paths', async (t) => {
 })
 
 t.test('a route of another namespace is refused at start', async (t) => {
-  const stray = route({ namespace: 'other/v1', path: '/other/v1/things', endpoints: [endpoint({ methods: ['GET'], permission: () => true, handler: () => [] })] })
+  const stray = route({ namespace: 'other/v1', path: '/other/v1/things', endpoints: [endpoint({ methods: ['GET'], permission: everyone, handler: () => [] })] })
   t.throws(() => defineNamespace('notes/v1', [stray]), /route \/other\/v1\/things of namespace 'other\/v1' is registered under namespace 'notes\/v1'/)
   // Declared by hand, past defineNamespace: the kernel refuses to start.
   await t.rejects(build([{ name: 'notes/v1', routes: [stray] }]), /registered under namespace 'notes\/v1'/)
-  const outside = route({ namespace: 'notes/v1', path: '/other/v1/things', endpoints: [endpoint({ methods: ['GET'], permission: () => true, handler: () => [] })] })
+  const outside = route({ namespace: 'notes/v1', path: '/other/v1/things', endpoints: [endpoint({ methods: ['GET'], permission: everyone, handler: () => [] })] })
   await t.rejects(build([{ name: 'notes/v1', routes: [outside] }]), /registered under namespace/, 'a path outside the namespace too')
-  const prefixOnly = route({ namespace: 'notes/v1', path: '/notes/v10/things', endpoints: [endpoint({ methods: ['GET'], permission: () => true, handler: () => [] })] })
+  const prefixOnly = route({ namespace: 'notes/v1', path: '/notes/v10/things', endpoints: [endpoint({ methods: ['GET'], permission: everyone, handler: () => [] })] })
   t.throws(() => defineNamespace('notes/v1', [prefixOnly]), /registered under namespace/, 'a longer namespace sharing the prefix is another namespace')
 })

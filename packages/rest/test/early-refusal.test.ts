@@ -13,7 +13,7 @@ import Fastify from 'fastify'
 import { connect } from 'node:net'
 import { once } from 'node:events'
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, kernelErrors, kernelServerOptions, restKernel, route, scanJson, type Principal } from '../src/index.js'
+import { endpoint, everyone, kernelServerOptions, restKernel, route, scanJson, signedIn, type Principal } from '../src/index.js'
 
 const member: Principal = { id: 7, can: () => true }
 /** The test's own reading of answers, not counted. */
@@ -46,7 +46,7 @@ async function kernelApp (): Promise<{ app: ReturnType<typeof Fastify>, handled:
           endpoints: [endpoint({
             methods: ['POST'],
             args: { note: Type.Optional(Type.Unknown()) },
-            permission: (req) => req.user.id !== 0 || denied(kernelErrors.rest_forbidden(), 0),
+            permission: signedIn,
             handler: () => { handled++; return { ok: true } }
           })]
         }),
@@ -56,7 +56,7 @@ async function kernelApp (): Promise<{ app: ReturnType<typeof Fastify>, handled:
           endpoints: [endpoint({
             methods: ['POST'],
             args: { note: Type.Optional(Type.Unknown()) },
-            permission: () => true,
+            permission: everyone,
             handler: () => { handled++; return { ok: true } }
           })]
         })

@@ -7,7 +7,7 @@
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { endpoint, kernelServerOptions, RestError, restKernel, route, type Principal } from '../src/index.js'
+import { check, endpoint, who, kernelServerOptions, RestError, restKernel, route, type Principal } from '../src/index.js'
 
 interface World { token: string | undefined, version: number, handled: number, permitted: number }
 
@@ -26,10 +26,10 @@ async function build (world: World, keptAnswerBytes?: number): Promise<FastifyIn
           methods: ['GET'],
           cache: 'public',
           args: { id: Type.Integer(), context: Type.Optional(Type.String({ enum: ['view', 'edit'] })) },
-          permission: (req) => {
+          permission: check((req) => {
             world.permitted++
             return req.params.id !== 404 ? true : new RestError('rest_forbidden', 'No.', 401)
-          },
+          }, who.everyone('a test route (not probed)')),
           handler: (req) => {
             world.handled++
             return { id: req.params.id, version: world.version }

@@ -6,7 +6,7 @@ import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import {
-  ContextArg, endpoint, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
+  check, ContextArg, endpoint, everyone, who, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
   restKernel, rel, route, restUrl, type Principal
 } from '../src/index.js'
 
@@ -69,7 +69,7 @@ const routes = [
           include: Type.Optional(IntList()),
           order: Enum(['asc', 'desc'], { default: 'desc' })
         },
-        permission: (req) => req.params.context !== 'edit' || req.user.can('edit') || new RestError('rest_forbidden_context', 'Sorry, you are not allowed to edit.', req.user.id === 0 ? 401 : 403),
+        permission: check((req) => req.params.context !== 'edit' || req.user.can('edit') || new RestError('rest_forbidden_context', 'Sorry, you are not allowed to edit.', req.user.id === 0 ? 401 : 403), who.everyone('a test route (not probed)')),
         handler: (req) => {
           const all = (req.params.include ?? [1, 2, 3, 4, 5]).map(thing)
           const page = req.params.page
@@ -81,7 +81,7 @@ const routes = [
       endpoint({
         methods: ['POST'],
         args: { title: Type.String({ minLength: 1 }), count: Type.Optional(Type.Integer({ maximum: 10 })) },
-        permission: (req) => req.user.can('edit'),
+        permission: check((req) => req.user.can('edit'), who.everyone('a test route (not probed)')),
         handler: (req) => new RestResponse({ title: req.params.title, count: req.params.count ?? null }, 201, { Location: restUrl(req.baseUrl, '/test/v1/things/9') })
       })
     ]
@@ -91,13 +91,13 @@ const routes = [
     namespace: 'test/v1',
     path: '/test/v1/steps/{id}',
     vars: { id: '[\\d]+' },
-    endpoints: [endpoint({ methods: ['GET'], args: {}, permission: () => true, handler: (req) => ({ by: 'number', id: req.params.id }) })]
+    endpoints: [endpoint({ methods: ['GET'], args: {}, permission: everyone, handler: (req) => ({ by: 'number', id: req.params.id }) })]
   }),
   route({
     namespace: 'test/v1',
     path: '/test/v1/steps/{id}',
     vars: { id: '[a-z_]+' },
-    endpoints: [endpoint({ methods: ['POST'], args: {}, permission: () => true, handler: (req) => ({ by: 'name', id: req.params.id }) })]
+    endpoints: [endpoint({ methods: ['POST'], args: {}, permission: everyone, handler: (req) => ({ by: 'name', id: req.params.id }) })]
   }),
   route({
     namespace: 'test/v1',
@@ -108,13 +108,13 @@ const routes = [
       endpoint({
         methods: ['GET'],
         args: { context: ContextArg(), id: Type.Optional(Type.Integer()) },
-        permission: async (req) => (await req.memo('thing', loadThing)) === 7,
+        permission: check(async (req) => (await req.memo('thing', loadThing)) === 7, who.everyone('a test route (not probed)')),
         handler: async (req) => { await req.memo('thing', loadThing); return thing(Number(req.params.id)) }
       }),
       endpoint({
         methods: ['DELETE'],
         args: { force: Type.Boolean({ default: false }) },
-        permission: async (req) => (await req.memo('thing', loadThing)) === 7 && req.user.can('edit'),
+        permission: check(async (req) => (await req.memo('thing', loadThing)) === 7 && req.user.can('edit'), who.everyone('a test route (not probed)')),
         handler: (req) => ({ deleted: true, force: req.params.force })
       })
     ]
@@ -126,7 +126,7 @@ const routes = [
     endpoints: [endpoint({
       methods: ['GET'],
       args: { context: ContextArg() },
-      permission: () => true,
+      permission: everyone,
       handler: (req) => {
         peopleCalls++
         return { id: Number(req.path.split('/').pop()), name: 'Ada', context: req.params.context }
@@ -142,7 +142,7 @@ const routes = [
       serialize: (query, status, body) => query.format === 'text'
         ? { contentType: 'text/plain; charset=UTF-8', payload: `${status} ${JSON.stringify(body)}` }
         : undefined,
-      permission: () => true,
+      permission: everyone,
       handler: (req) => ({ word: req.params.word.toUpperCase() })
     })]
   }),
@@ -153,7 +153,7 @@ const routes = [
       methods: ['GET'],
       args: {},
       cache: 'public',
-      permission: () => true,
+      permission: everyone,
       handler: () => ({ value: cachedValue })
     })]
   }),
@@ -163,7 +163,7 @@ const routes = [
     endpoints: [endpoint({
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       args: {},
-      permission: () => true,
+      permission: everyone,
       handler: (req) => ({ method: req.method, params: req.params })
     })]
   }),
@@ -174,7 +174,7 @@ const routes = [
     endpoints: [endpoint({
       methods: ['GET', 'POST'],
       args: { slug: Type.String({ pattern: '^[a-z-]+$' }) },
-      permission: () => true,
+      permission: everyone,
       handler: (req) => ({ slug: req.params.slug })
     })]
   })
@@ -577,7 +577,7 @@ t.test('errors the kernel does not know are classified by the deployment, else 5
         endpoints: [endpoint({
           methods: ['GET'],
           args: {},
-          permission: () => true,
+          permission: everyone,
           handler: (req) => { throw Object.assign(new Error('relation "secret_table" violates SELECT * FROM x'), { code: req.params.kind }) }
         })]
       })]
@@ -607,14 +607,14 @@ t.test('an endpoint declared responseContext answers in that context without its
           endpoint({
             methods: ['GET'],
             args: { context: ContextArg() },
-            permission: (req) => req.params.context !== 'edit' || req.user.can('edit'),
+            permission: check((req) => req.params.context !== 'edit' || req.user.can('edit'), who.everyone('a test route (not probed)')),
             handler: (req) => thing(Number(req.params.id))
           }),
           endpoint({
             methods: ['POST'],
             args: { context: ContextArg() },
             responseContext: 'edit',
-            permission: () => true,
+            permission: everyone,
             handler: (req) => { seen.push(req.params.context); return thing(Number(req.params.id)) }
           })
         ]

@@ -10,7 +10,7 @@ import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { endpoint, kernelServerOptions, restKernel, route, type RouteDecl } from '../src/index.js'
+import { check, endpoint, everyone, who, kernelServerOptions, restKernel, route, type RouteDecl } from '../src/index.js'
 import { DEFAULT_MAX_LENGTH, parseValue, validateValue } from '../src/validate.js'
 
 /** As the core declares an application password's name; creating one needs a signed-in caller. */
@@ -25,7 +25,7 @@ const named = route({
       name: Type.String({ minLength: 1, pattern: '.*\\S.*' }),
       note: Type.Optional(Type.String())
     },
-    permission: (req) => req.user.id !== 0,
+    permission: check((req) => req.user.id !== 0, who.everyone('a test route (not probed)')),
     handler: (req) => ({ name: req.params.name })
   })]
 })
@@ -45,7 +45,7 @@ t.test('a pattern the linear engine cannot run is refused when the route is regi
       endpoints: [endpoint({
         methods: ['GET'],
         args: { q: Type.Optional(Type.Object({ deep: Type.String({ pattern }) })) },
-        permission: () => true,
+        permission: everyone,
         handler: () => []
       })]
     })]).catch((e: Error) => e)
@@ -59,7 +59,7 @@ t.test('a pattern the linear engine cannot run is refused when the route is regi
     endpoints: [endpoint({
       methods: ['GET'],
       args: { m: Type.Optional(Type.Unsafe({ type: 'object', patternProperties: { '^(x)\\1$': { type: 'string' } } })) },
-      permission: () => true,
+      permission: everyone,
       handler: () => []
     })]
   })]).then(async (app) => await app.ready(), (e: Error) => e)

@@ -7,7 +7,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { endpoint, kernelServerOptions, RestError, restKernel, route, type Principal } from '../src/index.js'
+import { check, endpoint, everyone, who, kernelServerOptions, RestError, restKernel, route, type Principal } from '../src/index.js'
 
 const writer: Principal = { id: 3, can: (cap) => cap === 'upload' }
 
@@ -25,7 +25,7 @@ t.test('streamed bodies', async (t) => {
             methods: ['POST'],
             args: { note: Type.Optional(Type.String()) },
             streamBody: { maxBytes: () => 4096, tooLarge: () => new RestError('too_big', 'Too big.', 413) },
-            permission: (req) => req.user.can('upload') ? true : new RestError('no', 'No.', req.user.id === 0 ? 401 : 403),
+            permission: check((req) => req.user.can('upload') ? true : new RestError('no', 'No.', req.user.id === 0 ? 401 : 403), who.everyone('a test route (not probed)')),
             handler: async (req) => {
               reads++
               const body = req.body!
@@ -46,7 +46,7 @@ t.test('streamed bodies', async (t) => {
               return { type: body.contentType, bytes: n, note: req.params.note ?? null }
             }
           }),
-          endpoint({ methods: ['PUT'], args: { note: Type.String() }, permission: () => true, handler: (req) => ({ note: req.params.note }) })
+          endpoint({ methods: ['PUT'], args: { note: Type.String() }, permission: everyone, handler: (req) => ({ note: req.params.note }) })
         ]
       })]
     }],

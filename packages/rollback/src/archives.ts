@@ -17,7 +17,7 @@ import { mkdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { and, asc, count, desc, eq } from 'drizzle-orm'
-import { checkPage, denied, endpoint, Enum, paginationHeaders, RestResponse, route, StreamBody, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
+import { can, checkPage, endpoint, Enum, paginationHeaders, RestResponse, route, StreamBody, type RelativeRouteDecl } from '@cms/rest'
 import { findUserById } from '@cms/core'
 import type { Store } from '@cms/store'
 import { Type } from '@sinclair/typebox'
@@ -31,9 +31,12 @@ export const ARCHIVE_DIR = 'rollback-archives'
 
 export type ArchiveRow = typeof rollbackArchives.$inferSelect
 
-export function mayManageArchives (req: RestRequest<any>): true | RestError {
-  return req.user.can('update_plugins') || req.user.can('update_themes') ? true : denied(rollbackErrors.rest_forbidden(undefined, 'You do not have permission to manage archives.'), req.user.id)
-}
+/** §2.1: `update_plugins` or `update_themes` (the real product's archives permission). */
+export const mayManageArchives = can(['update_plugins', 'update_themes'], {
+  error: rollbackErrors.rest_forbidden,
+  message: 'You do not have permission to manage archives.',
+  why: '§2.1 archives: update_plugins or update_themes'
+})
 
 async function sha256Of (file: string): Promise<string> {
   const hash = createHash('sha256')
@@ -191,7 +194,7 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
         methods: ['GET'],
         args: { id: Type.Optional(Type.Integer({ description: 'The archive id.' })) },
         summary: 'Download an archived version (a zip)',
-        permission: mayManageArchives,
+        permission: mayManageArchives.because('§2.1 archive download: update_plugins or update_themes, signed in').probing({ vars: { id: '999999' } }),
         handler: async (req) => {
           const row = await load(Number(req.params.id))
           const file = join(contentDir, row.file)
@@ -230,7 +233,7 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
         methods: ['DELETE'],
         args: { id: Type.Optional(Type.Integer({ description: 'The archive id.' })) },
         summary: 'Delete an archive (its record and its file)',
-        permission: mayManageArchives,
+        permission: mayManageArchives.because('§2.1 archive delete: update_plugins or update_themes').probing({ vars: { id: '999999' } }),
         handler: async (req) => {
           const row = await load(Number(req.params.id))
           await store.db.delete(rollbackArchives).where(eq(rollbackArchives.id, row.id))

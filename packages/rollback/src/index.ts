@@ -13,7 +13,6 @@ import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
 import { packageRegistry } from '@cms/registry'
 import { archiveRoutes, archiveStore } from './archives.js'
-import { rollbackPermissionCases } from './permissions.js'
 import { processRoutes } from './process.js'
 
 export const rollbackPackage = definePackage({
@@ -30,6 +29,5 @@ export const rollbackPackage = definePackage({
       ...archiveRoutes(store, api.contentDir, options),
       ...(options.archiveSorting === true ? [] : processRoutes({ store, registry, maintenance, archives }))
     ])
-    api.permissionCases(rollbackPermissionCases)
   }
 })

@@ -22,7 +22,7 @@
 import { copyFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { and, eq, lt } from 'drizzle-orm'
-import { denied, endpoint, Enum, route, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
+import { check, denied, endpoint, Enum, route, who, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import { Type } from '@sinclair/typebox'
 import type { MaintenanceMode } from '@cms/core'
 import type { Store } from '@cms/store'
@@ -55,12 +55,13 @@ interface StateData {
 
 const capabilityOf = (type: unknown): string => type === 'theme' ? 'update_themes' : 'update_plugins'
 
-function mayUpdate (req: RestRequest<any>): true | RestError {
+/** §2.1: `update_plugins` for a plugin, `update_themes` for a theme (the probes roll a plugin back). */
+const mayUpdate = check((req: RestRequest<any>): true | RestError => {
   const type = (req.params as { type?: unknown }).type
   // The Allow header asks without arguments: either capability answers for the route.
   const ok = type === undefined ? req.user.can('update_plugins') || req.user.can('update_themes') : req.user.can(capabilityOf(type))
   return ok ? true : denied(rollbackErrors.rest_forbidden(), req.user.id)
-}
+}, who.can('update_plugins', '§2.1: update_plugins for plugins, update_themes for themes'))
 
 export interface ProcessDeps {
   store: Store
@@ -202,7 +203,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
           slug: Type.String({ maxLength: 200, description: 'The slug of the installed plugin or theme.' })
         },
         summary: 'The versions the package source offers for an installed plugin or theme',
-        permission: mayUpdate,
+        permission: mayUpdate.because('§2.1 fetch-info: nonce-only in the product; update_plugins here (CONVENTIONS §4)').probing({ query: { type: 'plugin', slug: 'rollback' } }),
         handler: async (req) => {
           const type = req.params.type as PackageType
           const p = await installedOr404(type, req.params.slug)
@@ -246,7 +247,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'The steps of a rollback, in order',
-        permission: mayUpdate,
+        permission: mayUpdate.because('§2.1 rollback-steps: nonce-only in the product; update_plugins or update_themes here'),
         handler: async () => ({ success: true, steps: STEPS })
       })]
     }),
@@ -261,7 +262,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
           slug: Enum(slugEnum, { description: 'The installed plugin or theme to roll back.' })
         },
         summary: 'Run one step of a rollback',
-        permission: mayUpdate,
+        permission: mayUpdate.because('§2.1 process-rollback: update_plugins for plugins').probing({ body: { type: 'plugin', slug: 'rollback', version: '0.0.1', step: 'cleanup' } }),
         handler: async (req) => {
           const type = req.params.type as PackageType
           const { slug, version } = req.params

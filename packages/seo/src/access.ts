@@ -1,17 +1,17 @@
-/** The permission checks the SEO routes share (permissions.ts lists who passes each). */
-import { denied, type RestError, type RestRequest } from '@cms/rest'
+/** The permissions the SEO routes share (seo-rollback-assistant-addons.md §1.3, CONVENTIONS.md §4). */
+import { can, type RestRequest } from '@cms/rest'
 import { seoErrors } from './errors.js'
 
 export const MANAGE_SEO = 'manage_seo_options'
 
-const check = (cap: string) => (req: RestRequest): true | RestError => req.user.can(cap) || denied(seoErrors.rest_forbidden(), req.user.id)
-
 /** `manage_seo_options` (administrators). */
-export const mayManageSeo = check(MANAGE_SEO)
+export const mayManageSeo = can(MANAGE_SEO, { error: seoErrors.rest_forbidden })
 /** `edit_posts` (contributors and up). */
-export const mayEditPosts = check('edit_posts')
+export const mayEditPosts = can('edit_posts', { error: seoErrors.rest_forbidden })
+/** `edit_others_posts` (editors and administrators). */
+export const mayEditOthersPosts = can('edit_others_posts', { error: seoErrors.rest_forbidden })
 /** `read` (any signed-in user). */
-export const mayRead = check('read')
+export const mayRead = can('read', { error: seoErrors.rest_forbidden })
 
 /** What `edit_post` needs to know of a post. */
 export const postLike = (p: { type: string, author: number, status: string }): { type: string, author: number, status: string } => ({ type: p.type, author: p.author, status: p.status })

@@ -43,7 +43,7 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
         search: Type.String({ description: 'Text in the title or the SEO fields.', default: '' }),
         status: Raw<string[]>({ type: 'array', description: 'Statuses to list (empty: all four).', default: [...STATUSES], items: { type: 'string', enum: [...STATUSES] } })
       },
-      permission: mayManageSeo,
+      permission: mayManageSeo.because('§1.3 bulk editor: manage_seo_options').probing({ query: { content_type: 'post' } }),
       handler: async (req) => {
         const { content_type: type, per_page: perPage, page, search } = req.params
         if (!INDEXABLE_TYPES.includes(type) || !req.user.can(type === 'page' ? 'edit_pages' : 'edit_posts')) throw seoErrors.rest_invalid_content_type()
@@ -97,7 +97,7 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
       methods: ['POST'],
       // Checked by the handler with the notes' own codes (rest_invalid_items...), not the kernel's.
       args: { items: unvalidated(Raw<unknown>({ type: 'array', description: `Per-post updates: {id, ${Object.keys(FIELDS[kind]).join(', ')}}.` })) },
-      permission: mayManageSeo,
+      permission: mayManageSeo.because('§1.3 bulk editor: manage_seo_options').probing({ body: { items: [{ id: 999999999, [kind === 'search' ? 'seo_title' : 'social_title']: 'Probe' }] } }),
       handler: async (req) => {
         const items = req.params.items
         const fields = FIELDS[kind]

@@ -27,6 +27,17 @@ export const seoErrors = {
     seo_file_size_unknown: { status: 404, message: 'Cannot get the size of the file because of unknown reasons.' },
     seo_unknown_importer: { status: 400, message: 'There is no importer for this plugin and type.' },
     rest_no_route: { status: 404, message: 'Requested importer not found.' },
+    seo_invalid_logo: { status: 400, message: 'The logo is not a valid URL or image of this site.' },
+    seo_invalid_user: { status: 400, message: 'The user does not exist.' },
+    seo_cannot_edit_user: { status: 403, message: 'Sorry, you are not allowed to edit this user.' },
+    seo_unknown_introduction: { status: 400, message: 'There is no introduction with this id.' },
+    seo_no_valid_parameters: { status: 400, message: 'No valid parameters were passed.' },
+    seo_invalid_post_type_name: { status: 400, message: 'There is no post type with this name.' },
+    seo_invalid_taxonomy_name: { status: 400, message: 'There is no taxonomy with this name.' },
+    seo_task_not_found: { status: 404, message: 'Task not found' },
+    seo_task_failed: { status: 400, message: 'The task could not be completed.' },
+    seo_invalid_workouts: { status: 400, message: 'The workouts\' state must be a JSON object.' },
+    seo_invalid_tracked_action: { status: 400, message: 'The tracked action is invalid' },
     // get_head's 404 carries the 404 page's head besides these (head.ts).
     seo_head_not_found: { status: 404, message: 'No page of this site has this URL.' }
   }),

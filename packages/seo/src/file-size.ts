@@ -7,7 +7,7 @@
  * answers `{"type": "failure"}`). Permission: `manage_options`.
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, route, type RouteDecl } from '@cms/rest'
+import { can, endpoint, route, type RouteDecl } from '@cms/rest'
 import { safeMediaKey, UPLOADS_PATH, type PackageApi } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { homeUrl } from './indexables.js'
@@ -21,7 +21,7 @@ export function fileSizeRoutes (api: PackageApi): RouteDecl[] {
     endpoints: [endpoint({
       methods: ['GET'],
       args: { url: Type.String({ description: 'The URL of a media file of this site.' }) },
-      permission: (req) => req.user.can('manage_options') || denied(seoErrors.rest_forbidden(), req.user.id),
+      permission: can('manage_options', { error: seoErrors.rest_forbidden, why: '§1.3 file size: manage_options', probe: { query: { url: 'http://cms.test/cms-content/uploads/none.png' } } }),
       handler: async (req) => {
         let url: URL
         let site: URL

@@ -30,7 +30,7 @@
 import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { Parser } from 'htmlparser2'
-import { endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl } from '@cms/rest'
+import { check, endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
 import { cachedSiteOptions, findUserById, fromLocal, permalink, type MediaDetails, type PackageApi, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { metaString, SEO } from './meta.js'
@@ -51,19 +51,34 @@ export interface SeoHead {
   status: 200 | 404
 }
 
-const REPRESENTATION = Type.Object({
+export const REPRESENTATION = Type.Object({
   company_or_person: Type.Union([Type.Literal('company'), Type.Literal('person')]),
   company_name: Type.String({ maxLength: 200 }),
   /** A media id of this site (0: none). */
   company_logo_id: Type.Integer({ minimum: 0 }),
   /** The user the site represents when `person` (0: none). */
-  person_user_id: Type.Integer({ minimum: 0 })
+  person_user_id: Type.Integer({ minimum: 0 }),
+  /** A logo by URL, used when no media id is set (configuration/site_representation). */
+  company_logo: Type.Optional(Type.String({ maxLength: 2048 })),
+  person_logo: Type.Optional(Type.String({ maxLength: 2048 })),
+  person_logo_id: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** The organization's description (empty: none). */
+  description: Type.Optional(Type.String({ maxLength: 1000 }))
 }, { additionalProperties: false })
 
-interface HeadOptions {
+/** The site's social profiles (the real `facebook_site`, `twitter_site`, `other_social_urls`): the publisher's `sameAs`. */
+export const SOCIAL_PROFILES = Type.Object({
+  social_a_site: Type.String({ maxLength: 2048 }),
+  /** A handle (`@name` kept without the `@`) or a profile URL. */
+  social_b_site: Type.String({ maxLength: 2048 }),
+  other_social_urls: Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 50 })
+}, { additionalProperties: false })
+
+export interface HeadOptions {
   enabled: PackageOption<ReturnType<typeof Type.Boolean>>
   templates: PackageOption<typeof TEMPLATES_SCHEMA>
   representation: PackageOption<typeof REPRESENTATION>
+  social: PackageOption<typeof SOCIAL_PROFILES>
 }
 
 interface HeadDeps { api: PackageApi, options: HeadOptions, siteOptions: ReturnType<typeof cachedSiteOptions> }
@@ -84,6 +99,10 @@ export function registerHead (api: PackageApi): HeadOptions {
     representation: api.option('seo_site_representation', REPRESENTATION, {
       default: { company_or_person: 'company', company_name: '', company_logo_id: 0, person_user_id: 0 },
       description: 'Whom the site represents in the structured data: a company (name, logo) or a person (a user).'
+    }),
+    social: api.option('seo_social_profiles', SOCIAL_PROFILES, {
+      default: { social_a_site: '', social_b_site: '', other_social_urls: [] },
+      description: 'The site\'s social profiles: the publisher\'s sameAs, article:publisher and twitter:site.'
     })
   }
   deps.set(api.services, { api, options, siteOptions: cachedSiteOptions(api.services.store) })
@@ -106,7 +125,8 @@ export function headRoutes (api: PackageApi): RouteDecl[] {
         })
       },
       // Public, while the option is on; off, the route answers as if it were not registered.
-      permission: async () => await depsOf(api).options.enabled.get() ? true : kernelErrors.rest_no_route(),
+      permission: check(async () => await depsOf(api).options.enabled.get() ? true : kernelErrors.rest_no_route(),
+        who.everyone('§1.3 get_head: public (while enable_headless_rest_endpoints is on)', { query: { url: 'http://cms.test/' } })),
       handler: async (req) => {
         let url: URL
         try {
@@ -206,6 +226,7 @@ interface Site {
   frontPage: number
   viewableTypes: Map<string, { name: string, hasArchive: boolean }>
   representation: Static<typeof REPRESENTATION>
+  social: Static<typeof SOCIAL_PROFILES>
   publisher: { id: string, nodes: Node[] } | undefined
 }
 
@@ -235,6 +256,7 @@ async function siteOf (api: PackageApi, req: RestRequest): Promise<Site> {
       frontPage: String(o.show_on_front) === 'page' ? Number(o.page_on_front) : 0,
       viewableTypes,
       representation: await options.representation.get(),
+      social: await options.social.get(),
       publisher: undefined
     }
     site.publisher = await publisherOf(site, req)
@@ -245,15 +267,23 @@ async function siteOf (api: PackageApi, req: RestRequest): Promise<Site> {
 /** The publisher node(s) of the graph: an Organization, or the Person the site represents. */
 async function publisherOf (site: Site, req: RestRequest): Promise<Site['publisher']> {
   const r = site.representation
+  // A logo by media id, else by the URL the wizard stored.
+  const logoOf = async (id: number | undefined, url: string | undefined, nodeId: string): Promise<Node | undefined> => {
+    const found = id !== undefined && id > 0 ? await mediaOf(site, req, id) : undefined
+    if (found !== undefined) return imageNode(site, nodeId, found)
+    return url === undefined || url === '' ? undefined : imageNode(site, nodeId, { url })
+  }
   if (r.company_or_person === 'person') {
     const user = r.person_user_id > 0 ? await userOf(site, req, r.person_user_id) : undefined
     if (user === undefined) return undefined
     const person = personNode(site, user)
-    return { id: person['@id'] as string, nodes: [{ ...person, '@type': ['Person', 'Organization'] }] }
+    const logo = await logoOf(r.person_logo_id, r.person_logo, `${site.home}/#/schema/person/image/`)
+    return { id: person['@id'] as string, nodes: [{ ...person, '@type': ['Person', 'Organization'], ...(logo === undefined ? {} : { logo, image: { '@id': logo['@id'] } }) }] }
   }
   const id = `${site.home}/#organization`
-  const logo = r.company_logo_id > 0 ? await mediaOf(site, req, r.company_logo_id) : undefined
-  const logoNode = logo === undefined ? undefined : imageNode(site, `${site.home}/#/schema/logo/image/`, logo)
+  const logoNode = await logoOf(r.company_logo_id, r.company_logo, `${site.home}/#/schema/logo/image/`)
+  const s = site.social
+  const sameAs = [s.social_a_site, s.social_b_site === '' || /^https?:/i.test(s.social_b_site) ? s.social_b_site : `https://x.com/${s.social_b_site}`, ...s.other_social_urls].filter((u) => u !== '')
   return {
     id,
     nodes: [{
@@ -261,7 +291,9 @@ async function publisherOf (site: Site, req: RestRequest): Promise<Site['publish
       '@id': id,
       name: r.company_name === '' ? site.name : text(r.company_name),
       url: `${site.home}/`,
-      ...(logoNode === undefined ? {} : { logo: logoNode, image: { '@id': logoNode['@id'] } })
+      ...(r.description === undefined || r.description === '' ? {} : { description: text(r.description) }),
+      ...(logoNode === undefined ? {} : { logo: logoNode, image: { '@id': logoNode['@id'] } }),
+      ...(sameAs.length === 0 ? {} : { sameAs })
     }]
   }
 }
@@ -731,6 +763,7 @@ function render (site: Site, p: Parts): SeoHead {
   if (p.ogDescription !== undefined && p.ogDescription !== '') json.og_description = p.ogDescription
   if (p.url !== undefined) json.og_url = p.url
   json.og_site_name = site.name
+  if (p.published !== undefined && p.published !== null && site.social.social_a_site !== '') json.article_publisher = site.social.social_a_site
   if (p.published !== undefined && p.published !== null) json.article_published_time = isoDate(p.published)
   if (p.modified !== undefined && p.modified !== null) json.article_modified_time = isoDate(p.modified)
   if (p.image !== undefined) {
@@ -739,6 +772,7 @@ function render (site: Site, p: Parts): SeoHead {
   }
   if (p.author !== undefined) json.author = p.author
   json.twitter_card = 'summary_large_image'
+  if (site.social.social_b_site !== '' && !/^https?:/i.test(site.social.social_b_site)) json.twitter_site = `@${site.social.social_b_site}`
   if (p.twitter?.title !== undefined) json.twitter_title = p.twitter.title
   if (p.twitter?.description !== undefined) json.twitter_description = p.twitter.description
   if (p.twitter?.image !== undefined) json.twitter_image = p.twitter.image

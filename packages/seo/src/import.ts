@@ -12,7 +12,7 @@
  * importer knows is a 400. Permission: `activate_plugins`.
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, route, type RouteDecl } from '@cms/rest'
+import { can, endpoint, route, type RouteDecl } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { INDEXABLE_TYPES, INDEXED_STATUSES } from './indexables.js'
@@ -51,7 +51,7 @@ export function importRoutes (api: PackageApi): RouteDecl[] {
     endpoints: [endpoint({
       methods: ['POST'],
       args: {},
-      permission: (req) => req.user.can('activate_plugins') || denied(seoErrors.rest_forbidden(), req.user.id),
+      permission: can('activate_plugins', { error: seoErrors.rest_forbidden, why: '§1.3 import: activate_plugins (administrators)', probe: { vars: { plugin: 'aioseo', type: 'posts' } } }),
       handler: async (req) => {
         const plugin = String(req.params.plugin)
         const type = String(req.params.type)

@@ -18,8 +18,12 @@
  *   head-fields.ts       seo_head / seo_head_json on cms/v2 posts and pages (option seo_head_fields, off by default)
  *   templates.ts         title and description templates and their variables
  *   import.ts            import/{plugin}/{type} (another SEO plugin's post meta)
- *   access.ts            the shared permission checks
- *   permissions.ts       who may call what (the gateway's permission matrix probes these)
+ *   configuration.ts     configuration/* (the first-time configuration wizard: site representation, social profiles...)
+ *   introductions.ts     introductions, alerts, video embed permission, banners, new content types (what a user saw or dismissed)
+ *   integrations.ts      integrations/set_active and the analytics connector's local state
+ *   tasks.ts             get_tasks, complete_task, action_tracking, workouts
+ *   state.ts             the options and user meta keys of the routes above
+ *   access.ts            the shared permissions (who passes each, for the matrix)
  *   errors.ts            the error catalogue
  *
  * The capability `manage_seo_options` (the real product's
@@ -42,7 +46,11 @@ import { importRoutes } from './import.js'
 import { scoreRoutes } from './scores.js'
 import { statisticsRoutes } from './statistics.js'
 import { registerSeoMeta } from './meta.js'
-import { seoPermissionCases } from './permissions.js'
+import { seoOptions, userState } from './state.js'
+import { configurationRoutes } from './configuration.js'
+import { introductionRoutes } from './introductions.js'
+import { integrationRoutes } from './integrations.js'
+import { taskRoutes } from './tasks.js'
 
 export const seoPackage = definePackage({
   name: '@cms/seo',
@@ -54,7 +62,10 @@ export const seoPackage = definePackage({
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.capability(MANAGE_SEO, ['administrator'])
     registerSeoMeta(api)
-    registerHeadFields(api, registerHead(api).enabled)
+    const head = registerHead(api)
+    registerHeadFields(api, head.enabled)
+    const options = seoOptions(api)
+    const users = userState(api)
     const threads = api.option('seo_analysis_threads', Type.Integer({ minimum: 1, maximum: 8 }), {
       default: 1,
       description: 'Worker threads the SEO analysis runs in (each analyses one post at a time).'
@@ -80,8 +91,8 @@ export const seoPackage = definePackage({
     api.background('seo analysis', () => analyser.start((message, err) => { app.log.error({ err }, message) }))
     app.addHook('onClose', async () => { await analyser.close() })
     analysers.set(api.services, analyser)
-    api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api), ...headRoutes(api)])
-    api.permissionCases(seoPermissionCases)
+    api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api), ...headRoutes(api),
+      ...configurationRoutes(api, head, options), ...introductionRoutes(api, users, options), ...integrationRoutes(api, options), ...taskRoutes(api, options, head)])
   }
 })
 

@@ -162,7 +162,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     endpoints: [endpoint({
       methods: ['POST'],
       args: {},
-      permission: mayEditPosts,
+      permission: mayEditPosts.because(`§1.3 ${step.path.startsWith('/link') ? 'link indexing' : 'indexing'}: edit_posts`),
       handler: async (req) => {
         try {
           const { objects, full } = await step.run(req)

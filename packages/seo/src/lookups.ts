@@ -13,7 +13,7 @@
  * edit the post (no `post_id`: refused).
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, route, type RestRequest, type RouteDecl } from '@cms/rest'
+import { check, denied, endpoint, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
 import { type PackageApi } from '@cms/core'
 import { mayManageSeo, postLike } from './access.js'
 import { seoErrors } from './errors.js'
@@ -30,7 +30,7 @@ export function lookupRoutes (api: PackageApi): RouteDecl[] {
         search: Type.String({ description: 'Text the title contains.', default: '' }),
         postType: Type.String({ description: 'The post type.', default: 'page' })
       },
-      permission: mayManageSeo,
+      permission: mayManageSeo.because('§1.3 available posts: manage_seo_options'),
       handler: async (req) => {
         const { search, postType } = req.params
         const known = api.services.types.postTypes
@@ -54,10 +54,12 @@ export function lookupRoutes (api: PackageApi): RouteDecl[] {
     endpoints: [endpoint({
       methods: ['GET'],
       args: {},
-      permission: async (req) => {
+      permission: check(async (req) => {
         const found = await postOf(req)
         return (found !== undefined && req.user.can('edit_post', postLike(found.post))) || denied(seoErrors.rest_forbidden(), req.user.id)
       },
+      who.nobody('§1.3 meta search: no post_id is refused'),
+      who.can('edit_others_posts', "§1.3 meta search: edit_post on the post (an administrator's published post)", { queryVars: { post_id: 'post' } })),
       handler: async (req) => {
         const found = (await postOf(req))!
         const query = typeof req.params.query === 'string' ? req.params.query.slice(0, 255) : ''

@@ -41,7 +41,7 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
         term: Raw<number | null>({ type: 'integer', description: 'A term of that taxonomy to filter by.', default: null }),
         troubleshooting: Raw<boolean | null>({ type: 'boolean', description: 'Bypass the cache and list the ids of each group.', default: null })
       },
-      permission: mayManageSeo,
+      permission: mayManageSeo.because('§1.3 dashboard scores: manage_seo_options').probing({ query: { contentType: 'post' } }),
       handler: async (req) => {
         const { contentType, taxonomy } = req.params
         const term = req.params.term ?? null

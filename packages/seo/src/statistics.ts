@@ -37,7 +37,7 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
     endpoints: [endpoint({
       methods: ['GET'],
       args: {},
-      permission: mayRead,
+      permission: mayRead.because('§1.3 statistics: read (any signed-in user)'),
       handler: async (req) => {
         const own = !req.user.can('edit_others_posts')
         return await cache.get(req, `${req.user.id}:${own ? 'own' : 'all'}:${req.baseUrl}`, async () => {

@@ -8,6 +8,9 @@
  *   const t = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'nps-survey/v1'] })
  *   const admin = await t.caller('administrator')
  *   const res = await t.call('POST', '/nps-survey/v1/rating', { as: admin, body: { ... } })
+ *   await checkPermissions(tap, t)   // every route probed as anonymous and each role against its `permission:`
  */
 export { standIn, type StandIn, type Received } from './standin.js'
 export { BASE, testApp, type TestApp, type TestAppOptions, type TestCaller } from '@cms/core/testing'
+// The permission prober: every route of an app against the rows its declarations produce.
+export { checkPermissions, type CheckPermissionsOptions } from '@cms/core/testing'

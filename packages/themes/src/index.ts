@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
-import { themeAOptions, themeAPermissionCases, themeARoutes } from './theme-a.js'
+import { themeAOptions, themeARoutes } from './theme-a.js'
 
 export const themesPackage = definePackage({
   name: '@cms/themes',
@@ -17,6 +17,5 @@ export const themesPackage = definePackage({
     const options = themeAOptions(api)
     api.namespace('theme-a/v1', () => themeARoutes(options))
     api.namespace('theme-helper/v1', () => [])
-    api.permissionCases(themeAPermissionCases)
   }
 })

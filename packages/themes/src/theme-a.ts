@@ -6,8 +6,8 @@
  * `theme_a_dynamic_css_cached_version`). Idempotent. `manage_options`.
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, kernelErrors, route, type RelativeRouteDecl } from '@cms/rest'
-import type { PackageApi, PermissionCases } from '@cms/core'
+import { can, endpoint, route, type RelativeRouteDecl } from '@cms/rest'
+import type { PackageApi } from '@cms/core'
 
 export function themeAOptions (api: PackageApi): Array<{ reset: () => Promise<void> }> {
   return [
@@ -24,19 +24,11 @@ export function themeARoutes (options: Array<{ reset: () => Promise<void> }>): R
       methods: ['POST', 'PUT', 'PATCH'],
       args: {},
       summary: "Reset the theme's settings and generated CSS to the defaults",
-      permission: (req) => req.user.can('manage_options') || denied(kernelErrors.rest_forbidden(), req.user.id),
+      permission: can('manage_options', { why: '§8 theme reset: manage_options' }),
       handler: async () => {
         for (const option of options) await option.reset()
         return { success: true, response: 'Settings reset.' }
       }
     })]
   })]
-}
-
-const MANAGE_OPTIONS = { anonymous: 401, subscriber: 403, contributor: 403, author: 403, editor: 403, administrator: 'allowed' } as const
-
-export const themeAPermissionCases: PermissionCases = {
-  'POST /theme-a/v1/reset': { why: '§8 theme reset: manage_options', ...MANAGE_OPTIONS },
-  'PUT /theme-a/v1/reset': { why: '§8 theme reset: manage_options', ...MANAGE_OPTIONS },
-  'PATCH /theme-a/v1/reset': { why: '§8 theme reset: manage_options', ...MANAGE_OPTIONS }
 }

@@ -3,58 +3,10 @@
  * the PHP-style encoders for query strings and form bodies, and two ways
  * to send it: in process (`app.inject`) or over a real loopback socket.
  */
-import type { FastifyInstance } from 'fastify'
+import type { HttpRequest, HttpResponse } from '@cms/core/testing'
 import { request as httpRequest } from 'undici'
 
-export interface HttpRequest {
-  method: string
-  url: string
-  headers: Record<string, string>
-  payload?: string
-}
-
-export interface HttpResponse {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: string
-}
-
-/** `a[b][0]=1&c=x`: how PHP (and the kernel) read nested values from a query string or form body. */
-export function encodeParams (params: Record<string, unknown>): string {
-  const parts: string[] = []
-  const add = (key: string, value: unknown): void => {
-    if (value === undefined) return
-    if (value === null) { parts.push(`${encodeKey(key)}=`); return }
-    if (Array.isArray(value)) {
-      if (value.length === 0) parts.push(`${encodeKey(key)}=`)
-      value.forEach((v, i) => { add(`${key}[${typeof v === 'object' && v !== null ? i : ''}]`, v) })
-      return
-    }
-    if (typeof value === 'object') {
-      const entries = Object.entries(value as Record<string, unknown>)
-      if (entries.length === 0) parts.push(`${encodeKey(key)}=`)
-      for (const [k, v] of entries) add(`${key}[${k}]`, v)
-      return
-    }
-    parts.push(`${encodeKey(key)}=${encodeURIComponent(String(value))}`)
-  }
-  for (const [k, v] of Object.entries(params)) add(k, v)
-  return parts.join('&')
-}
-
-function encodeKey (key: string): string {
-  return encodeURIComponent(key).replace(/%5B/g, '[').replace(/%5D/g, ']')
-}
-
-export async function inject (app: FastifyInstance, req: HttpRequest): Promise<HttpResponse> {
-  const res = await app.inject({
-    method: req.method as 'GET',
-    url: req.url,
-    headers: req.headers,
-    ...(req.payload === undefined ? {} : { payload: req.payload })
-  })
-  return { status: res.statusCode, headers: res.headers as HttpResponse['headers'], body: res.body }
-}
+export { encodeParams, inject, type HttpRequest, type HttpResponse } from '@cms/core/testing'
 
 /** Sends over HTTP to `base` (a loopback URL), with a deadline. */
 export async function send (base: string, req: HttpRequest, timeoutMs = 30_000): Promise<HttpResponse> {

@@ -3,75 +3,11 @@
  * validation (probes, load), and fast-check arbitraries of values that
  * should not (fuzzing). Only schema keywords are read, never route names.
  */
-import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import type { JsonSchema } from '@cms/rest'
 import { BASE } from '../helpers.js'
 
-function typesOf (schema: JsonSchema): string[] {
-  const t = schema.type
-  if (Array.isArray(t)) return t.map(String)
-  if (typeof t === 'string') return [t]
-  if (Array.isArray(schema.enum)) return ['string']
-  return []
-}
-
-/** A value that satisfies the schema (as far as a probe needs), or undefined when anything goes. */
-export function validValue (schema: JsonSchema, name = ''): unknown {
-  if ('default' in schema && schema.default !== null) return schema.default
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
-  const alt = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined
-  if (Array.isArray(alt) && alt.length > 0) return validValue(alt[0]!, name)
-  const types = typesOf(schema)
-  const type = types.find((t) => t !== 'null') ?? types[0]
-  switch (type) {
-    case 'integer':
-    case 'number': {
-      const min = typeof schema.minimum === 'number' ? schema.minimum : 1
-      return typeof schema.maximum === 'number' && schema.maximum < min ? schema.maximum : min
-    }
-    case 'boolean':
-      return true
-    case 'array': {
-      const min = typeof schema.minItems === 'number' ? schema.minItems : 0
-      return Array.from({ length: min }, () => validValue(schema.items ?? {}, name))
-    }
-    case 'object': {
-      const out: Record<string, unknown> = {}
-      const props = (schema.properties ?? {}) as Record<string, JsonSchema>
-      const required = new Set<string>(Array.isArray(schema.required) ? schema.required : [])
-      for (const [key, sub] of Object.entries(props)) {
-        if (required.has(key) || sub.required === true) out[key] = validValue(sub, key)
-      }
-      return out
-    }
-    case 'string':
-      return validString(schema, name)
-    default:
-      return /url|uri|link/i.test(name) ? `${BASE}/?p=1` : 'probe'
-  }
-}
-
-function validString (schema: JsonSchema, name: string): string {
-  switch (schema.format) {
-    case 'date-time': return '2024-01-02T03:04:05'
-    case 'uri': return `${BASE}/?p=1`
-    case 'email': return `probe-${Math.random().toString(36).slice(2, 8)}@example.com`
-    case 'uuid': return randomUUID()
-    case 'ip': return '127.0.0.1'
-    case 'hex-color': return '#aabbcc'
-  }
-  if (/url|uri|link/i.test(name)) return `${BASE}/?p=1`
-  if (/mail/i.test(name)) return `probe-${Math.random().toString(36).slice(2, 8)}@example.com`
-  let value = /name|login/i.test(name) ? `probe-${Math.random().toString(36).slice(2, 8)}` : 'probe'
-  if (typeof schema.minLength === 'number' && value.length < schema.minLength) value = value.padEnd(schema.minLength, 'x')
-  if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) value = value.slice(0, schema.maxLength)
-  if (typeof schema.pattern === 'string') {
-    const re = new RegExp(schema.pattern)
-    if (!re.test(value)) value = ['probe', 'a', '1', 'a1', 'abc-1'].find((v) => re.test(v)) ?? value
-  }
-  return value
-}
+import { typesOf, validValue } from '@cms/core/testing'
 
 // --- bad values ---------------------------------------------------------------
 

@@ -5,7 +5,7 @@
  * service that serves its namespace), and the answers come back side by
  * side with HTTP 207.
  */
-import { endpoint, Enum, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RouteDecl } from '@cms/rest'
+import { endpoint, Enum, everyone, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { allowedMethods, prepare, type BatchItem } from './requests.js'
 
@@ -49,7 +49,8 @@ export function batchRoutes (_services: Services): RouteDecl[] {
       },
       summary: 'Run up to 25 write requests in one call',
       // Anyone may send a batch; every request checks its own permissions.
-      permission: () => true,
+      permission: everyone.because('§11 anyone may send a batch; each request checks its own permission')
+        .probing({ body: { requests: [{ method: 'POST', path: '/cms/v2/posts', body: { title: 'Probe' } }] } }),
       handler: async (req) => {
         const items = req.params.requests as BatchItem[]
         const prepared = items.map((item) => prepare(item, req))

@@ -116,7 +116,7 @@ export async function allowedMethods (route: RouteDecl, sub: RestRequest): Promi
   const allowed: string[] = []
   for (const ep of route.endpoints) {
     try {
-      if ((await ep.permission({ ...sub, method: ep.methods[0]! })) === true) allowed.push(...ep.methods)
+      if ((await ep.permission.check({ ...sub, method: ep.methods[0]! })) === true) allowed.push(...ep.methods)
     } catch {
       // A permission check that fails on unvalidated input does not grant the method.
     }

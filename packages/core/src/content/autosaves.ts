@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { and, desc, eq, like } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
-import { argsFromSchema, contextParam, endpoint, route, RestResponse, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
+import { argsFromSchema, check, contextParam, endpoint, route, RestResponse, who, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { canEdit } from './post-format.js'
@@ -103,6 +103,9 @@ export function autosaveRoutes (services: Services, spec: PostType): RelativeRou
   const parentArg = Type.Optional(Type.Integer({ description: 'The ID for the parent of the autosave.' }))
   // An autosave takes what an update of the post takes (the core's parent controller's EDITABLE args).
   const saveArgs = argsFromSchema(postItemSchema(spec, services.meta), 'update')
+  // §10: autosaves follow the parent's update permission (edit_post on an administrator's published post).
+  const item = spec.type
+  const edit = `edit_others_${spec.restBase === 'pages' ? 'pages' : 'posts'}`
   return [
     route({
       path: `/${plural}/{id}/autosaves`,
@@ -111,8 +114,8 @@ export function autosaveRoutes (services: Services, spec: PostType): RelativeRou
       args: { parent: parentArg, id: Type.Optional(Type.Integer({ description: 'The ID for the parent of the autosave.' })) },
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `List autosaves of a ${spec.type}`, args: { context: contextParam(schema) }, permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, status: 200, args: saveArgs, permission: createPermission, handler: create })
+        endpoint({ methods: ['GET'], summary: `List autosaves of a ${spec.type}`, args: { context: contextParam(schema) }, permission: check(listPermission, who.can(edit, '§10 autosave list needs edit_post on the parent', { vars: { id: item } })), handler: list }),
+        endpoint({ methods: ['POST'], summary: `Autosave a ${spec.type}`, status: 200, args: saveArgs, permission: check(createPermission, who.can(edit, "§10 autosave = the parent's update permission", { vars: { id: item }, body: { title: 'Probe autosave' } })), handler: create })
       ]
     }),
     route({
@@ -124,7 +127,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RelativeRou
         methods: ['GET'],
         summary: `Read the latest autosave of a ${spec.type}`,
         args: { context: contextParam(schema) },
-        permission: readPermission,
+        permission: check(readPermission, who.can(edit, '§10 autosaves need edit_post on the parent', { vars: { parent: item, id: `${item}.autosave` } })),
         handler: read
       })]
     })

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
-  argsFromSchema, endpoint, paginationHeaders, checkPage, restUrl, route, RestResponse, type Params, type RelativeRouteDecl, type RestError, type RestRequest
+  argsFromSchema, check, endpoint, paginationHeaders, checkPage, restUrl, route, RestResponse, who, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Store, Tx } from '@cms/store'
 import type { Services } from '../services.js'
@@ -372,14 +372,25 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     return body
   }
 
+  // Who passes (cms-core.md §13): posts and pages share the rules, each with its type's capabilities.
+  const item = spec.type
+  const own = { vars: { id: item } }
+  const isPost = spec.type === 'post'
+  const created = isPost
+    ? [
+        who.can('edit_posts', '§13 create: edit_posts', { body: { title: 'Probe', status: 'draft' } }),
+        who.can('publish_posts', '§13 create published: publish_posts', { body: { title: 'Probe', status: 'publish' } })
+      ]
+    : [who.can('edit_pages', '§13 pages: create needs edit_pages', { body: { title: 'Probe', status: 'draft' } })]
+  const othersCap = isPost ? 'posts' : 'pages'
   return [
     route({
       path: `/${plural}`,
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: args.list, summary: `List ${plural}`, cache: 'public', permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], args: args.create, summary: `Create a ${spec.type}`, permission: createPermission, handler: create })
+        endpoint({ methods: ['GET'], args: args.list, summary: `List ${plural}`, cache: 'public', permission: check(listPermission, who.everyone('§13 list published: nobody needs anything')), handler: list }),
+        endpoint({ methods: ['POST'], args: args.create, summary: `Create a ${spec.type}`, permission: check(createPermission, ...created), handler: create })
       ]
     }),
     route({
@@ -389,9 +400,21 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: args.read, summary: `Read a ${spec.type}`, cache: 'public', permission: readPermission, handler: read }),
-        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: args.update, summary: `Update a ${spec.type}`, permission: updatePermission, handler: update }),
-        endpoint({ methods: ['DELETE'], args: args.remove, summary: `Trash or delete a ${spec.type}`, permission: deletePermission, handler: remove })
+        endpoint({ methods: ['GET'], args: args.read, summary: `Read a ${spec.type}`, cache: 'public', permission: check(readPermission, who.everyone('§13 read published: nobody needs anything', own)), handler: read }),
+        endpoint({
+          methods: ['POST', 'PUT', 'PATCH'],
+          args: args.update,
+          summary: `Update a ${spec.type}`,
+          permission: check(updatePermission, who.can(`edit_others_${othersCap}`, `§13 edit_post on another's published ${item}: edit_others + edit_published`, { ...own, body: { title: 'Probe edit' } })),
+          handler: update
+        }),
+        endpoint({
+          methods: ['DELETE'],
+          args: args.remove,
+          summary: `Trash or delete a ${spec.type}`,
+          permission: check(deletePermission, who.can(`delete_others_${othersCap}`, `§13 delete_post on another's published ${item}: delete_others + delete_published`, own)),
+          handler: remove
+        })
       ]
     })
   ]

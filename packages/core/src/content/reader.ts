@@ -17,7 +17,7 @@ import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants
 import { listTerms } from './term-store.js'
 import { readRule, runListQuery, type ListQuery, type MetaClause, type TaxClause } from './post-query.js'
 import { ATTACHMENT_META, permalink, permalinkPrefix } from './post-types.js'
-import { fileUrl } from '../media/urls.js'
+import { fileUrl } from './uploads.js'
 import { postMeta, posts } from './schema.js'
 import { getUserMetas } from '../users/store.js'
 

@@ -5,8 +5,8 @@
  */
 import { Type } from '@sinclair/typebox'
 import {
-  checkPage, collectionParams, contextParam, endpoint, paginationHeaders, restUrl, route,
-  RestResponse, type Params, type RelativeRouteDecl, type RestError, type RestRequest
+  check, checkPage, collectionParams, contextParam, endpoint, paginationHeaders, restUrl, route,
+  RestResponse, who, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
@@ -176,6 +176,10 @@ export function revisionRoutes (services: Services, spec: PostType): RelativeRou
 
   const base = `/${plural}/{parent}/revisions`
   const parentArg = Type.Optional(Type.Integer({ description: 'The ID for the parent of the revision.' }))
+  // §9: revisions need edit_post on the parent (an administrator's published post or page here).
+  const item = spec.type
+  const edit = `edit_others_${plural === 'pages' ? 'pages' : 'posts'}`
+  const revision = { vars: { parent: item, id: `${item}.revision` } }
   return [
     route({
       path: base,
@@ -186,7 +190,7 @@ export function revisionRoutes (services: Services, spec: PostType): RelativeRou
         methods: ['GET'],
         summary: `List revisions of a ${spec.type}`,
         args: listArgs,
-        permission: readPermission,
+        permission: check(readPermission, who.can(edit, '§9 revisions need edit_post on the parent', { vars: { parent: item } })),
         handler: list
       })]
     }),
@@ -196,12 +200,12 @@ export function revisionRoutes (services: Services, spec: PostType): RelativeRou
       args: { parent: parentArg, id: Type.Optional(Type.Integer({ description: 'Unique identifier for the revision.' })) },
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `Read a revision of a ${spec.type}`, args: { context: contextParam(schema) }, permission: readPermission, handler: read }),
+        endpoint({ methods: ['GET'], summary: `Read a revision of a ${spec.type}`, args: { context: contextParam(schema) }, permission: check(readPermission, who.can(edit, '§9 revisions need edit_post on the parent', revision)), handler: read }),
         endpoint({
           methods: ['DELETE'],
           summary: `Delete a revision of a ${spec.type}`,
           args: deleteArgs,
-          permission: deletePermission,
+          permission: check(deletePermission, who.can(edit, 'CONVENTIONS §5: with force=true whoever may delete the parent deletes its revision', { ...revision, query: { force: true } })),
           handler: remove
         })
       ]

@@ -8,7 +8,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import {
-  checkPage, ContextArg, Enum, IntList, paginationHeaders, Raw, restUrl, route, endpoint, RestResponse, unvalidated, validateArgs,
+  checkPage, ContextArg, Enum, everyone, IntList, paginationHeaders, Raw, restUrl, route, endpoint, RestResponse, unvalidated, validateArgs,
   type JsonSchema, type Links, type RestRequest, type RelativeRouteDecl
 } from '@cms/rest'
 import type { Services } from '../services.js'
@@ -177,7 +177,7 @@ export function searchRoutes (services: Services): RelativeRouteDecl[] {
         exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),
         include: IntList({ description: 'Limit result set to specific IDs.', default: [] })
       },
-      permission: () => true,
+      permission: everyone.because('search is public (it finds only what the caller may read)').probing({ query: { search: 'probe' } }),
       handler: search
     })]
   })]

@@ -5,7 +5,7 @@
  * (auto-draft, inherit, the request statuses) by nobody, trash excepted.
  */
 import { Type } from '@sinclair/typebox'
-import { compactLinks, ContextArg, endpoint, filterByContext, restUrl, route, type JsonSchema, type Links, type Principal, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
+import { check, compactLinks, ContextArg, endpoint, who, filterByContext, restUrl, route, type JsonSchema, type Links, type Principal, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { restUrlWithQuery } from './post-format.js'
@@ -144,14 +144,22 @@ export function statusRoutes (services: Services): RelativeRouteDecl[] {
     route({
       path: '/statuses',
       schema: keyedCollection(statusSchema, 'statuses'),
-      endpoints: [endpoint({ methods: ['GET'], summary: 'List post statuses', args: { context: ContextArg() }, permission: listPermission, handler: list })]
+      endpoints: [endpoint({ methods: ['GET'], summary: 'List post statuses', args: { context: ContextArg() }, permission: check(listPermission, who.everyone('statuses are public (only publish for callers who edit no type)')), handler: list })]
     }),
     route({
       path: '/statuses/{status}',
       vars: { status: '[\\w-]+' },
       args: { status: Type.Optional(Type.String({ description: 'An alphanumeric identifier for the status.' })) },
       schema: statusSchema,
-      endpoints: [endpoint({ methods: ['GET'], summary: 'Read a post status', args: { context: ContextArg() }, permission: readPermission, handler: read })]
+      endpoints: [endpoint({
+        methods: ['GET'],
+        summary: 'Read a post status',
+        args: { context: ContextArg() },
+        permission: check(readPermission,
+          who.everyone('the public status is readable by anyone', { vars: { status: 'publish' } }),
+          who.can('edit_posts', 'another status needs edit_posts of some type', { vars: { status: 'draft' } })),
+        handler: read
+      })]
     })
   ]
 }

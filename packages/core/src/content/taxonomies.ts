@@ -4,7 +4,7 @@
  * Anyone reads them; the edit context needs the taxonomy's `assign_terms`.
  */
 import { Type } from '@sinclair/typebox'
-import { compactLinks, ContextArg, endpoint, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
+import { check, compactLinks, ContextArg, endpoint, who, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { keyedCollection, typesOf, type TaxonomyInfo, type TypeRegistry } from './type-registry.js'
@@ -121,7 +121,7 @@ export function taxonomyRoutes (services: Services): RelativeRouteDecl[] {
           context: ContextArg(),
           type: Type.Optional(Type.String({ description: 'Limit results to taxonomies associated with a specific post type.' }))
         },
-        permission: listPermission,
+        permission: check(listPermission, who.everyone('taxonomies are public (the edit context needs assign_terms)')),
         handler: list
       })]
     }),
@@ -130,7 +130,15 @@ export function taxonomyRoutes (services: Services): RelativeRouteDecl[] {
       vars: { taxonomy: '[\\w-]+' },
       args: { taxonomy: Type.Optional(Type.String({ description: 'An alphanumeric identifier for the taxonomy.' })) },
       schema: taxonomySchema,
-      endpoints: [endpoint({ methods: ['GET'], summary: 'Read a taxonomy', args: { context: ContextArg() }, permission: readPermission, handler: read })]
+      endpoints: [endpoint({
+        methods: ['GET'],
+        summary: 'Read a taxonomy',
+        args: { context: ContextArg() },
+        permission: check(readPermission,
+          who.everyone('a taxonomy is public', { vars: { taxonomy: 'post_tag' } }),
+          who.can('edit_posts', 'its edit context needs assign_terms (assign_post_tags: edit_posts)', { vars: { taxonomy: 'post_tag' }, query: { context: 'edit' } })),
+        handler: read
+      })]
     })
   ]
 }

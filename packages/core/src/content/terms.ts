@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
-  argsFromSchema, checkPage, collectionParams, contextParam, endpoint, field, itemSchema, paginationHeaders, rel, restUrl, route, RestResponse, StringList,
+  argsFromSchema, check, checkPage, collectionParams, contextParam, endpoint, field, itemSchema, paginationHeaders, rel, restUrl, route, RestResponse, StringList, who,
   type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
@@ -263,13 +263,20 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
     return { deleted: true, previous }
   }
 
+  // Reading is public; changes need manage_categories (§13: edit_term, delete_term), except that a
+  // flat taxonomy's new terms need only assign_terms (edit_posts), as the core allows while writing.
+  const item = tax.restBase === 'categories' ? 'category' : 'tag'
+  const own = { vars: { id: item } }
+  const created = tax.hierarchical
+    ? who.can('manage_categories', '§13 creating categories: manage_categories', { body: { name: `Probe ${item}` } })
+    : who.can('edit_posts', '§13 tags: creating a flat-taxonomy term needs assign_terms (edit_posts)', { body: { name: `Probe ${item}` } })
   return [
     route({
       path: `/${tax.restBase}`,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `List ${tax.restBase}`, args: args.list, permission: listPermission, handler: list }),
-        endpoint({ methods: ['POST'], summary: `Create a term in ${tax.restBase}`, args: args.create, permission: createPermission, handler: create })
+        endpoint({ methods: ['GET'], summary: `List ${tax.restBase}`, args: args.list, permission: check(listPermission, who.everyone('terms are public')), handler: list }),
+        endpoint({ methods: ['POST'], summary: `Create a term in ${tax.restBase}`, args: args.create, permission: check(createPermission, created), handler: create })
       ]
     }),
     route({
@@ -278,13 +285,13 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
       args: { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the term.' })) },
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `Read a term of ${tax.restBase}`, args: args.read, permission: readPermission, handler: read }),
-        endpoint({ methods: ['POST', 'PUT', 'PATCH'], summary: `Update a term of ${tax.restBase}`, args: args.update, permission: updatePermission, handler: update }),
+        endpoint({ methods: ['GET'], summary: `Read a term of ${tax.restBase}`, args: args.read, permission: check(readPermission, who.everyone('terms are public', own)), handler: read }),
+        endpoint({ methods: ['POST', 'PUT', 'PATCH'], summary: `Update a term of ${tax.restBase}`, args: args.update, permission: check(updatePermission, who.can('manage_categories', '§13 terms: edit_term maps to manage_categories', { ...own, body: { description: 'Probe' } })), handler: update }),
         endpoint({
           methods: ['DELETE'],
           summary: `Delete a term of ${tax.restBase}`,
           args: args.remove,
-          permission: deletePermission,
+          permission: check(deletePermission, who.can('manage_categories', '§13 terms: delete_term maps to manage_categories', { ...own, query: { force: true } })),
           handler: remove
         })
       ]

@@ -4,7 +4,7 @@
  * reads them; the edit context needs the type's `edit_posts`.
  */
 import { Type } from '@sinclair/typebox'
-import { compactLinks, ContextArg, endpoint, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
+import { check, compactLinks, ContextArg, endpoint, who, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors, denied } from './errors.js'
 import { keyedCollection, taxonomiesOf, type PostTypeInfo, type TypeRegistry } from './type-registry.js'
@@ -115,14 +115,14 @@ export function typeRoutes (services: Services): RelativeRouteDecl[] {
     route({
       path: '/types',
       schema: keyedCollection(typeSchema, 'types'),
-      endpoints: [endpoint({ methods: ['GET'], summary: 'List post types', args: { context: ContextArg() }, permission: listPermission, handler: list })]
+      endpoints: [endpoint({ methods: ['GET'], summary: 'List post types', args: { context: ContextArg() }, permission: check(listPermission, who.everyone("types are public (the edit context needs a type's edit_posts)")), handler: list })]
     }),
     route({
       path: '/types/{type}',
       vars: { type: '[\\w-]+' },
       args: { type: Type.Optional(Type.String({ description: 'An alphanumeric identifier for the post type.' })) },
       schema: typeSchema,
-      endpoints: [endpoint({ methods: ['GET'], summary: 'Read a post type', args: { context: ContextArg() }, permission: readPermission, handler: read })]
+      endpoints: [endpoint({ methods: ['GET'], summary: 'Read a post type', args: { context: ContextArg() }, permission: check(readPermission, who.everyone('a type is public (the edit context needs its edit_posts)', { vars: { type: 'post' } })), handler: read })]
     })
   ]
 }

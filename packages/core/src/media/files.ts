@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../services.js'
-import { UPLOADS_PATH } from './urls.js'
+import { UPLOADS_PATH } from '../content/index.js'
 import { safeKey } from './storage.js'
 
 export interface MediaFilesOptions { services: Services }

@@ -5,9 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox'
 import { argsFromSchema, Enum, IntList, Raw, StringList, unvalidated, type JsonSchema } from '@cms/rest'
-import { listArgs, postItemSchema } from '../content/post-schema.js'
-import type { MetaRegistry } from '../content/meta.js'
-import { ATTACHMENT_TYPE } from '../content/post-types.js'
+import { ATTACHMENT_TYPE, listArgs, postItemSchema, type MetaRegistry } from '../content/index.js'
 
 const ALL = ['view', 'edit', 'embed']
 const VE = ['view', 'edit']

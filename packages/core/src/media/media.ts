@@ -15,27 +15,13 @@ import { mkdir, rm } from 'node:fs/promises'
 import { Type } from '@sinclair/typebox'
 import { eq } from 'drizzle-orm'
 import {
-  argsOf, checkPage, ContextArg, endpoint, Enum, paginationHeaders, restUrl, route, RestResponse, validateArgs,
+  argsOf, check, checkPage, ContextArg, endpoint, Enum, everyone, paginationHeaders, restUrl, route, RestResponse, validateArgs, who,
   type Links, type Principal, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
-import { formatGmt, formatLocal, nowSeconds, parseRequestDate } from '../content/dates.js'
-import { contentErrors, denied, invalidParam } from '../content/errors.js'
-import { metaResponse } from '../content/meta.js'
-import { canEdit, canRead, capObject } from '../content/post-format.js'
-import { readRule, runListQuery, type ListQuery } from '../content/post-query.js'
-import { deleteArgs } from '../content/post-schema.js'
-import { deletePostFully, getMeta, getPost, setMeta, uniquePostSlug, type PostRow } from '../content/post-store.js'
-import { ATTACHMENT_META, ATTACHMENT_TYPE, permalink, type SiteSettings } from '../content/post-types.js'
-import { preparePost, textParam, writePost } from '../content/post-write.js'
-import { renderedContent, renderedExcerpt, renderedTitle } from '../content/render-cache.js'
-import { posts } from '../content/schema.js'
-import { htmlClass, sanitizeSlug } from '../content/slugs.js'
-import { requestSettings } from '../content/posts.js'
-import type { PostTypeDefinition } from '../content/type-registry.js'
+import { ATTACHMENT_META, ATTACHMENT_TYPE, canEdit, canRead, capObject, contentErrors, deleteArgs, deletePostFully, denied, fileUrl, formatGmt, formatLocal, getMeta, getPost, htmlClass, invalidParam, metaResponse, nowSeconds, parseRequestDate, permalink, posts, preparePost, readRule, renderedContent, renderedExcerpt, renderedTitle, requestSettings, runListQuery, sanitizeSlug, setMeta, textParam, uniquePostSlug, writePost, type ListQuery, type PostRow, type PostTypeDefinition, type SiteSettings } from '../content/index.js'
 import { mediaErrors } from './errors.js'
-import { fileUrl } from './urls.js'
 import { mediaTypeOf, RESIZABLE } from './file-types.js'
 import { mediaItemSchema, mediaListArgs, mediaWriteArgs } from './media-schema.js'
 import { IMAGE_SIZES, makeSizes, type MadeImage } from './sizes.js'
@@ -357,7 +343,7 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
   const place = services.media
   const schema = mediaItemSchema(services.meta)
   const writeArgs = mediaWriteArgs(services.meta)
-  const writeArgInfo = argsOf(endpoint({ methods: ['POST'], args: writeArgs, permission: () => true, handler: () => null }))
+  const writeArgInfo = argsOf(endpoint({ methods: ['POST'], args: writeArgs, permission: everyone, handler: () => null }))
 
   const loadMedia = async (req: RestRequest): Promise<PostRow | undefined> => await req.memo('media:item', async () => {
     const post = await getPost(store, Number(req.params.id))
@@ -559,20 +545,24 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
     return await formatOne(req, (await getPost(store, post.id))!, 'edit')
   }
 
+  // Reading follows the file's status (an unattached upload is public); uploading needs upload_files;
+  // editing and deleting another's file (the probe's is an administrator's) edit_others_posts / delete_others_posts.
+  const own = { vars: { id: 'media' } }
+  const mayEdit = check(updatePermission, who.can('edit_others_posts', "§13 edit_post on another's attachment: edit_others_posts", { ...own, body: { title: 'Probe edit' } }))
   return [
     route({
       path: '/media',
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: mediaListArgs(services.meta), summary: 'List media', cache: 'public', permission: listPermission, handler: list }),
+        endpoint({ methods: ['GET'], args: mediaListArgs(services.meta), summary: 'List media', cache: 'public', permission: check(listPermission, who.everyone('media lists are public')), handler: list }),
         endpoint({
           methods: ['POST'],
           args: writeArgs,
           summary: 'Upload a file (raw body with Content-Disposition, or multipart/form-data with a `file` part)',
           allowBatch: false,
           streamBody: { maxBytes: () => place.maxBytes, tooLarge: () => mediaErrors.rest_upload_too_large({ max_bytes: place.maxBytes }) },
-          permission: async (req) => await checkUpload(req, req.params),
+          permission: check(async (req) => await checkUpload(req, req.params), who.can('upload_files', '§13 uploading needs upload_files (authors and up)')),
           handler: create
         })
       ]
@@ -583,9 +573,9 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: { context: ContextArg() }, summary: 'Read a media item', cache: 'public', permission: readPermission, handler: read }),
-        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: writeArgs, summary: 'Update a media item', permission: updatePermission, handler: update }),
-        endpoint({ methods: ['DELETE'], args: deleteArgs(), summary: 'Delete a media item and its files (force=true required)', permission: deletePermission, handler: remove })
+        endpoint({ methods: ['GET'], args: { context: ContextArg() }, summary: 'Read a media item', cache: 'public', permission: check(readPermission, who.everyone('an unattached upload is as public as a published post', own)), handler: read }),
+        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: writeArgs, summary: 'Update a media item', permission: mayEdit, handler: update }),
+        endpoint({ methods: ['DELETE'], args: deleteArgs(), summary: 'Delete a media item and its files (force=true required)', permission: check(deletePermission, who.can('delete_others_posts', "§13 delete_post on another's attachment: delete_others_posts", { ...own, query: { force: true } })), handler: remove })
       ]
     }),
     route({
@@ -600,7 +590,7 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
             action: Enum(['create-image-subsizes'], { description: 'The post-processing action to run.' })
           },
           summary: 'Make the sizes of an image again',
-          permission: updatePermission,
+          permission: mayEdit.because('regenerating sizes is editing the attachment').probing({ body: { action: 'create-image-subsizes' } }),
           handler: postProcess
         })
       ]

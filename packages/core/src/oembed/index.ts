@@ -8,7 +8,7 @@
  * outbound client's allow-list) and `CMS_OEMBED_PROVIDERS` (extra providers).
  */
 import { Type } from '@sinclair/typebox'
-import { defineNamespace, denied, endpoint, Enum, Raw, route, Untyped, type NamespaceDecl, type RestRequest } from '@cms/rest'
+import { can, defineNamespace, endpoint, everyone, Enum, Raw, route, Untyped, type NamespaceDecl, type RestRequest } from '@cms/rest'
 import type { Services } from '../services.js'
 import { cachedSiteOptions } from '../site.js'
 import { outboundClientFromEnv } from '../platform/outbound/index.js'
@@ -61,7 +61,7 @@ export function oembedNamespace (services: Services): NamespaceDecl {
       },
       summary: 'oEmbed data of a post or page of this site',
       serialize: oembedSerializer,
-      permission: () => true,
+      permission: everyone.because('§14 embed is public').probing({ query: { url: 'http://cms.test/?p=1' } }),
       handler: async (req) => {
         const data = await localEmbedData(req, req.params.url, absint(req.params.maxwidth), await siteInfo(req))
         if (data === null) throw oembedErrors.oembed_invalid_url()
@@ -82,9 +82,7 @@ export function oembedNamespace (services: Services): NamespaceDecl {
         discover: Raw<boolean>({ description: 'Whether to perform an oEmbed discovery request for unsanctioned providers.', type: 'boolean', default: true })
       },
       summary: 'oEmbed data of any URL, through trusted providers or discovery',
-      permission: (req) => req.user.can('edit_posts')
-        ? true
-        : denied(oembedErrors.rest_forbidden(), req.user.id),
+      permission: can('edit_posts', { error: oembedErrors.rest_forbidden, why: '§14 proxy needs edit_posts', probe: { query: { url: 'http://cms.test/?p=1' } } }),
       handler: async (req) => {
         const { url, format, maxwidth, maxheight, discover } = req.params
         const site = await siteInfo(req)

@@ -2,7 +2,7 @@
  * The package platform: what a deployment is composed of. Each package
  * (the core included) is a Fastify plugin made with `definePackage`; while
  * it registers it declares, through the `PackageApi` it is handed, its
- * namespaces and routes, its migrations, its permission cases, the post
+ * namespaces and routes (each endpoint declaring its permission), its migrations, the post
  * meta, capabilities and role grants it adds, and its background work. The
  * gateway registers the packages a profile needs, then runs their
  * migrations and mounts the kernel with what they declared.
@@ -16,7 +16,6 @@ import type { MigrationSet } from '@cms/store'
 import type { Role } from '../users/capabilities.js'
 import type { MetaKey, MetaOptions } from '../content/meta.js'
 import type { FieldDefinition, FieldObjectType } from './fields.js'
-import type { PermissionCase } from './permissions-table.js'
 import type { Services } from '../services.js'
 import type { UpstreamClient } from './upstream.js'
 import { resolveInside } from './paths.js'
@@ -25,9 +24,6 @@ import type { LifecycleListener, LifecycleTopic } from './events/index.js'
 import type { ContentReader } from '../content/reader.js'
 import { packageSecrets, type Secrets } from './secrets.js'
 import type { PostTypeDefinition, TaxonomyDefinition } from '../content/type-registry.js'
-
-/** Permission cases keyed `METHOD /path` (the kernel's route pattern), one case or several. */
-export type PermissionCases = Readonly<Record<string, PermissionCase | readonly PermissionCase[]>>
 
 /** Starts background work; returns what stops it (called when the app closes). */
 export type BackgroundStart = () => (() => Promise<void> | void)
@@ -72,8 +68,6 @@ export interface PackageApi {
   routes: (build: () => RouteDecl[]) => void
   /** The package's drizzle-kit migrations folder (absolute), run after its dependencies'. */
   migrations: (folder: string) => void
-  /** Expected outcomes of the package's routes for anonymous and each role (see permissions-table.ts). */
-  permissionCases: (cases: PermissionCases) => void
   /**
    * Registers a post or user meta key: shown under `meta` in cms/v2 posts
    * and pages (`post`) or users (`user`), and writable there as the core's
@@ -259,7 +253,6 @@ export class Platform {
   private readonly declared = new Map<string, NamespaceEntry>()
   private readonly outside: Array<() => RouteDecl[]> = []
   private readonly sets: MigrationSet[] = []
-  private readonly cases = new Map<string, PermissionCases>()
   private readonly jobs: Array<{ owner: string, name: string, start: BackgroundStart }> = []
   private readonly registered: Array<{ name: string, dependencies: readonly string[] }> = []
   private readonly provided = new Map<string, { owner: string, value: unknown }>()
@@ -291,7 +284,6 @@ export class Platform {
       },
       routes: (build) => { this.outside.push(build) },
       migrations: (folder) => { this.sets.push({ name, folder, dependsOn: [] }) },
-      permissionCases: (cases) => { this.cases.set(name, { ...this.cases.get(name), ...cases }) },
       registerMeta: (objectType, key, schema, opts = {}) => {
         const registry = objectType === 'user' ? this.services.userMeta : this.services.meta
         registry.register(objectType, key, schema, { ...opts, owner: name })
@@ -363,29 +355,6 @@ export class Platform {
   /** Routes outside any namespace. */
   routes (): RouteDecl[] { return this.outside.flatMap((build) => build()) }
 
-  /**
-   * Every registered package's permission cases, plus the root route of
-   * each served namespace, which describes it to anyone (reference: "Every
-   * namespace has a root route").
-   */
-  permissionCases (): Record<string, PermissionCase | readonly PermissionCase[]> {
-    const out: Record<string, PermissionCase | readonly PermissionCase[]> = {}
-    for (const ns of this.served) {
-      out[`GET /${ns}`] = { why: 'namespace roots are public', anonymous: 'allowed', subscriber: 'allowed', contributor: 'allowed', author: 'allowed', editor: 'allowed', administrator: 'allowed' }
-    }
-    const roots = new Set(Object.keys(out))
-    const owners = new Map<string, string>()
-    for (const [owner, cases] of this.cases) {
-      for (const [key, c] of Object.entries(cases)) {
-        const other = owners.get(key)
-        if (other !== undefined) throw new Error(`a permission case for ${key} is declared by ${other} and ${owner}`)
-        owners.set(key, owner)
-        if (!roots.has(key)) out[key] = c
-      }
-    }
-    return out
-  }
-
   /** Starts the background work of every package; returns what stops it all. */
   startBackground (): () => Promise<void> {
     const stops = this.jobs.map((job) => job.start())
@@ -451,7 +420,7 @@ export async function declaredBy (catalog: readonly CmsPackage[], services: Serv
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** What the composed packages declared (set by the gateway): their permission cases, packages, migrations. */
+    /** What the composed packages declared (set by the gateway): their packages, namespaces, migrations. */
     platform: Platform
   }
 }

@@ -4,7 +4,7 @@
  * app-password meta capabilities), response shaping and the item schema.
  * `{user_id}` is digits or `me`.
  */
-import { argsFromSchema, contextParam, created, endpoint, field, itemSchema, restUrl, route, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
+import { argsFromSchema, check, contextParam, created, endpoint, field, itemSchema, restUrl, route, who, type Permission, type Probe, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import type { Services } from '../services.js'
 import { appPasswordErrors, denied, userErrors } from './errors.js'
 import { chunkPassword } from './passwords.js'
@@ -68,11 +68,18 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
     return user
   }
 
-  const allowed = (cap: Cap) => async (req: RestRequest): Promise<true | RestError> => {
+  /**
+   * §12: every signed-in user manages their own passwords (`me`); another
+   * user's need edit_users. An item route's probe names a password of the
+   * caller's own or of the other user.
+   */
+  const allowed = (cap: Cap, why: string, probe: Probe = {}, item = false): Permission => check(async (req) => {
     const user = await ownerOf(req)
     if (!('login' in user)) return user
     return req.user.can(cap, { id: user.id }) ? true : denied(refusals[cap](), req.user.id)
-  }
+  },
+  who.signedIn(`§12 ${why}: every signed-in user manages their own`, { ...probe, vars: { user_id: 'me', ...(item ? { uuid: 'self.app-password' } : {}) } }),
+  who.can('edit_users', `§12 ${why}: another user's need edit_users`, { ...probe, vars: { user_id: 'user', ...(item ? { uuid: 'user.app-password' } : {}) } }))
 
   function present (req: RestRequest, user: UserRecord, item: AppPasswordRecord, password?: string): Record<string, unknown> {
     const out: Record<string, unknown> = {
@@ -106,7 +113,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
         methods: ['GET'],
         args: contextArgs,
         summary: 'List a user\'s application passwords (never the passwords themselves)',
-        permission: allowed('list_app_passwords'),
+        permission: allowed('list_app_passwords', 'list'),
         handler: async (req) => {
           const user = await owner(req)
           return (await listApplicationPasswords(store, user.id)).map((item) => present(req, user, item))
@@ -117,7 +124,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
         args: createArgs,
         summary: 'Create an application password; the response shows it once',
         responseContext: 'edit',
-        permission: allowed('create_app_password'),
+        permission: allowed('create_app_password', 'create', { body: { name: 'Probe' } }),
         handler: async (req) => {
           const user = await owner(req)
           const { item, password } = await createApplicationPassword(store, user.id, {
@@ -130,7 +137,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
       endpoint({
         methods: ['DELETE'],
         summary: 'Revoke every application password of a user',
-        permission: allowed('delete_app_passwords'),
+        permission: allowed('delete_app_passwords', 'delete all'),
         handler: async (req) => {
           const user = await owner(req)
           return { deleted: true, count: await revokeAllApplicationPasswords(store, user.id) }
@@ -147,7 +154,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
       methods: ['GET'],
       args: contextArgs,
       summary: 'The application password this request authenticated with',
-      permission: async (req) => {
+      permission: check(async (req) => {
         const user = await ownerOf(req)
         if (!('login' in user)) return user
         if (req.user.id !== user.id) {
@@ -155,6 +162,8 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
         }
         return true
       },
+      who.signedIn('§12 introspect the password of this request: every signed-in user manages their own', { vars: { user_id: 'me' } }),
+      who.nobody("§12 introspecting another user's password is refused to everyone", { vars: { user_id: 'user' } })),
       handler: async (req) => {
         const user = await owner(req)
         const uuid = appPasswordOf(req)
@@ -175,7 +184,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
         methods: ['GET'],
         args: contextArgs,
         summary: 'Read an application password (without the password)',
-        permission: allowed('read_app_password'),
+        permission: allowed('read_app_password', 'read', {}, true),
         handler: async (req) => {
           const user = await owner(req)
           return present(req, user, await itemOf(req, user))
@@ -186,7 +195,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
         args: updateArgs,
         summary: 'Rename an application password',
         responseContext: 'edit',
-        permission: allowed('edit_app_password'),
+        permission: allowed('edit_app_password', 'rename', { body: { name: 'Renamed' } }, true),
         handler: async (req) => {
           const user = await owner(req)
           await itemOf(req, user)
@@ -199,7 +208,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
       endpoint({
         methods: ['DELETE'],
         summary: 'Revoke an application password',
-        permission: allowed('delete_app_password'),
+        permission: allowed('delete_app_password', 'delete', {}, true),
         handler: async (req) => {
           const user = await owner(req)
           const existing = await itemOf(req, user)

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import {
-  argsFromSchema, collectionParams, contextParam, created, endpoint, Enum, field, itemSchema, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
-  unvalidated, type RelativeRouteDecl, type RestError, type RestRequest
+  argsFromSchema, can, check, collectionParams, contextParam, created, endpoint, Enum, field, itemSchema, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
+  unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
 import type { FieldRegistry } from '../platform/fields.js'
@@ -263,6 +263,8 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
   const signedIn = (req: RestRequest): RestError | number =>
     req.user.id === 0 ? userErrors.rest_not_logged_in() : req.user.id
 
+  // The probes' other user is a subscriber without published posts.
+  const other = { vars: { id: 'user' } }
   const collection = route({
     path: '/users',
     schema,
@@ -271,7 +273,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['GET'],
         args: collectionArgs,
         summary: 'List users',
-        permission: (req) => {
+        permission: check((req) => {
           const canList = req.user.can('list_users')
           const q = req.params
           if ((q.roles?.length ?? 0) > 0 && !canList) return deny(req, userErrors.rest_user_cannot_view(undefined, 'Sorry, you are not allowed to filter users by role.'))
@@ -280,7 +282,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
           if ((q.orderby === 'email' || q.orderby === 'registered_date') && !canList) return deny(req, userErrors.rest_forbidden_orderby())
           if (q.who === 'authors' && !req.user.can('edit_posts') && !req.user.can('edit_pages')) return deny(req, userErrors.rest_forbidden_who())
           return true
-        },
+        }, who.everyone('anyone may list users (only authors of published posts are shown without list_users)')),
         handler: async (req) => {
           const q = req.params
           const canList = req.user.can('list_users')
@@ -318,7 +320,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         args: createArgs,
         summary: 'Create a user',
         responseContext: 'edit',
-        permission: (req) => req.user.can('create_users') ? true : deny(req, userErrors.rest_cannot_create_user()),
+        permission: can('create_users', { error: userErrors.rest_cannot_create_user, why: 'create_users' }),
         handler: async (req) => {
           const q = req.params
           if (q.id !== undefined && q.id !== null && q.id !== '' && q.id !== 0 && q.id !== '0') throw userErrors.rest_user_exists()
@@ -360,14 +362,14 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['GET'],
         args: { ...idArg, context: contextParam(schema) },
         summary: 'Read a user',
-        permission: async (req) => {
+        permission: check(async (req) => {
           const user = await targetOf(req, Number(req.params.id))
           if (!('login' in user)) return user
           if (user.id === req.user.id) return true
           if (req.params.context === 'edit' && !req.user.can('list_users')) return deny(req, userErrors.rest_user_cannot_view())
           if (req.user.can('list_users') || req.user.can('edit_user', { id: user.id })) return true
           return await countPublishedPosts(store, user.id) > 0 ? true : deny(req, userErrors.rest_user_cannot_view())
-        },
+        }, who.can(['list_users', 'edit_users'], 'a user without published posts is visible to list_users / edit_user holders only', other)),
         handler: async (req) => {
           const user = await targetOf(req, Number(req.params.id))
           if (!('login' in user)) throw user
@@ -379,14 +381,14 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         args: { ...idArg, ...updateArgs },
         summary: 'Update a user',
         responseContext: 'edit',
-        permission: async (req) => await canUpdate(req, Number(req.params.id)),
+        permission: check(async (req) => await canUpdate(req, Number(req.params.id)), who.can('edit_users', 'edit_user on another user: edit_users', { ...other, body: { description: 'Probe' } })),
         handler: async (req) => await update(req, Number(req.params.id))
       }),
       endpoint({
         methods: ['DELETE'],
         args: { ...idArg, ...deleteArgs },
         summary: 'Delete a user',
-        permission: async (req) => await canDelete(req, Number(req.params.id)),
+        permission: check(async (req) => await canDelete(req, Number(req.params.id)), who.can('delete_users', 'delete_users', { ...other, query: { force: true } })),
         handler: async (req) => await remove(req, Number(req.params.id))
       })
     ]
@@ -400,7 +402,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['GET'],
         args: { context: contextParam(schema) },
         summary: 'Read the current user',
-        permission: () => true,
+        permission: check((req) => { const id = signedIn(req); return typeof id === 'number' || id }, who.signedIn('§12 `me` while anonymous: 401 rest_not_logged_in')),
         handler: async (req) => {
           const id = signedIn(req)
           if (typeof id !== 'number') throw id
@@ -414,20 +416,20 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         args: updateArgs,
         summary: 'Update the current user',
         responseContext: 'edit',
-        permission: async (req) => {
+        permission: check(async (req) => {
           const id = signedIn(req)
           return typeof id === 'number' ? await canUpdate(req, id) : id
-        },
+        }, who.signedIn('edit_user on oneself needs nothing (§12, as the core allows); anonymous: rest_not_logged_in', { body: { description: 'Probe' } })),
         handler: async (req) => await update(req, req.user.id)
       }),
       endpoint({
         methods: ['DELETE'],
         args: deleteArgs,
         summary: 'Delete the current user',
-        permission: async (req) => {
+        permission: check(async (req) => {
           const id = signedIn(req)
           return typeof id === 'number' ? await canDelete(req, id) : id
-        },
+        }, who.can('delete_users', 'deleting oneself still needs delete_users', { query: { force: true } })),
         handler: async (req) => await remove(req, req.user.id)
       })
     ]

@@ -1,22 +1,30 @@
 /**
- * The permission matrix: probes a route and method as each kind of caller
- * and reports the outcome (allowed / 401 / 403). The objects a probe acts on
- * are made first through the service's own routes (by an administrator that
- * is never probed), fresh for every case, so one case cannot change another.
+ * The permission prober: probes every route and method of a running app as
+ * an anonymous caller and as a user of each role, and compares each outcome
+ * (allowed / 401 / 403) with the matrix row its own declaration produces
+ * (`permission:` of the endpoint, rows from the roles' grants:
+ * permission-matrix.ts). Every package runs it in its own tests
+ * (`checkPermissions(t, app)` of `@cms/testing`); the gateway's test runs it
+ * over every route of profiles A and B. The objects a probe acts on are made
+ * first through the service's own routes (by an administrator that is never
+ * probed), fresh for every case, so one case cannot change another.
  */
 import { randomUUID } from 'node:crypto'
-import type { Store } from '@cms/store'
-import type { CallerKind, Outcome, PermissionCase } from '@cms/core'
-import { createApplicationPassword, ROLES } from '@cms/core'
-import { createCaller } from '@cms/core/testing'
+import type { FastifyInstance } from 'fastify'
+import type { Outcome } from '@cms/rest'
 import { anonymous, type TestCaller } from '@cms/rest/testing'
-import type { GatewayApp } from '../helpers.js'
-import { bodyArgs, fillPath, sampleVar, urlOf, type Target } from './routes.js'
-import { validValue } from './values.js'
-import { encodeParams, inject, type HttpRequest, type HttpResponse } from './requests.js'
-import { codeOf, summary } from './check.js'
+import type { Store } from '@cms/store'
+import { permissionMatrix, CALLER_KINDS, type CallerKind, type MatrixRow } from '../platform/permission-matrix.js'
+import type { Platform } from '../platform/platform.js'
+import { createApplicationPassword } from '../users/store.js'
+import { createCaller } from './callers.js'
+import { bodyArgs, encodeParams, fillPath, inject, sampleVar, targetsOf, urlOf, validValue, type HttpRequest, type HttpResponse, type Target } from './requests.js'
 
-const CALLER_KINDS: readonly CallerKind[] = ['anonymous', ...[...ROLES].reverse()]
+/** An app under test: a gateway's or `testApp`'s. */
+export interface ProbedApp {
+  app: FastifyInstance & { platform: Platform }
+  store: Store
+}
 
 /** Anonymous plus one user of each role, least privileged first. */
 async function callersOfEveryKind (store: Store): Promise<Array<TestCaller<CallerKind>>> {
@@ -34,10 +42,23 @@ export interface ProbeResult {
   body: string
 }
 
+function summary (body: string): string {
+  return body.length <= 240 ? body : `${body.slice(0, 240)}…`
+}
+
+function codeOf (res: HttpResponse): string | undefined {
+  try {
+    const body = JSON.parse(res.body) as { code?: unknown }
+    return typeof body.code === 'string' ? body.code : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Makes the named objects of a case, through HTTP as `owner`. */
 class Fixtures {
   private readonly made = new Map<string, string>()
-  constructor (private readonly h: GatewayApp, private readonly owner: TestCaller) {}
+  constructor (private readonly h: ProbedApp, private readonly owner: TestCaller) {}
 
   async resolve (name: string, caller: TestCaller): Promise<string> {
     if (name === 'self.app-password') {
@@ -117,10 +138,10 @@ export function outcomeOf (res: HttpResponse): Outcome | 'server error' {
 
 export interface Prober {
   /** Probes one case of a target with every kind of caller, least privileged first. */
-  probe: (target: Target, c: PermissionCase) => Promise<ProbeResult[]>
+  probe: (target: Target, c: MatrixRow) => Promise<ProbeResult[]>
 }
 
-export async function prober (h: GatewayApp): Promise<Prober> {
+export async function prober (h: ProbedApp): Promise<Prober> {
   const owner = await createCaller(h.store, 'administrator')
   // Reads change nothing: one set of callers serves every read probe.
   const readers = await callersOfEveryKind(h.store)
@@ -139,7 +160,52 @@ export async function prober (h: GatewayApp): Promise<Prober> {
   }
 }
 
-async function probeRequest (target: Target, c: PermissionCase, caller: TestCaller, fixtures: Fixtures): Promise<HttpRequest> {
+/** The least a test framework offers (tap's `t`). */
+export interface Assertions {
+  // Method syntax: tap's overloaded signatures fit.
+  same (found: unknown, wanted: unknown, message: string, extra: Record<string, unknown>): unknown
+  fail (message: string): unknown
+}
+
+export interface CheckPermissionsOptions {
+  /** Only the routes this selects (default: every route the app serves, namespace roots and the core's included). */
+  only?: (target: Target) => boolean
+}
+
+/**
+ * Probes every selected route and method of the app against the rows its
+ * declaration produces: one assertion per case, and one that no route lacks
+ * a case. Answers the number of cases probed.
+ */
+export async function checkPermissions (t: Assertions, h: ProbedApp, opts: CheckPermissionsOptions = {}): Promise<number> {
+  const matrix = new Map(permissionMatrix(h.app.restRoutes, h.app.platform.services.roles).map((e) => [e.key, e.rows]))
+  const targets = targetsOf(h.app).filter((target) => opts.only?.(target) ?? true)
+  const missing = targets.filter((target) => (matrix.get(target.key) ?? []).length === 0).map((target) => target.key)
+  t.same(missing, [], 'every route and method declares who may call it', {})
+  const p = await prober(h)
+  let probed = 0
+  for (const target of targets) {
+    const rows = matrix.get(target.key) ?? []
+    for (const [i, c] of rows.entries()) {
+      const label = `${target.key}${rows.length > 1 ? ` (case ${i + 1}: ${c.why})` : ''}`
+      let results
+      try {
+        results = await p.probe(target, c)
+      } catch (err) {
+        t.fail(`${label}: ${(err as Error).message}`)
+        continue
+      }
+      probed++
+      const actual = Object.fromEntries(results.map((r) => [r.kind, r.outcome]))
+      const expected = Object.fromEntries(results.map((r) => [r.kind, c[r.kind]]))
+      const details = results.filter((r) => r.outcome !== c[r.kind]).map((r) => `${r.kind}: ${r.status} ${r.body}`)
+      t.same(actual, expected, label, details.length === 0 ? {} : { diagnostic: true, answers: details, rule: c.why })
+    }
+  }
+  return probed
+}
+
+async function probeRequest (target: Target, c: MatrixRow, caller: TestCaller, fixtures: Fixtures): Promise<HttpRequest> {
   const vars: Record<string, string> = {}
   for (const v of target.vars) {
     const named = c.probe?.vars?.[v]

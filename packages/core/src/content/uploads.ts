@@ -1,6 +1,6 @@
 /**
- * Where uploaded files are served. Apart from the media routes so that the
- * content reader (and through it the services) can link files without
+ * Where uploaded files are served. In content, not with the media routes, so
+ * that the content reader (and through it the services) links files without
  * importing the routes, which import the services.
  */
 

@@ -1,0 +1,188 @@
+/**
+ * assistant/v1 routes over the page builder (seo-rollback-assistant-addons.md
+ * §3.6), through the builder's service (its kit and settings as functions,
+ * never its tables): `builder-kit` (read; POST shallow-merges into the kit
+ * settings), `builder-kit/schema`, `builder-kit/fonts` (`edit_theme_options`),
+ * `builder-library/template-types` (`edit_posts`),
+ * `builder-library/{id}/sync-type` (`edit_post` on that document),
+ * `builder-settings/supported-post-types` (`use_assistant`) and
+ * `page-templates` (the post type's edit capability).
+ */
+import { Type } from '@sinclair/typebox'
+import { denied, endpoint, invalidParam, route, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
+import type { PackageApi } from '@cms/core'
+import type { BuilderService } from '@cms/builder'
+import { LIBRARY_TYPE } from '@cms/builder'
+import { mayEditPosts, mayEditThemeOptions, mayUseAssistant } from './access.js'
+import { assistantErrors } from './errors.js'
+
+/** A kit update: at most this many keys and this many bytes of JSON. */
+const KIT_MAX_KEYS = 200
+const KIT_MAX_BYTES = 256 * 1024
+const TEMPLATE_TYPE = /^[a-z0-9_-]{1,50}$/
+const LABELS: Record<string, string> = { page: 'Page', section: 'Section', container: 'Container', kit: 'Kit' }
+/** The system fonts; the rest of the builder's list are web fonts. */
+const FONTS: Record<string, string> = {
+  Arial: 'system',
+  Helvetica: 'system',
+  Tahoma: 'system',
+  'Times New Roman': 'system',
+  'Trebuchet MS': 'system',
+  Verdana: 'system',
+  Georgia: 'system',
+  'Courier New': 'system',
+  Roboto: 'googlefonts',
+  'Roboto Slab': 'googlefonts',
+  'Open Sans': 'googlefonts',
+  Lato: 'googlefonts',
+  Montserrat: 'googlefonts',
+  Poppins: 'googlefonts',
+  Inter: 'googlefonts',
+  'Playfair Display': 'googlefonts'
+}
+/** Post types and the capability that edits them. */
+const EDIT_CAPABILITY: Record<string, string> = { post: 'edit_posts', page: 'edit_pages' }
+
+const kitUrl = (req: RestRequest<any>): string => req.siteUrl !== '' ? req.siteUrl : req.baseUrl
+
+export function builderSiteRoutes (api: PackageApi, builder: BuilderService): RelativeRouteDecl[] {
+  const mayEditDocument = async (req: RestRequest<any>): Promise<true | ReturnType<typeof denied>> => {
+    const refused = denied(assistantErrors.rest_forbidden(), req.user.id)
+    if (!req.user.can('edit_posts')) return refused
+    const found = await req.memo(`post:${String(req.params.id)}`, async () => await api.content.post(Number(req.params.id)))
+    // An unknown id is the handler's 404.
+    if (found === undefined) return true
+    return req.user.can('edit_post', { type: found.post.type, author: found.post.author, status: found.post.status }) ? true : refused
+  }
+
+  return [
+    route({
+      path: '/builder-kit',
+      endpoints: [
+        endpoint({
+          methods: ['GET'],
+          args: {},
+          summary: 'The active design kit\'s settings (colours, typography...)',
+          permission: mayEditThemeOptions,
+          handler: async (req) => (await builder.kits.load(kitUrl(req))).settings
+        }),
+        endpoint({
+          methods: ['POST'],
+          args: {},
+          summary: 'Merge the body\'s keys into the kit\'s settings',
+          permission: mayEditThemeOptions,
+          handler: async (req) => {
+            const body = req.sentBody
+            if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParam('settings', 'The body must be an object of kit settings.')
+            const update = body as Record<string, unknown>
+            if (Object.keys(update).length > KIT_MAX_KEYS || JSON.stringify(update).length > KIT_MAX_BYTES) throw invalidParam('settings', `At most ${KIT_MAX_KEYS} keys and ${KIT_MAX_BYTES} bytes of settings.`)
+            for (const list of ['system_colors', 'custom_colors', 'system_typography', 'custom_typography']) {
+              const rows = update[list]
+              if (rows !== undefined && (!Array.isArray(rows) || !rows.every((r) => typeof r === 'object' && r !== null && typeof (r as { _id?: unknown })._id === 'string'))) {
+                throw invalidParam(list, `${list} must be a list of rows, each with an _id.`)
+              }
+            }
+            const kit = await builder.kits.load(kitUrl(req))
+            kit.settings = { ...kit.settings, ...update }
+            await builder.kits.saveSettings(kit)
+            return { success: true, kit_id: kit.id, message: 'Site settings updated successfully', updated_settings: update }
+          }
+        })
+      ]
+    }),
+    route({
+      path: '/builder-kit/schema',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: {},
+        summary: 'The kit\'s controls per tab',
+        permission: mayEditThemeOptions,
+        handler: () => {
+          const factory = builder.factorySettings()
+          const repeater = (label: string, def: unknown, fields: Record<string, string>): Record<string, unknown> => ({ label, type: 'repeater', default: def, fields: Object.entries(fields).map(([name, type]) => ({ name, type })) })
+          return {
+            'global-colors': {
+              system_colors: repeater('System Colors', factory.system_colors, { _id: 'text', title: 'text', color: 'color' }),
+              custom_colors: repeater('Custom Colors', factory.custom_colors, { _id: 'text', title: 'text', color: 'color' })
+            },
+            'global-typography': {
+              system_typography: repeater('System Fonts', factory.system_typography, { _id: 'text', title: 'text', typography_typography: 'select', typography_font_family: 'font', typography_font_weight: 'select' }),
+              custom_typography: repeater('Custom Fonts', factory.custom_typography, { _id: 'text', title: 'text', typography_typography: 'select', typography_font_family: 'font', typography_font_weight: 'select' })
+            }
+          }
+        }
+      })]
+    }),
+    route({
+      path: '/builder-kit/fonts',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: {},
+        summary: 'The fonts the builder offers',
+        permission: mayEditThemeOptions,
+        handler: async () => {
+          const display = await builder.setting('builder_font_display')?.get() ?? 'auto'
+          return { fonts: FONTS, font_groups: { system: 'System', googlefonts: 'Google' }, google_fonts_enabled: true, font_display_setting: display, total_fonts: Object.keys(FONTS).length }
+        }
+      })]
+    }),
+    route({
+      path: '/builder-library/template-types',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: {},
+        summary: 'The builder library\'s template types',
+        permission: mayEditPosts,
+        handler: () => ({ success: true, data: builder.templateTypes.map((type) => ({ type, label: LABELS[type] ?? type })) })
+      })]
+    }),
+    route({
+      path: '/builder-library/{id}/sync-type',
+      vars: { id: '[\\d]+' },
+      endpoints: [endpoint({
+        methods: ['POST'],
+        args: { template_type: Type.String({ description: 'The template type to record on the library document.' }) },
+        summary: 'Record a library document\'s template type',
+        permission: mayEditDocument,
+        handler: async (req) => {
+          const id = Number(req.params.id)
+          const found = await req.memo(`post:${id}`, async () => await api.content.post(id))
+          if (found === undefined || found.post.status === 'trash') throw assistantErrors.rest_post_invalid_id()
+          if (found.post.type !== LIBRARY_TYPE) throw assistantErrors.invalid_post_type()
+          const type = req.params.template_type
+          if (!TEMPLATE_TYPE.test(type)) throw invalidParam('template_type', 'template_type is lowercase letters, digits, "_" and "-" (at most 50).')
+          await api.content.updateMeta(id, { _builder_template_type: type })
+          return { post_id: id, template_type: type, terms: [type] }
+        }
+      })]
+    }),
+    route({
+      path: '/builder-settings/supported-post-types',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: {},
+        summary: 'The post types the builder may edit',
+        permission: mayUseAssistant,
+        handler: async () => {
+          const option = builder.setting('builder_cpt_support')
+          if (option === undefined) throw assistantErrors.builder_not_active()
+          return await option.get()
+        }
+      })]
+    }),
+    route({
+      path: '/page-templates',
+      endpoints: [endpoint({
+        methods: ['GET'],
+        args: { post_type: Type.String({ description: 'The post type whose templates are listed.', default: 'page' }) },
+        summary: 'The page templates of the active theme for a post type',
+        permission: (req) => {
+          const cap = EDIT_CAPABILITY[String(req.params.post_type ?? 'page')]
+          return cap !== undefined && req.user.can(cap) ? true : denied(assistantErrors.rest_forbidden(), req.user.id)
+        },
+        // The themes this service runs declare no page templates: the default one only.
+        handler: (req) => ({ success: true, data: { post_type: req.params.post_type, templates: {} } })
+      })]
+    })
+  ]
+}
