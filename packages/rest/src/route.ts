@@ -7,7 +7,6 @@
 import { OptionalKind, Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { Readable } from 'node:stream'
 import type { RestError } from './errors.js'
-import type { Permission } from './permission.js'
 import type { JsonSchema } from './schema.js'
 import type { Dispatch } from './dispatch.js'
 
@@ -375,4 +374,64 @@ export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
 export interface NamespaceDecl {
   name: string
   routes: RouteDecl[]
+}
+
+// Permission declarations (permission.ts builds them): here, beside RestRequest, which they name.
+
+/** What a caller gets: the check passed (any status but 401/403), or the refusal's status. */
+export type Outcome = 'allowed' | 401 | 403
+
+/** Who is expected to pass, as the matrix row is derived from it. */
+export type Expected =
+  /** Anyone, signed in or not. */
+  | { readonly kind: 'everyone' }
+  /** Any signed-in caller; anonymous 401. */
+  | { readonly kind: 'signed-in' }
+  /** No one: anonymous 401, every role 403. */
+  | { readonly kind: 'nobody' }
+  /** Holders of any of these primitive capabilities (from the roles' grants); anonymous 401, others 403. */
+  | { readonly kind: 'can', readonly anyOf: readonly string[] }
+  /** Written out per caller kind (`anonymous` and each role). */
+  | { readonly kind: 'outcomes', readonly outcomes: Readonly<Record<string, Outcome>> }
+
+/**
+ * What the prober sends for a case. Path variables and query values name
+ * fixture objects the prober makes first (`post`, `page`, `post.revision`,
+ * `media`, `category`, `tag`, `user`, `user.app-password`,
+ * `self.app-password`); any other value is sent as written. Arguments not
+ * given are filled with valid values from the route's declaration.
+ */
+export interface Probe {
+  vars?: Record<string, string>
+  query?: Record<string, unknown>
+  /** Query parameters whose value is a fixture object's id, named as in `vars` (`{ post_id: 'post' }`). */
+  queryVars?: Record<string, string>
+  body?: Record<string, unknown>
+}
+
+/** One row of the matrix: who passes, why (the rule's source), and what the probe sends. */
+export interface PermissionCase {
+  readonly why: string
+  readonly expect: Expected
+  readonly probe?: Probe
+}
+
+/** `true`, or the error to answer (`false`: the kernel's `rest_forbidden`). */
+export type CheckResult = boolean | RestError | Promise<boolean | RestError>
+
+export interface Permission<P = any> {
+  /**
+   * May this caller use this endpoint? Runs after validation, before the
+   * handler. It must have no side effects: the kernel also calls it, with
+   * the same request and memo, for every other endpoint of the route to
+   * compute the `Allow` header. Load records through `req.memo`.
+   */
+  // Method syntax keeps permissions of different argument types assignable to one list.
+  check (req: RestRequest<P>): CheckResult
+  /** The matrix rows this check is expected to produce (none: decided elsewhere, a remote service's stand-in). */
+  readonly cases: readonly PermissionCase[]
+  /** The same check with `probe` merged into every case (values the prober must send). */
+  probing (probe: Probe): Permission<P>
+  /** The same check, its cases explained by `why`. */
+  because (why: string): Permission<P>
 }
