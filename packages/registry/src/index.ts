@@ -38,7 +38,7 @@ export const registryPackage = definePackage({
 
 export { packageRegistry } from './api.js'
 export type {
-  Actor, InstalledPackage, Operation, OperationEntry, PackageManifest, PackageRegistry, PackageSource, PackageStatus, PackageType, SourceVersion
+  Actor, InstalledPackage, Operation, OperationEntry, PackageManifest, PackageRegistry, PackageSource, PackageStatus, PackageType, ReplaceStep, SourceVersion
 } from './api.js'
 export { registryErrors } from './errors.js'
 export { SEED_PACKAGES, SEED_VERSION } from './catalogue.js'
