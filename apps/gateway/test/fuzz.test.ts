@@ -15,14 +15,21 @@
  * default URL limit lets a query string be, each answered as above within
  * 2 s (CMS_ADVERSARIAL_FACTOR x 200 ms). The full class, at a megabyte with
  * the service timed from outside, is test/adversarial.test.ts.
+ *
+ * Then the prototype-name class (issue 27): every name `Object.prototype`
+ * answers to (`constructor`, `__proto__`, `toString`...) in every path
+ * variable and string argument, and as a key of every object argument
+ * (harness/fuzz.ts `runPrototypeSweep`). Throughout, the operations log is
+ * read: no raw TypeError may reach it.
  */
 import t from 'tap'
+import { Writable } from 'node:stream'
 import { profilesUnderTest } from './harness/target.js'
 import { gatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { anonymous } from '@cms/rest/testing'
 import { targetsOf } from './harness/routes.js'
-import { runAdversarialSweep, runFuzz, type FuzzStats } from './harness/fuzz.js'
+import { runAdversarialSweep, runFuzz, runPrototypeSweep, type FuzzStats } from './harness/fuzz.js'
 
 const RUNS = Number(process.env.CMS_FUZZ_RUNS ?? 1500)
 const SEED = Number(process.env.CMS_FUZZ_SEED ?? Date.now() % 1_000_000_007)
@@ -35,7 +42,10 @@ t.setTimeout(Math.max(600_000, RUNS * 400))
 
 for (const profile of profilesUnderTest()) {
   t.test(`profile ${profile}`, async (t) => {
-    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile } })
+    // The operations log at warn level and above: what an operator would read.
+    const logged: string[] = []
+    const stream = new Writable({ write (chunk: Buffer, _enc, done) { logged.push(chunk.toString('utf8')); done() } })
+    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile }, logger: { level: 'warn', stream } })
     t.teardown(h.close)
     const targets = targetsOf(h.app)
     t.ok(targets.length > 0, `${targets.length} route/method targets`)
@@ -74,5 +84,19 @@ for (const profile of profilesUnderTest()) {
     for (const p of sweep.problems) t.comment(`FAIL ${p}`)
     t.ok(sweep.requests > 0, 'routes that take strings were probed')
     t.equal(sweep.problems.length, 0, `every adversarial string answered well within ${ADVERSARIAL_MS} ms`)
+
+    // One method per endpoint: the others share its handler.
+    const protos = await runPrototypeSweep({
+      app: h.app,
+      targets: targets.filter((target) => target.endpoint.methods[0] === target.method),
+      headers: (await createCaller(h.store, 'administrator')).headers
+    })
+    t.comment(`profile ${profile}: prototype names, ${protos.requests} requests`)
+    for (const p of protos.problems.slice(0, 40)) t.comment(`FAIL ${p}`)
+    t.ok(protos.requests > 0, 'prototype names were sent')
+    t.equal(protos.problems.length, 0, 'every prototype name answered as an unknown or refused key')
+    const typeErrors = logged.filter((line) => /TypeError/.test(line))
+    for (const line of typeErrors.slice(0, 5)) t.comment(line.slice(0, 600))
+    t.equal(typeErrors.length, 0, 'no TypeError reached the operations log')
   })
 }

@@ -16,7 +16,7 @@
  * for the caller (without `list_users`: authors of published content,
  * matched on their names, no e-mail address shown).
  */
-import { check, denied, endpoint, invalidParam, route, who, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
+import { check, denied, endpoint, handlerChecked, invalidParam, route, who, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import { listUsers, type MetaClause, type PackageApi, type PostRow } from '@cms/core'
 import { LIBRARY_TYPE } from '@cms/builder'
 import { addonsErrors } from './errors.js'
@@ -163,7 +163,12 @@ export function ajaxSelect2Routes (api: PackageApi, menuStore: Menus): RelativeR
     vars: { action: '[\\w]+' },
     endpoints: [endpoint({
       methods: ['GET'],
-      args: {},
+      args: {
+        s: handlerChecked('Text the titles contain.'),
+        ids: handlerChecked('Ids of the items to show (a list or comma-separated).'),
+        query_slug: handlerChecked('The post type or taxonomy to search.'),
+        page: handlerChecked('The page of results.')
+      },
       summary: 'Search items for the page builder\'s select boxes',
       permission: check((req): true | RestError => {
         if (actionOf(req) === undefined) return addonsErrors.invalid_action()

@@ -1,7 +1,7 @@
 /**
  * addons-a/v1 megamenu (seo-rollback-assistant-addons.md §4.2; the
  * product's `wprmegamenu`): the panel a menu item opens, lazily loaded. The
- * item (`item_id`, an undeclared query parameter as in the reference) names
+ * item (`item_id`, a query parameter the reference does not list; declared unlisted) names
  * a builder template (a builder library document) whose builder data is
  * rendered by @cms/builder; the answer is that HTML as a JSON string.
  *
@@ -14,7 +14,7 @@
  * `menu_item_not_found`, and a 404 `mega_menu_not_found` when the item has no
  * panel or its template is gone.
  */
-import { denied, endpoint, everyone, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { denied, endpoint, handlerChecked, everyone, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { LIBRARY_TYPE, renderBuilderData } from '@cms/builder'
 import { addonsErrors } from './errors.js'
@@ -34,7 +34,7 @@ export function megaMenuRoutes (api: PackageApi, menuStore: Menus): RelativeRout
     path: '/megamenu',
     endpoints: [endpoint({
       methods: ['GET'],
-      args: {},
+      args: { item_id: handlerChecked('The menu item.') },
       summary: 'The rendered mega-menu panel of a menu item',
       // Public: the item and its template decide (below), as the product's route does.
       permission: everyone.because('§4.2 mega menu: public; the menu item and its template decide (an unknown item is a 404)').probing({ query: { item_id: 999999 } }),

@@ -20,7 +20,7 @@
  * runs none of it.
  */
 import { and, desc, eq, sql } from 'drizzle-orm'
-import { can, endpoint, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { can, endpoint, handlerChecked, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { filterStrings } from '@cms/builder'
 import { addonsErrors } from './errors.js'
@@ -109,7 +109,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
     vars: { id: '[\\d]+' },
     endpoints: [endpoint({
       methods: ['GET'],
-      args: {},
+      args: { version: handlerChecked('The version to load (default the latest).') },
       summary: 'A custom widget\'s latest definition (or the version asked for) and its versions',
       permission: mayManageOptions.probing({ vars: { id: '1' } }),
       handler: async (req) => {

@@ -13,7 +13,7 @@
  * product answers 405 or 500).
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, invalidParam, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import { getOptions } from '@cms/store'
 import type { PackageApi } from '@cms/core'
 import { mayManageOptions } from './access.js'
@@ -173,7 +173,12 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
       vars: { id: '[\\w_-]+' },
       endpoints: [endpoint({
         methods: writes,
-        args: { id: Type.String({ description: 'The step id.' }) },
+        args: {
+          id: Type.String({ description: 'The step id.' }),
+          is_marked_completed: handlerChecked('The user marked the step done.'),
+          is_absolute_completed: handlerChecked('The step is done on the site.'),
+          is_immutable_completed: handlerChecked('The step was once done (kept).')
+        },
         summary: "Update the current user's progress on a step",
         permission: mayManageOptions.probing({ vars: { id: 'add_logo' }, body: { is_marked_completed: true } }),
         handler: async (req) => {
@@ -199,7 +204,11 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
         endpoint({ methods: ['GET'], args: {}, summary: "The current user's checklist progress", permission: mayManageOptions, handler: async (req) => await progressAnswer(req.user.id) }),
         endpoint({
           methods: writes,
-          args: {},
+          args: {
+            first_closed_checklist_in_editor: handlerChecked('The user closed the checklist in the editor once.'),
+            is_popup_minimized: handlerChecked('The checklist popup is minimized.'),
+            builder_editor_counter: handlerChecked('How often the editor was opened.')
+          },
           summary: "Update the current user's checklist progress",
           permission: mayManageOptions.probing({ body: { is_popup_minimized: true } }),
           handler: async (req) => {

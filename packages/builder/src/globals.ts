@@ -8,7 +8,7 @@
  * custom row and answers it, a system row is `400 global_is_system`.
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { endpoint, handlerChecked, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import { isPlainObject } from '@cms/rest'
 import { mayEditPosts, mayManageOptions } from './access.js'
 import { builderErrors } from './errors.js'
@@ -82,7 +82,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
       }),
       endpoint({
         methods: ['POST'],
-        args: idArg,
+        args: { ...idArg, title: handlerChecked('The title.'), value: handlerChecked('The colour, or the typography_* fields.') },
         summary: `Create or update a global ${kind === 'colors' ? 'colour' : 'typography'} (upsert by id)`,
         permission: mayManageOptions.because('§2.1 globals write: manage_options').probing({ vars: { id: 'probe' }, body: { title: 'Probe', value: kind === 'colors' ? '#000000' : { typography_font_family: 'Roboto' } } }),
         handler: async (req) => {

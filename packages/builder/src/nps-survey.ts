@@ -13,7 +13,7 @@
  * checked here, before anything is sent.
  */
 import { sql } from 'drizzle-orm'
-import { can, endpoint, route, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
+import { can, endpoint, handlerChecked, route, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
 import { findUserById, getUserMetas, type PackageApi } from '@cms/core'
 import { builderErrors } from './errors.js'
 import { npsSurveys } from './schema.js'
@@ -59,7 +59,11 @@ export function npsSurveyRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/rating`,
     endpoints: [endpoint({
       methods: ['POST'],
-      args: {},
+      args: {
+        plugin_slug: handlerChecked('The product whose survey this is.'),
+        rating: handlerChecked('The score, 0 to 10.'),
+        comment: handlerChecked('A comment.')
+      },
       summary: 'Record a rating of a product and retire its survey',
       // An allowed probe may then meet the unconfigured metrics upstream (503).
       permission: mayManage.probing({ body: { plugin_slug: 'probe', rating: 9 } }),
@@ -99,7 +103,11 @@ export function npsSurveyRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/dismiss-nps-survey`,
     endpoints: [endpoint({
       methods: ['POST'],
-      args: {},
+      args: {
+        plugin_slug: handlerChecked('The product whose survey this is.'),
+        dismiss_timespan: handlerChecked('Seconds until the survey shows again.'),
+        current_step: handlerChecked('The survey step the user dismissed.')
+      },
       summary: "Postpone a product's survey (retired from the second dismissal)",
       permission: mayManage.probing({ body: { plugin_slug: 'probe', dismiss_timespan: 60 } }),
       handler: async (req) => {

@@ -11,7 +11,7 @@
  * digit term matches that one id.
  */
 import { endpoint, invalidParam, Raw, route, type RelativeRouteDecl } from '@cms/rest'
-import { type PackageApi, type PostRow } from '@cms/core'
+import { postVisibility, type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 
 const FORBIDDEN = ['b-floating-buttons', 'b-landing-page', 'builder_library', 'attachment']
@@ -58,40 +58,43 @@ export function postSearchRoutes (api: PackageApi): RelativeRouteDecl[] {
         const registry = api.services.types
         const types = [...registry.postTypes.values()].filter((t) => t.viewable && !FORBIDDEN.includes(t.slug) && !(excluded as string[]).includes(t.slug))
         if (types.length === 0) return { success: true, data: { value: [] } }
-        const { posts } = await api.content.posts({ type: types.map((t) => t.slug), status: ['publish'], search: term, searchColumns: ['post_title'], perPage: limit, orderby: 'date', order: 'desc' })
+        const { posts } = await api.content.posts({ type: types.map((t) => t.slug), status: ['publish'], search: term, searchColumns: ['post_title'], perPage: limit, orderby: 'date', order: 'desc', as: req.user })
         const found: PostRow[] = [...posts]
         if (/^\d{1,10}$/.test(term)) {
           const byId = await api.content.post(Number(term))
           if (byId !== undefined && byId.post.status === 'publish' && types.some((t) => t.slug === byId.post.type) && !found.some((p) => p.id === byId.post.id)) found.unshift(byId.post)
         }
         const label = (type: string): string => registry.postTypes.get(type)?.name ?? type
-        const rows = found.slice(0, limit).map((p) => ({
-          ID: p.id,
-          post_author: String(p.author),
-          post_date: sqlDate(p.dateGmt ?? p.modifiedGmt),
-          post_date_gmt: sqlDate(p.dateGmt),
-          post_content: p.content,
-          post_title: p.title,
-          post_excerpt: p.excerpt,
-          post_status: p.status,
-          comment_status: p.commentStatus,
-          ping_status: p.pingStatus,
-          // Never handed out: the link picker has no use for it.
-          post_password: '',
-          post_name: p.slug,
-          to_ping: '',
-          pinged: '',
-          post_modified: sqlDate(p.modifiedGmt),
-          post_modified_gmt: sqlDate(p.modifiedGmt),
-          post_content_filtered: '',
-          post_parent: p.parent,
-          guid: p.guid,
-          menu_order: p.menuOrder,
-          post_type: label(p.type),
-          post_mime_type: '',
-          comment_count: '0',
-          filter: 'raw'
-        } as Record<string, unknown>))
+        // The core's read rule for this caller, row by row: a password-protected post's text only for its editors.
+        const rows = found.slice(0, limit).map((p) => ({ p, shown: postVisibility(req.user, p) })).filter(({ shown }) => shown.read).map(({ p, shown }) => {
+          return {
+            ID: p.id,
+            post_author: String(p.author),
+            post_date: sqlDate(p.dateGmt ?? p.modifiedGmt),
+            post_date_gmt: sqlDate(p.dateGmt),
+            post_content: shown.text ? p.content : '',
+            post_title: p.title,
+            post_excerpt: shown.text ? p.excerpt : '',
+            post_status: p.status,
+            comment_status: p.commentStatus,
+            ping_status: p.pingStatus,
+            // Never handed out: the link picker has no use for it.
+            post_password: '',
+            post_name: p.slug,
+            to_ping: '',
+            pinged: '',
+            post_modified: sqlDate(p.modifiedGmt),
+            post_modified_gmt: sqlDate(p.modifiedGmt),
+            post_content_filtered: '',
+            post_parent: p.parent,
+            guid: p.guid,
+            menu_order: p.menuOrder,
+            post_type: label(p.type),
+            post_mime_type: '',
+            comment_count: '0',
+            filter: 'raw'
+          } as Record<string, unknown>
+        })
         const entries = pairs as Array<[string, string]>
         const value = entries.length === 0 ? rows : rows.map((r) => Object.fromEntries(entries.filter(([from]) => Object.hasOwn(r, from)).map(([from, to]) => [to, r[from]])))
         return { success: true, data: { value } }

@@ -8,7 +8,7 @@
  * cannot be written. A write without `value` is a 400.
  */
 import { Type, type TSchema } from '@sinclair/typebox'
-import { endpoint, invalidParam, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl } from '@cms/rest'
 import type { PackageApi, PackageOption } from '@cms/core'
 import { mayManageOptions } from './access.js'
 
@@ -55,7 +55,7 @@ export function settingsRoutes (settings: BuilderSettings): RelativeRouteDecl[] 
       }),
       endpoint({
         methods: ['POST', 'PUT', 'PATCH'],
-        args: {},
+        args: { value: handlerChecked('The new value (checked against the option\'s schema).') },
         summary: 'Write a builder site option',
         permission: mayManageOptions.because('§2.2 builder settings: manage_options').probing({ vars: { key: 'builder_font_display' }, body: { value: 'swap' } }),
         handler: async (req) => {

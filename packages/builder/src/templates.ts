@@ -11,7 +11,7 @@
  * `edit_posts`.
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, Enum, invalidParam, isPlainObject, Raw, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, Enum, handlerChecked, invalidParam, isPlainObject, Raw, route, type RelativeRouteDecl } from '@cms/rest'
 import { findUserById, type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { LIBRARY_TYPE } from './kit.js'
@@ -51,7 +51,7 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
     endpoints: [
       endpoint({
         methods: ['GET'],
-        args: {},
+        args: { source: handlerChecked('Only this library source (`local`).') },
         summary: 'The local templates and the library configuration',
         permission: mayEditPosts,
         handler: async (req) => {
@@ -72,7 +72,8 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
         args: {
           type: Enum(TEMPLATE_TYPES, { description: 'The template type.' }),
           title: Type.Optional(Type.String({ description: 'The template title.', maxLength: 1000 })),
-          content: Type.Optional(Raw<unknown>({ description: 'Page-builder data (the element tree).', type: 'object' }))
+          content: Type.Optional(Raw<unknown>({ description: 'Page-builder data (the element tree).', type: 'object' })),
+          page_settings: handlerChecked('The page settings of the template.')
         },
         summary: 'Save a template to the local library',
         permission: mayEditPosts.probing({ body: { type: 'section', title: 'Probe', content: [] } }),

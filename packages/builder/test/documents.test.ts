@@ -158,6 +158,17 @@ t.test("the builder's meta: a contributor's data filtered, an editor's kept", as
   let deep = '1'
   for (let i = 0; i < 300; i++) deep = `[${deep}]`
   t.equal((await h.call('POST', `/cms/v2/posts/${made.body.id}`, { as: contributor, body: { meta: { _builder_data: deep } } })).status, 400, 'nesting past the limit refused')
+  // Many strings are bounded before any is filtered (issue 27): past the core's string limit, refused as it stands.
+  const crowded = JSON.stringify(Array.from({ length: 50_001 }, () => 'a'))
+  const tooMany = await h.call('POST', `/cms/v2/posts/${made.body.id}`, { as: contributor, body: { meta: { _builder_data: crowded } } })
+  t.same([tooMany.status, tooMany.body.code], [400, 'rest_invalid_param'], 'more strings than the limit: refused before filtering')
+  t.match(tooMany.body.message, /more than 50000 strings/, 'the message names the limit')
+  // Thousands of strings with markup, filtered together: the same as one by one (packages/core/test/kses-many.test.ts counts the passes).
+  const widgets = JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ id: `w${i}`, settings: { html: `<p onclick="x()">Item ${i} &amp; <b>more</b></p>`, title: `<i>${i}</i><script>x</script>` } })))
+  const filled = await h.call('POST', `/cms/v2/posts/${made.body.id}`, { as: contributor, body: { meta: { _builder_data: widgets } } })
+  t.equal(filled.status, 200)
+  const back = JSON.parse(filled.body.meta._builder_data) as Array<{ settings: { html: string, title: string } }>
+  t.same([back[0]!.settings, back[1999]!.settings], [{ html: '<p>Item 0 &amp; <b>more</b></p>', title: '<i>0</i>' }, { html: '<p>Item 1999 &amp; <b>more</b></p>', title: '<i>1999</i>' }], 'each string filtered with the post rules')
   const raw = JSON.stringify([{ id: 'a', settings: { html: '<script>ok()</script>' } }])
   const kept = await h.call('POST', '/cms/v2/posts', { as: editor, body: { title: 'Raw', meta: { _builder_data: raw } } })
   t.equal(kept.body.meta._builder_data, raw, 'unfiltered_html keeps it as written')

@@ -49,6 +49,56 @@ t.test('address classes', async (t) => {
   t.equal(parseIp('1.2.3'), null)
 })
 
+t.test('every IPv6 embedding of a private IPv4 address is refused (issue 27)', async (t) => {
+  // Each form once with a private, a loopback and a metadata address inside, and once with a
+  // public one where the form itself is routable (so the rule is "judge what it carries").
+  const cases: Array<[string, string, string]> = [
+    ['IPv4-mapped', '::ffff:10.0.0.1', 'non-public'],
+    ['IPv4-mapped, hex words', '::ffff:c0a8:101', 'non-public'],
+    ['IPv4-mapped, metadata', '::ffff:169.254.169.254', 'metadata'],
+    ['IPv4-translated (SIIT)', '::ffff:0:10.0.0.1', 'non-public'],
+    ['IPv4-translated, loopback', '::ffff:0:127.0.0.1', 'non-public'],
+    ['IPv4-translated, hex words', '::ffff:0:7f00:1', 'non-public'],
+    ['IPv4-translated, metadata', '::ffff:0:169.254.169.254', 'metadata'],
+    ['IPv4-translated, public', '::ffff:0:93.184.215.14', 'public'],
+    ['IPv4-compatible', '::10.0.0.1', 'non-public'],
+    ['IPv4-compatible, loopback', '::127.0.0.1', 'non-public'],
+    ['IPv4-compatible, public (deprecated, never routed)', '::93.184.215.14', 'non-public'],
+    ['NAT64 well-known', '64:ff9b::192.168.0.1', 'non-public'],
+    ['NAT64 well-known, loopback', '64:ff9b::7f00:1', 'non-public'],
+    ['NAT64 well-known, metadata', '64:ff9b::a9fe:a9fe', 'metadata'],
+    ['NAT64 well-known, public', '64:ff9b::93.184.215.14', 'public'],
+    ['NAT64 local-use', '64:ff9b:1:a00:1::', 'non-public'],
+    ['NAT64 local-use, /96', '64:ff9b:1::10.0.0.1', 'non-public'],
+    ['6to4', '2002:7f00:1::1', 'non-public'],
+    ['6to4, private', '2002:c0a8:101::', 'non-public'],
+    ['6to4, metadata', '2002:a9fe:a9fe::1', 'metadata'],
+    ['6to4, public', '2002:5db8:d70e::1', 'public'],
+    ['Teredo, private server', '2001:0:a00:1::1', 'non-public'],
+    ['Teredo, loopback client (inverted)', '2001:0:5db8:d70e:0:0:80ff:fffe', 'non-public'],
+    ['Teredo, metadata client (inverted)', '2001:0:5db8:d70e:0:0:5601:5601', 'metadata'],
+    ['Teredo, public ends (the prefix is refused anyway)', '2001:0:5db8:d70e::a247:28f1', 'non-public'],
+    ['ISATAP under a public prefix', '2606:4700::5efe:10.0.0.1', 'non-public'],
+    ['ISATAP, universal bit', '2606:4700::200:5efe:192.168.1.1', 'non-public'],
+    ['ISATAP, metadata', '2606:4700::5efe:169.254.169.254', 'metadata'],
+    ['ISATAP, public', '2606:4700::5efe:93.184.215.14', 'public']
+  ]
+  for (const [form, ip, expected] of cases) t.equal(classifyAddress(parseIp(ip)!), expected, `${form}: ${ip}`)
+
+  const list = parseAllowList('127.0.0.1')
+  t.ok(list.allowsAddress(parseIp('::ffff:0:127.0.0.1')!), 'an allowed address in the translated form stays allowed')
+  t.notOk(list.allowsAddress(parseIp('::127.0.0.1')!), 'but not in the compatible form, which nothing routes')
+
+  // And through the client: refused before any socket is opened.
+  const client = createOutboundClient({ allow: '' })
+  for (const ip of ['::ffff:0:127.0.0.1', '::ffff:0:a9fe:a9fe', '64:ff9b::a00:1', '2002:a00:1::1', '::7f00:1', '2001:0:5db8:d70e::80ff:fffe']) {
+    let error: OutboundError | undefined
+    const sockets = await socketsOpenedDuring(async () => { error = await failure(client.fetch(`http://[${ip}]/`)) })
+    t.equal(error?.failure, 'blocked', `http://[${ip}]/ is refused`)
+    t.equal(sockets, 0, `${ip}: no socket was opened`)
+  }
+})
+
 t.test('the allow-list setting', async (t) => {
   const list = parseAllowList(' 127.0.0.1, 10.1.0.0/16 ,intranet.example,*.corp.example, fd00::/8, 169.254.0.0/16 ')
   t.ok(list.allowsAddress(parseIp('127.0.0.1')!))

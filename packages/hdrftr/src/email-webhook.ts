@@ -14,7 +14,7 @@
  * about the subscriber. Administrators only (`manage_options`).
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, invalidParam, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi, PackageOption } from '@cms/core'
 import { mayManageSettings } from './access.js'
 import { hdrftrErrors } from './errors.js'
@@ -67,7 +67,14 @@ export function emailWebhookRoutes (api: PackageApi, subscription: PackageOption
     path: '/email-webhook',
     endpoints: [endpoint({
       methods: ['POST'],
-      args: {},
+      args: {
+        email: handlerChecked('The address to subscribe.'),
+        date: handlerChecked('The date of the subscription.'),
+        fname: handlerChecked('First name.'),
+        lname: handlerChecked('Last name.'),
+        isActive: handlerChecked('Whether the subscription is active.'),
+        domain: handlerChecked('The site\'s domain.')
+      },
       summary: 'Subscribe to the onboarding newsletter (forwarded to the subscription service)',
       // An allowed probe may then meet the unconfigured subscription upstream (503).
       permission: mayManageSettings.probing({ body: { email: 'probe@example.com' } }),

@@ -42,4 +42,4 @@ export type {
 } from './api.js'
 export { registryErrors } from './errors.js'
 export { SEED_PACKAGES, SEED_VERSION } from './catalogue.js'
-export { compareVersions } from './versions.js'
+export { compareVersions, VERSION_PATTERN } from './versions.js'

@@ -16,7 +16,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { and, count, desc, eq, sql } from 'drizzle-orm'
-import type { PackageSettings } from '@cms/core'
+import { resolveInside, type PackageSettings } from '@cms/core'
 import type { Store } from '@cms/store'
 import type {
   Actor, InstalledPackage, Operation, OperationEntry, PackageManifest, PackageRegistry, PackageStatus, PackageType, ReplaceStep
@@ -25,7 +25,7 @@ import { seedFiles, type SeedPackage } from './catalogue.js'
 import { registryErrors } from './errors.js'
 import { registryLocks, registryOperations, registryPackages } from './schema.js'
 import { packageSource } from './source.js'
-import { compareVersions, SLUG } from './versions.js'
+import { compareVersions, SLUG, VERSION } from './versions.js'
 import { checkManifest, extractZip, inspectZip, writeZip } from './zip.js'
 
 export interface RegistryDeps {
@@ -270,9 +270,11 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
 
   /** Downloads a version from the source into a scratch directory and runs `use` on the zip; the scratch goes after. */
   async function withDownload<T> (type: PackageType, slug: string, version: string, use: (file: string) => Promise<T>): Promise<T> {
+    // Both become part of a file name: their patterns first, then the name confined to the scratch directory.
+    if (!SLUG.test(slug) || !VERSION.test(version)) throw registryErrors.package_version_not_found({ type, slug, version }, `The package source does not offer ${slug} ${version}.`)
     const scratch = await scratchDir()
     try {
-      const file = join(scratch, `${slug}.${version}.zip`)
+      const file = await resolveInside(scratch, `${slug}.${version}.zip`)
       await source.download(type, slug, version, file)
       return await use(file)
     } finally {

@@ -17,7 +17,11 @@ import type { PackageSource, PackageType, SourceVersion } from './api.js'
 import { registryErrors } from './errors.js'
 import { compareVersions, SLUG, VERSION } from './versions.js'
 
+// Slugs come from requests: the sections are null-prototype objects, read with Object.hasOwn
+// (a slug `constructor` names no package, not Object's constructor).
 type Index = Record<'plugins' | 'themes', Record<string, string[]>>
+
+const emptyIndex = (): Index => ({ plugins: Object.create(null) as Record<string, string[]>, themes: Object.create(null) as Record<string, string[]> })
 
 const INDEX_TTL_MS = 30_000
 const INDEX_MAX_BYTES = 4 * 1024 * 1024
@@ -26,7 +30,7 @@ const folderOf = (type: PackageType): 'plugins' | 'themes' => type === 'plugin' 
 
 /** `index.json` as written, checked and normalised (versions sorted, unusable ones left out). */
 function readIndex (raw: unknown): Index {
-  const out: Index = { plugins: {}, themes: {} }
+  const out = emptyIndex()
   const doc = raw as Record<string, unknown> | null
   if (doc === null || typeof doc !== 'object') throw new TypeError('index.json is not an object')
   for (const folder of ['plugins', 'themes'] as const) {
@@ -44,7 +48,7 @@ function readIndex (raw: unknown): Index {
 
 /** A directory source without index.json: the versions are in the file names. */
 async function indexFromFiles (root: string): Promise<Index> {
-  const out: Index = { plugins: {}, themes: {} }
+  const out = emptyIndex()
   for (const folder of ['plugins', 'themes'] as const) {
     let names: string[] = []
     try { names = await readdir(join(root, folder)) } catch { continue }
@@ -118,7 +122,8 @@ export function packageSource (settings: PackageSettings): PackageSource {
     configured: () => config !== undefined,
     versions: async (type, slug): Promise<SourceVersion[]> => {
       const folder = folderOf(type)
-      return ((await index())[folder][slug] ?? []).map((version) => {
+      const section = (await index())[folder]
+      return (Object.hasOwn(section, slug) ? section[slug]! : []).map((version) => {
         const file = `${folder}/${slug}.${version}.zip`
         return { version, file, url: config?.kind === 'url' ? new URL(file, config.url).href : null }
       })

@@ -18,7 +18,12 @@ export function compareVersions (a: string, b: string): number {
   return 0
 }
 
-/** A version string as the source and manifests may write it. */
-export const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/
+/**
+ * A version string as the source and manifests may write it; the pattern of
+ * every route argument that names a version (it becomes part of a file name:
+ * no slash, no backslash, no leading dot).
+ */
+export const VERSION_PATTERN = '^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$'
+export const VERSION = new RegExp(VERSION_PATTERN)
 /** A package slug: word characters and hyphens (the routes' pattern). */
 export const SLUG = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$/

@@ -27,7 +27,7 @@ import { Type, type TInteger, type TOptional, type TSchema, type TString, type T
 import { RestError } from './errors.js'
 import { contextsOf } from './context.js'
 import { ContextArg, Enum, IntList, type JsonSchema } from './schema.js'
-import { isUnvalidated, unvalidated, type NamespaceDecl, type RouteDecl, type RouteInput } from './route.js'
+import { isUnvalidated, unlisted, unvalidated, type NamespaceDecl, type RouteDecl, type RouteInput } from './route.js'
 
 // --- namespaces --------------------------------------------------------------
 
@@ -215,4 +215,14 @@ export function invalidParam (name: string, message: string, details?: ParamIssu
     params: { [name]: message },
     details: details === undefined ? [] : { [name]: details }
   })
+}
+
+/**
+ * An argument the real product reads without declaring it, passed on as
+ * sent for the handler to check: `unlisted` (not in the index, which shows
+ * the reference's arguments) and `unvalidated`. Handlers only see declared
+ * arguments, so a route that reads one declares it with this.
+ */
+export function handlerChecked (description: string): TOptional<TUnsafe<unknown>> {
+  return unlisted(unvalidated(Type.Optional(Type.Unsafe<unknown>({ description }))))
 }

@@ -58,7 +58,7 @@ export interface EntryOptions {
 
 export function routeEntry (decl: RouteDecl, { baseUrl, help = false }: EntryOptions): Record<string, unknown> {
   const endpoints = decl.endpoints.map((ep) => {
-    const args = argsOf(ep)
+    const args = argsOf(ep).filter((a) => a.listed)
     const entry: Record<string, unknown> = { methods: [...ep.methods] }
     const batch = ep.allowBatch ?? decl.allowBatch
     if (batch === true) entry.allow_batch = { v1: true }

@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { denied, kernelErrors, RestError } from './errors.js'
-import { patternOf, requestMemo, type EndpointDecl, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
+import { argsOf, patternOf, requestMemo, type EndpointDecl, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
 import { endpointValidator } from './request-args.js'
 import { restPathOf } from './addressing.js'
@@ -50,6 +50,7 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
   const { opts, registry, kept, dispatchFor } = ctx
   // Compiled here, when the route is registered; batch pre-validation uses the same closure.
   const validateArgs = endpointValidator(ep)
+  const declaresContext = argsOf(ep).some((a) => a.name === 'context')
   const pattern = patternOf(decl)
   const siteUrl = opts.siteUrl ?? opts.baseUrl ?? ''
 
@@ -87,8 +88,10 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     // A streamed body announced too long is refused before any of it is read.
     if (ep.streamBody !== undefined) tooLargeByLength(request.headers, ep.streamBody)
     const result = asResponse(await ep.handler(restReq))
-    // The answer's context: the declared one, else the request's.
-    const answered = ep.responseContext === undefined ? restReq : { ...restReq, params: { ...restReq.params, context: ep.responseContext } }
+    // The answer's context: the endpoint's own, else the request's (an endpoint that does not
+    // declare `context` is still shaped by the one sent, as the core reads `$request['context']`).
+    const context = ep.responseContext ?? (declaresContext || typeof raw.context !== 'string' ? undefined : raw.context)
+    const answered = context === undefined ? restReq : { ...restReq, params: { ...restReq.params, context } }
     expose(answered)
     const allow = await allowHeader(decl, answered)
     const headers: Record<string, HeaderValue> = { ...result.headers }

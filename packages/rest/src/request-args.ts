@@ -20,7 +20,9 @@ export interface ArgSpec { name: string; schema: JsonSchema; required: boolean; 
  * (absent or null -> throws RestError rest_missing_callback_param, 400, message "Missing parameter(s): a, b",
  * data {status:400, params:[...]}), validates every present arg that has a schema (all failures collected ->
  * throws RestError rest_invalid_param 400 "Invalid parameter(s): p1, p2" with data {status, params: {p: message}, details: {p: {code, message, data}}}),
- * then returns the sanitized values for the declared args plus the undeclared ones unchanged.
+ * then returns the sanitized values of the declared args only: an argument the endpoint does not
+ * declare never reaches its permission check or handler (issue 27: an undeclared `orderby` reached
+ * a query and failed with a 500). The core passes undeclared ones on; this service does not.
  *
  * Details as in the core:
  * - a default is used when the arg is absent or null (`get_param()` skips null values);
@@ -87,7 +89,10 @@ export function compileArgs (args: ArgSpec[]): ArgsValidator {
     }
 
     const out: Record<string, unknown> = {}
-    for (const k in present) if (hasOwn(present, k)) setOwn(out, k, present[k])
+    for (const arg of compiled) {
+      // Passed on as sent (the handler checks it), or checked and set below.
+      if (!arg.validate && hasOwn(present, arg.name)) setOwn(out, arg.name, present[arg.name])
+    }
     const failures: Failures = { params: undefined, details: undefined }
     for (const arg of checked) {
       const name = arg.name

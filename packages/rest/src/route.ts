@@ -326,6 +326,8 @@ export interface ArgInfo {
   schema: JsonSchema
   required: boolean
   validate: boolean
+  /** Shown in the discovery index (see `unlisted`). */
+  listed: boolean
 }
 
 const UNVALIDATED = Symbol.for('cms.rest.unvalidated')
@@ -344,6 +346,20 @@ export function isUnvalidated (schema: object): boolean {
   return UNVALIDATED in schema
 }
 
+const UNLISTED = Symbol.for('cms.rest.unlisted')
+
+/**
+ * An argument the real product reads from the request without declaring it
+ * (the reference's route listing does not show it): declared here all the
+ * same, so it is validated and reaches the handler (handlers see declared
+ * arguments only), documented in the OpenAPI document, and left out of the
+ * discovery index, which shows the reference's arguments.
+ */
+export function unlisted<T extends TSchema> (schema: T): T {
+  Object.defineProperty(schema, UNLISTED, { value: true, enumerable: false })
+  return schema
+}
+
 /** The arguments of an endpoint in declaration order, with WordPress' `required` flag. */
 export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
   const args = (decl.args ?? {}) as Record<string, TSchema>
@@ -351,7 +367,8 @@ export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
     name,
     schema: schema as JsonSchema,
     required: !(OptionalKind in schema) && !('default' in schema),
-    validate: !isUnvalidated(schema)
+    validate: !isUnvalidated(schema),
+    listed: !(UNLISTED in schema)
   }))
 }
 

@@ -637,3 +637,42 @@ t.test('an endpoint declared responseContext answers in that context without its
   t.equal(anon.headers.allow, 'POST', 'GET in edit context is not allowed to an anonymous caller')
   t.equal(anon.body.secret, 's3cret')
 })
+
+t.test('handlers and permission checks see only the declared arguments (issue 27)', async (t) => {
+  // An argument the endpoint does not declare (a profile declares `orderby` on one deployment
+  // only) reached the handler as sent and failed there with a 500.
+  const app = Fastify({ ...kernelServerOptions(), logger: false })
+  const seen: Array<Record<string, unknown>> = []
+  await app.register(restKernel, {
+    namespaces: [{
+      name: 'test/v1',
+      routes: [route({
+        namespace: 'test/v1',
+        path: '/test/v1/sorted/{id}',
+        vars: { id: '[\\d]+' },
+        endpoints: [endpoint({
+          methods: ['GET', 'POST'],
+          args: { page: Type.Integer({ default: 1, minimum: 1 }), type: Type.Optional(Enum(['a', 'b'])) },
+          permission: check((req) => { seen.push({ ...req.params }); return true }, who.everyone('a test route (not probed)')),
+          handler: (req) => {
+            const p = req.params as Record<string, unknown>
+            seen.push({ ...p })
+            const columns: Record<string, string> = { name: 'name' }
+            // What the handler would have done with an undeclared value.
+            if (p.orderby !== undefined) return { column: columns[String(p.orderby)]!.toUpperCase() }
+            return { keys: Object.keys(p).sort() }
+          }
+        })]
+      })]
+    }],
+    baseUrl: BASE
+  })
+  t.teardown(() => app.close())
+  const read = await call(app, 'GET', '/cms-json/test/v1/sorted/3?orderby=bogus&type=a&__proto__[x]=1&constructor=1')
+  t.equal(read.status, 200, 'an undeclared argument is ignored')
+  t.same(read.body, { keys: ['id', 'page', 'type'] }, 'the declared arguments and the path variable, defaults applied')
+  const write = await call(app, 'POST', '/cms-json/test/v1/sorted/3', { headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ orderby: 'bogus', page: 2, extra: { a: 1 } }) })
+  t.equal(write.status, 200)
+  t.same(write.body, { keys: ['id', 'page'] }, 'from a body too')
+  t.ok(seen.every((p) => !Object.hasOwn(p, 'orderby') && !Object.hasOwn(p, 'extra') && !Object.hasOwn(p, 'constructor')), 'the permission check saw no undeclared argument either')
+})

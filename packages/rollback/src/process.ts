@@ -20,13 +20,12 @@
  * nonce-only there, the same: CONVENTIONS §4).
  */
 import { copyFile, rm } from 'node:fs/promises'
-import { join } from 'node:path'
 import { and, eq, lt } from 'drizzle-orm'
 import { check, denied, endpoint, Enum, route, who, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import { Type } from '@sinclair/typebox'
-import type { MaintenanceMode } from '@cms/core'
+import { resolveInside, type MaintenanceMode } from '@cms/core'
 import type { Store } from '@cms/store'
-import type { PackageRegistry, PackageType } from '@cms/registry'
+import { VERSION_PATTERN, type PackageRegistry, type PackageType } from '@cms/registry'
 import type { Archives } from './archives.js'
 import { rollbackErrors } from './errors.js'
 import { rollbackState } from './schema.js'
@@ -133,7 +132,8 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
       await installedOr404(type, slug)
       const data = await stateFor(type, slug, version, userId)
       const scratch = data.scratch ?? await registry.scratchDir()
-      const file = join(scratch, `${slug}.${version}.zip`)
+      // The version was checked against its pattern; the name is still confined to the scratch directory.
+      const file = await resolveInside(scratch, `${slug}.${version}.zip`)
       await rm(file, { force: true })
       await save(type, slug, { ...data, scratch, package: undefined, validated: false })
       // An archived version is used as it is (the real product's premium path); else the package source.
@@ -257,7 +257,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
         methods: ['POST'],
         args: {
           type: Enum(['plugin', 'theme'], { description: 'The type of asset to roll back.' }),
-          version: Type.String({ maxLength: 64, description: 'The version to roll back to.' }),
+          version: Type.String({ maxLength: 64, pattern: VERSION_PATTERN, description: 'The version to roll back to.' }),
           step: Enum(STEPS.map((s) => s.id), { description: 'The rollback step to run.' }),
           slug: Enum(slugEnum, { description: 'The installed plugin or theme to roll back.' })
         },

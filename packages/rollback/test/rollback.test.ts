@@ -6,10 +6,11 @@
  * every failure path leaving the installed version working and maintenance
  * off, profile B's sorted archives, and who may call what.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { definePackage } from '@cms/core'
 import { testApp, type TestApp, type TestCaller } from '@cms/testing'
@@ -287,4 +288,38 @@ t.test('profile B: an upgrade keeps the replaced version as an archive; listed, 
   const del = await h.call('DELETE', `/rollback/v1/archives/${kept.body.items[0].id as number}`, { as: admin })
   t.equal(del.status, 200)
   t.same((await h.call('GET', '/rollback/v1/archives', { as: admin })).body, { items: [], total: 0, pages: 0 })
+})
+
+// The security harness's traversal list (apps/gateway/test/data/traversal.txt, read from this repository).
+const TRAVERSAL = readFileSync(fileURLToPath(new URL('../../../apps/gateway/test/data/traversal.txt', import.meta.url)), 'utf8')
+  .split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'))
+
+t.test('a version never becomes a path unchecked (issue 27)', async (t) => {
+  const { h, content, admin } = await setup(t)
+  // A zip where the unchecked name `extra.<version>.zip` under the scratch directory
+  // (content/.registry/tmp/op-*) lands with `x/../../../../canary` as the version.
+  const canary = join(content, 'canary.zip')
+  await writeFile(canary, 'not yours to delete')
+  const step = async (s: string, version: string): Promise<any> =>
+    await h.call('POST', '/rollback/v1/process-rollback', { as: admin, body: { type: 'plugin', slug: 'extra', version, step: s } })
+  const climbing = await step('download-asset', 'x/../../../../canary')
+  t.same([climbing.status, climbing.body.code], [400, 'rest_invalid_param'], 'refused by the declared pattern')
+  t.ok(existsSync(canary), 'and the file it named is still there')
+  // The pattern is checked before any step runs: the step that writes files stands for all.
+  for (const payload of TRAVERSAL) {
+    const res = await step('download-asset', payload)
+    t.same([res.status, res.body.code], [400, 'rest_invalid_param'], payload)
+  }
+  t.ok(existsSync(canary))
+  t.equal((await step('download-asset', '1.0.0')).status, 200, 'a version of the pattern still works')
+  await step('cleanup', '1.0.0')
+})
+
+t.test('profile A: an argument only profile B declares is ignored (issue 27)', async (t) => {
+  const { h, admin } = await setup(t)
+  // orderby is B's argument: on A it reached the handler as sent and indexed the column map (500).
+  for (const orderby of ['name', 'slug', 'constructor', '__proto__']) {
+    const res = await h.call('GET', '/rollback/v1/archives', { as: admin, query: { orderby, order: 'ASC' } })
+    t.equal(res.status, 200, `orderby=${orderby}`)
+  }
 })

@@ -12,7 +12,7 @@
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
 import { endpoint, Raw, route, sanitizeTextField, unvalidated, type RouteDecl } from '@cms/rest'
-import type { PackageApi } from '@cms/core'
+import { postVisibility, type PackageApi } from '@cms/core'
 import { adminUrl, mayManageSeo, postLike } from './access.js'
 import { seoErrors } from './errors.js'
 import { INDEXABLE_TYPES } from './indexables.js'
@@ -65,7 +65,7 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
         return {
           posts: rows.map((r) => {
             const id = Number(r.object_id)
-            const editable = req.user.can('edit_post', postLike({ type, author: Number(r.author_id), status: r.post_status }))
+            const editable = postVisibility(req.user, { type, author: Number(r.author_id), status: String(r.post_status), password: '' }).edit
             const field = (v: unknown): string => editable && typeof v === 'string' ? v : ''
             const title = decode(String(r.breadcrumb_title ?? ''))
             return {

@@ -21,25 +21,24 @@ import { SEO } from './meta.js'
 const NS = 'seo/v1'
 const BATCH = 25
 
+// Maps: the plugin and type come from the path (`constructor` must be unknown, not Object's).
 /** The other plugin's post meta key -> ours, per supported plugin. */
-const POST_MAPPINGS: Record<string, Record<string, string>> = {
-  aioseo: {
-    _aioseo_title: SEO.title,
-    _aioseo_description: SEO.metadesc,
-    _aioseo_keyphrase: SEO.focuskw,
-    _aioseo_og_title: SEO.ogTitle,
-    _aioseo_og_description: SEO.ogDescription,
-    _aioseo_twitter_title: SEO.twitterTitle,
-    _aioseo_twitter_description: SEO.twitterDescription,
-    _aioseo_canonical_url: SEO.canonical
-  }
-}
+const POST_MAPPINGS = new Map<string, Record<string, string>>([['aioseo', {
+  _aioseo_title: SEO.title,
+  _aioseo_description: SEO.metadesc,
+  _aioseo_keyphrase: SEO.focuskw,
+  _aioseo_og_title: SEO.ogTitle,
+  _aioseo_og_description: SEO.ogDescription,
+  _aioseo_twitter_title: SEO.twitterTitle,
+  _aioseo_twitter_description: SEO.twitterDescription,
+  _aioseo_canonical_url: SEO.canonical
+}]])
 
 /** Importer types per plugin (notes §1.3); only `posts` has data here. */
-const IMPORTERS: Record<string, readonly string[]> = {
-  aioseo: ['posts', 'general_settings', 'posttype_default_settings', 'taxonomy_settings', 'default_archive_settings', 'custom_archive_settings', 'validate_data', 'cleanup'],
-  'conflicting-plugins': ['deactivation']
-}
+const IMPORTERS = new Map<string, readonly string[]>([
+  ['aioseo', ['posts', 'general_settings', 'posttype_default_settings', 'taxonomy_settings', 'default_archive_settings', 'custom_archive_settings', 'validate_data', 'cleanup']],
+  ['conflicting-plugins', ['deactivation']]
+])
 
 export function importRoutes (api: PackageApi): RouteDecl[] {
   // Where each importer stands: the last post id it imported.
@@ -55,13 +54,14 @@ export function importRoutes (api: PackageApi): RouteDecl[] {
       handler: async (req) => {
         const plugin = String(req.params.plugin)
         const type = String(req.params.type)
-        if (IMPORTERS[plugin]?.includes(type) !== true) throw seoErrors.seo_unknown_importer()
-        const mapping = type === 'posts' ? POST_MAPPINGS[plugin] : undefined
+        if (IMPORTERS.get(plugin)?.includes(type) !== true) throw seoErrors.seo_unknown_importer()
+        const mapping = type === 'posts' ? POST_MAPPINGS.get(plugin) : undefined
         if (mapping === undefined) throw seoErrors.rest_no_route()
         const keys = Object.keys(mapping)
         // The posts carrying any of the plugin's keys, in id order after the last one imported.
         const cursorName = `${plugin}/${type}`
-        const after = (await cursors.get())[cursorName] ?? 0
+        const stored = await cursors.get()
+        const after = Object.hasOwn(stored, cursorName) ? stored[cursorName]! : 0
         const ids = new Set<number>()
         for (const key of keys) {
           const { posts } = await api.content.posts({ type: INDEXABLE_TYPES, status: INDEXED_STATUSES, meta: [{ key }], orderby: 'id', order: 'asc', perPage: BATCH, idAfter: after })

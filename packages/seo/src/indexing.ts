@@ -8,13 +8,16 @@
  * (else false). Posts and terms are walked in id order from a cursor kept
  * in the `seo_indexing` option (keyset reads of at most a batch), so a call
  * costs the same at the first post and the hundred-thousandth. Permission:
- * `edit_posts`. A failure records `indexing_reason = indexing_failed`,
+ * `edit_posts`. The work covers every post, but an answer lists only the
+ * post rows the caller may edit (the core's `postVisibility`): a
+ * contributor learns progress and counts, not other users' private, draft
+ * or future posts' titles, descriptions and keyphrases. A failure records `indexing_reason = indexing_failed`,
  * clears the start time and answers `500 seo_error_indexing`.
  */
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
 import { endpoint, restUrl, route, type RestRequest, type RouteDecl } from '@cms/rest'
-import type { PackageApi, PackageOption } from '@cms/core'
+import { postVisibility, type PackageApi, type PackageOption } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { seoErrors } from './errors.js'
 import {
@@ -42,6 +45,14 @@ export function declareIndexingState (api: PackageApi): PackageOption<typeof sta
 }
 
 interface Batch { objects: unknown[], full: boolean }
+
+/** A post's row only for a caller who may edit the post; terms, archives and system pages are public. */
+function mayEdit (req: RestRequest, row: unknown): boolean {
+  const r = row as Record<string, unknown>
+  if (r.object_type !== 'post') return true
+  // Edit rights do not depend on the password (an editor sees a protected post's text anyway).
+  return postVisibility(req.user, { type: String(r.object_sub_type), author: Number(r.author_id), status: String(r.post_status), password: '' }).edit
+}
 
 export function indexingRoutes (api: PackageApi): RouteDecl[] {
   const store = (): PackageApi['services']['store'] => api.services.store
@@ -166,7 +177,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
       handler: async (req) => {
         try {
           const { objects, full } = await step.run(req)
-          return { objects, next_url: full ? restUrl(req.baseUrl, `/${NS}${step.path}`) : false }
+          return { objects: objects.filter((row) => mayEdit(req, row)), next_url: full ? restUrl(req.baseUrl, `/${NS}${step.path}`) : false }
         } catch (err) {
           await update({ indexing_reason: 'indexing_failed', indexing_started: null }).catch(() => {})
           throw seoErrors.seo_error_indexing({ stackTrace: String((err as Error)?.message ?? err).slice(0, 500) })

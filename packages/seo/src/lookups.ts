@@ -8,12 +8,12 @@
  * GET /seo/v1/meta/search: up to 25 custom fields of a post whose key
  * starts with `query` (`{"meta": [{key, value}]}`); with an empty query,
  * keys starting with `_` are left out, and values that are not plain
- * strings or numbers always are. `post_id` and `query` are undeclared
- * query parameters, as in the real product; the caller must be able to
+ * strings or numbers always are. `post_id` and `query` are left out of
+ * the index, as in the real product (`handlerChecked`); the caller must be able to
  * edit the post (no `post_id`: refused).
  */
 import { Type } from '@sinclair/typebox'
-import { check, denied, endpoint, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
+import { check, denied, endpoint, handlerChecked, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
 import { type PackageApi } from '@cms/core'
 import { mayManageSeo, postLike } from './access.js'
 import { seoErrors } from './errors.js'
@@ -53,7 +53,7 @@ export function lookupRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/meta/search`,
     endpoints: [endpoint({
       methods: ['GET'],
-      args: {},
+      args: { post_id: handlerChecked('The post whose fields to search.'), query: handlerChecked('What the keys start with.') },
       permission: check(async (req) => {
         const found = await postOf(req)
         return (found !== undefined && req.user.can('edit_post', postLike(found.post))) || denied(seoErrors.rest_forbidden(), req.user.id)

@@ -46,7 +46,7 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
         const { contentType, taxonomy } = req.params
         const term = req.params.term ?? null
         const troubleshooting = req.params.troubleshooting === true
-        if (!(contentType in FILTER_TAXONOMY)) throw seoErrors.seo_invalid_content_type()
+        if (!Object.hasOwn(FILTER_TAXONOMY, contentType)) throw seoErrors.seo_invalid_content_type()
         if (taxonomy !== '' && taxonomy !== FILTER_TAXONOMY[contentType]) throw seoErrors.seo_invalid_taxonomy()
         if (term !== null && taxonomy === '') throw seoErrors.seo_term_needs_taxonomy()
         if (taxonomy !== '' && term === null) throw seoErrors.seo_taxonomy_needs_term()

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import type { JsonSchema } from '@cms/rest'
 import { bodyArgs, fillPath, sampleVar, urlOf, type Addressing, type Target } from './routes.js'
 import { badSegments, someValue, unknownNames } from './values.js'
+import { validValue } from '@cms/core/testing'
 import { testTarget } from './target.js'
 import { describe, encodeParams, inject, type HttpRequest, type HttpResponse } from './requests.js'
 import { checkResponse } from './check.js'
@@ -329,4 +330,71 @@ export async function runAdversarialSweep (opts: SweepOptions): Promise<{ reques
   }
   await healthCheck(opts.app)
   return { requests, slowest, problems }
+}
+
+/**
+ * Names an `Object.prototype` lookup answers (issue 27): a request value
+ * used as a key of a plain object finds a function there instead of nothing.
+ */
+export const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__'] as const
+
+function isStringSchema (schema: JsonSchema): boolean {
+  if (Array.isArray(schema.enum)) return false
+  const type = schema.type
+  return type === 'string' || type === undefined || (Array.isArray(type) && type.includes('string'))
+}
+
+/** Where a prototype name can go in a target's request: path variables, string arguments, string items, object keys. */
+function prototypePlaces (target: Target): Array<{ where: string, place: (name: string) => { vars?: Record<string, string>, params?: Record<string, unknown> } }> {
+  const out: ReturnType<typeof prototypePlaces> = []
+  for (const v of target.vars) out.push({ where: `{${v}}`, place: (name) => ({ vars: { [v]: name } }) })
+  for (const a of bodyArgs(target)) {
+    const items = (a.schema.items ?? {}) as JsonSchema
+    if (isStringSchema(a.schema)) out.push({ where: a.name, place: (name) => ({ params: { [a.name]: name } }) })
+    else if (a.schema.type === 'array' && isStringSchema(items)) out.push({ where: `${a.name}[]`, place: (name) => ({ params: { [a.name]: [name] } }) })
+    else if (a.schema.type === 'object') {
+      // As a key (JSON.parse makes `__proto__` an own key, as a client's body would carry it).
+      out.push({ where: `${a.name}{key}`, place: (name) => ({ params: { [a.name]: JSON.parse(`{${JSON.stringify(name)}:"x"}`) as unknown } }) })
+    }
+  }
+  return out
+}
+
+/**
+ * Every prototype name in every path variable and string argument of every
+ * target (alone, the other arguments valid), and as a key of every object
+ * argument: each answered as the fuzz checks answers (no 500: a name is a
+ * key like any other, unknown or refused).
+ */
+export async function runPrototypeSweep (opts: { app: FastifyInstance, targets: Target[], headers: Record<string, string> }): Promise<{ requests: number, problems: string[] }> {
+  const problems: string[] = []
+  let requests = 0
+  for (const target of opts.targets) {
+    for (const { where, place } of prototypePlaces(target)) {
+      for (const name of PROTOTYPE_NAMES) {
+        const placed = place(name)
+        const vars = Object.fromEntries(target.vars.map((v) => [v, sampleVar(target.decl.vars![v]!)]))
+        Object.assign(vars, placed.vars)
+        const params: Record<string, unknown> = {}
+        for (const a of bodyArgs(target)) if (a.required) params[a.name] = validValue(a.schema, a.name)
+        Object.assign(params, placed.params)
+        const path = fillPath(target.decl.path, vars)
+        const read = target.method === 'GET' || target.method === 'DELETE'
+        const req: HttpRequest = read
+          ? { method: target.method, url: urlOf(path, encodeParams(params)), headers: opts.headers }
+          : { method: target.method, url: urlOf(path, ''), headers: { ...opts.headers, 'content-type': 'application/json' }, payload: JSON.stringify(params) }
+        let res: HttpResponse
+        try {
+          res = await inject(opts.app, req)
+        } catch (err) {
+          res = { status: 0, headers: {}, body: `inject threw: ${String(err)}` }
+        }
+        requests++
+        const verdict = res.status === 0 ? { ok: false, problem: res.body } : checkResponse(res, { head: isHead(req) })
+        if (!verdict.ok) problems.push(`${target.key} ${where}=${name}: ${verdict.problem!}\n    ${describe(req)}`)
+      }
+    }
+  }
+  await healthCheck(opts.app)
+  return { requests, problems }
 }

@@ -19,7 +19,9 @@ const wrongScalars: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
   '', ' ', 'null', 'undefined', 'NaN', 'Infinity', '-Infinity', '-0', '0x1F', '1e3', '+1', '--1', ' 1', '1 ',
   '١٢٣', '１２３', 'true', 'yes', 'maybe', '[]', '{}', '\u0000', 'a\u0000b', '\u202e\u0041', '😀', 'é',
   "' OR 1=1 --", '"; DROP TABLE x; --', '${7*7}', '{{7*7}}', '<script>alert(1)</script>', '%00', '%', '%zz', // eslint-disable-line no-template-curly-in-string -- a template-injection probe, literally
-  '../../../../etc/passwd', '\\..\\..\\windows', 'a\r\nX-Injected: 1'
+  '../../../../etc/passwd', '\\..\\..\\windows', 'a\r\nX-Injected: 1',
+  // Names Object.prototype answers to: a value used as a key must find nothing (issue 27).
+  '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'
 )
 
 const nested: fc.Arbitrary<unknown> = fc.oneof(
@@ -142,7 +144,8 @@ export const badSegments: fc.Arbitrary<string> = fc.oneof(
     '-1', '0', '00', '1.5', '1e3', '99999999999999999999', '2147483648', '9223372036854775808', ' 1', '%201',
     '..', '...', '%2e%2e', '%2E%2E%2F', '..%2F..%2Fetc%2Fpasswd', '..%5C..%5C', '%00', '1%00', '%00.json', '%0d%0aX-Injected:%201',
     '%C3%A9', '%F0%9F%98%80', '%E2%80%AE', '%EF%BC%91', '%C0%AE%C0%AE', '%FF', '%', '%zz', 'me', 'ME', 'null', 'undefined',
-    `${'9'.repeat(400)}`, 'a'.repeat(600), '1;2', '1,2', '%3B', '%2F', '~', '*'
+    `${'9'.repeat(400)}`, 'a'.repeat(600), '1;2', '1,2', '%3B', '%2F', '~', '*',
+    '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'
   ),
   fc.integer({ min: -1_000_000, max: 10_000_000 }).map(String),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }).map((s) => encodeURIComponent(s))
@@ -150,7 +153,7 @@ export const badSegments: fc.Arbitrary<string> = fc.oneof(
 
 /** Names of parameters no route declares (unknown properties). */
 export const unknownNames: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'id', 'ID', '_fields', '_embed',
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'id', 'ID', '_fields', '_embed',
     '_envelope', '_pretty', 'context', 'rest_route', '_method', 'x'.repeat(300), 'a[b]', '', ' ', 'é'),
   fc.string({ minLength: 1, maxLength: 10 })
 )

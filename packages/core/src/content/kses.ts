@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import sanitizeHtml from 'sanitize-html'
 import { limitNesting } from './nesting.js'
+import { htmlTokenizer } from './html-tokenizer.js'
 
 // Attributes every allowed post tag accepts.
 const GLOBAL_ATTRIBUTES = [
@@ -281,9 +282,8 @@ const TOKEN = /\uE000[0-9a-f]{16}:\d+\uE001/g
  * so each is swapped for a marker first and put back afterwards, its inside
  * filtered the same way and `--` runs shortened so it cannot end early.
  */
-function filter (html: string, tags: Record<string, string[]>, global: string[]): string {
+function filter (html: string, tags: Record<string, string[]>, global: string[], key = randomBytes(8).toString('hex')): string {
   if (html === '') return ''
-  const key = randomBytes(8).toString('hex')
   const comments: string[] = []
   // A plain scan: a regular expression would go quadratic on many unclosed `<!--`.
   let marked = ''
@@ -321,6 +321,93 @@ function filter (html: string, tags: Record<string, string[]>, global: string[])
 export function filterPostHtml (html: string): string {
   return filter(html, POST_TAGS, GLOBAL_ATTRIBUTES)
 }
+
+/** Text without markup characters comes out of the filter unchanged. */
+const MARKUP = /[<>&\u00a0]/
+
+/** Elements that never hold content (htmlparser2's list): they are never left open. */
+const VOID = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr'])
+
+/** Marks the end of the tokenizer's input: seen as text only when the input ends outside any tag, comment or declaration. */
+const END = '\uE00F'
+
+/**
+ * Whether `html` can be filtered in one document with others: read alone,
+ * it ends outside any tag, attribute, comment or declaration, with every
+ * element it opened closed again (raw-text ones such as `script`
+ * included), and each of its `<!--` closed within it (the comment scan of
+ * `filter`). Such a text starts and ends in the state a document starts
+ * in, so what is filtered before and after it cannot reach into it. The
+ * elements are followed more strictly than the parser follows them (no
+ * implied ends, `<x/>` counted open): a text that might not be isolated is
+ * filtered alone, never wrongly together.
+ */
+export function isolated (html: string): boolean {
+  for (let start = html.indexOf('<!--'); start >= 0; start = html.indexOf('<!--', start + 4)) {
+    const end = html.indexOf('-->', start + 4)
+    if (end < 0) return false
+    start = end - 1
+  }
+  const open: string[] = []
+  let name = ''
+  let endsInText = false
+  const tokenizer = htmlTokenizer({
+    onopentagname (start, end) { name = html.slice(start, end).toLowerCase() },
+    onopentagend () { if (!VOID.has(name)) open.push(name) },
+    onselfclosingtag () { if (!VOID.has(name)) open.push(name) },
+    onclosetag (start, end) {
+      const closing = html.slice(start, end).toLowerCase()
+      const at = open.lastIndexOf(closing)
+      if (at >= 0) open.length = at
+    },
+    ontext (_start, end) { if (end === html.length + END.length) endsInText = true }
+  })
+  tokenizer.write(html + END)
+  tokenizer.end()
+  return endsInText && open.length === 0
+}
+
+/**
+ * Many texts through the post filter, at a cost per byte rather than per
+ * text: sanitize-html's setup costs about as much as filtering some
+ * kilobytes, so thousands of short texts (builder settings) cost seconds
+ * one by one. Texts without markup are kept as they are; isolated ones
+ * (`isolated`) are joined with a keyed separator into documents of up to
+ * `BATCH_CHARS` and filtered in one pass each, then split again; any other
+ * text is filtered alone. Each result is what `filterPostHtml` gives for
+ * that text alone.
+ */
+export function filterPostHtmlMany (texts: readonly string[]): string[] {
+  const out = texts.slice()
+  const key = randomBytes(8).toString('hex')
+  const separator = `\uE002${key}\uE003`
+  let batch: number[] = []
+  let chars = 0
+  const flush = (): void => {
+    if (batch.length === 0) return
+    const parts = filter(batch.map((i) => texts[i]!).join(separator), POST_TAGS, GLOBAL_ATTRIBUTES, key).split(separator)
+    // A split that does not give one part per text means the texts met after all: each alone then.
+    if (parts.length === batch.length) batch.forEach((i, n) => { out[i] = parts[n]! })
+    else for (const i of batch) out[i] = filterPostHtml(texts[i]!)
+    batch = []
+    chars = 0
+  }
+  texts.forEach((text, i) => {
+    if (!MARKUP.test(text)) return
+    if (text.includes(separator) || !isolated(text)) {
+      out[i] = filterPostHtml(text)
+      return
+    }
+    batch.push(i)
+    chars += text.length
+    if (chars >= BATCH_CHARS) flush()
+  })
+  flush()
+  return out
+}
+
+/** Characters per joined document: large enough that setup is negligible, small enough to keep the parse's memory modest. */
+const BATCH_CHARS = 256 * 1024
 
 /** Titles of a caller without `unfiltered_html`. */
 export function filterTitleHtml (html: string): string {

@@ -61,10 +61,42 @@ export interface FormatOptions {
 
 /** Whether protected content is shown: edit rights in edit context, or the right password. */
 export function unlocked (post: PostRow, opts: Pick<FormatOptions, 'req' | 'context'>): boolean {
-  if (post.password === '') return true
-  if (opts.context === 'edit' && canEdit(opts.req.user, post)) return true
   const given = opts.req.params.password
-  return typeof given === 'string' && given !== '' && given === post.password
+  return textVisible(opts.req.user, post, opts.context === 'edit', typeof given === 'string' ? given : undefined)
+}
+
+function textVisible (user: Principal, post: PostKind & { password: string }, editing: boolean, password: string | undefined): boolean {
+  if (post.password === '') return true
+  if (editing && canEdit(user, post)) return true
+  return password !== undefined && password !== '' && password === post.password
+}
+
+/** What a caller may see of one post (see {@link postVisibility}). */
+export interface PostVisibility {
+  /** The post at all (its status and author allow this caller to read it). */
+  read: boolean
+  /** Edit rights: the fields only editors see (raw values, SEO fields, edit links). */
+  edit: boolean
+  /**
+   * Its content, excerpt and anything derived from them: the post is not
+   * password-protected, or the caller may edit it, or gave its password.
+   * Never true when `read` is false.
+   */
+  text: boolean
+}
+
+/**
+ * The one answer to "may this caller see this post, and which of its
+ * fields", as cms/v2 reads apply it (status and author through `read_post`
+ * and `edit_post`; a password-protected post's text to its editors, in edit
+ * context, or with the password): every package route that returns posts or
+ * data derived from them asks it of each row. A list asks it in SQL through
+ * `api.content.posts({ as: user })`, the same rule.
+ */
+export function postVisibility (user: Principal, post: PostKind & { password: string }, opts: { password?: string } = {}): PostVisibility {
+  const read = canRead(user, post)
+  const edit = read && canEdit(user, post)
+  return { read, edit, text: read && textVisible(user, post, true, opts.password) }
 }
 
 export function postRoute (spec: PostType, id?: number): string {

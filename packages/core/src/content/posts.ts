@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
-  argsFromSchema, check, endpoint, paginationHeaders, checkPage, restUrl, route, RestResponse, who, type Params, type RelativeRouteDecl, type RestError, type RestRequest
+  argsFromSchema, check, endpoint, handlerChecked, paginationHeaders, checkPage, restUrl, route, RestResponse, who, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Store, Tx } from '@cms/store'
 import type { Services } from '../services.js'
@@ -166,7 +166,8 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
   }
   const args = {
     list: listArgs(spec, schema),
-    create: argsFromSchema(schema, 'create'),
+    // `id` is no create argument; the core still refuses a create that names one (rest_post_exists).
+    create: { ...argsFromSchema(schema, 'create'), id: handlerChecked('Refused: a create names no existing post.') },
     read: readArgs(schema),
     update: argsFromSchema(schema, 'update'),
     remove: deleteArgs()

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import {
-  argsFromSchema, can, check, collectionParams, contextParam, created, endpoint, Enum, field, itemSchema, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
+  argsFromSchema, can, check, collectionParams, contextParam, created, endpoint, handlerChecked, Enum, field, itemSchema, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
   unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
@@ -117,7 +117,8 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
   const { store, userMeta } = services
   const siteOptions = cachedSiteOptions(store)
   const schema = userItemSchema(userMeta, services.fields)
-  const createArgs = argsFromSchema(schema, 'create')
+  // `id` is no create argument; the core still refuses a create that names one (rest_user_exists).
+  const createArgs = { ...argsFromSchema(schema, 'create'), id: handlerChecked('Refused: a create names no existing user.') }
   const updateArgs = argsFromSchema(schema, 'update')
   const metaKeys = [...userMeta.entries()].map(([key]) => key)
 

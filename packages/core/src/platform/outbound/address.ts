@@ -80,6 +80,7 @@ const NON_PUBLIC_V4 = cidrs([
 
 const NON_PUBLIC_V6 = cidrs([
   '::/96', // unspecified, loopback and the deprecated IPv4-compatible form
+  '64:ff9b:1::/48', // local-use NAT64: the operator's own translator, in front of its own network
   '100::/64', '2001::/23', '2001:db8::/32', '3fff::/20', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8'
 ])
 
@@ -88,13 +89,23 @@ export const METADATA = cidrs([
   '169.254.169.254', '169.254.170.2', '169.254.169.123', '168.63.129.16', '100.100.100.200', 'fd00:ec2::254'
 ])
 
-/** IPv6 forms that carry an IPv4 address: mapped, NAT64 (well-known and local-use), 6to4. */
+/**
+ * IPv6 forms that stand for an IPv4 address (a translator or tunnel delivers
+ * to it): mapped `::ffff:a.b.c.d`, translated `::ffff:0:a.b.c.d` (SIIT),
+ * NAT64 (well-known `64:ff9b::/96`) and 6to4 (`2002:AABB:CCDD::/48`). The
+ * deprecated IPv4-compatible `::a.b.c.d` lies in `::/96`, refused whatever it
+ * carries (NON_PUBLIC_V6), so an allowed IPv4 address does not allow it. The local-use NAT64 prefix
+ * `64:ff9b:1::/48` places the address where its operator chose, so the whole
+ * prefix is judged non-public (NON_PUBLIC_V6) rather than guessed.
+ */
 const CARRIERS: Array<{ range: Cidr, offset: number }> = [
   { range: parseCidr('::ffff:0:0/96')!, offset: 12 },
+  { range: parseCidr('::ffff:0:0:0/96')!, offset: 12 },
   { range: parseCidr('64:ff9b::/96')!, offset: 12 },
-  { range: parseCidr('64:ff9b:1::/48')!, offset: 12 },
   { range: parseCidr('2002::/16')!, offset: 2 }
 ]
+
+const TEREDO = parseCidr('2001::/32')!
 
 /** The IPv4 address an IPv6 address stands for, if it is one of the carrying forms. */
 export function embeddedIPv4 (bytes: AddressBytes): AddressBytes | null {
@@ -105,12 +116,42 @@ export function embeddedIPv4 (bytes: AddressBytes): AddressBytes | null {
   return null
 }
 
+/**
+ * Every IPv4 address an IPv6 address carries, for refusing: the translated
+ * one above, plus the tunnel end points that packets to it reach: Teredo's
+ * server (bits 32-63) and client (the last 32 bits, inverted), and ISATAP's
+ * (interface id `0000:5efe` or `0200:5efe` then the IPv4 address, under any
+ * prefix).
+ */
+export function carriedIPv4s (bytes: AddressBytes): AddressBytes[] {
+  if (bytes.length !== 16) return []
+  const out: AddressBytes[] = []
+  const translated = embeddedIPv4(bytes)
+  if (translated !== null) out.push(translated)
+  if (inCidr(bytes, TEREDO)) {
+    out.push(bytes.slice(4, 8), bytes.slice(12, 16).map((b) => b ^ 0xff))
+  }
+  if ((bytes[8]! & 0xfd) === 0 && bytes[9] === 0 && bytes[10] === 0x5e && bytes[11] === 0xfe) {
+    out.push(bytes.slice(12, 16))
+  }
+  return out
+}
+
 export type AddressClass = 'public' | 'non-public' | 'metadata'
 
+/**
+ * An IPv6 address is public only when it is outside the reserved ranges and
+ * every IPv4 address it carries is public too; a carried metadata address
+ * makes it a metadata address.
+ */
 export function classifyAddress (bytes: AddressBytes): AddressClass {
-  const v4 = bytes.length === 4 ? bytes : embeddedIPv4(bytes)
-  const subject = v4 ?? bytes
-  if (METADATA.some((r) => inCidr(subject, r))) return 'metadata'
-  if (v4 !== null) return NON_PUBLIC_V4.some((r) => inCidr(v4, r)) ? 'non-public' : 'public'
+  if (bytes.length === 4) {
+    if (METADATA.some((r) => inCidr(bytes, r))) return 'metadata'
+    return NON_PUBLIC_V4.some((r) => inCidr(bytes, r)) ? 'non-public' : 'public'
+  }
+  const carried = carriedIPv4s(bytes)
+  if ([bytes, ...carried].some((a) => METADATA.some((r) => inCidr(a, r)))) return 'metadata'
+  if (carried.some((v4) => NON_PUBLIC_V4.some((r) => inCidr(v4, r)))) return 'non-public'
+  // `::a.b.c.d` (IPv4-compatible) lies in `::/96` and is refused whatever it carries.
   return NON_PUBLIC_V6.some((r) => inCidr(bytes, r)) ? 'non-public' : 'public'
 }
