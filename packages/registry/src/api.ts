@@ -99,6 +99,11 @@ export interface PackageRegistry {
    * store (for enums declared when the namespaces are built at start).
    */
   installedSlugs: () => { plugins: string[], themes: string[] }
+  /**
+   * The directory of an installed package that is active (a theme: the
+   * active theme), without reading its manifest or the source; else null.
+   */
+  activeDir: (type: PackageType, slug: string) => Promise<string | null>
   /** The active theme's slug, or null. */
   activeTheme: () => Promise<string | null>
 

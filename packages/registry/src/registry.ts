@@ -315,6 +315,13 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
       }
       return { plugins: read('plugin'), themes: read('theme') }
     },
+    activeDir: async (type, slug) => {
+      if (!SLUG.test(slug)) return null
+      await prepare()
+      const dir = dirOf(type, slug)
+      if (!existsSync(join(dir, 'manifest.json'))) return null
+      return statusOf(type, slug, await statuses()) === 'active' ? dir : null
+    },
     activeTheme: async () => (await registry.list({ type: 'theme', status: ['active'] }))[0]?.slug ?? null,
 
     install: async (type, slug, opts) => await logged(type, slug, 'install', opts.actor, async (note) => {
