@@ -17,18 +17,6 @@ import { gatewayApp, getJson, manifest, type ManifestRoute } from './helpers.js'
  * comment on each run.
  */
 const NOT_YET_SERVED: Record<string, { why: string, routes: readonly string[] }> = {
-  'seo/v1': {
-    why: 'issue 20 serves seo/v1 part 1 in increments; part 2 (configuration, tasks, integrations, outside services) is its own issue',
-    routes: [
-      // part 2
-      '/seo/v1/ai_generator/callback', '/seo/v1/ai_generator/refresh_callback', '/seo/v1/ai_generator/consent',
-      '/seo/v1/ai_content_planner/get_outline', '/seo/v1/ai_content_planner/get_suggestions',
-      '/seo/v1/ai/free_sparks', '/seo/v1/ai_generator/bust_subscription_cache', '/seo/v1/ai_generator/get_suggestions', '/seo/v1/ai_generator/get_usage',
-      '/seo/v1/time_based_seo_metrics', '/seo/v1/keyword_tool/authenticate', '/seo/v1/keyword_tool/country_code', '/seo/v1/keyword_tool/related_keyphrases',
-      '/seo/v1/rank_tracker/authorization-url', '/seo/v1/rank_tracker/account/limit', '/seo/v1/rank_tracker/account/upgrade-campaign',
-      '/seo/v1/rank_tracker/authenticate', '/seo/v1/rank_tracker/keyphrases/track', '/seo/v1/rank_tracker/keyphrases', '/seo/v1/rank_tracker/keyphrases/untrack'
-    ]
-  }
 }
 
 const COMPARED = ['type', 'enum', 'default', 'minimum', 'maximum', 'pattern', 'items', 'format', 'maxItems', 'maxLength', 'uniqueItems', 'properties', 'additionalProperties', 'oneOf'] as const

@@ -3,7 +3,8 @@
  * §4), one file per route family:
  *
  *   addons-a/v1  ajaxselect2.ts (the builder's select-box lookups),
- *                megamenu.ts (a menu item's mega-menu panel; menus.ts keeps the menus)
+ *                megamenu.ts (a menu item's mega-menu panel; menus.ts keeps the menus,
+ *                written with `cms menu`: commands.ts)
  *   addons-b/v1  widget-builder.ts (custom widgets, versioned; widget-definition.ts
  *                is the schema of a definition)
  *
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import { definePackage } from '@cms/core'
 import { ajaxSelect2Routes } from './ajaxselect2.js'
+import { addonsCommands } from './commands.js'
 import { megaMenuRoutes } from './megamenu.js'
 import { menus } from './menus.js'
 import { widgetBuilderRoutes } from './widget-builder.js'
@@ -24,6 +26,7 @@ export const addonsPackage = definePackage({
   dependencies: ['@cms/core', '@cms/builder'],
   namespaces: ['addons-a/v1', 'addons-b/v1'],
   options: Type.Object({}, { additionalProperties: false }),
+  commands: addonsCommands,
   register (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     const menuStore = menus(() => api.services.store)

@@ -30,6 +30,8 @@ export interface Menus {
   /** Sets (or with null clears) the template of an item's mega-menu panel; false when there is no such item. */
   setMega: (itemId: number, template: number | null) => Promise<boolean>
   item: (id: number) => Promise<MenuItem | undefined>
+  /** A menu's items in menu order. */
+  items: (menuId: number) => Promise<MenuItem[]>
   /** Menus by name (`search`, case-insensitive) or id (`include`), by name, a page at a time. */
   list: (q: { search?: string, include?: number[], limit: number, offset: number }) => Promise<Menu[]>
 }
@@ -68,6 +70,9 @@ export function menus (store: () => Store): Menus {
     async item (id) {
       const [row] = await store().db.select().from(addonsMenuItems).where(eq(addonsMenuItems.id, id))
       return row
+    },
+    async items (menuId) {
+      return await store().db.select().from(addonsMenuItems).where(eq(addonsMenuItems.menuId, menuId)).orderBy(asc(addonsMenuItems.position), asc(addonsMenuItems.id))
     },
     async list (q) {
       const where: SQL[] = []

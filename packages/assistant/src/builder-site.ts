@@ -9,7 +9,7 @@
  * `page-templates` (the post type's edit capability).
  */
 import { Type } from '@sinclair/typebox'
-import { denied, endpoint, invalidParam, route, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
+import { check, denied, endpoint, invalidParam, route, who, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import type { BuilderService } from '@cms/builder'
 import { LIBRARY_TYPE } from '@cms/builder'
@@ -46,14 +46,14 @@ const EDIT_CAPABILITY: Record<string, string> = { post: 'edit_posts', page: 'edi
 const kitUrl = (req: RestRequest<any>): string => req.siteUrl !== '' ? req.siteUrl : req.baseUrl
 
 export function builderSiteRoutes (api: PackageApi, builder: BuilderService): RelativeRouteDecl[] {
-  const mayEditDocument = async (req: RestRequest<any>): Promise<true | ReturnType<typeof denied>> => {
+  const mayEditDocument = check(async (req: RestRequest<any>): Promise<true | RestError> => {
     const refused = denied(assistantErrors.rest_forbidden(), req.user.id)
     if (!req.user.can('edit_posts')) return refused
     const found = await req.memo(`post:${String(req.params.id)}`, async () => await api.content.post(Number(req.params.id)))
     // An unknown id is the handler's 404.
     if (found === undefined) return true
     return req.user.can('edit_post', { type: found.post.type, author: found.post.author, status: found.post.status }) ? true : refused
-  }
+  }, who.can('edit_others_posts', '§3.6 sync type: edit_post on that id (another\'s published post: editors and administrators)', { vars: { id: 'post' }, body: { template_type: 'page' } }))
 
   return [
     route({
@@ -70,7 +70,7 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
           methods: ['POST'],
           args: {},
           summary: 'Merge the body\'s keys into the kit\'s settings',
-          permission: mayEditThemeOptions,
+          permission: mayEditThemeOptions.probing({ body: {} }),
           handler: async (req) => {
             const body = req.sentBody
             if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParam('settings', 'The body must be an object of kit settings.')
@@ -176,10 +176,10 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
         methods: ['GET'],
         args: { post_type: Type.String({ description: 'The post type whose templates are listed.', default: 'page' }) },
         summary: 'The page templates of the active theme for a post type',
-        permission: (req) => {
+        permission: check((req) => {
           const cap = EDIT_CAPABILITY[String(req.params.post_type ?? 'page')]
           return cap !== undefined && req.user.can(cap) ? true : denied(assistantErrors.rest_forbidden(), req.user.id)
-        },
+        }, who.can('edit_pages', '§3.6 page templates: the post type\'s edit capability (pages: edit_pages)')),
         // The themes this service runs declare no page templates: the default one only.
         handler: (req) => ({ success: true, data: { post_type: req.params.post_type, templates: {} } })
       })]

@@ -74,7 +74,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
           methods: ['GET'],
           args: {},
           summary: 'An assistant setting ([] when it was never set)',
-          permission: mayManageOptions,
+          permission: mayManageOptions.probing({ vars: { name: 'probe' } }),
           handler: async (req) => {
             const name = String(req.params.name)
             const [row] = await store().db.select().from(assistantSettings).where(eq(assistantSettings.name, name))
@@ -85,7 +85,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
           methods: ['POST'],
           args: { value: Raw({ description: 'The value: any JSON (a string is taken as JSON text).' }) },
           summary: 'Write an assistant setting',
-          permission: mayManageOptions,
+          permission: mayManageOptions.probing({ vars: { name: 'probe' }, body: { value: { a: 1 } } }),
           handler: async (req) => {
             const name = String(req.params.name)
             const given = (req.params as Record<string, unknown>).value
@@ -130,7 +130,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
           methods: ['POST'],
           args: { options: Raw<Record<string, unknown>>({ type: 'object', description: `Option names and values; only ${OPTION_WHITELIST.join(', ')}.` }) },
           summary: 'Write site options of the whitelist (all or none)',
-          permission: mayManageOptions,
+          permission: mayManageOptions.probing({ body: { options: { posts_per_page: 10 } } }),
           handler: async (req) => {
             const options = req.params.options
             const entries = typeof options === 'object' && options !== null && !Array.isArray(options) ? Object.entries(options) : []

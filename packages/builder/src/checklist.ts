@@ -207,7 +207,8 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
           args: {
             first_closed_checklist_in_editor: handlerChecked('The user closed the checklist in the editor once.'),
             is_popup_minimized: handlerChecked('The checklist popup is minimized.'),
-            builder_editor_counter: handlerChecked('How often the editor was opened.')
+            builder_editor_counter: handlerChecked('How often the editor was opened.'),
+            last_opened_timestamp: handlerChecked('Set to record that the checklist was opened now.')
           },
           summary: "Update the current user's checklist progress",
           permission: mayManageOptions.probing({ body: { is_popup_minimized: true } }),

@@ -51,8 +51,10 @@ export function refuseUnknownRoute (smallBytes: number) {
 export function refuseAnonymous (ep: EndpointDecl<any>, method: Method, pattern: string, ctx: PipelineContext, smallBytes: number) {
   const siteUrl = ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? ''
   const askHorizon = ctx.opts.horizon ?? (async () => undefined)
+  // Declared open to everyone in every case: nothing to ask.
+  const open = ep.permission.cases.length > 0 && ep.permission.cases.every((c) => c.expect.kind === 'everyone')
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (request.principal.id !== 0 || !hasBody(request)) return
+    if (open || request.principal.id !== 0 || !hasBody(request)) return
     const query = (request.query ?? {}) as Record<string, unknown>
     const raw = mergeParams(query, undefined, request.params as Record<string, string>)
     const restReq = restRequestOf(request, method, pattern, raw, query, ctx.registry, ctx.dispatchFor(request), siteUrl, requestScope(askHorizon))

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { definePackage } from '@cms/core'
-import { testApp, type TestApp, type TestCaller } from '@cms/testing'
+import { checkPermissions, testApp, type TestApp, type TestCaller } from '@cms/testing'
 import { packageRegistry, registryPackage, type PackageRegistry } from '@cms/registry'
 import { rollbackPackage } from '../src/index.js'
 import { makeZip, packageZip, renameInZip, sourceDir } from '../../registry/test/zips.js'
@@ -321,5 +321,13 @@ t.test('profile A: an argument only profile B declares is ignored (issue 27)', a
   for (const orderby of ['name', 'slug', 'constructor', '__proto__']) {
     const res = await h.call('GET', '/rollback/v1/archives', { as: admin, query: { orderby, order: 'ASC' } })
     t.equal(res.status, 200, `orderby=${orderby}`)
+  }
+})
+
+t.test('who may call each rollback route: the permission prober against the routes\' own declarations', async (t) => {
+  for (const sorting of [false, true]) {
+    const { h } = await setup(t, sorting ? { 'rollback/v1': { archiveSorting: true } } : {})
+    const probed = await checkPermissions(t, h, { only: (target) => target.key.includes(' /rollback/v1') })
+    t.equal(probed, sorting ? 4 : 7, 'one case per route and method, the root included')
   }
 })

@@ -38,6 +38,14 @@ export const seoErrors = {
     seo_task_failed: { status: 400, message: 'The task could not be completed.' },
     seo_invalid_workouts: { status: 400, message: 'The workouts\' state must be a JSON object.' },
     seo_invalid_tracked_action: { status: 400, message: 'The tracked action is invalid' },
+    seo_ai_unauthorized: { status: 401, message: 'Unauthorized.' },
+    seo_planner_forbidden: { status: 403, message: 'Sorry, you are not allowed to plan content of this post type.' },
+    seo_token_empty: { status: 400, message: 'Token usage failed. Token is empty.' },
+    seo_authentication_failed: { status: 401, message: 'Authentication failed: the service sent no access token.' },
+    seo_account_limit_exceeded: { status: 400, message: 'Account limit exceeded' },
+    seo_keyphrase_id_missing: { status: 400, message: 'keyphraseID names the tracked keyphrase to remove.' },
+    seo_repository_not_found: { status: 404, message: 'Repository not found' },
+    seo_repository_not_available: { status: 400, message: 'The repository is not available yet. Not all prerequisites have been met.' },
     // get_head's 404 carries the 404 page's head besides these (head.ts).
     seo_head_not_found: { status: 404, message: 'No page of this site has this URL.' }
   }),

@@ -22,6 +22,12 @@
  *   introductions.ts     introductions, alerts, video embed permission, banners, new content types (what a user saw or dismissed)
  *   integrations.ts      integrations/set_active and the analytics connector's local state
  *   tasks.ts             get_tasks, complete_task, action_tracking, workouts
+ *   ai-generator.ts      ai_generator/* and ai/free_sparks (upstream ai-generator; the users' tokens sealed)
+ *   content-planner.ts   ai_content_planner/get_outline, get_suggestions (upstream content-planner)
+ *   keyword-tool.ts      keyword_tool/* (upstream keyword-tool)
+ *   rank-tracker.ts      rank_tracker/* (upstream rank-tracker)
+ *   analytics.ts         time_based_seo_metrics (upstream analytics)
+ *   tokens.ts            the providers' OAuth tokens, sealed in options
  *   state.ts             the options and user meta keys of the routes above
  *   access.ts            the shared permissions (who passes each, for the matrix)
  *   errors.ts            the error catalogue
@@ -51,6 +57,11 @@ import { configurationRoutes } from './configuration.js'
 import { introductionRoutes } from './introductions.js'
 import { integrationRoutes } from './integrations.js'
 import { taskRoutes } from './tasks.js'
+import { aiAccess, aiGeneratorRoutes } from './ai-generator.js'
+import { contentPlannerRoutes } from './content-planner.js'
+import { keywordToolRoutes } from './keyword-tool.js'
+import { rankTrackerRoutes } from './rank-tracker.js'
+import { analyticsRoutes } from './analytics.js'
 
 export const seoPackage = definePackage({
   name: '@cms/seo',
@@ -66,6 +77,7 @@ export const seoPackage = definePackage({
     registerHeadFields(api, head.enabled)
     const options = seoOptions(api)
     const users = userState(api)
+    const ai = aiAccess(api, users)
     const threads = api.option('seo_analysis_threads', Type.Integer({ minimum: 1, maximum: 8 }), {
       default: 1,
       description: 'Worker threads the SEO analysis runs in (each analyses one post at a time).'
@@ -92,7 +104,8 @@ export const seoPackage = definePackage({
     app.addHook('onClose', async () => { await analyser.close() })
     analysers.set(api.services, analyser)
     api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api), ...headRoutes(api),
-      ...configurationRoutes(api, head, options), ...introductionRoutes(api, users, options), ...integrationRoutes(api, options), ...taskRoutes(api, options, head)])
+      ...configurationRoutes(api, head, options), ...introductionRoutes(api, users, options), ...integrationRoutes(api, options), ...taskRoutes(api, options, head),
+      ...aiGeneratorRoutes(api, users, options, ai), ...contentPlannerRoutes(api, ai), ...keywordToolRoutes(api, options), ...rankTrackerRoutes(api, options), ...analyticsRoutes(api, options)])
   }
 })
 
