@@ -86,6 +86,9 @@ export interface PackageSource {
   download: (type: PackageType, slug: string, version: string, file: string) => Promise<{ bytes: number }>
 }
 
+/** Run with the installed package about to be replaced and who asked. */
+export type ReplaceStep = (type: PackageType, slug: string, actor: Actor) => Promise<void>
+
 export interface PackageRegistry {
   /** Installed packages, plugins then themes, each by slug. */
   list: (filter?: { type?: PackageType, status?: readonly PackageStatus[] }) => Promise<InstalledPackage[]>
@@ -96,6 +99,11 @@ export interface PackageRegistry {
    * store (for enums declared when the namespaces are built at start).
    */
   installedSlugs: () => { plugins: string[], themes: string[] }
+  /**
+   * The directory of an installed package that is active (a theme: the
+   * active theme), without reading its manifest or the source; else null.
+   */
+  activeDir: (type: PackageType, slug: string) => Promise<string | null>
   /** The active theme's slug, or null. */
   activeTheme: () => Promise<string | null>
 
@@ -144,6 +152,14 @@ export interface PackageRegistry {
   lock: <T>(type: PackageType, slug: string, operation: Operation, fn: () => Promise<T>) => Promise<T>
   /** A new empty scratch directory on the content directory's filesystem; the caller removes it. */
   scratchDir: () => Promise<string>
+  /**
+   * Adds a step run before any installed version is replaced (an upgrade, a
+   * swap, whichever route or command asked), under the package's lock, while
+   * the old files are still in place; a step that throws stops the
+   * replacement and the old version stays. The rollback package keeps its
+   * archives this way, so no caller has to remember to.
+   */
+  beforeReplace: (step: ReplaceStep) => void
 
   readonly log: {
     /** Newest first. */

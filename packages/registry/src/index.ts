@@ -7,6 +7,7 @@
  *   const registry = api.require(packageRegistry)
  *
  *   api.ts        the API (types, the service key)
+ *   files.ts      the files of active packages, served under /cms-content/plugins|themes/<slug>/
  *   registry.ts   install, activate, deactivate, upgrade, delete, the atomic swap, locks, the log
  *   zip.ts        checking, unpacking and writing package zips (yauzl, yazl)
  *   source.ts     the package source (CMS_PACKAGE_SOURCE: a directory or an http(s) URL)
@@ -15,9 +16,10 @@
  */
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
-import { definePackage, PACKAGE_DEFAULTS } from '@cms/core'
+import { definePackage, PACKAGE_DEFAULTS, replyWithFile } from '@cms/core'
 import { packageRegistry } from './api.js'
 import { seedPackagesFor } from './catalogue.js'
+import { PACKAGE_FILE_PATHS, servePackageFile } from './files.js'
 import { createRegistry } from './registry.js'
 
 export const registryPackage = definePackage({
@@ -25,20 +27,33 @@ export const registryPackage = definePackage({
   dependencies: ['@cms/core'],
   namespaces: [],
   options: Type.Object({}, { additionalProperties: false }),
-  register (api) {
+  pages: PACKAGE_FILE_PATHS,
+  register (api, _options, app) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
-    api.provide(packageRegistry, createRegistry({
+    const registry = createRegistry({
       store: api.services.store,
       contentDir: api.contentDir,
       settings: api.services.settings.packages ?? { ...PACKAGE_DEFAULTS },
       seeds: seedPackagesFor(api.serves)
-    }))
+    })
+    api.provide(packageRegistry, registry)
+    for (const [url, type] of [[PACKAGE_FILE_PATHS[0], 'plugin'], [PACKAGE_FILE_PATHS[1], 'theme']] as const) {
+      app.route({
+        method: 'GET',
+        url,
+        schema: { hide: true } as Record<string, unknown>,
+        handler: async (request, reply) => {
+          const wanted = String((request.params as Record<string, string>)['*'] ?? '')
+          return await replyWithFile(reply, await servePackageFile(registry, type, wanted, request.raw))
+        }
+      })
+    }
   }
 })
 
 export { packageRegistry } from './api.js'
 export type {
-  Actor, InstalledPackage, Operation, OperationEntry, PackageManifest, PackageRegistry, PackageSource, PackageStatus, PackageType, SourceVersion
+  Actor, InstalledPackage, Operation, OperationEntry, PackageManifest, PackageRegistry, PackageSource, PackageStatus, PackageType, ReplaceStep, SourceVersion
 } from './api.js'
 export { registryErrors } from './errors.js'
 export { SEED_PACKAGES, SEED_VERSION } from './catalogue.js'

@@ -19,7 +19,7 @@ import { and, count, desc, eq, sql } from 'drizzle-orm'
 import { resolveInside, type PackageSettings } from '@cms/core'
 import type { Store } from '@cms/store'
 import type {
-  Actor, InstalledPackage, Operation, OperationEntry, PackageManifest, PackageRegistry, PackageStatus, PackageType
+  Actor, InstalledPackage, Operation, OperationEntry, PackageManifest, PackageRegistry, PackageStatus, PackageType, ReplaceStep
 } from './api.js'
 import { seedFiles, type SeedPackage } from './catalogue.js'
 import { registryErrors } from './errors.js'
@@ -57,6 +57,7 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
   const seedOf = (type: PackageType, slug: string): SeedPackage | undefined => deps.seeds.find((s) => s.type === type && s.slug === slug)
   const dirOf = (type: PackageType, slug: string): string => join(contentDir, folderOf(type), slug)
   const marker = join(contentDir, SCRATCH, 'seeded')
+  const replaceSteps: ReplaceStep[] = []
 
   // ---- start: seed a fresh site, repair an interrupted swap (once per process) ----
 
@@ -242,7 +243,7 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
   }
 
   /** Unpacks `file` beside the package's directory and renames it into place (replacing what is there). */
-  async function place (type: PackageType, slug: string, file: string, version: string | undefined): Promise<PackageManifest> {
+  async function place (type: PackageType, slug: string, file: string, version: string | undefined, actor: Actor): Promise<PackageManifest> {
     const target = dirOf(type, slug)
     await mkdir(dirname(target), { recursive: true })
     const staging = join(dirname(target), `.staging-${slug}-${random()}`)
@@ -251,6 +252,8 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
       await hooks.afterUnpack?.(type, slug, staging)
       const old = join(dirname(target), `.old-${slug}-${random()}`)
       const had = existsSync(target)
+      // The replaced version is kept first (a rollback archive), once the new one unpacked cleanly.
+      if (had) for (const step of replaceSteps) await step(type, slug, actor)
       if (had) await rename(target, old)
       try {
         await rename(staging, target)
@@ -312,6 +315,13 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
       }
       return { plugins: read('plugin'), themes: read('theme') }
     },
+    activeDir: async (type, slug) => {
+      if (!SLUG.test(slug)) return null
+      await prepare()
+      const dir = dirOf(type, slug)
+      if (!existsSync(join(dir, 'manifest.json'))) return null
+      return statusOf(type, slug, await statuses()) === 'active' ? dir : null
+    },
     activeTheme: async () => (await registry.list({ type: 'theme', status: ['active'] }))[0]?.slug ?? null,
 
     install: async (type, slug, opts) => await logged(type, slug, 'install', opts.actor, async (note) => {
@@ -319,7 +329,7 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
       if (await get(type, slug) !== null) throw registryErrors.package_already_installed({ type, slug }, `The ${type} "${slug}" is already installed.`)
       const version = await versionToGet(type, slug, opts.version)
       note.to = version
-      await withDownload(type, slug, version, async (file) => await place(type, slug, file, version))
+      await withDownload(type, slug, version, async (file) => await place(type, slug, file, version, opts.actor))
       await setStatus(type, slug, opts.activate === true ? 'active' : 'inactive')
       return { result: await installed(type, slug), message: `Installed ${slug} ${version}${opts.activate === true ? ' and activated it' : ''}.` }
     }),
@@ -346,7 +356,7 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
       note.from = p.version
       const version = await versionToGet(type, slug, opts.version)
       note.to = version
-      await withDownload(type, slug, version, async (file) => await place(type, slug, file, version))
+      await withDownload(type, slug, version, async (file) => await place(type, slug, file, version, opts.actor))
       if (opts.activate === true && p.status !== 'active') await setStatus(type, slug, 'active')
       return { result: await installed(type, slug), message: `Replaced ${slug} ${p.version} with ${version}.` }
     }),
@@ -372,12 +382,13 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
       const p = await installed(type, slug)
       note.from = p.version
       note.to = opts.version ?? null
-      const manifest = await place(type, slug, file, opts.version)
+      const manifest = await place(type, slug, file, opts.version, opts.actor)
       note.to = manifest.version
       return { result: await installed(type, slug), message: `Replaced ${slug} ${p.version} with ${manifest.version}.` }
     }),
     lock,
     scratchDir,
+    beforeReplace: (step) => { replaceSteps.push(step) },
 
     log: {
       list: async (opts = {}) => {

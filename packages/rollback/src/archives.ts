@@ -25,8 +25,8 @@ import type { PackageRegistry, PackageType } from '@cms/registry'
 import { rollbackErrors } from './errors.js'
 import { rollbackArchives } from './schema.js'
 
-/** Archives kept per package; the oldest go first (the real product's Pro limit). */
-const KEEP_PER_PACKAGE = 25
+/** Archives kept per package by default; the oldest go first (the real product's Pro limit). */
+export const KEEP_PER_PACKAGE = 25
 export const ARCHIVE_DIR = 'rollback-archives'
 
 export type ArchiveRow = typeof rollbackArchives.$inferSelect
@@ -52,7 +52,8 @@ export interface Archives {
   pathOf: (row: ArchiveRow) => string
 }
 
-export function archiveStore (store: Store, contentDir: string, registry: PackageRegistry): Archives {
+/** `keep`: how many archives of one package are kept (the site option `rollback_archives_per_package`). */
+export function archiveStore (store: Store, contentDir: string, registry: PackageRegistry, keep: () => Promise<number> = async () => KEEP_PER_PACKAGE): Archives {
   const pathOf = (row: ArchiveRow): string => join(contentDir, row.file)
   const exists = async (row: ArchiveRow): Promise<boolean> => await stat(pathOf(row)).then((s) => s.isFile(), () => false)
   const archives: Archives = {
@@ -75,10 +76,10 @@ export function archiveStore (store: Store, contentDir: string, registry: Packag
       const [row] = await store.db.insert(rollbackArchives).values({
         type, slug, name: installed.name, version: installed.version, userId, file, fileSize: bytes, sha256: await sha256Of(join(contentDir, file))
       }).returning()
-      // At most KEEP_PER_PACKAGE archives of one package: the oldest go.
+      // At most `keep` archives of one package: the oldest go.
       const old = await store.db.select().from(rollbackArchives)
         .where(and(eq(rollbackArchives.type, type), eq(rollbackArchives.slug, slug)))
-        .orderBy(desc(rollbackArchives.id)).offset(KEEP_PER_PACKAGE)
+        .orderBy(desc(rollbackArchives.id)).offset(await keep())
       for (const o of old) {
         await rm(pathOf(o), { force: true })
         await store.db.delete(rollbackArchives).where(eq(rollbackArchives.id, o.id))

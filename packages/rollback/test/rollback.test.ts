@@ -258,6 +258,38 @@ t.test('profile B: archives sorted by orderby and order; the process routes are 
   t.ok(registry)
 })
 
+t.test('profile B: an upgrade keeps the replaced version as an archive; listed, downloaded byte-equal, deleted; kept within the count', async (t) => {
+  const { h, content, registry, admin } = await setup(t, { 'rollback/v1': { archiveSorting: true } })
+  const before = await readFile(join(content, 'plugins/extra/version.txt'), 'utf8')
+  // The registry's upgrade is what builder-one/v1's routes and the CLI call.
+  await registry.upgrade('plugin', 'extra', { version: '1.0.0', actor: { userId: admin.id } })
+  t.equal(await readFile(join(content, 'plugins/extra/old.txt'), 'utf8'), 'only in 1.0.0')
+  const list = await h.call('GET', '/rollback/v1/archives', { as: admin, query: { orderby: 'version', order: 'ASC' } })
+  t.same([list.status, list.body.total], [200, 1])
+  const item = list.body.items[0]
+  t.match(item, { type: 'plugin', slug: 'extra', version: '2.0.0', user: { id: admin.id }, file_exists: true })
+  const [row] = await h.store.execute<{ file: string }>(`select file from rollback_archives where id = ${Number(item.id)}`)
+  const archived = await readFile(join(content, row!.file))
+  const res = await h.app.inject({ method: 'GET', url: `/cms-json/rollback/v1/archives/${item.id as number}/download`, headers: admin.headers })
+  t.equal(res.statusCode, 200)
+  t.ok(res.rawPayload.equals(archived), 'byte-equal to the archived zip')
+  // Entry names are stored as they are in a zip: the replaced files are in it, not the new version's.
+  t.ok(archived.includes('extra/version.txt'))
+  t.notOk(archived.includes('extra/old.txt'))
+  t.equal(before, '2.0.0')
+
+  // One archive per package: the next replacement drops the older one.
+  await h.store.execute('insert into options (name, value) values (\'rollback_archives_per_package\', \'1\'::jsonb)')
+  await registry.upgrade('plugin', 'extra', { version: '1.0.0', actor: { userId: admin.id } })
+  const kept = await h.call('GET', '/rollback/v1/archives', { as: admin })
+  t.same(kept.body.items.map((i: any) => i.version), ['1.0.0'])
+  t.notOk(existsSync(join(content, row!.file)), 'the dropped archive\'s file is gone')
+
+  const del = await h.call('DELETE', `/rollback/v1/archives/${kept.body.items[0].id as number}`, { as: admin })
+  t.equal(del.status, 200)
+  t.same((await h.call('GET', '/rollback/v1/archives', { as: admin })).body, { items: [], total: 0, pages: 0 })
+})
+
 // The security harness's traversal list (apps/gateway/test/data/traversal.txt, read from this repository).
 const TRAVERSAL = readFileSync(fileURLToPath(new URL('../../../apps/gateway/test/data/traversal.txt', import.meta.url)), 'utf8')
   .split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'))
