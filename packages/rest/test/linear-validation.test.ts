@@ -33,7 +33,8 @@ const named = route({
 async function build (routes: RouteDecl[]) {
   const app = Fastify({ ...kernelServerOptions({ bodyLimit: 16 * 1024 * 1024 }), logger: false })
   app.get('/healthz', async () => ({ status: 'ok' }))
-  await app.register(restKernel, { namespaces: [{ name: 'lin/v1', routes }], baseUrl: 'http://lin.test' })
+  // JSON bodies as large as the upload limit: these tests reach the validator with megabytes.
+  await app.register(restKernel, { namespaces: [{ name: 'lin/v1', routes }], baseUrl: 'http://lin.test', jsonBodyLimit: 16 * 1024 * 1024 })
   return app
 }
 
