@@ -12,8 +12,8 @@
  *   another reason (a missing post), is asked again after the body, as
  *   usual. Signed-in callers and body-less requests never pay for this.
  * The unread body of a refused request is discarded by Node while the
- * connection stays usable when it is announced within the JSON limit; a
- * larger or unannounced one closes the connection after the answer.
+ * connection stays usable when it is announced within 4 times the body
+ * limit; a larger or unannounced one closes the connection after the answer.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { denied, kernelErrors, RestError } from './errors.js'
@@ -28,10 +28,17 @@ export function hasBody (request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
 }
 
-/** Closes the connection after the answer unless the unread body is announced and small. */
+/**
+ * Closes the connection after the answer unless the unread body is
+ * announced within what a refused body may cost: as for a body over the
+ * limit (body.ts), up to 4 times the route's body limit is read and
+ * discarded, so a client still sending reads the answer instead of a reset
+ * (Node's HTTP client loses it with EPIPE when the socket closes under it).
+ */
 function dropBody (request: FastifyRequest, reply: FastifyReply, smallBytes: number): void {
   const length = Number(request.headers['content-length'])
-  if (!(length <= smallBytes)) reply.header('Connection', 'close')
+  const drainable = Math.max(smallBytes, 4 * (request.routeOptions.bodyLimit ?? 0))
+  if (!(length <= drainable)) reply.header('Connection', 'close')
 }
 
 /** The global hook: an unknown route is answered without reading its body. */

@@ -8,6 +8,7 @@
  * `400 rest_invalid_json` for the broken bodies, a 201 for the deep and
  * string-heavy ones.
  */
+import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import Fastify from 'fastify'
 import { connect } from 'node:net'
@@ -105,8 +106,8 @@ t.test('over a real port the answer comes before the body is sent', async (t) =>
   for (const [path, status] of [['/cms-json/t/v1/nowhere', 404], ['/cms-json/t/v1/members', 401]] as const) {
     const socket = connect(port, '127.0.0.1')
     await once(socket, 'connect')
-    // Ten megabytes announced, twenty bytes sent: the answer cannot wait for the rest.
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n{"note": [[[[[[[[[[`)
+    // More than 4 times the 8 MiB body limit announced, twenty bytes sent: the answer cannot wait for the rest.
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${33 * 1024 * 1024}\r\n\r\n{"note": [[[[[[[[[[`)
     let text = ''
     socket.setEncoding('utf8')
     socket.on('data', (chunk: string) => { text += chunk })
@@ -115,6 +116,26 @@ t.test('over a real port the answer comes before the body is sent', async (t) =>
     t.match(text, new RegExp(`^HTTP/1.1 ${status} `), `${path}: ${status} with the body unsent`)
     t.match(text, /connection: close/i, 'a large unread body closes the connection')
   }
+})
+
+t.test('a refused body within 4 times the body limit is read and discarded: a client still sending gets the answer', async (t) => {
+  const { app } = await kernelApp()
+  t.teardown(() => app.close())
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  // Node's own client, as a real one: writing 3 MiB (over the JSON limit) to a route that refuses
+  // anonymous callers; a socket closed under it would lose the answer with EPIPE.
+  const payload = Buffer.alloc(3 * 1024 * 1024, 0x20)
+  const answer = await new Promise<{ status: number, connection: string | undefined }>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/cms-json/t/v1/members', headers: { 'content-type': 'application/json', 'content-length': payload.length } }, (res) => {
+      res.resume()
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }) })
+    })
+    req.on('error', reject)
+    req.end(payload)
+  })
+  t.equal(answer.status, 401)
+  t.not(answer.connection, 'close', 'the connection stays usable')
 })
 
 t.test('JSON bodies: their own limit, and a scan before the parse', async (t) => {
