@@ -3,7 +3,8 @@
  * §3.5, CONVENTIONS.md §9): the three locks (flag, capability, execution
  * token), opt-in respecting an explicit disable, execute off by default and,
  * when on, JavaScript in the QuickJS sandbox: a result, console output, an
- * infinite loop stopped, an allocation bomb stopped, no host access; list
+ * infinite loop stopped (the request thread answering meanwhile), an
+ * allocation bomb stopped, no host access; list
  * and read confined to the content directory (every payload of the
  * security harness's traversal list refused).
  */
@@ -144,6 +145,23 @@ t.test('execution on: JavaScript in the sandbox', async (t) => {
   t.test('an infinite loop is stopped by the time limit', async (t) => {
     const r = await run('let i = 0\nwhile (true) { i++ }')
     t.match(r, { success: false, error_class: 'TimeLimitExceeded' })
+  })
+
+  t.test('the request thread stays free while a sandboxed loop runs', async (t) => {
+    // Order, not time: requests made after the loop started are all answered before it is stopped
+    // (at the 2 s limit), which they could not be if the sandbox ran on this thread.
+    let settled = false
+    const loop = run('while (true) {}').then((r) => { settled = true; return r })
+    const answered: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now()
+      const res = await h.call('GET', S)
+      t.equal(res.status, 200)
+      if (!settled) answered.push(performance.now() - started)
+    }
+    t.equal(answered.length, 5, 'every request answered while the loop ran')
+    t.comment(`answers while the loop ran: ${answered.map((ms) => ms.toFixed(1)).join(', ')} ms`)
+    t.match(await loop, { success: false, error_class: 'TimeLimitExceeded' })
   })
 
   t.test('an allocation bomb is stopped by the memory limit', async (t) => {
