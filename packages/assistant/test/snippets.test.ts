@@ -176,7 +176,7 @@ t.test('snippets and artifacts', async (t) => {
   t.test('JavaScript files are parsed: a syntax error is located', async (t) => {
     const res = await h.call('POST', `${S}/snippets/validate`, { as: admin, body: { files: [MAIN, { name: 'app.js', content: 'const a = 1;\nfunction f () {\n  return a +\n}\n' }] } })
     t.same([res.status, res.body.code], [400, 'validation_failed'])
-    t.match(res.body.data.details, { file: 'app.js', line: 4, column: 1, message: /unexpected token/ })
+    t.match(res.body.data.details, { file: 'app.js', line: 4, column: 1, message: /unexpected token/i })
     const ok = await h.call('POST', `${S}/snippets/validate`, { as: admin, body: { files: [MAIN, { name: 'app.js', content: 'import { x } from "./y.js"\nexport default function () { return x }' }, { name: 'b.js', content: 'while (true) {}' }] } })
     t.same(ok.body, { valid: true, message: 'Snippet validation passed.' }, 'module syntax parses; nothing is run')
   })
