@@ -49,7 +49,7 @@ export const builderPackage = definePackage({
     const settings = declareSettings(api)
     const tracking = settings.get('builder_allow_tracking') as unknown as PackageOption<TBoolean>
     const kits = kitStore(api)
-    const state = userState(api)
+    const state = userState(api.services.store)
     api.provide(builderService, { kits, factorySettings, templateTypes: [...TEMPLATE_TYPES, 'kit'], setting: (name) => settings.get(name) })
     api.namespace('builder/v1', () => {
       // The library's documents (templates, the kit) are posts of this type; /cms/v2/types

@@ -76,7 +76,7 @@ export const seoPackage = definePackage({
     const head = registerHead(api)
     registerHeadFields(api, head.enabled)
     const options = seoOptions(api)
-    const users = userState(api)
+    const users = userState(api.services.store)
     const ai = aiAccess(api, users)
     const threads = api.option('seo_analysis_threads', Type.Integer({ minimum: 1, maximum: 8 }), {
       default: 1,

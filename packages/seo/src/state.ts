@@ -13,7 +13,7 @@
  */
 import { sql } from 'drizzle-orm'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { deleteUserMeta, getUserMeta, setUserMeta, type PackageApi, type PackageOption } from '@cms/core'
+import type { PackageApi, PackageOption } from '@cms/core'
 
 /** What the tracking options record (the real product stores its own version). */
 export const SEO_VERSION = '0.1.0'
@@ -83,30 +83,7 @@ export const USER_KEYS = {
   plannerBannerDismissed: '_seo_ai_content_planner_banner_permanently_dismissed'
 } as const
 
-export interface UserState {
-  get: <T>(userId: number, key: string) => Promise<T | undefined>
-  set: (userId: number, key: string, value: unknown) => Promise<void>
-  remove: (userId: number, key: string) => Promise<void>
-  /** Reads, changes and writes one value, one caller at a time per user and key (two writers both count). */
-  update: <T>(userId: number, key: string, change: (current: T | undefined) => T) => Promise<T>
-}
-
-export function userState (api: PackageApi): UserState {
-  const store = (): PackageApi['services']['store'] => api.services.store
-  return {
-    async get (userId, key) { return await getUserMeta(store(), userId, key) },
-    async set (userId, key, value) { await setUserMeta(store(), userId, key, value) },
-    async remove (userId, key) { await deleteUserMeta(store(), userId, key) },
-    async update (userId, key, change) {
-      return await store().transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${key}), ${userId})`)
-        const next = change(await getUserMeta(tx, userId, key))
-        await setUserMeta(tx, userId, key, next)
-        return next
-      })
-    }
-  }
-}
+export { userState, type UserState } from '@cms/core'
 
 /** Reads, changes and writes one option, one writer at a time (two requests changing it at once both count). */
 export async function updateOption<S extends TSchema> (api: PackageApi, option: PackageOption<S>, change: (current: Static<S>) => Static<S>): Promise<Static<S>> {

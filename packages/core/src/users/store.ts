@@ -438,6 +438,32 @@ export async function deleteUserMeta (db: Store | Queryable, userId: number, key
   return gone.length > 0
 }
 
+/** A package's per-user values in user meta, each read and written whole. */
+export interface UserState {
+  get: <T>(userId: number, key: string) => Promise<T | undefined>
+  set: (userId: number, key: string, value: unknown) => Promise<void>
+  remove: (userId: number, key: string) => Promise<void>
+  /** Reads the value, changes it with `change` and writes the result, one caller at a time per user and key (two writers both count). */
+  update: <T>(userId: number, key: string, change: (current: T | undefined) => T) => Promise<T>
+}
+
+export function userState (store: Store): UserState {
+  return {
+    async get (userId, key) { return await getUserMeta(store, userId, key) },
+    async set (userId, key, value) { await setUserMeta(store, userId, key, value) },
+    async remove (userId, key) { await deleteUserMeta(store, userId, key) },
+    async update (userId, key, change) {
+      return await store.transaction(async (tx) => {
+        // A row lock would miss the first write of a key: the lock is on (key, user) instead.
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${key}), ${userId})`)
+        const next = change(await getUserMeta(tx, userId, key))
+        await setUserMeta(tx, userId, key, next)
+        return next
+      })
+    }
+  }
+}
+
 // --- application passwords -------------------------------------------------
 
 export interface AppPasswordRecord {
