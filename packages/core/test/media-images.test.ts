@@ -53,10 +53,16 @@ t.test('images bounded by their declared pixels, made a few at a time', async (t
   let inside = 0
   let most = 0
   const run = gate.run.bind(gate)
+  // While `held` is set, the first image to enter the gate stays in it: the file below is asked
+  // for while an image is certainly being made and the others wait (no race with their speed).
+  let held: Promise<void> | undefined
   gate.run = async (work) => await run(async () => {
     entered++
     most = Math.max(most, ++inside)
-    try { return await work() } finally { inside-- }
+    try {
+      if (entered === 1 && held !== undefined) await held
+      return await work()
+    } finally { inside-- }
   })
 
   const bomb = await declaring(16000, 16000)
@@ -75,15 +81,19 @@ t.test('images bounded by their declared pixels, made a few at a time', async (t
 
   // Four images at once, then a file: the gate lets one image through at a time.
   entered = 0
+  let release = (): void => {}
+  held = new Promise<void>((resolve) => { release = resolve })
   const images = await Promise.all([1, 2, 3, 4].map(async (i) => await png(150 + i, 160)))
   const pending = images.map(async (data, i) => await upload(`many-${i}.png`, data))
   let servedWhileWaiting = false
   const file = (async () => {
-    // Once the first image is in the gate (and the others queue), a stored file is asked for.
+    // Once the first image is in the gate (held there; the others queue), a stored file is asked
+    // for: were file serving queued behind images, this would never answer.
     // eslint-disable-next-line no-unmodified-loop-condition -- counted by the uploads under way
     while (entered === 0) await new Promise((resolve) => setImmediate(resolve))
     const res = await h.app.inject({ method: 'GET', url: new URL(within.body.source_url as string).pathname })
     servedWhileWaiting = gate.load.running + gate.load.waiting > 0
+    release()
     return res.statusCode
   })()
   const answers = await Promise.all(pending)

@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
-  argsFromSchema, check, checkPage, collectionParams, contextParam, endpoint, field, itemSchema, paginationHeaders, rel, restUrl, route, RestResponse, StringList, who,
+  argsFromSchema, check, checkPage, collectionParams, contextParam, endpoint, field, handlerChecked, itemSchema, paginationHeaders, rel, restUrl, route, RestResponse, StringList, who,
   type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest
 } from '@cms/rest'
 import type { Services } from '../services.js'
@@ -113,9 +113,10 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
       post: Type.Optional(Type.Integer({ description: 'Limit result set to terms assigned to a specific post.' })),
       slug: Type.Optional(StringList({ description: 'Limit result set to terms with one or more specific slugs.' }))
     },
-    create: argsFromSchema(schema, 'create'),
+    // A flat taxonomy declares no parent, yet one sent is refused, as the core CMS reads it (`rest_taxonomy_not_hierarchical`).
+    create: { ...argsFromSchema(schema, 'create'), ...(tax.hierarchical ? {} : { parent: handlerChecked('Refused: the taxonomy is not hierarchical.') }) },
     read: { context: contextParam(schema) },
-    update: argsFromSchema(schema, 'update'),
+    update: { ...argsFromSchema(schema, 'update'), ...(tax.hierarchical ? {} : { parent: handlerChecked('Refused: the taxonomy is not hierarchical.') }) },
     remove: { force: Type.Boolean({ description: 'Required to be true, as terms do not support trashing.', default: false }) }
   }
 
