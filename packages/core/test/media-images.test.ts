@@ -53,14 +53,14 @@ t.test('images bounded by their declared pixels, made a few at a time', async (t
   let inside = 0
   let most = 0
   const run = gate.run.bind(gate)
-  // While `held` is set, the first image to enter the gate stays in it: the file below is asked
+  // While `hold.until` is set, the first image to enter the gate stays in it: the file below is asked
   // for while an image is certainly being made and the others wait (no race with their speed).
-  let held: Promise<void> | undefined
+  const hold: { until?: Promise<void> } = {}
   gate.run = async (work) => await run(async () => {
     entered++
     most = Math.max(most, ++inside)
     try {
-      if (entered === 1 && held !== undefined) await held
+      if (entered === 1 && hold.until !== undefined) await hold.until
       return await work()
     } finally { inside-- }
   })
@@ -82,7 +82,7 @@ t.test('images bounded by their declared pixels, made a few at a time', async (t
   // Four images at once, then a file: the gate lets one image through at a time.
   entered = 0
   let release = (): void => {}
-  held = new Promise<void>((resolve) => { release = resolve })
+  hold.until = new Promise<void>((resolve) => { release = resolve })
   const images = await Promise.all([1, 2, 3, 4].map(async (i) => await png(150 + i, 160)))
   const pending = images.map(async (data, i) => await upload(`many-${i}.png`, data))
   let servedWhileWaiting = false
