@@ -6,7 +6,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { definePackage, type PackageApi } from '@cms/core'
-import { can, endpoint, route } from '@cms/rest'
+import { can, endpoint, handlerChecked, route } from '@cms/rest'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
 import { gatewayApp, type GatewayApp } from './helpers.js'
@@ -43,7 +43,7 @@ function demoPackage (seen: { api?: PackageApi }) {
         path: `/${NS}/limits`,
         endpoints: [
           endpoint({ methods: ['GET'], args: {}, summary: 'Read the limits', permission: manage, handler: async () => await limits.get() }),
-          endpoint({ methods: ['POST'], args: {}, summary: 'Change the limits', permission: manage.probing({ body: { limits: { max: 5, label: 'five' } } }), handler: async (req) => await limits.set(req.params.limits) })
+          endpoint({ methods: ['POST'], args: { limits: handlerChecked('The new limits, checked by the option.') }, summary: 'Change the limits', permission: manage.probing({ body: { limits: { max: 5, label: 'five' } } }), handler: async (req) => await limits.set(req.params.limits) })
         ]
       })])
     }

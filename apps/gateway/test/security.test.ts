@@ -234,11 +234,15 @@ t.test('oversized bodies get 413 on every route that takes a body', async (t) =>
         const req: HttpRequest = { method: target.method, url: urlOf(fillPath(target.decl.path, vars), ''), headers: { ...headers, 'content-type': type }, payload }
         const res = await sendSafely(h, req)
         found.checked++
-        if (res.status !== 413 || codeOf(res) !== 'rest_request_too_large' || !checkResponse(res).ok) found.add(`${target.key} ${type}`, req, res)
+        // Without credentials, a route that refuses anonymous callers answers 401 before reading any of the
+        // body (issue 27): also a refusal that never processes it. Signed in, every one is 413.
+        const refusedUnread = headers !== admin && res.status === 401
+        if (!refusedUnread && (res.status !== 413 || codeOf(res) !== 'rest_request_too_large')) found.add(`${target.key} ${type}`, req, res)
+        else if (!checkResponse(res).ok) found.add(`${target.key} ${type}`, req, res)
       }
     }
   }
-  found.report(t, `every body over ${limit} bytes refused with 413 rest_request_too_large`)
+  found.report(t, `every body over ${limit} bytes refused with 413 rest_request_too_large (anonymous: 413, or 401 unread)`)
 
   // Over a real socket, a chunked body (no length announced) is cut off too, and the service keeps serving.
   const base = await listenLoopback(h.app)
