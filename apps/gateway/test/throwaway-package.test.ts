@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { definePackage } from '@cms/core'
-import { can, endpoint, everyone, kernelErrors, route } from '@cms/rest'
+import { can, endpoint, everyone, handlerChecked, kernelErrors, route } from '@cms/rest'
 import { openTestStore } from '@cms/store/testing'
 import { gatewayApp } from './helpers.js'
 import { checkPermissions, createCaller } from '@cms/core/testing'
@@ -52,7 +52,8 @@ function notesPackage (folder: string) {
           }),
           endpoint({
             methods: ['POST'],
-            args: {},
+            // Checked by the handler below; declared, as a handler sees only declared arguments.
+            args: { text: handlerChecked('The note: 1 to 200 letters, digits, spaces or .,!?-') },
             summary: 'Add a note',
             permission: can('edit_posts', { probe: { body: { text: 'probe' } } }),
             handler: async (req) => {
