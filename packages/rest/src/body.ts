@@ -88,3 +88,42 @@ export async function readBody (request: FastifyRequest, payload: Readable, limi
     payload.resume()
   })
 }
+
+/**
+ * Reads and discards what is left of a body its endpoint stopped reading (a
+ * streamed upload refused before or while it was read), up to `DRAIN_FACTOR`
+ * times `limit` bytes in all and `DRAIN_MS`, so a client still sending reads
+ * the answer instead of a reset. Whether the whole body was read (then the
+ * connection stays usable).
+ */
+export async function drainRest (request: FastifyRequest, limit: number): Promise<boolean> {
+  const raw = request.raw
+  if (raw.complete) return true
+  const bound = limit * DRAIN_FACTOR
+  const declared = Number(request.headers['content-length'])
+  if (declared > bound || raw.destroyed) return false
+  raw.unpipe()
+  return await new Promise<boolean>((resolve) => {
+    let received = 0
+    const finish = (complete: boolean): void => {
+      clearTimeout(timer)
+      raw.removeListener('data', onData)
+      raw.removeListener('end', onEnd)
+      raw.removeListener('error', onError)
+      if (!complete) raw.pause()
+      resolve(complete)
+    }
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length
+      if (received > bound) finish(false)
+    }
+    const onEnd = (): void => { finish(true) }
+    const onError = (): void => { finish(false) }
+    const timer = setTimeout(() => { finish(false) }, DRAIN_MS)
+    timer.unref()
+    raw.on('data', onData)
+    raw.on('end', onEnd)
+    raw.on('error', onError)
+    raw.resume()
+  })
+}

@@ -7,6 +7,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import multipart from '@fastify/multipart'
 import { bodyStreamOf } from './body-stream.js'
+import { drainRest } from './body.js'
 import { argsOf, fastifyPathOf, patternOf, variablesOf, type Method, type RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
 import { routeEntry } from './discovery.js'
@@ -77,8 +78,8 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
         exposeHeadRoute: method === 'GET',
         handler: async (request, reply) => {
           const outcome = await execute(stream === undefined ? request : Object.assign(request, { bodyStream: bodyStreamOf(request, stream) }))
-          // A streamed body left partly unread (refused early) cannot leave the connection usable.
-          if (stream !== undefined && !request.raw.complete) reply.header('Connection', 'close')
+          // A streamed body left partly unread (refused early) is drained within bounds, or the connection closed.
+          if (stream !== undefined && !(await drainRest(request, stream.maxBytes()))) reply.header('Connection', 'close')
           if (outcome.rendered !== undefined) return write(request, reply, outcome.rendered)
           if (outcome.body instanceof StreamBody) {
             for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value)

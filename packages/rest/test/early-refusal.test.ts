@@ -167,3 +167,54 @@ t.test('the scan is one pass: escaped quotes, strings with brackets', async (t) 
   const shape = scanJson('['.repeat(600))
   t.equal((shape as Error).message, 'The request holds too much text to process: more than 512 levels of nesting.', 'the default depth')
 })
+
+t.test('a streamed upload refused before it is read: drained within bounds, so a client still sending gets the answer', async (t) => {
+  const app = Fastify(kernelServerOptions({ bodyLimit: 1024 * 1024 }))
+  t.teardown(() => app.close())
+  const maxBytes = 2 * 1024 * 1024
+  await app.register(restKernel, {
+    namespaces: [{
+      name: 't/v1',
+      routes: [route({
+        namespace: 't/v1',
+        path: '/t/v1/files',
+        endpoints: [endpoint({
+          methods: ['POST'],
+          args: {},
+          streamBody: { maxBytes: () => maxBytes, tooLarge: () => new Error('too large') as never },
+          permission: signedIn,
+          handler: () => ({ ok: true })
+        })]
+      })]
+    }],
+    authenticate: async () => ({ id: 0, can: () => false })
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  // Node's own client writing 3 MiB (over the server's body limit, within 4 times the upload's):
+  // before, the connection was closed under it and the answer lost as EPIPE.
+  const send = async (bytes: number) => await new Promise<{ status: number, connection: string | undefined, code: string } | { error: string }>((resolve) => {
+    const payload = Buffer.alloc(bytes, 0x61)
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/cms-json/t/v1/files', headers: { 'content-type': 'image/png', 'content-length': payload.length } }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (c: string) => { text += c })
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, code: (parse(text) as { code: string }).code }) })
+    })
+    req.on('error', (err: NodeJS.ErrnoException) => { resolve({ error: err.code ?? err.message }) })
+    req.end(payload)
+  })
+  const answer = await send(3 * 1024 * 1024)
+  t.match(answer, { status: 401, code: 'rest_forbidden' }, 'the refusal reaches the client')
+  t.not((answer as { connection?: string }).connection, 'close', 'the body was drained: the connection stays usable')
+  // Announced over 4 times the upload limit: answered and closed without reading it.
+  const socket = connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  socket.write(`POST /cms-json/t/v1/files HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: image/png\r\nContent-Length: ${9 * 1024 * 1024}\r\n\r\nabc`)
+  let text = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (chunk: string) => { text += chunk })
+  await once(socket, 'close')
+  t.match(text, /^HTTP\/1.1 401 /, 'a body too large to drain: the answer, then the connection closed')
+  t.match(text, /connection: close/i)
+})
