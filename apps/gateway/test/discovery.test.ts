@@ -41,6 +41,10 @@ for (const deployment of ['A', 'B'] as const) {
       t.equal(Object.keys(ep.args)[0], 'id', `post item ${ep.methods[0]}: id first`)
     }
     t.same(Object.keys(item.endpoints[0].args), ['id', 'context', 'excerpt_length', 'password'])
+    // An attachment is a post: its id is described the same way (it had no description).
+    for (const ep of body.routes['/cms/v2/media/(?P<id>[\\d]+)'].endpoints) {
+      t.same(ep.args.id, { description: 'Unique identifier for the post.', type: 'integer', required: false }, `media item ${ep.methods[0]}: id`)
+    }
     t.same(Object.keys(item.endpoints[2].args), ['id', 'force'])
     const parent = { description: 'The ID for the parent of the revision.', type: 'integer', required: false }
     t.same(body.routes['/cms/v2/posts/(?P<parent>[\\d]+)/revisions'].endpoints[0].args.parent, parent, 'revisions: parent')

@@ -570,6 +570,8 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
     route({
       path: '/media/{id}',
       vars: { id: '[\\d]+' },
+      // As for posts: an attachment is a post, and the index describes its id the same way.
+      args: { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the post.' })) },
       allowBatch: true,
       schema,
       endpoints: [
