@@ -1,13 +1,14 @@
 /**
  * Composes a deployment: the store, the packages the profile's namespaces
- * need (each a Fastify plugin declaring what it owns), their migrations in
- * dependency order, the kernel with what they declared, plus health
- * endpoints.
+ * need (each a Fastify plugin declaring what it owns: its contributions to
+ * the core in every process, its routes where they are served), their
+ * migrations in dependency order, the kernel with what they declared, plus
+ * health endpoints.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, createServices, frontPage, mediaFiles, packagesFor, Platform, remotePagesOf, Upstreams, type CmsPackage } from '@cms/core'
+import { authenticator, createServices, frontPage, mediaFiles, Platform, registerPackages, remotePagesOf, Upstreams, type CmsPackage } from '@cms/core'
 import { namespacesOf, profiles, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
 import type { Settings } from './settings.js'
@@ -103,10 +104,9 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   const local = served.filter((ns) => settings.remote[ns] === undefined)
   const platform = new Platform(services, served, profile.options, local)
   const catalog = [...installedPackages, ...(opts.packages ?? [])]
-  // The core always (the index, batch, authentication), then the packages the local namespaces need.
-  for (const pkg of packagesFor(catalog, local, ['@cms/core'])) {
-    await app.register(pkg.plugin, { platform })
-  }
+  // Every package of the profile contributes to the core here (its meta, fields, capabilities...), wherever
+  // its routes run; the core (the index, batch, authentication) and the packages the local namespaces need serve.
+  await registerPackages(app, platform, catalog, profile.namespaces, local, ['@cms/core'])
   app.decorate('platform', platform)
   const started = performance.now()
   try {

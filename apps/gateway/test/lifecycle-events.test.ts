@@ -24,9 +24,10 @@ function listeningPackage (seen: Seen, instance: string, fail?: { times: number 
     name: '@cms/listener',
     dependencies: ['@cms/core'],
     namespaces: ['listener/v1'],
-    register (api) {
+    listeners: Object.fromEntries(LIFECYCLE_TOPICS.map((topic) => [`record-${topic}`, topic])),
+    serve (api) {
       for (const topic of LIFECYCLE_TOPICS) {
-        api.on(topic, `record-${topic}`, async (event: LifecycleEvent) => {
+        api.on(`record-${topic}`, async (event: LifecycleEvent) => {
           if (fail !== undefined && fail.times > 0) {
             fail.times--
             throw new Error('the listener failed')

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { definePackage, type PackageApi } from '@cms/core'
+import { definePackage, type ContributionApi } from '@cms/core'
 import { can, endpoint, handlerChecked, route } from '@cms/rest'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
@@ -16,12 +16,12 @@ import { call } from '@cms/rest/testing'
 const NS = 'demo-api/v1'
 
 /** The package under test: what a package author writes. */
-function demoPackage (seen: { api?: PackageApi }) {
+function demoPackage (seen: { api?: ContributionApi }) {
   return definePackage({
     name: '@cms/demo-api',
     dependencies: ['@cms/core'],
     namespaces: [NS],
-    register (api) {
+    contribute (api) {
       seen.api = api
       const limits = api.option('demo_limits', Type.Object({ max: Type.Integer({ minimum: 1, maximum: 100 }), label: Type.String({ maxLength: 20 }) }, { additionalProperties: false }), {
         default: { max: 10, label: 'ten' },
@@ -37,6 +37,9 @@ function demoPackage (seen: { api?: PackageApi }) {
       api.registerMeta('user', 'demo_level', { type: 'string', default: 'basic', enum: ['basic', 'gold'], description: 'Set by administrators.' }, {
         authorize: (caller) => caller.can('promote_users')
       })
+      return limits
+    },
+    serve (api, _options, _app, limits) {
       const manage = can('manage_options')
       api.namespace(NS, () => [route({
         namespace: NS,
@@ -51,14 +54,14 @@ function demoPackage (seen: { api?: PackageApi }) {
 }
 
 /** Profile A with the demo package beside it, on the test's store (migrated by the app, as at start). */
-async function composed (store: Store, seen: { api?: PackageApi } = {}): Promise<GatewayApp> {
+async function composed (store: Store, seen: { api?: ContributionApi } = {}): Promise<GatewayApp> {
   return await gatewayApp({ store, packages: [demoPackage(seen)] })
 }
 
 t.test('a package\'s options: schema, default, validated writes through its handle', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
-  const seen: { api?: PackageApi } = {}
+  const seen: { api?: ContributionApi } = {}
   const { app, close } = await composed(store, seen)
   t.teardown(close)
   const admin = await createCaller(store, 'administrator')
@@ -88,7 +91,7 @@ t.test('a package\'s options: schema, default, validated writes through its hand
 t.test('user meta registered by a package: under meta in cms/v2 users, written as post meta are', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
-  const seen: { api?: PackageApi } = {}
+  const seen: { api?: ContributionApi } = {}
   const { app, close } = await composed(store, seen)
   t.teardown(close)
   const admin = await createCaller(store, 'administrator')
@@ -166,7 +169,7 @@ t.test('user meta registered by a package: under meta in cms/v2 users, written a
 t.test('user meta keys: registered once, plain names, not after the routes are built', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
-  const seen: { api?: PackageApi } = {}
+  const seen: { api?: ContributionApi } = {}
   const { close } = await composed(store, seen)
   t.teardown(close)
   t.throws(() => seen.api!.registerMeta('user', 'late_key', { type: 'string', default: '' }), /after the routes were built/)
@@ -185,7 +188,7 @@ t.test('without user meta registered, cms/v2 users answer as before (no meta fie
 t.test('content read functions: the list route\'s filters, a post with meta and terms, user meta', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
-  const seen: { api?: PackageApi } = {}
+  const seen: { api?: ContributionApi } = {}
   const { app, close } = await composed(store, seen)
   t.teardown(close)
   const admin = await createCaller(store, 'administrator')

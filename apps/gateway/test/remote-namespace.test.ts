@@ -305,7 +305,7 @@ t.test('_embed: a local answer embeds what the remote service serves, asked as t
     name: '@cms/local-embed',
     dependencies: ['@cms/core'],
     namespaces: [NS],
-    register (api) {
+    serve (api) {
       api.namespace(NS, () => [route({
         namespace: NS,
         path: `/${NS}/card`,

@@ -35,9 +35,9 @@ function notesPackage (folder: string) {
     name: '@cms/notes',
     dependencies: ['@cms/core'],
     namespaces: [NS],
-    register (api) {
+    contribute (api) { api.migrations(folder) },
+    serve (api) {
       const { store } = api.services
-      api.migrations(folder)
       api.namespace(NS, () => [route({
         namespace: NS,
         path: `/${NS}/notes`,

@@ -27,8 +27,10 @@ export const addonsPackage = definePackage({
   namespaces: ['addons-a/v1', 'addons-b/v1'],
   options: Type.Object({}, { additionalProperties: false }),
   commands: addonsCommands,
-  register (api) {
+  contribute (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
+  },
+  serve (api) {
     const menuStore = menus(() => api.services.store)
     api.namespace('addons-a/v1', () => [...ajaxSelect2Routes(api, menuStore), ...megaMenuRoutes(api, menuStore)])
     api.namespace('addons-b/v1', () => widgetBuilderRoutes(api))

@@ -34,9 +34,11 @@ export const assistantPackage = definePackage({
   dependencies: ['@cms/core', '@cms/builder'],
   namespaces: ['assistant/v1'],
   options: Type.Object({}, { additionalProperties: false }),
-  register (api) {
+  contribute (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.capability(USE_ASSISTANT, ['administrator'])
+  },
+  serve (api) {
     const config = assistantConfig(process.env)
     const snippets = snippetStore(api.services)
     const devMode = devModeRoutes(api)

@@ -32,7 +32,7 @@ export const builderOnePackage = definePackage({
   // The connect service sends the browser back here (connect.ts).
   pages: [CALLBACK_PATH],
   options: Type.Object({}, { additionalProperties: false }),
-  register (api, _options, app) {
+  serve (api, _options, app) {
     const registry = api.require(packageRegistry)
     const state = oneState(api)
     const connector = connect(api, state)

@@ -26,7 +26,7 @@ const ROUTES = [
 
 let registry: PackageRegistry | undefined
 // A package that depends on the registry, to install a given version as the command line would.
-const probe = definePackage({ name: 'builder-one-probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], register (api) { registry = api.require(packageRegistry) } })
+const probe = definePackage({ name: 'builder-one-probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], contribute (api) { registry = api.require(packageRegistry) } })
 
 async function app (env: Record<string, string> = {}): Promise<TestApp> {
   const content = await mkdtemp(join(tmpdir(), 'cms-one-content-'))

@@ -43,43 +43,45 @@ export const builderPackage = definePackage({
   dependencies: ['@cms/core'],
   namespaces: ['builder/v1', 'builder/v1/documents', 'builder-ai/v1', 'nps-survey/v1', 'builder/v1/feedback'],
   options: Type.Object({}, { additionalProperties: false }),
-  register (api) {
+  // In every process: its meta, settings, kit store (the assistant's service) and post type.
+  contribute (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     registerBuilderMeta(api)
     const settings = declareSettings(api)
-    const tracking = settings.get('builder_allow_tracking') as unknown as PackageOption<TBoolean>
     const kits = kitStore(api)
-    const state = userState(api.services.store)
     api.provide(builderService, { kits, factorySettings, templateTypes: [...TEMPLATE_TYPES, 'kit'], setting: (name) => settings.get(name) })
-    api.namespace('builder/v1', () => {
-      // The library's documents (templates, the kit) are posts of this type; /cms/v2/types
-      // lists it with this namespace's collection (so only where it is served: the link answers).
-      api.postType({
-        slug: LIBRARY_TYPE,
-        name: 'My Templates',
-        singularName: 'Template',
-        restNamespace: 'builder/v1',
-        restBase: 'template-library/templates',
-        supports: ['title', 'thumbnail', 'author', 'builder'],
-        // Templates are not pages of the site: kept out of search and navigation menus.
-        viewable: false,
-        showInNavMenus: false
-      })
-      return [
-        ...globalsRoutes(kits),
-        ...kitDefaultsRoutes(kits),
-        ...settingsRoutes(settings),
-        ...postSearchRoutes(api),
-        ...favoritesRoutes(state),
-        ...userDataRoutes(api, state),
-        ...checklistRoutes(api, kits, state),
-        ...siteNavigationRoutes(api),
-        ...templateRoutes(api),
-        ...libraryConnectRoutes(api, state),
-        ...sendEventRoutes(api, tracking),
-        ...cacheRoutes(api)
-      ]
+    // The library's documents (templates, the kit) are posts of this type; /cms/v2/types lists it
+    // with this namespace's collection (answered here or by the service serving builder/v1).
+    api.postType({
+      slug: LIBRARY_TYPE,
+      name: 'My Templates',
+      singularName: 'Template',
+      restNamespace: 'builder/v1',
+      restBase: 'template-library/templates',
+      supports: ['title', 'thumbnail', 'author', 'builder'],
+      // Templates are not pages of the site: kept out of search and navigation menus.
+      viewable: false,
+      showInNavMenus: false
     })
+    return { settings, kits }
+  },
+  serve (api, _options, _app, { settings, kits }) {
+    const tracking = settings.get('builder_allow_tracking') as unknown as PackageOption<TBoolean>
+    const state = userState(api.services.store)
+    api.namespace('builder/v1', () => [
+      ...globalsRoutes(kits),
+      ...kitDefaultsRoutes(kits),
+      ...settingsRoutes(settings),
+      ...postSearchRoutes(api),
+      ...favoritesRoutes(state),
+      ...userDataRoutes(api, state),
+      ...checklistRoutes(api, kits, state),
+      ...siteNavigationRoutes(api),
+      ...templateRoutes(api),
+      ...libraryConnectRoutes(api, state),
+      ...sendEventRoutes(api, tracking),
+      ...cacheRoutes(api)
+    ])
     api.namespace('builder/v1/documents', () => documentRoutes(api))
     api.namespace('builder-ai/v1', () => builderAiRoutes())
     api.namespace('nps-survey/v1', () => npsSurveyRoutes(api))

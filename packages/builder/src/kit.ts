@@ -9,7 +9,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import type { PackageApi } from '@cms/core'
+import type { PackageBase } from '@cms/core'
 import { dbOf } from '@cms/store'
 
 export const LIBRARY_TYPE = 'builder_library'
@@ -63,7 +63,7 @@ export interface KitStore {
   saveDefaults: (kit: Kit) => Promise<void>
 }
 
-export function kitStore (api: PackageApi): KitStore {
+export function kitStore (api: PackageBase): KitStore {
   const active = api.option('builder_active_kit', Type.Integer({ minimum: 0 }), { default: 0, description: 'The post id of the site\'s active design kit (0: made on first use).' })
   let creating: Promise<Kit> | undefined
 

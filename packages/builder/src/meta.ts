@@ -3,12 +3,12 @@
  * context only): whether the builder edits a post, its template type, its
  * data and its page settings.
  */
-import type { PackageApi } from '@cms/core'
+import type { ContributionApi } from '@cms/core'
 import { sanitizeBuilderData, sanitizeBuilderObject } from './sanitize.js'
 
 const TEMPLATE_TYPES = ['post', 'cms-post', 'cms-page', 'kit', 'not-supported', 'page', 'section', 'container', 'floating-buttons', 'cloud-template-preview', ''] as const
 
-export function registerBuilderMeta (api: PackageApi): void {
+export function registerBuilderMeta (api: ContributionApi): void {
   const edit = { context: ['edit'] }
   api.registerMeta('post', '_builder_edit_mode', { type: 'string', default: '', enum: ['', 'builder'], description: 'Whether the page builder edits this content.' }, edit)
   api.registerMeta('post', '_builder_template_type', { type: 'string', default: '', enum: TEMPLATE_TYPES, description: 'Page-builder template type.' }, edit)

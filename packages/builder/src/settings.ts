@@ -9,7 +9,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox'
 import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl } from '@cms/rest'
-import type { PackageApi, PackageOption } from '@cms/core'
+import type { PackageBase, PackageOption } from '@cms/core'
 import { mayManageOptions } from './access.js'
 
 export const SETTINGS_PREFIX = 'builder'
@@ -17,7 +17,7 @@ export const SETTINGS_PREFIX = 'builder'
 export type BuilderSettings = ReadonlyMap<string, PackageOption<TSchema>>
 
 /** Declares the editor's site options (the notes' `elementor_*` keys, neutral names). */
-export function declareSettings (api: PackageApi): Map<string, PackageOption<TSchema>> {
+export function declareSettings (api: PackageBase): Map<string, PackageOption<TSchema>> {
   const out = new Map<string, PackageOption<TSchema>>()
   const add = <S extends TSchema>(name: string, schema: S, def: any, description: string): PackageOption<S> => {
     const handle = api.option(name, schema, { default: def, description })

@@ -1,8 +1,8 @@
 /**
  * The core as a package like the others: cms/v2 (content, users,
  * application passwords), oembed/1.0, the site index `/` and `/batch/v1`,
- * the sign-in and authorization pages, scheduled publishing, its
- * and its migrations.
+ * the sign-in and authorization pages, scheduled publishing, the
+ * lifecycle-event worker, and its migrations. It serves in every process.
  */
 import { Type } from '@sinclair/typebox'
 import { batchRoutes } from './batch/index.js'
@@ -23,9 +23,11 @@ export const corePackage = definePackage({
     /** Mount the sign-in and application authorization pages under /cms-admin/. */
     adminPages: Type.Boolean({ default: true })
   }, { additionalProperties: false }),
-  async register (api, options, app) {
-    const { services } = api
+  contribute (api) {
     api.migrations(coreMigrations.folder)
+  },
+  async serve (api, options, app) {
+    const { services } = api
     api.namespace('cms/v2', () => cmsV2Namespace(services).routes)
     api.namespace('oembed/1.0', () => oembedNamespace(services).routes)
     api.routes(() => [...siteRoutes(services), ...batchRoutes(services)])

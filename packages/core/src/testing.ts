@@ -21,7 +21,7 @@ import type { Role } from './users/capabilities.js'
 import { mediaFiles } from './media/files.js'
 import { corePackage } from './package.js'
 import { packageSettingsFromEnv } from './platform/package-settings.js'
-import { definePackage, packagesFor, Platform, remotePagesOf, type CmsPackage } from './platform/platform.js'
+import { definePackage, Platform, registerPackages, remotePagesOf, type CmsPackage } from './platform/platform.js'
 import { createServices, type Services } from './services.js'
 import { Upstreams, upstreamConfigFromEnv } from './platform/upstream.js'
 import { authenticator } from './users/index.js'
@@ -106,7 +106,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions, local)
   try {
-    for (const pkg of packagesFor(catalog, local, always)) await app.register(pkg.plugin, { platform })
+    await registerPackages(app, platform, catalog, namespaces, local, always)
     app.decorate('platform', platform)
     await (opts.store === undefined ? migrateTestStore(store, platform.migrationSets()) : migrate(store, platform.migrationSets()))
     await app.register(restKernel, {
@@ -142,6 +142,6 @@ export function namespacePackage (ns: NamespaceDecl): CmsPackage {
   return definePackage({
     name: `fixture:${ns.name}`,
     namespaces: [ns.name],
-    register (api) { api.namespace(ns.name, () => ns.routes) }
+    serve (api) { api.namespace(ns.name, () => ns.routes) }
   })
 }

@@ -21,7 +21,7 @@ function fieldsPackage (calls: Calls) {
     name: '@cms/fields-fixture',
     dependencies: ['@cms/core'],
     namespaces: [],
-    register (api) {
+    contribute (api) {
       const ratingsOf = async (ids: number[]): Promise<Map<number, number>> => {
         if (ids.length === 0) return new Map()
         const rows = await api.services.store.execute<{ post_id: number, rating: number }>(

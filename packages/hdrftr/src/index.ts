@@ -29,7 +29,7 @@ export const hdrftrPackage = definePackage({
   dependencies: ['@cms/core', '@cms/registry'],
   namespaces: ['hdrftr/v1'],
   options: Type.Object({}, { additionalProperties: false }),
-  register (api) {
+  serve (api) {
     const widgets = declareWidgetsOption(api)
     const subscription = declareSubscriptionOption(api)
     const mcp = declareMcpOption(api)

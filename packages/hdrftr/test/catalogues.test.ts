@@ -20,7 +20,7 @@ t.test('catalogues with the install status of each plugin', async (t) => {
   const content = await mkdtemp(join(tmpdir(), 'cms-hdrftr-content-'))
   let registry: PackageRegistry | undefined
   // A package that depends on the registry, to install and activate plugins as a site would.
-  const probe = definePackage({ name: 'hdrftr-probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], register (api) { registry = api.require(packageRegistry) } })
+  const probe = definePackage({ name: 'hdrftr-probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], contribute (api) { registry = api.require(packageRegistry) } })
   const h = await testApp({ packages: [registryPackage, hdrftrPackage, probe], namespaces: ['cms/v2', 'hdrftr/v1', 'probe/v1'], contentDir: content })
   t.teardown(h.close)
   const admin = await h.caller('administrator')

@@ -28,7 +28,8 @@ export const registryPackage = definePackage({
   namespaces: [],
   options: Type.Object({}, { additionalProperties: false }),
   pages: PACKAGE_FILE_PATHS,
-  register (api, _options, app) {
+  // In every process: the registry is the dependent packages' service.
+  contribute (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     const registry = createRegistry({
       store: api.services.store,
@@ -37,6 +38,10 @@ export const registryPackage = definePackage({
       seeds: seedPackagesFor(api.serves)
     })
     api.provide(packageRegistry, registry)
+    return registry
+  },
+  // Its files (pages outside the REST prefix), where a package needing it serves.
+  serve (_api, _options, app, registry) {
     for (const [url, type] of [[PACKAGE_FILE_PATHS[0], 'plugin'], [PACKAGE_FILE_PATHS[1], 'theme']] as const) {
       app.route({
         method: 'GET',

@@ -29,7 +29,7 @@ t.test('package files', async (t) => {
   await writeFile(join(content, 'plugins/secret.css'), CANARY)
   await writeFile(join(content, 'secret.css'), CANARY)
   let registry: PackageRegistry | undefined
-  const probe = definePackage({ name: 'probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], register (api) { registry = api.require(packageRegistry) } })
+  const probe = definePackage({ name: 'probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], contribute (api) { registry = api.require(packageRegistry) } })
   const h = await testApp({ packages: [registryPackage, probe], namespaces: ['cms/v2', 'probe/v1'], contentDir: content })
   t.teardown(h.close)
   await registry!.list() // the seed packages are written on first use

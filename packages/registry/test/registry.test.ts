@@ -28,10 +28,8 @@ function probe (): { pkg: ReturnType<typeof definePackage>, registry: () => Pack
     name: 'registry-probe',
     dependencies: ['@cms/registry'],
     namespaces: ['probe/v1'],
-    register (api) {
-      registry = api.require(packageRegistry)
-      api.namespace('probe/v1', () => [])
-    }
+    contribute (api) { registry = api.require(packageRegistry) },
+    serve (api) { api.namespace('probe/v1', () => []) }
   })
   return { pkg, registry: () => registry! }
 }
@@ -85,7 +83,7 @@ t.test('a package may require only what its dependencies provide', async (t) => 
     name: 'stranger',
     dependencies: ['@cms/core'],
     namespaces: ['stranger/v1'],
-    register (api) { api.require(packageRegistry) }
+    contribute (api) { api.require(packageRegistry) }
   })
   await t.rejects(testApp({ packages: [registryPackage, stranger], namespaces: ['stranger/v1'] }), /stranger requires the service @cms\/registry\/packages, which none of its dependencies \(@cms\/core\) provides/)
 })

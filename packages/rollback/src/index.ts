@@ -25,17 +25,21 @@ export const rollbackPackage = definePackage({
   dependencies: ['@cms/core', '@cms/registry'],
   namespaces: ['rollback/v1'],
   options: Type.Object({}, { additionalProperties: false }),
-  register (api) {
+  // In every process: any replacement of an installed version keeps the old one first.
+  contribute (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     const registry = api.require(packageRegistry)
-    const { store, maintenance } = api.services
     const keep = api.option('rollback_archives_per_package', Type.Integer({ minimum: 1, maximum: 1000 }), {
       default: KEEP_PER_PACKAGE,
       description: 'Rollback archives kept per plugin or theme; the oldest are removed first.'
     })
-    const archives = archiveStore(store, api.contentDir, registry, async () => await keep.get())
+    const archives = archiveStore(api.services.store, api.contentDir, registry, async () => await keep.get())
     // Every replacement of an installed version, by any route or command, keeps the old one first (both profiles).
     registry.beforeReplace(async (type, slug, actor) => { await archives.backup(type, slug, actor.userId) })
+    return { registry, archives }
+  },
+  serve (api, _options, _app, { registry, archives }) {
+    const { store, maintenance } = api.services
     api.namespace('rollback/v1', (options) => [
       ...archiveRoutes(store, api.contentDir, options),
       ...(options.archiveSorting === true ? [] : processRoutes({ store, registry, maintenance, archives }))

@@ -21,7 +21,7 @@ import { makeZip, packageZip, renameInZip, sourceDir } from '../../registry/test
 /** Gives the test the registry the rollback package uses. */
 function probe (): { pkg: ReturnType<typeof definePackage>, registry: () => PackageRegistry } {
   let registry: PackageRegistry | undefined
-  const pkg = definePackage({ name: 'probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], register (api) { registry = api.require(packageRegistry) } })
+  const pkg = definePackage({ name: 'probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], contribute (api) { registry = api.require(packageRegistry) } })
   return { pkg, registry: () => registry! }
 }
 

@@ -14,7 +14,7 @@
  * both fields of one post share one head per request.
  */
 import { Type } from '@sinclair/typebox'
-import { readCache, type FieldReadContext, type PackageApi, type PackageOption } from '@cms/core'
+import { readCache, type ContributionApi, type FieldReadContext, type PackageOption } from '@cms/core'
 import type { RestRequest } from '@cms/rest'
 import { authorObjectHead, postHead, preloadPostHeads, termObjectHead, type SeoHead } from './head.js'
 
@@ -24,7 +24,7 @@ interface Options {
 }
 
 /** Declares the option and the two fields on posts and pages (called from the package's register). */
-export function registerHeadFields (api: PackageApi, headless: Options['headless']): void {
+export function registerHeadFields (api: ContributionApi, headless: Options['headless']): void {
   const options: Options = {
     fields: api.option('seo_head_fields', Type.Boolean(), {
       default: false,

@@ -31,7 +31,7 @@ import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { Parser } from 'htmlparser2'
 import { check, endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
-import { cachedSiteOptions, findUserById, fromLocal, permalink, type MediaDetails, type PackageApi, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
+import { cachedSiteOptions, findUserById, fromLocal, permalink, type MediaDetails, type PackageApi, type PackageBase, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { metaString, SEO } from './meta.js'
 import { replaceVariables, templateOf, TEMPLATES_SCHEMA } from './templates.js'
@@ -81,12 +81,12 @@ export interface HeadOptions {
   social: PackageOption<typeof SOCIAL_PROFILES>
 }
 
-interface HeadDeps { api: PackageApi, options: HeadOptions, siteOptions: ReturnType<typeof cachedSiteOptions> }
+interface HeadDeps { api: PackageBase, options: HeadOptions, siteOptions: ReturnType<typeof cachedSiteOptions> }
 
 const deps = new WeakMap<object, HeadDeps>()
 
-/** Declares the head's options (called once from the package's register). */
-export function registerHead (api: PackageApi): HeadOptions {
+/** Declares the head's options (called once from the package's contribute). */
+export function registerHead (api: PackageBase): HeadOptions {
   const options: HeadOptions = {
     enabled: api.option('seo_enable_headless_rest_endpoints', Type.Boolean(), {
       default: true,
@@ -207,7 +207,7 @@ function depsOf (api: Pick<PackageApi, 'services'> | Services): HeadDeps {
 // ---------------------------------------------------------------- site-wide data, once per request
 
 interface Site {
-  api: PackageApi
+  api: PackageBase
   /** Home URL without a trailing slash, as cms/v2 builds its links. */
   home: string
   homeUrl: URL
@@ -230,7 +230,7 @@ interface Site {
   publisher: { id: string, nodes: Node[] } | undefined
 }
 
-async function siteOf (api: PackageApi, req: RestRequest): Promise<Site> {
+async function siteOf (api: PackageBase, req: RestRequest): Promise<Site> {
   return await req.memo('seo:head-site', async () => {
     const { options, siteOptions } = depsOf(api)
     const o = await siteOptions(req)

@@ -69,19 +69,31 @@ export const seoPackage = definePackage({
   namespaces: ['seo/v1'],
   options: Type.Object({}, { additionalProperties: false }),
   commands: seoCommands,
-  register (api, _options, app) {
+  // Run where seo/v1 is served (once per event across its replicas); declared everywhere.
+  listeners: {
+    'analyse-created': 'post.created',
+    'analyse-updated': 'post.updated',
+    'forget-analysis': 'post.deleted',
+    'index-created': 'post.created',
+    'index-updated': 'post.updated',
+    'unindex-deleted': 'post.deleted'
+  },
+  // In every process: a post written through a gateway whose seo/v1 runs elsewhere keeps its SEO meta.
+  contribute (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.capability(MANAGE_SEO, ['administrator'])
     registerSeoMeta(api)
     const head = registerHead(api)
     registerHeadFields(api, head.enabled)
-    const options = seoOptions(api)
-    const users = userState(api.services.store)
-    const ai = aiAccess(api, users)
     const threads = api.option('seo_analysis_threads', Type.Integer({ minimum: 1, maximum: 8 }), {
       default: 1,
       description: 'Worker threads the SEO analysis runs in (each analyses one post at a time).'
     })
+    return { head, options: seoOptions(api), threads }
+  },
+  serve (api, _options, app, { head, options, threads }) {
+    const users = userState(api.services.store)
+    const ai = aiAccess(api, users)
     // A post's indexable follows its events and its computed scores; its links are indexed once published.
     const reindex = async (id: number): Promise<void> => {
       const found = await api.content.post(id)
@@ -94,12 +106,12 @@ export const seoPackage = definePackage({
     const due = async (e: { objectId: number, payload: Record<string, unknown> }): Promise<void> => {
       if (ANALYSED_TYPES.includes(String(e.payload.type))) await analyser.enqueue([e.objectId])
     }
-    api.on('post.created', 'analyse-created', due)
-    api.on('post.updated', 'analyse-updated', due)
-    api.on('post.deleted', 'forget-analysis', async (e) => { await analyser.forget([e.objectId]) })
-    api.on('post.created', 'index-created', async (e) => { await reindex(e.objectId) })
-    api.on('post.updated', 'index-updated', async (e) => { await reindex(e.objectId) })
-    api.on('post.deleted', 'unindex-deleted', async (e) => { await deleteIndexables(api.services.store, [`post:${e.objectId}`]) })
+    api.on('analyse-created', due)
+    api.on('analyse-updated', due)
+    api.on('forget-analysis', async (e) => { await analyser.forget([e.objectId]) })
+    api.on('index-created', async (e) => { await reindex(e.objectId) })
+    api.on('index-updated', async (e) => { await reindex(e.objectId) })
+    api.on('unindex-deleted', async (e) => { await deleteIndexables(api.services.store, [`post:${e.objectId}`]) })
     api.background('seo analysis', () => analyser.start((message, err) => { app.log.error({ err }, message) }))
     app.addHook('onClose', async () => { await analyser.close() })
     analysers.set(api.services, analyser)

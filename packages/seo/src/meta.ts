@@ -8,7 +8,7 @@
  * as in the real product, and the next analysis replaces them.
  */
 import { sanitizeTextField, sanitizeUrl } from '@cms/rest'
-import type { MetaKey, PackageApi, Sanitized } from '@cms/core'
+import type { ContributionApi, MetaKey, Sanitized } from '@cms/core'
 
 export const SEO = {
   focuskw: '_seo_focuskw',
@@ -69,7 +69,7 @@ const KEYS: readonly KeySpec[] = [
   { key: SEO.readingTime, description: 'Estimated reading time in minutes (computed on the server).', sanitize: digits }
 ]
 
-export function registerSeoMeta (api: PackageApi): void {
+export function registerSeoMeta (api: ContributionApi): void {
   for (const spec of KEYS) {
     const schema: MetaKey = { type: 'string', default: '', description: spec.description, ...(spec.enum === undefined ? {} : { enum: spec.enum }), ...(spec.sanitize === undefined ? {} : { sanitize: spec.sanitize }) }
     api.registerMeta('post', spec.key, schema, { context: ['edit'] })

@@ -13,7 +13,7 @@
  */
 import { sql } from 'drizzle-orm'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import type { PackageApi, PackageOption } from '@cms/core'
+import type { PackageApi, PackageBase, PackageOption } from '@cms/core'
 
 /** What the tracking options record (the real product stores its own version). */
 export const SEO_VERSION = '0.1.0'
@@ -64,7 +64,7 @@ type Options = typeof OPTIONS
 export type SeoOptions = { [K in keyof Options]: PackageOption<Options[K][0]> }
 
 /** Declares the options (called once from the package's register). */
-export function seoOptions (api: PackageApi): SeoOptions {
+export function seoOptions (api: PackageBase): SeoOptions {
   const out: Record<string, PackageOption<TSchema>> = {}
   for (const [name, [schema, def, description]] of Object.entries(OPTIONS)) {
     out[name] = api.option(`seo_${name}`, schema, { default: def as never, description })

@@ -10,17 +10,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { definePackage, type PackageApi } from '@cms/core'
+import { definePackage, type ContributionApi } from '@cms/core'
 import { testApp, type TestCaller } from '@cms/testing'
 import { postHead, preloadPostHeads, seoPackage } from '../src/index.js'
 
 /** A package with a post type that has an archive (`?post_type=product`). */
-const shop: { api?: PackageApi } = {}
+const shop: { api?: ContributionApi } = {}
 const shopPackage = definePackage({
   name: '@cms/test-shop',
   dependencies: ['@cms/core'],
   namespaces: ['test-shop/v1'],
-  register (api) {
+  contribute (api) {
     shop.api = api
     api.postType({ slug: 'product', name: 'Products', hasArchive: true, viewable: true })
   }

@@ -13,7 +13,7 @@ export const themesPackage = definePackage({
   dependencies: ['@cms/core'],
   namespaces: ['theme-a/v1', 'theme-helper/v1'],
   options: Type.Object({}, { additionalProperties: false }),
-  register (api) {
+  serve (api) {
     const options = themeAOptions(api)
     api.namespace('theme-a/v1', () => themeARoutes(options))
     api.namespace('theme-helper/v1', () => [])

@@ -107,6 +107,10 @@ export function injectInto (app: FastifyInstance, base: string, siteUrl: string)
       body = swap(JSON.stringify(payload), siteUrl, site)
       headers['content-type'] ??= 'application/json'
     }
+    // Node frames a body of GET, DELETE or OPTIONS neither by length nor in chunks unless told:
+    // the bytes would follow the request unannounced, and the balancer would read them as the
+    // next request on the connection (answering it, and the one after, with its own 400).
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body))
     const { status, headers: answered, raw } = await exchange(sockets, `${base}${url}`, (o.method ?? 'GET').toUpperCase(), headers, body)
     const text = swap(raw.toString('utf8'), site, siteUrl)
     return {

@@ -1,10 +1,23 @@
 /**
  * The package platform: what a deployment is composed of. Each package
- * (the core included) is a Fastify plugin made with `definePackage`; while
- * it registers it declares, through the `PackageApi` it is handed, its
- * namespaces and routes (each endpoint declaring its permission), its migrations, the post
- * meta, capabilities and role grants it adds, and its background work. The
- * gateway registers the packages a profile needs, then runs their
+ * (the core included) is a Fastify plugin made with `definePackage`, in two
+ * parts:
+ *
+ *   contribute  what it adds to the core (post and user meta, REST fields,
+ *               capabilities, post types, taxonomies, the options those
+ *               read, services for dependent packages, its migrations):
+ *               run in every process of the deployment, even where its
+ *               namespaces are served by another process, so that a write
+ *               through the gateway knows an SEO meta key whose routes run
+ *               elsewhere;
+ *   serve       its routes, lifecycle-event listeners, background work and
+ *               Fastify hooks: run only where the package serves (one of
+ *               its namespaces is built here, or it has none).
+ *
+ * Its lifecycle-event listeners are declared by name in the definition
+ * (`listeners`), so every process knows them (an event is pruned only once
+ * every listener of the deployment has it); each runs where `serve` runs.
+ * The gateway registers the packages a profile needs, then runs their
  * migrations and mounts the kernel with what they declared.
  */
 import fp from 'fastify-plugin'
@@ -44,28 +57,54 @@ export function serviceKey<T> (name: string): ServiceKey<T> {
   return { name }
 }
 
-/**
- * The extension API a package is handed while it registers. Everything a
- * package owns is declared here; nothing is set on a module.
- */
-export interface PackageApi {
+/** What both parts of a package are handed: the deployment, its content and the package's own state. */
+export interface PackageBase {
   /** The package's name (`@cms/builder`). */
   readonly name: string
   /** The store, the deployment's settings and the shared registries. */
   readonly services: Services
-  /** Whether this deployment serves `namespace` here (a profile or a namespace service may leave it out). */
+  /** Whether this process builds `namespace` (a profile, a namespace service or a remote namespace may leave it out). */
   serves: (namespace: string) => boolean
   /**
-   * Declares a namespace and its routes, built once every package has
-   * registered (so meta and capabilities other packages add are known).
-   * Ignored when the deployment does not serve it. `options` are the
-   * profile's per-namespace options. Route paths are relative to the
-   * namespace (`/notes/{id}`); a route naming another namespace is refused
-   * (`defineNamespace` in @cms/rest).
+   * The outside service `name` (`rank-tracker`), configured by
+   * `CMS_UPSTREAM_RANK_TRACKER_URL` / `_TOKEN` / `_TIMEOUT_MS`; throws
+   * `503 rest_upstream_unconfigured` naming the setting when it is not.
+   * Call it where the route needs it (in the handler, after validation).
    */
-  namespace: (name: string, build: (options: Record<string, unknown>) => readonly RouteInput[]) => void
-  /** Routes outside any namespace (`/`, `/batch/v1`: the core's). */
-  routes: (build: () => RouteDecl[]) => void
+  upstream: (name: string) => UpstreamClient
+  /**
+   * Declares a site option the package owns (stored in the site's options,
+   * `cms option get/set <name>`): its TypeBox schema and default. The
+   * handle is the one way to read and write it; writes are checked against
+   * the schema. Declare it in `contribute` when a contribution reads it (a
+   * field, a meta check); an option only the package's routes read may be
+   * declared in `serve`.
+   */
+  option: <S extends TSchema>(name: string, schema: S, opts: { default: Static<S>, description?: string }) => PackageOption<S>
+  /**
+   * The core's content without touching its tables: `posts(query)` with the list route's filters (and meta conditions),
+   * `post(id)` with meta and terms, `userMeta(id)`; for a package's own documents `createPost`, `updateMeta`, `deleteMetaEverywhere`.
+   */
+  readonly content: ContentReader
+  /** The deployment's content directory (uploads, files packages keep). */
+  readonly contentDir: string
+  /** A path from a request resolved inside the content directory, or `400 rest_invalid_path` (see paths.ts). */
+  resolveContent: (path: string) => Promise<string>
+  /** Seals and opens secrets the package keeps at rest (a third party's tokens), under a key of its own (secrets.ts). */
+  readonly secrets: Secrets
+  /**
+   * The service a package this one depends on provided under `key` (the
+   * dependency registers first, so it is there while this one registers);
+   * throws when none of its dependencies provided it.
+   */
+  require: <T>(key: ServiceKey<T>) => T
+}
+
+/**
+ * What a package adds to the core, handed to its `contribute`: run in every
+ * process of the deployment, whether or not its namespaces are served there.
+ */
+export interface ContributionApi extends PackageBase {
   /** The package's drizzle-kit migrations folder (absolute), run after its dependencies'. */
   migrations: (folder: string) => void
   /**
@@ -92,60 +131,48 @@ export interface PackageApi {
   /**
    * Registers a post type the package keeps its documents in: listed by
    * `/cms/v2/types` (its `rest_namespace` / `rest_base` name the package's
-   * own collection route, which must answer), its capabilities derived as
-   * the core's are. Not viewable types stay out of `/cms/v2/search`.
+   * own collection route, which must answer: served here or proxied), its
+   * capabilities derived as the core's are. Not viewable types stay out of `/cms/v2/search`.
    */
   postType: (def: PostTypeDefinition) => void
   /** Registers a taxonomy, listed by `/cms/v2/taxonomies`. */
   taxonomy: (def: TaxonomyDefinition) => void
   /** Declares a capability the package checks and grants it to roles. */
   capability: (name: string, grantedTo: readonly Role[]) => void
-  /** Work that runs while the app runs (started when it is ready, stopped when it closes). */
-  background: (name: string, start: BackgroundStart) => void
-  /**
-   * The outside service `name` (`rank-tracker`), configured by
-   * `CMS_UPSTREAM_RANK_TRACKER_URL` / `_TOKEN` / `_TIMEOUT_MS`; throws
-   * `503 rest_upstream_unconfigured` naming the setting when it is not.
-   * Call it where the route needs it (in the handler, after validation).
-   */
-  upstream: (name: string) => UpstreamClient
-  /**
-   * Declares a site option the package owns (stored in the site's options,
-   * `cms option get/set <name>`): its TypeBox schema and default. The
-   * handle is the one way to read and write it; writes are checked against
-   * the schema.
-   */
-  option: <S extends TSchema>(name: string, schema: S, opts: { default: Static<S>, description?: string }) => PackageOption<S>
-  /**
-   * Listens to a post or user lifecycle event (`post.created`,
-   * `post.updated`, `post.status_changed`, `post.trashed`, `post.deleted`,
-   * `user.deleted`), delivered after the change committed and never lost
-   * (at least once; see events/index.ts). `name` is stable: deliveries are
-   * recorded under `<package>:<name>`.
-   */
-  on: (topic: LifecycleTopic, name: string, listener: LifecycleListener) => void
-  /**
-   * The core's content without touching its tables: `posts(query)` with the list route's filters (and meta conditions),
-   * `post(id)` with meta and terms, `userMeta(id)`; for a package's own documents `createPost`, `updateMeta`, `deleteMetaEverywhere`.
-   */
-  readonly content: ContentReader
-  /** The deployment's content directory (uploads, files packages keep). */
-  readonly contentDir: string
-  /** A path from a request resolved inside the content directory, or `400 rest_invalid_path` (see paths.ts). */
-  resolveContent: (path: string) => Promise<string>
-  /** Seals and opens secrets the package keeps at rest (a third party's tokens), under a key of its own (secrets.ts). */
-  readonly secrets: Secrets
   /**
    * Hands a service (an object of functions) to the packages that depend on
    * this one; they get it with `require(key)`. Each key is provided once.
    */
   provide: <T>(key: ServiceKey<T>, value: T) => void
+}
+
+/**
+ * What a package serves, handed to its `serve`: run only where the package
+ * serves (one of its namespaces is built in this process, or it has none).
+ */
+export interface PackageApi extends PackageBase {
   /**
-   * The service a package this one depends on provided under `key` (the
-   * dependency registers first, so it is there while this one registers);
-   * throws when none of its dependencies provided it.
+   * Declares a namespace and its routes, built once every package has
+   * registered (so meta and capabilities other packages add are known).
+   * Ignored when the deployment does not serve it. `options` are the
+   * profile's per-namespace options. Route paths are relative to the
+   * namespace (`/notes/{id}`); a route naming another namespace is refused
+   * (`defineNamespace` in @cms/rest).
    */
-  require: <T>(key: ServiceKey<T>) => T
+  namespace: (name: string, build: (options: Record<string, unknown>) => readonly RouteInput[]) => void
+  /** Routes outside any namespace (`/`, `/batch/v1`: the core's). */
+  routes: (build: () => RouteDecl[]) => void
+  /** Work that runs while the app runs (started when it is ready, stopped when it closes). */
+  background: (name: string, start: BackgroundStart) => void
+  /**
+   * Runs the listener the definition declares as `name` (`listeners`: name
+   * to topic: `post.created`, `post.updated`, `post.status_changed`,
+   * `post.trashed`, `post.deleted`, `user.deleted`), delivered after the
+   * change committed and never lost (at least once, one replica at a time;
+   * see events/index.ts). Deliveries are recorded under `<package>:<name>`.
+   * Every declared listener must be given its function here.
+   */
+  on: (name: string, listener: LifecycleListener) => void
 }
 
 /** What a package's command-line command is given (the command line builds it). */
@@ -200,9 +227,15 @@ export interface PackagePluginOptions {
   platform: Platform
   /** The package's own options, validated against its schema. */
   options?: unknown
+  /**
+   * Whether the package serves in this process (its `serve` runs, its
+   * listeners with it). Default true; false where its namespaces are served
+   * by another process: only its contributions are loaded.
+   */
+  serve?: boolean
 }
 
-export interface PackageDefinition<O extends TSchema> {
+export interface PackageDefinition<O extends TSchema, C = void> {
   name: string
   dependencies?: readonly string[]
   namespaces: readonly string[]
@@ -213,10 +246,23 @@ export interface PackageDefinition<O extends TSchema> {
   /**
    * Paths outside the REST prefix the plugin answers (a page a browser is
    * sent back to, say). A gateway that sends the package's namespaces to
-   * another service does not run the plugin: it forwards these paths there.
+   * another service does not serve the package: it forwards these paths there.
    */
   pages?: readonly string[]
-  register: (api: PackageApi, options: Static<O>, app: FastifyInstance) => void | Promise<void>
+  /**
+   * The lifecycle-event listeners the package runs where it serves, by
+   * name (`analyse-created: 'post.created'`); `serve` gives each its
+   * function with `api.on(name, fn)`. Known to every process, so no
+   * process prunes an event one of them has not had.
+   */
+  listeners?: Readonly<Record<string, LifecycleTopic>>
+  /**
+   * What the package adds to the core, in every process of the deployment
+   * (see the top of this file). What it answers is handed to `serve`.
+   */
+  contribute?: (api: ContributionApi, options: Static<O>) => C | Promise<C>
+  /** Its routes, listeners, background work and Fastify hooks, where the package serves. */
+  serve?: (api: PackageApi, options: Static<O>, app: FastifyInstance, contributed: C) => void | Promise<void>
 }
 
 /**
@@ -224,17 +270,26 @@ export interface PackageDefinition<O extends TSchema> {
  * dependencies, so Fastify refuses to register it before them) whose
  * options are checked when it registers.
  */
-export function definePackage<O extends TSchema> (def: PackageDefinition<O>): CmsPackage {
+export function definePackage<O extends TSchema, C = void> (def: PackageDefinition<O, C>): CmsPackage {
   const dependencies = def.dependencies ?? []
+  const listeners = def.listeners ?? {}
   const plugin: FastifyPluginAsync<PackagePluginOptions> = async (app, opts) => {
-    if (!(opts.platform instanceof Platform)) throw new TypeError(`${def.name}: registered without a platform`)
+    const platform = opts.platform
+    if (!(platform instanceof Platform)) throw new TypeError(`${def.name}: registered without a platform`)
     let options: unknown = opts.options ?? {}
     if (def.options !== undefined) {
       options = Value.Default(def.options, structuredClone(options))
       const first = Value.Errors(def.options, options).First()
       if (first !== undefined) throw new TypeError(`${def.name}: invalid option ${first.path === '' ? '(root)' : first.path}: ${first.message}`)
     }
-    await def.register(opts.platform.apiFor(def.name, dependencies), options as Static<O>, app)
+    // Registers the package (and declares its listeners) whether or not it contributes anything.
+    const contributing = platform.contributionApiFor(def.name, dependencies, listeners)
+    const contributed = await def.contribute?.(contributing, options as Static<O>) as C
+    if (opts.serve === false) return
+    const attached = new Set<string>()
+    await def.serve?.(platform.serveApiFor(def.name, dependencies, listeners, attached), options as Static<O>, app, contributed)
+    const missing = Object.keys(listeners).filter((l) => !attached.has(l))
+    if (missing.length > 0) throw new Error(`${def.name} declares the listeners ${missing.join(', ')} but its serve gives them no function (api.on)`)
   }
   return {
     name: def.name,
@@ -268,21 +323,40 @@ export class Platform {
     private readonly local: readonly string[] = served
   ) {}
 
-  /** @internal The API handed to one package. */
-  apiFor (name: string, dependencies: readonly string[] = []): PackageApi {
-    if (this.built) throw new Error(`${name} registered after the app was built`)
-    if (this.registered.some((p) => p.name === name)) throw new Error(`${name} is registered twice`)
-    this.registered.push({ name, dependencies })
+  /** What both parts of package `name` are handed. */
+  private baseFor (name: string, dependencies: readonly string[]): PackageBase {
     return {
       name,
       services: this.services,
       serves: (ns) => this.local.includes(ns),
-      namespace: (ns, build) => {
-        const known = this.declared.get(ns)
-        if (known !== undefined) throw new Error(`namespace ${ns} is declared by ${known.owner} and ${name}`)
-        this.declared.set(ns, { owner: name, build })
-      },
-      routes: (build) => { this.outside.push(build) },
+      upstream: (upstream) => this.services.upstreams.get(upstream),
+      option: (option, schema, opts) => this.services.options.handle(this.services.options.declare(name, option, schema, opts.default, opts.description)),
+      content: this.services.content,
+      contentDir: this.services.settings.contentDir,
+      resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path),
+      secrets: packageSecrets(() => this.services.store, name),
+      require: <T>(key: { name: string }): T => {
+        const found = this.provided.get(key.name)
+        // Only a dependency's services: it is registered first, and the dependency is declared.
+        if (found === undefined || !dependencies.includes(found.owner)) {
+          throw new Error(`${name} requires the service ${key.name}, which none of its dependencies (${dependencies.join(', ') || 'none'}) provides`)
+        }
+        return found.value as T
+      }
+    }
+  }
+
+  /**
+   * @internal The API handed to one package's `contribute`; declares its
+   * listeners (run only where it serves, see `serveApiFor`).
+   */
+  contributionApiFor (name: string, dependencies: readonly string[] = [], listeners: Readonly<Record<string, LifecycleTopic>> = {}): ContributionApi {
+    if (this.built) throw new Error(`${name} registered after the app was built`)
+    if (this.registered.some((p) => p.name === name)) throw new Error(`${name} is registered twice`)
+    this.registered.push({ name, dependencies })
+    for (const [listener, topic] of Object.entries(listeners)) this.services.events.declare(name, topic, listener)
+    return {
+      ...this.baseFor(name, dependencies),
       migrations: (folder) => { this.sets.push({ name, folder, dependsOn: [] }) },
       registerMeta: (objectType, key, schema, opts = {}) => {
         const registry = objectType === 'user' ? this.services.userMeta : this.services.meta
@@ -295,26 +369,30 @@ export class Platform {
         this.services.roles.declare(capability, name)
         for (const role of grantedTo) this.services.roles.grant(role, [capability])
       },
-      background: (job, start) => { this.jobs.push({ owner: name, name: job, start }) },
-      upstream: (upstream) => this.services.upstreams.get(upstream),
-      on: (topic, listener, handler) => { this.services.events.on(name, topic, listener, handler) },
-      option: (option, schema, opts) => this.services.options.handle(this.services.options.declare(name, option, schema, opts.default, opts.description)),
-      content: this.services.content,
-      contentDir: this.services.settings.contentDir,
-      resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path),
-      secrets: packageSecrets(() => this.services.store, name),
       provide: (key, value) => {
         const known = this.provided.get(key.name)
         if (known !== undefined) throw new Error(`the service ${key.name} is provided by ${known.owner} and ${name}`)
         this.provided.set(key.name, { owner: name, value })
+      }
+    }
+  }
+
+  /** @internal The API handed to one package's `serve`; `attached` collects the listeners given their function. */
+  serveApiFor (name: string, dependencies: readonly string[], listeners: Readonly<Record<string, LifecycleTopic>>, attached: Set<string>): PackageApi {
+    return {
+      ...this.baseFor(name, dependencies),
+      namespace: (ns, build) => {
+        const known = this.declared.get(ns)
+        if (known !== undefined) throw new Error(`namespace ${ns} is declared by ${known.owner} and ${name}`)
+        this.declared.set(ns, { owner: name, build })
       },
-      require: <T>(key: { name: string }): T => {
-        const found = this.provided.get(key.name)
-        // Only a dependency's services: it is registered first, and the dependency is declared.
-        if (found === undefined || !dependencies.includes(found.owner)) {
-          throw new Error(`${name} requires the service ${key.name}, which none of its dependencies (${dependencies.join(', ') || 'none'}) provides`)
-        }
-        return found.value as T
+      routes: (build) => { this.outside.push(build) },
+      background: (job, start) => { this.jobs.push({ owner: name, name: job, start }) },
+      on: (listener, handler) => {
+        if (listeners[listener] === undefined) throw new Error(`${name}: the listener ${listener} is not declared (definePackage({ listeners: { '${listener}': topic } }))`)
+        if (attached.has(listener)) throw new Error(`${name}: the listener ${listener} is given twice`)
+        attached.add(listener)
+        this.services.events.listen(name, listener, handler)
       }
     }
   }
@@ -397,6 +475,20 @@ export function packagesFor (catalog: readonly CmsPackage[], served: readonly st
     if (always.includes(pkg.name) || pkg.namespaces.some((ns) => served.includes(ns))) visit(pkg, [])
   }
   return out
+}
+
+/**
+ * Registers the packages of a deployment whose profile names `namespaces`:
+ * every package serving one of them (with `always` and the dependencies)
+ * contributes to the core in this process; those the `local` namespaces
+ * need, and `always`, serve here too (the others' routes run in another
+ * process, whose pages and namespaces the kernel forwards there).
+ */
+export async function registerPackages (app: FastifyInstance, platform: Platform, catalog: readonly CmsPackage[], namespaces: readonly string[], local: readonly string[], always: readonly string[] = []): Promise<void> {
+  const serving = new Set(packagesFor(catalog, local, always).map((p) => p.name))
+  for (const pkg of packagesFor(catalog, namespaces, always)) {
+    await app.register(pkg.plugin, { platform, serve: serving.has(pkg.name) })
+  }
 }
 
 /**

@@ -14,13 +14,15 @@
  * once: a process that stops after a listener's work and before its
  * delivery is recorded runs that listener again.
  *
- * Delivered events are pruned by the same worker: an event every listener
- * of this process has handled (or whose topic none of them takes), older
- * than the retention (`CMS_EVENTS_RETENTION_MS`, default 7 days) and not
- * under a lease, is deleted with its deliveries. The retention is the grace
- * left to processes with other listeners (a namespace service running other
- * packages) on the same database: all replicas of one composition share
- * their listeners, so within it nothing undelivered is ever pruned. The
+ * Delivered events are pruned by the same worker: an event every declared
+ * listener has handled (or whose topic none of them takes), older than the
+ * retention (`CMS_EVENTS_RETENTION_MS`, default 7 days) and not under a
+ * lease, is deleted with its deliveries. Every process of a deployment
+ * declares every package's listeners (platform.ts: a package's
+ * contributions load everywhere) and runs those of the packages it serves,
+ * so a gateway whose `seo/v1` runs elsewhere neither runs the SEO
+ * listeners nor prunes an event they have not had. The retention is the
+ * grace left to processes of another composition on the same database. The
  * worker's poll interval and the lease are settings too
  * (`CMS_EVENTS_POLL_MS`, default 1 s; `CMS_EVENTS_LEASE_MS`, default 60 s:
  * longer than the slowest listener takes).
@@ -77,6 +79,9 @@ const PRUNE_BATCH = 500
 const PRUNE_EVERY_MS = 60_000
 
 export class LifecycleEvents {
+  /** Every listener of the deployment: the events are kept until each has had them. */
+  private readonly declared: Array<{ key: string, topic: LifecycleTopic }> = []
+  /** Those that run in this process. */
   private readonly listeners: Registered[] = []
   private draining: Promise<number> | undefined
   readonly leaseMs: number
@@ -93,17 +98,36 @@ export class LifecycleEvents {
     this.log = opts.log
   }
 
-  /** Adds a listener, known as `<owner>:<name>` (a stable name: deliveries are recorded under it). */
-  on (owner: string, topic: LifecycleTopic, name: string, handler: LifecycleListener): void {
+  /**
+   * Declares a listener, known as `<owner>:<name>` (a stable name: deliveries
+   * are recorded under it). Every process of a deployment declares every
+   * listener, so none prunes an event a listener has not had; only those
+   * given their function (`listen`) run here.
+   */
+  declare (owner: string, topic: LifecycleTopic, name: string): void {
     if (!(LIFECYCLE_TOPICS as readonly string[]).includes(topic)) throw new TypeError(`${owner}: unknown lifecycle event ${topic} (known: ${LIFECYCLE_TOPICS.join(', ')})`)
     if (!/^[a-z0-9][a-z0-9._-]{0,99}$/.test(name)) throw new TypeError(`${owner}: listener names are lowercase words (got "${name}")`)
     const key = `${owner}:${name}`
-    if (this.listeners.some((l) => l.key === key)) throw new Error(`listener ${key} is registered twice`)
-    this.listeners.push({ key, topic, handler })
+    if (this.declared.some((l) => l.key === key)) throw new Error(`listener ${key} is registered twice`)
+    this.declared.push({ key, topic })
   }
 
-  /** Whether any listener is registered here. */
+  /** Runs the declared listener `<owner>:<name>` in this process. */
+  listen (owner: string, name: string, handler: LifecycleListener): void {
+    const key = `${owner}:${name}`
+    const found = this.declared.find((l) => l.key === key)
+    if (found === undefined) throw new Error(`listener ${key} is not declared`)
+    if (this.listeners.some((l) => l.key === key)) throw new Error(`listener ${key} is given twice`)
+    this.listeners.push({ key, topic: found.topic, handler })
+  }
+
+  /** Whether any listener runs here. */
   get active (): boolean { return this.listeners.length > 0 }
+
+  /** The names (`<owner>:<name>`) of the listeners declared and of those that run here. */
+  get names (): { declared: string[], running: string[] } {
+    return { declared: this.declared.map((l) => l.key), running: this.listeners.map((l) => l.key) }
+  }
 
   /**
    * Delivers every pending event to this process's listeners; answers the
@@ -154,8 +178,8 @@ export class LifecycleEvents {
    * its own statement, so no statement runs long.
    */
   async prune (): Promise<number> {
-    const names = this.listeners.map((l) => l.key)
-    const topics = this.listeners.map((l) => l.topic)
+    const names = this.declared.map((l) => l.key)
+    const topics = this.declared.map((l) => l.topic)
     let pruned = 0
     for (;;) {
       const rows = rowsOf<{ id: string | number }>(await this.store().execute(sql`
