@@ -38,6 +38,8 @@ export const registryPackage = definePackage({
       seeds: seedPackagesFor(api.serves)
     })
     api.provide(packageRegistry, registry)
+    // Which plugins and themes are active decides which packages' namespaces are served (platform.ts).
+    api.decidesActivation(registry.activeNow)
     return registry
   },
   // Its files (pages outside the REST prefix), where a package needing it serves.

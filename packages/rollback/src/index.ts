@@ -24,6 +24,8 @@ export const rollbackPackage = definePackage({
   name: '@cms/rollback',
   dependencies: ['@cms/core', '@cms/registry'],
   namespaces: ['rollback/v1'],
+  // Served while the plugin `rollback` is active (the registry's status).
+  activation: [{ type: 'plugin', slug: 'rollback' }],
   options: Type.Object({}, { additionalProperties: false }),
   // In every process: any replacement of an installed version keeps the old one first.
   contribute (api) {
