@@ -528,7 +528,7 @@ export function remotePagesOf (catalog: readonly CmsPackage[], remote: Readonly<
  * one of them, the `always` ones, and everything they depend on, each after
  * its dependencies. A dependency missing from the catalog is an error.
  */
-export function packagesFor (catalog: readonly CmsPackage[], served: readonly string[], always: readonly string[] = []): CmsPackage[] {
+function packagesFor (catalog: readonly CmsPackage[], served: readonly string[], always: readonly string[] = []): CmsPackage[] {
   const byName = new Map(catalog.map((p) => [p.name, p]))
   const out: CmsPackage[] = []
   const seen = new Set<string>()
