@@ -21,6 +21,12 @@ export interface Database {
   url: string
   /** Drops and recreates the database: a clean slate per data size. */
   reset (): Promise<void>
+  /**
+   * A further empty database on the same server (dropped by `stop`), its URL:
+   * two checkouts compared side by side each migrate their own, so an older
+   * checkout's migrations never meet a newer one's tables.
+   */
+  another (): Promise<string>
   /** CPU time of the server's processes so far, in seconds; undefined for a server the benchmark did not start. */
   cpu (): number | undefined
   /** The server's durability settings as it reports them, e.g. `fsync=on, synchronous_commit=on`. */
@@ -48,11 +54,21 @@ export async function startDatabase (serverUrl?: string, opts: { durable?: boole
   url.pathname = `/${name}`
   // The postmaster's pid is the first line of its pid file.
   const postmaster = started ? Number(readFileSync(`${dir}/data/postmaster.pid`, 'utf8').split('\n')[0]) : undefined
+  const others: string[] = []
   return {
     url: url.toString(),
     async reset () {
       await admin(server, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
       await admin(server, `CREATE DATABASE "${name}"`)
+    },
+    async another () {
+      const other = `${name}_${others.length + 1}`
+      await admin(server, `DROP DATABASE IF EXISTS "${other}" WITH (FORCE)`)
+      await admin(server, `CREATE DATABASE "${other}"`)
+      others.push(other)
+      const u = new URL(server)
+      u.pathname = `/${other}`
+      return u.toString()
     },
     cpu: () => postmaster === undefined ? undefined : treeCpuOf(postmaster),
     async durability () {
@@ -60,7 +76,7 @@ export async function startDatabase (serverUrl?: string, opts: { durable?: boole
       return rows.map((r) => `${String(r.name)}=${String(r.setting)}`).join(', ')
     },
     async stop () {
-      await admin(server, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})
+      for (const n of [name, ...others]) await admin(server, `DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`).catch(() => {})
       if (started) {
         execFileSync('bash', [SCRIPT, 'stop'], { env })
         rmSync(parent, { recursive: true, force: true })
