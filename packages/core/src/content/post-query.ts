@@ -9,7 +9,7 @@ import { dbOf, executeShaped, type Queryable, type Store } from '@cms/store'
 import { canEdit, canRead } from './post-format.js'
 import { LIST_STATUSES } from './post-types.js'
 import { posts } from './schema.js'
-import type { PostRow } from './post-store.js'
+import { extrasColumns, extrasOf, type PostExtrasRow, type PostRow } from './post-store.js'
 import { ATTACHMENT_META } from './post-types.js'
 import { checkSearchLength } from '../platform/search-bound.js'
 
@@ -341,7 +341,13 @@ function inline (n: number): number {
 /** Searches matching at most this many posts read their page from the matches' ids (see runListQuery). */
 const FEW_MATCHES = EXACT_TOTAL_MARGIN
 
-export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?: TotalCache): Promise<{ rows: PostRow[], total: number }> {
+/**
+ * The page of a list query and its total. With `withExtras`, a first page
+ * outside searches whose total is known brings each row's extras (meta,
+ * terms, revision stats) in the same statement: the whole page is then one
+ * named statement.
+ */
+export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?: TotalCache, withExtras = false): Promise<{ rows: PostRow[], total: number, extras?: Map<number, PostExtrasRow> }> {
   checkSearchLength(q.search)
   const d = dbOf(db)
   const where = whereOf(q)
@@ -370,10 +376,18 @@ export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?
       const rows = await d.select().from(posts).where(sql`${posts.id} = any(${ids})`).orderBy(...order).limit(q.perPage)
       return { rows, total: known.total }
     }
-    const query = d.select().from(posts).where(where).orderBy(...order)
-    // A first page outside searches runs as a named statement of its shape (below).
-    const rows = offset === 0 && !searching ? await executeShaped(query.limit(inline(q.perPage)), 'content_list') : await query.limit(q.perPage).offset(offset)
-    return { rows, total: known.total }
+    if (offset === 0 && !searching) {
+      // A first page outside searches runs as a named statement of its shape (see `inline`).
+      if (!withExtras) return { rows: await executeShaped(d.select().from(posts).where(where).orderBy(...order).limit(inline(q.perPage)), 'content_list'), total: known.total }
+      // The page's ids in order, then the rows and their extras in that order.
+      const ids = d.select({ id: posts.id }).from(posts).where(where).orderBy(...order).limit(inline(q.perPage))
+      const page = await executeShaped(d.select({ post: posts, ...extrasColumns() })
+        .from(sql`unnest(array(${ids})) with ordinality as p (id, n)`)
+        .innerJoin(posts, sql`${posts.id} = p.id`)
+        .orderBy(sql`p.n`), 'content_page')
+      return { rows: page.map((r) => r.post), total: known.total, extras: new Map(page.map((r) => [r.post.id, extrasOf(r)])) }
+    }
+    return { rows: await d.select().from(posts).where(where).orderBy(...order).limit(q.perPage).offset(offset), total: known.total }
   }
   // The page and the (capped) count in one statement.
   const page = await d.select({ post: posts, counted: cappedCount(where, cap) }).from(posts).where(where).orderBy(...orderOf(q)).limit(q.perPage).offset(offset)
