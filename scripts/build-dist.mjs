@@ -8,7 +8,7 @@
  *                                           changed since their last build
  *                                           (dist/.stamp); --force: all of them
  *   node scripts/build-dist.mjs --exports   also point each package.json's
- *                                           exports at dist/ (in the image's
+ *                                           exports (and cms.plugin) at dist/ (in the image's
  *                                           copy of the tree, never in a checkout)
  *
  * In a checkout each package.json's exports name src/*.ts (what tsx and the
@@ -116,6 +116,8 @@ for (const dir of todo) {
         : Object.fromEntries(Object.entries(manifest.exports).map(([k, v]) => [k, toDist(v)]))
     }
     if (manifest.main !== undefined) manifest.main = toDist(manifest.main)
+    // The module the gateway imports to find a package (apps/gateway/src/discover.ts).
+    if (manifest.cms?.plugin !== undefined) manifest.cms.plugin = toDist(manifest.cms.plugin)
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
   }
   // Last, so an interrupted build is redone.
