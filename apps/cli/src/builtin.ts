@@ -7,5 +7,6 @@ import { appPasswordCommand } from './commands/app-password.js'
 import { optionCommand } from './commands/option.js'
 import { mediaCommand } from './commands/media.js'
 import { pluginCommand, themeCommand } from './commands/package.js'
+import { statusCommand } from './commands/status.js'
 
-export const builtinGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand]
+export const builtinGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand, statusCommand]
