@@ -8,5 +8,6 @@ import { optionCommand } from './commands/option.js'
 import { mediaCommand } from './commands/media.js'
 import { pluginCommand, themeCommand } from './commands/package.js'
 import { statusCommand } from './commands/status.js'
+import { newCommand } from './commands/new.js'
 
-export const builtinGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand, statusCommand]
+export const builtinGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand, newCommand, statusCommand]
