@@ -57,7 +57,11 @@ export function gapsOf (doc: Doc): { operations: number, noSummary: string[], no
       if (typeof op.summary !== 'string' || op.summary.trim() === '') out.noSummary.push(name)
       const success = Object.keys(op.responses ?? {}).filter((s) => s.startsWith('2'))
       const schema = success.length === 1 ? jsonSchemaOf(doc, op.responses[success[0]!]) : undefined
-      if (schema === undefined || Object.keys(schema).length === 0) out.noSchema.push(name)
+      const documented = success.length === 1 && (success[0] === '204' || resolve(doc, op.responses[success[0]!])?.content?.['application/json'] === undefined)
+        // No content, or a file (its media type documented).
+        ? Object.keys(resolve(doc, op.responses[success[0]!])?.content ?? {}).length > 0 || success[0] === '204'
+        : schema !== undefined && Object.keys(schema).length > 0
+      if (!documented) out.noSchema.push(name)
       const missing = ERRORS.filter((s) => !isErrorShape(jsonSchemaOf(doc, op.responses?.[s])))
       if (missing.length > 0) out.noErrors.push(`${name} (${missing.join(', ')})`)
     }

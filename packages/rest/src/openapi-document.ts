@@ -124,6 +124,7 @@ function successOf (decl: RouteDecl, ep: EndpointDecl<any>, method: Method, list
   const description = ep.summary ?? (status === 201 ? 'Created' : 'OK')
   const json = (schema: JsonSchema, extra: Record<string, unknown> = {}): Record<string, unknown> =>
     ({ description, ...extra, content: { 'application/json': { schema } } })
+  if (status === 204) return { description }
   if (ep.produces !== undefined) return { description, content: { [ep.produces]: { schema: { type: 'string', format: 'binary' } } } }
   // A titled schema becomes a named component (shared by the routes answering it).
   if (ep.response !== undefined) return json(typeof ep.response.title === 'string' ? refOf(ep.response as JsonSchema) : cleanSchema(ep.response as JsonSchema, false))
