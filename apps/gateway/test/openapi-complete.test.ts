@@ -149,6 +149,16 @@ for (const profile of ['A', 'B'] as const) {
         if (problems !== undefined) wrong.push(`${where}: ${problems}; body ${response.body.slice(0, 300)}`)
       }
     }
+    if (profile === 'B') {
+      // get_head: `{html, json, status}`, and its 404 the 404 page's head in the error shape.
+      const head = doc.paths['/cms-json/seo/v1/get_head'].get
+      t.same(Object.keys(jsonSchemaOf(doc, head.responses['200'])?.properties ?? {}).sort(), ['html', 'json', 'status'], 'get_head answers {html, json, status}')
+      const missing = await h.app.inject({ method: 'GET', url: '/cms-json/seo/v1/get_head?url=http%3A%2F%2Fcms.test%2F%3Fp%3D999999' })
+      t.equal(missing.statusCode, 404)
+      const body = JSON.parse(missing.body) as Doc
+      t.ok(typeof body.html === 'string' && body.code === 'seo_head_not_found', 'the 404 head with the error code')
+      t.equal(problemsOf(jsonSchemaOf(doc, head.responses['404'])!, body), undefined, 'get_head\'s 404 body is the documented one')
+    }
     t.comment(`profile ${profile}: ${checked} answers checked, ${successes} of them successes`)
     t.ok(successes > checked / 2, `most probes succeed (${successes} of ${checked}), so success bodies are what is checked`)
     t.same(wrong, [], 'every answer is what the document says')

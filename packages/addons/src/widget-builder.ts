@@ -54,7 +54,6 @@ function filtered (data: WidgetData): WidgetData {
   return r.value as WidgetData
 }
 
-
 const SAVED = Type.Object({ success: Type.Boolean(), message: Type.String(), post_id: Type.Integer(), version: Type.Integer() })
 export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
   const { store } = api.services

@@ -217,7 +217,8 @@ export function cleanSchema (schema: JsonSchema, args: boolean): JsonSchema {
  * What answers really hold where the core's schemas promise more (as the
  * real product's do): times in the site's zone without an offset (not RFC
  * 3339 `date-time`), an empty string for a URL or an e-mail address not
- * set, and an empty `meta` answered as `[]` (PHP's empty array).
+ * set, an empty `meta` answered as `[]` (PHP's empty array), and `trash`
+ * among the statuses of a post.
  */
 function answeredAsWritten (out: JsonSchema): void {
   if (out.format === 'date-time') {
@@ -226,6 +227,11 @@ function answeredAsWritten (out: JsonSchema): void {
   } else if (out.format === 'uri' || out.format === 'email') {
     out.description = `${out.description ?? ''}${out.description === undefined ? '' : ' '}(${out.format === 'uri' ? 'a URL' : 'an e-mail address'}, or empty)`
     delete out.format
+  }
+  // A trashed post is answered too (by its DELETE, and to its editors), with the status a write cannot set.
+  const status = out.properties?.status as JsonSchema | undefined
+  if (Array.isArray(status?.enum) && status.enum.includes('publish') && !status.enum.includes('trash')) {
+    out.properties.status = { ...status, enum: [...status.enum, 'trash'] }
   }
   const meta = out.properties?.meta as JsonSchema | undefined
   if (meta !== undefined && meta.type === 'object') {
