@@ -10,7 +10,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, IntList, invalidParam, route, StringList, type RelativeRouteDecl } from '@cms/rest'
-import { type PackageApi, type PostRow } from '@cms/core'
+import { adminLink, type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { builderErrors } from './errors.js'
 import { LIBRARY_TYPE } from './kit.js'
@@ -21,8 +21,9 @@ export function docType (post: PostRow, meta: Record<string, unknown>): string {
   return post.type === 'page' ? 'cms-page' : 'cms-post'
 }
 
-export function editUrl (home: string, id: number): string {
-  return `${home}/cms-admin/post.php?post=${id}&action=builder`
+/** The builder's editor for a post, under the admin front end (CMS_ADMIN_URL); null without one. */
+export function editUrl (api: PackageApi, id: number): string | null {
+  return adminLink(api.services.settings, `post.php?post=${id}&action=builder`)
 }
 
 const DOC_LABELS: Record<string, string> = { 'cms-page': 'Page', 'cms-post': 'Post', page: 'Page', section: 'Section', container: 'Container', kit: 'Kit' }
@@ -55,7 +56,6 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
             perPage,
             as: req.user
           })
-          const home = req.baseUrl
           const out = []
           for (const post of posts) {
             const meta = (await api.content.post(post.id))?.meta ?? {}
@@ -63,7 +63,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
             out.push({
               id: post.id,
               title: post.title,
-              edit_url: editUrl(home, post.id),
+              edit_url: editUrl(api, post.id),
               date_modified: Math.floor(post.modifiedGmt.getTime() / 1000),
               type: { post_type: post.type, doc_type: doc, label: DOC_LABELS[doc] ?? doc }
             })
@@ -91,7 +91,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
             siteUrl: req.siteUrl,
             meta: { _builder_edit_mode: 'builder', _builder_template_type: type.slug === 'page' ? 'cms-page' : 'cms-post' }
           })
-          return { id: post.id, edit_url: editUrl(req.baseUrl, post.id) }
+          return { id: post.id, edit_url: editUrl(api, post.id) }
         }
       })]
     })

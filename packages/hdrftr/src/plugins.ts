@@ -41,7 +41,10 @@ export const RECOMMENDED: readonly CatalogueEntry[] = [
   { slug: 'automations', name: 'Automations', desc: 'Connect the site to other apps and automate tasks.' }
 ]
 
-function item (req: RestRequest<any>, e: CatalogueEntry, status: InstallStatus): Record<string, unknown> {
+/** An admin screen under CMS_ADMIN_URL, or null without an admin front end (core admin-links.ts). */
+type AdminLink = (page: string) => string | null
+
+function item (admin: AdminLink, e: CatalogueEntry, status: InstallStatus): Record<string, unknown> {
   return {
     icon: `${VENDOR}${e.slug}/icon.svg`,
     type: 'plugin',
@@ -53,11 +56,11 @@ function item (req: RestRequest<any>, e: CatalogueEntry, status: InstallStatus):
     isFree: true,
     slug: e.slug,
     status,
-    settings_url: `${req.baseUrl}/cms-admin/admin.php?page=${e.slug}`
+    settings_url: admin(`admin.php?page=${e.slug}`)
   }
 }
 
-export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] {
+export function pluginCatalogueRoutes (statusOf: StatusOf, admin: AdminLink): RelativeRouteDecl[] {
   const get = (path: string, summary: string, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
     route({ path, endpoints: [endpoint({ methods: ['GET'], args: {}, summary, permission: mayManageSettings, handler })] })
 
@@ -66,7 +69,7 @@ export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] 
       const out: Record<string, unknown> = {}
       for (const e of COMPANIONS) {
         const status = await statusOf(e.slug)
-        if (status !== 'Activated') out[e.slug] = item(req, e, status)
+        if (status !== 'Activated') out[e.slug] = item(admin, e, status)
       }
       return out
     }),
@@ -75,7 +78,7 @@ export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] 
       const proTemplates = await statusOf(STARTER_TEMPLATES_PRO) !== 'Install'
       for (const e of RECOMMENDED) {
         if (e.slug === STARTER_TEMPLATES && proTemplates) continue
-        out[e.slug] = item(req, e, await statusOf(e.slug))
+        out[e.slug] = item(admin, e, await statusOf(e.slug))
       }
       return out
     }),
@@ -84,7 +87,7 @@ export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] 
       const both = [await statusOf(STARTER_TEMPLATES), await statusOf(STARTER_TEMPLATES_PRO)]
       const status: InstallStatus = both.includes('Activated') ? 'Activated' : both.includes('Installed') ? 'Installed' : 'Install'
       return status === 'Activated'
-        ? { templates_status: status, redirect_url: `${req.baseUrl}/cms-admin/themes.php?page=starter-templates` }
+        ? { templates_status: status, redirect_url: admin('themes.php?page=starter-templates') }
         : { templates_status: status }
     })
   ]

@@ -72,7 +72,7 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
               id,
               title: title === '' ? '(no title)' : title,
               status: r.post_status,
-              edit_link: editable ? `${adminUrl(req, 'post.php')}?post=${id}&action=edit` : '',
+              edit_link: editable ? adminUrl(api, `post.php?post=${id}&action=edit`) ?? '' : '',
               focus_keyphrase: field(r.primary_focus_keyword),
               seo_title: field(r.title),
               meta_description: field(r.description),

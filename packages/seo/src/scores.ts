@@ -11,7 +11,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { endpoint, Raw, route, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpoint, Raw, route, type RouteDecl } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { adminUrl, mayManageSeo } from './access.js'
 import { SCORE_GROUPS } from './buckets.js'
@@ -71,7 +71,7 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
         const filter = kind === 'seo' ? 'seo_filter' : 'readability_filter'
         const scores = SCORE_GROUPS.map((name) => {
           const row = rows.find((r) => r.grp === name)
-          const view = `${adminUrl(req as RestRequest, 'edit.php')}?post_status=publish&post_type=${encodeURIComponent(contentType)}&${filter}=${name === 'notAnalyzed' ? 'na' : name}${slug === '' ? '' : `&category_name=${encodeURIComponent(slug)}`}`
+          const view = adminUrl(api, `edit.php?post_status=publish&post_type=${encodeURIComponent(contentType)}&${filter}=${name === 'notAnalyzed' ? 'na' : name}${slug === '' ? '' : `&category_name=${encodeURIComponent(slug)}`}`)
           return { name, amount: Number(row?.amount ?? 0), links: { view }, ...(troubleshooting ? { ids: row?.ids ?? '' } : {}) }
         })
         const body = { scores, queryTime, cacheUsed: false }

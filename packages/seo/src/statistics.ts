@@ -58,7 +58,7 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
               seo_rank: rank,
               label: LABELS[rank],
               count: count(rank),
-              link: `${adminUrl(req, 'edit.php')}?post_status=publish&post_type=post&seo_filter=${rank}`
+              link: adminUrl(api, `edit.php?post_status=publish&post_type=post&seo_filter=${rank}`)
             }))
           }
         })
