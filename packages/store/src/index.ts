@@ -1,4 +1,4 @@
-export { openStore, dbOf, executeNamed, StoreLockedError } from './db.js'
+export { openStore, dbOf, executeNamed, executeShaped, StoreLockedError } from './db.js'
 export type { Db, Tx, Queryable, Store, StoreKind, OpenStoreOptions } from './db.js'
 export { migrate, migrationsFolder, migrationOrder, migrationsTableOf, storeMigrations, MIGRATION_LOCK_KEY } from './migrate.js'
 export type { MigrationSet } from './migrate.js'
@@ -20,3 +20,5 @@ export { storeSettingsFromEnv, loadEnvFile, baseDirOf, redactUrl, SettingError }
 export { storeErrorLine } from './errors.js'
 export type { StoreSettings } from './settings.js'
 export * as schema from './schema.js'
+export { shareStore, sharedSocketPath, sharedDatabaseUrl, sharedDatabaseAnswers, SHARED_SOCKET } from './share.js'
+export type { SharedDatabase } from './share.js'
