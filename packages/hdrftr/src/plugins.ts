@@ -8,6 +8,7 @@
  * `Activated`. Neutral names stand for the real catalogue's products
  * (CONVENTIONS.md §1). Administrators only (`manage_options`).
  */
+import { Type, type TSchema } from '@sinclair/typebox'
 import { endpoint, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import { mayManageSettings } from './access.js'
 
@@ -41,8 +42,29 @@ export const RECOMMENDED: readonly CatalogueEntry[] = [
   { slug: 'automations', name: 'Automations', desc: 'Connect the site to other apps and automate tasks.' }
 ]
 
+const INSTALL_STATUS = Type.Union([Type.Literal('Install'), Type.Literal('Installed'), Type.Literal('Activated')])
+
+/** Plugins keyed by slug. */
+const CATALOGUE = Type.Record(Type.String(), Type.Object({
+  icon: Type.String(),
+  type: Type.String(),
+  name: Type.String(),
+  desc: Type.String(),
+  directory_url: Type.String(),
+  url: Type.String(),
+  siteurl: Type.String(),
+  isFree: Type.Boolean(),
+  slug: Type.String(),
+  status: INSTALL_STATUS,
+  // Null without an admin front end (CMS_ADMIN_URL).
+  settings_url: Type.Union([Type.String(), Type.Null()])
+}))
+
 /** An admin screen under CMS_ADMIN_URL, or null without an admin front end (core admin-links.ts). */
 type AdminLink = (page: string) => string | null
+
+/** `redirect_url` when there is somewhere to go, else nothing. */
+const withLink = (url: string | null): { redirect_url?: string } => url === null ? {} : { redirect_url: url }
 
 function item (admin: AdminLink, e: CatalogueEntry, status: InstallStatus): Record<string, unknown> {
   return {
@@ -61,11 +83,11 @@ function item (admin: AdminLink, e: CatalogueEntry, status: InstallStatus): Reco
 }
 
 export function pluginCatalogueRoutes (statusOf: StatusOf, admin: AdminLink): RelativeRouteDecl[] {
-  const get = (path: string, summary: string, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
-    route({ path, endpoints: [endpoint({ methods: ['GET'], args: {}, summary, permission: mayManageSettings, handler })] })
+  const get = (path: string, summary: string, response: TSchema, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
+    route({ path, endpoints: [endpoint({ methods: ['GET'], args: {}, summary, response, permission: mayManageSettings, handler })] })
 
   return [
-    get('/plugins', 'The companion plugins not active yet, with their install status', async (req) => {
+    get('/plugins', 'The companion plugins not active yet, with their install status', CATALOGUE, async (req) => {
       const out: Record<string, unknown> = {}
       for (const e of COMPANIONS) {
         const status = await statusOf(e.slug)
@@ -73,7 +95,7 @@ export function pluginCatalogueRoutes (statusOf: StatusOf, admin: AdminLink): Re
       }
       return out
     }),
-    get('/recommended-plugins', 'The recommended plugins with their install status', async (req) => {
+    get('/recommended-plugins', 'The recommended plugins with their install status', CATALOGUE, async (req) => {
       const out: Record<string, unknown> = {}
       const proTemplates = await statusOf(STARTER_TEMPLATES_PRO) !== 'Install'
       for (const e of RECOMMENDED) {
@@ -82,12 +104,12 @@ export function pluginCatalogueRoutes (statusOf: StatusOf, admin: AdminLink): Re
       }
       return out
     }),
-    get('/templates', 'The state of the starter-templates plugin', async (req) => {
+    get('/templates', 'The state of the starter-templates plugin', Type.Object({ templates_status: INSTALL_STATUS, redirect_url: Type.Optional(Type.String({ description: 'When activated and an admin front end is configured (CMS_ADMIN_URL).' })) }), async (req) => {
       // The free or the Pro version, whichever is further along.
       const both = [await statusOf(STARTER_TEMPLATES), await statusOf(STARTER_TEMPLATES_PRO)]
       const status: InstallStatus = both.includes('Activated') ? 'Activated' : both.includes('Installed') ? 'Installed' : 'Install'
       return status === 'Activated'
-        ? { templates_status: status, redirect_url: admin('themes.php?page=starter-templates') }
+        ? { templates_status: status, ...withLink(admin('themes.php?page=starter-templates')) }
         : { templates_status: status }
     })
   ]

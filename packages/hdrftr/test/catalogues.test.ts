@@ -51,7 +51,7 @@ t.test('catalogues with the install status of each plugin', async (t) => {
   await install('starter-templates')
   t.same((await h.call('GET', `${H}/templates`, { as: admin })).body, { templates_status: 'Installed' })
   await registry!.activate('plugin', 'starter-templates', { actor: { userId: admin.id } })
-  t.same((await h.call('GET', `${H}/templates`, { as: admin })).body, { templates_status: 'Activated', redirect_url: null })
+  t.same((await h.call('GET', `${H}/templates`, { as: admin })).body, { templates_status: 'Activated' })
   t.equal((await h.call('GET', `${H}/recommended-plugins`, { as: admin })).body['starter-templates'].status, 'Activated')
   await install('starter-templates-pro')
   t.notOk('starter-templates' in (await h.call('GET', `${H}/recommended-plugins`, { as: admin })).body, 'hidden once the Pro version is installed')
