@@ -52,7 +52,7 @@ t.test('AI token refresh', async (t) => {
           const token = String(auth).replace('Bearer ', '')
           const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString() || '{}')
           if (refused.has(claims.jti) || claims.exp < nowS()) { send(401, { message: 'expired' }); return }
-          send(200, { choices: [{ text: `Boots (${token.slice(-9)})` }] })
+          send(200, { choices: [{ text: `Boots (${token.slice(-8)})` }] })
           return
         }
         send(404, {})
