@@ -16,7 +16,6 @@
  *
  * Only the analysis scores and the internal links stay asynchronous.
  */
-import { sql } from 'drizzle-orm'
 import type { PackageApi } from '@cms/core'
 import { deleteIndexables, homeUrl, INDEXABLE_TYPES, postIndexable, upsertIndexables } from './indexables.js'
 
@@ -24,7 +23,7 @@ import { deleteIndexables, homeUrl, INDEXABLE_TYPES, postIndexable, upsertIndexa
 export const INDEX_LISTENERS = { created: 'index-created', updated: 'index-updated', deleted: 'unindex-deleted' } as const
 
 const CATCH_UP_POSTS = 100
-const CATCH_UP_WINDOW = '10 minutes'
+const CATCH_UP_WINDOW_MS = 10 * 60_000
 
 /** Rebuilds the indexables of these posts from their current state (gone or not indexable: the row goes). */
 export async function rebuild (api: PackageApi, ids: readonly number[]): Promise<void> {
@@ -43,14 +42,6 @@ export async function rebuild (api: PackageApi, ids: readonly number[]): Promise
 /** Rebuilds the indexables of posts changed lately whose events this package has not handled yet. */
 export async function catchUp (api: PackageApi): Promise<void> {
   const listeners = Object.values(INDEX_LISTENERS).map((n) => `${api.name}:${n}`)
-  const rows = await api.services.store.execute<{ object_id: string | number }>(sql`
-    select distinct e.object_id from (
-      select object_id from cms_events e
-      where e.created > now() - interval '${sql.raw(CATCH_UP_WINDOW)}'
-        and e.topic in ('post.created', 'post.updated', 'post.deleted')
-        and not exists (select 1 from cms_event_deliveries d where d.event_id = e.id and d.listener = any(${sql.param(listeners)}::text[]))
-      order by e.id
-      limit ${CATCH_UP_POSTS * 3}) e
-    limit ${CATCH_UP_POSTS}`)
-  if (rows.length > 0) await rebuild(api, rows.map((r) => Number(r.object_id)))
+  const ids = await api.services.events.undelivered(listeners, ['post.created', 'post.updated', 'post.deleted'], { withinMs: CATCH_UP_WINDOW_MS, limit: CATCH_UP_POSTS })
+  if (ids.length > 0) await rebuild(api, ids)
 }
