@@ -138,6 +138,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     textLimits: settings.textLimits,
     // Anonymous answers (and the reads behind them) are reused while nothing has been committed.
     horizon: async () => await store.horizon(),
+    // A deactivated plugin's (or theme's) namespaces answer 404 and leave the index (platform.ts).
+    activation: platform.activation(),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
 

@@ -128,8 +128,17 @@ export function requestMemo (): RequestMemo {
 
 export interface Registry {
   readonly namespaces: readonly string[]
-  /** The discovery `routes` object for every route (or one namespace), cached per base URL. */
-  index (baseUrl: string, namespace?: string): Record<string, unknown>
+  /**
+   * The discovery `routes` object for every route (or one namespace), cached
+   * per base URL; the namespaces in `off` (see `off`) left out.
+   */
+  index (baseUrl: string, namespace?: string, off?: ReadonlySet<string>): Record<string, unknown>
+  /**
+   * The namespaces switched off for this request (a deactivated plugin's,
+   * `KernelOptions.activation`): empty unless the deployment switches any.
+   * Asked once per request.
+   */
+  off (req: Pick<RestRequest, 'memo' | 'horizon'>): Promise<ReadonlySet<string>>
   /**
    * The declaration and endpoint serving a method and a path relative to the
    * API root, as HTTP routing would find them (router.ts): for batch, `_embed`

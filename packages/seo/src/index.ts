@@ -76,6 +76,8 @@ export const seoPackage = definePackage({
   name: '@cms/seo',
   dependencies: ['@cms/core'],
   namespaces: ['seo/v1', 'analytics-connector/v1'],
+  // Served while the plugin `seo` is active (the registry's status); the connector's root while `analytics-connector` is.
+  activation: [{ type: 'plugin', slug: 'seo', namespaces: ['seo/v1'] }, { type: 'plugin', slug: 'analytics-connector', namespaces: ['analytics-connector/v1'] }],
   options: Type.Object({}, { additionalProperties: false }),
   commands: seoCommands,
   register (api, _options, app) {
