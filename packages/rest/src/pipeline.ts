@@ -19,6 +19,7 @@ import { toRestError } from './error-handler.js'
 import { KeptAnswers } from './kept-answers.js'
 import type { Rendered } from './render.js'
 import type { KernelOptions } from './options.js'
+import { routePathOf } from './route-path.js'
 
 /**
  * What the pipeline reads of a request: a Fastify request, or a request
@@ -80,7 +81,8 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request), siteUrl, scope)
     // The Allow header of a validation error is computed on the request as sent.
     expose(unvalidated)
-    const restReq: RestRequest = { ...unvalidated, params: validateArgs(raw) }
+    const params = validateArgs(raw)
+    const restReq: RestRequest = { ...unvalidated, params, routePath: routePathOf(pattern, params) }
     expose(restReq)
     const allowed = await ep.permission.check(restReq)
     if (allowed !== true) {
@@ -138,6 +140,7 @@ export function restRequestOf (
     method,
     route: pattern,
     path: restPathOf(request.url),
+    routePath: routePathOf(pattern, params),
     params,
     query,
     headers: request.headers,

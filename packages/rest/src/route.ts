@@ -28,6 +28,13 @@ export interface RestRequest<P = Record<string, unknown>> {
   readonly route: string
   /** The request path relative to the API root, e.g. `/cms/v2/posts/12`. */
   readonly path: string
+  /**
+   * The matched route's own path: `route` with its variables filled from
+   * `params` (`/cms/v2/posts/12/revisions`), as declared whatever spelling
+   * matched. Paging links and `Location` headers are built from it
+   * (`pageHeaders(req, info)`, `createdAt(req, body, id)`).
+   */
+  readonly routePath: string
   /** Validated, coerced and defaulted parameters (path variables included). */
   readonly params: P
   /** The query parameters as sent (before validation), in their order; used for links. */

@@ -3,7 +3,7 @@
  * against the route it names before anything runs (route exists, batch
  * allowed, parameters valid), and turned into a dispatch request.
  */
-import { endpointValidator, isPlainObject, kernelErrors, mergeParams, parseQuery, patternOf, RestError, type DispatchRequest, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpointValidator, isPlainObject, kernelErrors, mergeParams, parseQuery, patternOf, RestError, routePathOf, type DispatchRequest, type RestRequest, type RouteDecl } from '@cms/rest'
 // The kernel's validation, run ahead of dispatch; @cms/rest does not export it from its index.
 import { batchErrors } from './errors.js'
 
@@ -88,6 +88,7 @@ export function prepare (item: BatchItem, parent: RestRequest, off: ReadonlySet<
     method: method as RestRequest['method'],
     route: patternOf(match.route),
     path: split.pathname,
+    routePath: routePathOf(patternOf(match.route), match.vars),
     params: mergeParams(query, body, match.vars),
     query,
     headers
