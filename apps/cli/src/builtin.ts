@@ -9,5 +9,6 @@ import { mediaCommand } from './commands/media.js'
 import { pluginCommand, themeCommand } from './commands/package.js'
 import { statusCommand } from './commands/status.js'
 import { newCommand } from './commands/new.js'
+import { seedCommand } from './commands/seed.js'
 
-export const builtinGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand, newCommand, statusCommand]
+export const builtinGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand, newCommand, statusCommand, seedCommand]

@@ -304,7 +304,11 @@ export function importRoutes (api: PackageApi, head: HeadOptions, source: Source
     endpoints: [endpoint({
       methods: ['POST'],
       args: {},
-      summary: 'Import another SEO plugin\'s data, a batch at a time',
+      summary: 'Import the next batch of another SEO plugin\'s data',
+      response: Type.Object({
+        objects: Type.Union([Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown())], { description: 'What this batch imported (validate_data and cleanup: an object of counts or flags).' }),
+        next_url: Type.Union([Type.String(), Type.Literal(false)], { description: 'The route again while more is due, else false.' })
+      }),
       permission: can('activate_plugins', { error: seoErrors.rest_forbidden, why: '§1.3 import: activate_plugins (administrators)', probe: { vars: { plugin: SOURCE, type: 'posts' } } }),
       handler: async (req) => {
         const plugin = String(req.params.plugin)
