@@ -15,7 +15,7 @@ import { asResponse, StreamBody, type HeaderValue } from './response.js'
 import { checkPreconditions } from './conditional.js'
 import { tooLargeByLength } from './body-stream.js'
 import { shapeBody } from './shape.js'
-import { toRestError } from './error-handler.js'
+import { errorHead, toRestError } from './error-handler.js'
 import { KeptAnswers } from './kept-answers.js'
 import type { Rendered } from './render.js'
 import type { KernelOptions } from './options.js'
@@ -118,9 +118,10 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
       return await handle(request, (r) => { restReq = r })
     } catch (err) {
       const error = toRestError(err, opts)
-      if (error.status >= 500) request.log.error({ err }, 'request failed')
+      const head = errorHead(error)
+      if (head.log) request.log.error({ err }, 'request failed')
       const allow = restReq === undefined ? '' : await allowHeader(decl, restReq)
-      return { status: error.status, headers: allow === '' ? {} : { Allow: allow }, body: error.toBody() }
+      return { status: error.status, headers: allow === '' ? head.headers : { ...head.headers, Allow: allow }, body: error.toBody() }
     }
   }
 }

@@ -164,7 +164,7 @@ export function importRoutes (api: PackageApi, head: HeadOptions, source: Source
       else if (focus !== undefined && focus !== '' && mine(SEO.focuskw) === '') set[SEO.focuskw] = focus
       // Values another plugin stored are user data: the same cleaning as a writer without unfiltered_html.
       for (const [key, value] of Object.entries(set)) {
-        const clean = api.services.meta.get(key)?.sanitize?.(value, `meta.${key}`)
+        const clean = await api.services.meta.get(key)?.sanitize?.(value, `meta.${key}`)
         if (clean === undefined) continue
         if ('invalid' in clean) { delete set[key]; skipped.push(key) } else set[key] = clean.value
       }

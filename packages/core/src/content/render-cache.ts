@@ -4,10 +4,14 @@
  * is kept for texts seen recently, so a list of ten posts does not render
  * ten contents and ten excerpts on every request. Entries are weighed by
  * their characters (key and value), so a few large texts share the budget
- * with many small ones instead of being rendered on every read.
+ * with many small ones instead of being rendered on every read. Contents
+ * and excerpts are rendered in the text pool (text-pool.ts: a large one off
+ * the request thread), and a text already being rendered is waited for,
+ * not rendered again by a second request.
  */
 import { LRUCache } from 'lru-cache'
-import { renderContent, renderExcerpt, renderTitle } from './render.js'
+import { renderTitle } from './render.js'
+import { textPool } from './text-pool.js'
 
 /** Characters (keys and values) kept at most, one or two bytes each. */
 const MAX_CHARS = 8_000_000
@@ -20,6 +24,9 @@ const rendered = new LRUCache<string, string>({
   sizeCalculation: (value, key) => Math.max(1, key.length + value.length)
 })
 
+/** Renderings under way, by key: concurrent reads of one text share one. */
+const pending = new Map<string, Promise<string>>()
+
 function memo (key: string, render: () => string): string {
   const hit = rendered.get(key)
   if (hit !== undefined) return hit
@@ -28,14 +35,28 @@ function memo (key: string, render: () => string): string {
   return value
 }
 
-export function renderedContent (raw: string): string {
-  return raw === '' ? '' : memo(`c\0${raw}`, () => renderContent(raw))
+async function memoAsync (key: string, render: () => Promise<string>): Promise<string> {
+  const hit = rendered.get(key)
+  if (hit !== undefined) return hit
+  const running = pending.get(key)
+  if (running !== undefined) return await running
+  const work = render().then((value) => {
+    rendered.set(key, value)
+    return value
+  }).finally(() => pending.delete(key))
+  pending.set(key, work)
+  return await work
 }
 
+export async function renderedContent (raw: string): Promise<string> {
+  return raw === '' ? '' : await memoAsync(`c\0${raw}`, async () => await textPool.renderContent(raw))
+}
+
+/** Titles are short (a line): rendered inline. */
 export function renderedTitle (raw: string): string {
   return raw === '' ? renderTitle(raw) : memo(`t\0${raw}`, () => renderTitle(raw))
 }
 
-export function renderedExcerpt (excerpt: string, content: string, length?: number): string {
-  return memo(`e\0${length ?? ''}\0${excerpt}\0${content}`, () => renderExcerpt(excerpt, content, length))
+export async function renderedExcerpt (excerpt: string, content: string, length?: number): Promise<string> {
+  return await memoAsync(`e\0${length ?? ''}\0${excerpt}\0${content}`, async () => await textPool.renderExcerpt(excerpt, content, length))
 }
