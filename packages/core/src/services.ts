@@ -43,6 +43,8 @@ export interface Services {
     environment?: string
     /** Plugin and theme packages: their source and unpacking limits (`CMS_PACKAGE_*`, package-settings.ts). */
     packages?: PackageSettings
+    /** The admin front end's base URL (`CMS_ADMIN_URL`); unset: admin links are null or left out (admin-links.ts). */
+    adminUrl?: string
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage

@@ -13,6 +13,7 @@ import { endpoint, route, type RouteDecl } from '@cms/rest'
 import { readCache, type PackageApi } from '@cms/core'
 import { adminUrl, mayRead } from './access.js'
 import type { ClassicRank } from './buckets.js'
+import { catchUp } from './freshness.js'
 
 const NS = 'seo/v1'
 const RANKS: readonly ClassicRank[] = ['na', 'bad', 'ok', 'good', 'noindex']
@@ -41,11 +42,12 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
       summary: 'How the published posts score, by rank (the caller\'s own unless they edit others\' posts)',
       response: Type.Object({
         header: Type.String(),
-        seo_scores: Type.Array(Type.Object({ seo_rank: Type.String(), label: Type.String(), count: Type.Integer(), link: Type.String() }))
+        seo_scores: Type.Array(Type.Object({ seo_rank: Type.String(), label: Type.String(), count: Type.Integer(), link: Type.Union([Type.String(), Type.Null()], { description: 'An admin screen under CMS_ADMIN_URL; null without one.' }) }))
       }),
       permission: mayRead.because('§1.3 statistics: read (any signed-in user)'),
       handler: async (req) => {
         const own = !req.user.can('edit_others_posts')
+        await catchUp(api)
         return await cache.get(req, `${req.user.id}:${own ? 'own' : 'all'}:${req.baseUrl}`, async () => {
           const rows = await api.services.store.execute<{ rank: ClassicRank, n: string | number }>(sql`
           select case when is_robots_noindex is true then 'noindex'
@@ -64,7 +66,7 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
               seo_rank: rank,
               label: LABELS[rank],
               count: count(rank),
-              link: `${adminUrl(req, 'edit.php')}?post_status=publish&post_type=post&seo_filter=${rank}`
+              link: adminUrl(api, `edit.php?post_status=publish&post_type=post&seo_filter=${rank}`)
             }))
           }
         })
