@@ -28,7 +28,7 @@ export interface MetaKey {
   sanitize?: (value: unknown, param: string) => Sanitized
 }
 
-export type MetaObjectType = 'post' | 'user'
+export type MetaObjectType = 'post' | 'user' | 'comment'
 
 /** Who may write a key, beyond the object's own update permission (the core's `auth_callback`). */
 export type MetaAuthorize = (caller: Principal, object: { id: number, type: string } | undefined) => boolean
@@ -64,7 +64,7 @@ export class MetaRegistry {
   private readonly keys = new Map<string, RegisteredMeta>()
   private sealed = false
 
-  /** The object type whose keys this registry holds (`post`: posts and pages of cms/v2; `user`: cms/v2 users). */
+  /** The object type whose keys this registry holds (`post`: posts and pages of cms/v2; `user`: cms/v2 users; `comment`: cms/v2 comments). */
   constructor (readonly objectType: MetaObjectType = 'post') {}
 
   /** Registers `key` on this registry's object type. */
@@ -104,7 +104,8 @@ const MAX_DEPTH = 256
  * string through `filter` (keys kept), walked without recursion.
  */
 function defaultSanitizer (objectType: MetaObjectType): NonNullable<MetaKey['sanitize']> {
-  const filter = objectType === 'user' ? filterTitleHtml : filterPostHtml
+  // User and comment text allow the small inline set; post meta the post content's markup.
+  const filter = objectType === 'post' ? filterPostHtml : filterTitleHtml
   const clean = (v: unknown): unknown => typeof v === 'string' && /[<>&\u00a0]/.test(v) ? filter(v) : v
   const copy = (v: unknown): unknown => Array.isArray(v) ? new Array(v.length) : typeof v === 'object' && v !== null ? {} : clean(v)
   return (value) => {
