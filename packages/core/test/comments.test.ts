@@ -165,7 +165,8 @@ t.test('every list argument, validated', async (t) => {
     t.ok(res.body.data.params[param], param)
   }
   // Filters that need authorization (edit_posts) are refused to others, as the core refuses them.
-  for (const query of [{ status: 'hold' }, { type: 'all' }, { author: String(admin.id) }, { author_email: 'a@example.org' }]) {
+  const guarded: Array<Record<string, string>> = [{ status: 'hold' }, { type: 'all' }, { author: String(admin.id) }, { author_email: 'a@example.org' }]
+  for (const query of guarded) {
     const res = await list(query, subscriber)
     t.equal(res.status, 403, `${Object.keys(query)[0]} needs authorization`)
     t.equal(res.body.code, 'rest_forbidden_param')
@@ -351,7 +352,10 @@ t.test('stored text, smilies and counts under concurrency', async (t) => {
   const post = await publishedPost(h, author)
   const trusted = await h.call('POST', '/cms/v2/comments', { as: admin, body: { post, content: '<span class="x">kept</span> :)' } })
   t.equal(trusted.body.content.raw, '<span class="x">kept</span> :)', 'unfiltered_html keeps markup')
+  const smiling = await publishedPost(h, author, { content: 'Hello :)' })
+  t.equal((await h.call('GET', `/cms/v2/posts/${smiling}`)).body.content.rendered, '<p>Hello \u{1F642}</p>\n', 'smilies are emoji by default')
   await h.call('POST', '/cms/v2/settings', { as: admin, body: { use_smilies: false } })
+  t.equal((await h.call('GET', `/cms/v2/posts/${smiling}`)).body.content.rendered, '<p>Hello :)</p>\n', 'use_smilies off: posts keep the text')
   t.equal((await h.call('GET', '/cms/v2/settings', { as: admin })).body.use_smilies, false)
   t.equal((await h.call('GET', `/cms/v2/comments/${trusted.body.id}`)).body.content.rendered, '<p><span class="x">kept</span> :)</p>\n', 'no smilies once switched off')
 

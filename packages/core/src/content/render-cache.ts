@@ -28,14 +28,14 @@ function memo (key: string, render: () => string): string {
   return value
 }
 
-export function renderedContent (raw: string): string {
-  return raw === '' ? '' : memo(`c\0${raw}`, () => renderContent(raw))
+export function renderedContent (raw: string, smilies = true): string {
+  return raw === '' ? '' : memo(`c${smilies ? '' : 'n'}\0${raw}`, () => renderContent(raw, smilies))
 }
 
 export function renderedTitle (raw: string): string {
   return raw === '' ? renderTitle(raw) : memo(`t\0${raw}`, () => renderTitle(raw))
 }
 
-export function renderedExcerpt (excerpt: string, content: string, length?: number): string {
-  return memo(`e\0${length ?? ''}\0${excerpt}\0${content}`, () => renderExcerpt(excerpt, content, length))
+export function renderedExcerpt (excerpt: string, content: string, length?: number, smilies = true): string {
+  return memo(`e${smilies ? '' : 'n'}\0${length ?? ''}\0${excerpt}\0${content}`, () => renderExcerpt(excerpt, content, length, smilies))
 }
