@@ -6,7 +6,7 @@
  *
  *   node scripts/build-dist.mjs             compile to dist/
  *   node scripts/build-dist.mjs --exports   also point each package.json's
- *                                           exports at dist/ (in the image's
+ *                                           exports (and cms.plugin) at dist/ (in the image's
  *                                           copy of the tree, never in a checkout)
  *
  * Each file is transpiled on its own (the workspace type-checks with
@@ -82,6 +82,8 @@ for (const dir of packageDirs()) {
         : Object.fromEntries(Object.entries(manifest.exports).map(([k, v]) => [k, toDist(v)]))
     }
     if (manifest.main !== undefined) manifest.main = toDist(manifest.main)
+    // The module the gateway imports to find a package (apps/gateway/src/discover.ts).
+    if (manifest.cms?.plugin !== undefined) manifest.cms.plugin = toDist(manifest.cms.plugin)
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
   }
 }

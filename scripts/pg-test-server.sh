@@ -17,6 +17,8 @@
 # share or delete each other's server. `url` and `stop` then take the
 # directory or the URL `start` printed.
 # Port: --port N or $PG_TEST_PORT, else a free one.
+# $PG_TEST_OPTIONS: further server options (`-c name=value ...`), appended
+# (the profile bench loads pg_stat_statements and auto_explain with them).
 # Needs initdb/pg_ctl on PATH (or in /usr/lib/postgresql/*/bin). Trust auth,
 # listening on 127.0.0.1 only; fsync, synchronous_commit and full-page writes
 # off (for tests, never for data) unless --durable or PG_TEST_DURABLE=1,
@@ -138,6 +140,7 @@ case "$command" in
     if [ "$durable" != 1 ]; then
       options="$options -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     fi
+    options="$options ${PG_TEST_OPTIONS:-}"
     as_pg "$PG_CTL" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 -o "$options" start >/dev/null \
       || { cat "$DIR/server.log" >&2 || true; die "server did not start"; }
     say "started on port $port, files in $DIR$([ "$durable" = 1 ] && echo ' (default durability)'); stop it with: $0 stop $DIR"

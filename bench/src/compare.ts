@@ -1,26 +1,31 @@
 /**
  * Two versions of the gateway side by side: this checkout and another one
- * (say a worktree of the previous commit), on one database, with their runs
- * interleaved so both see the same machine. For each scenario it prints
- * req/s, latency and the gateway's CPU time per request, the figure that
- * stays steady when the machine is shared.
+ * (say a worktree of an earlier commit), on one durable PostgreSQL server,
+ * with their runs interleaved so both see the same machine. Each side has a
+ * database of its own, migrated and given its administrator by its own CLI,
+ * so any earlier checkout can be compared (on one shared database an older
+ * checkout's migrations meet the newer one's tables: 42P07). For each
+ * scenario it prints req/s, latency and the CPU time per request of the
+ * gateway, of PostgreSQL and of both, the figures that stay steady when the
+ * machine is shared, then the medians of the rounds and their ratio.
  *
- *   git worktree add /tmp/before HEAD~1 && (cd /tmp/before && pnpm install --offline)
- *   pnpm bench:compare --other /tmp/before [--scenarios single,index,list,list-signed-in,create,batch] [--rounds 2] [--duration 4]
+ *   git worktree add /tmp/before HEAD~1 && (cd /tmp/before && pnpm install --frozen-lockfile --offline)
+ *   pnpm bench:compare --other /tmp/before [--scenarios list-signed-in,list-uncached,create] [--rounds 3] [--duration 4]
  */
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
+import { loadavg } from 'node:os'
 import { startDatabase } from './database.js'
 import { createAdmin, seedPosts } from './seed.js'
 import { startGateway, type Service } from './services.js'
-import { measure, type LoadOptions } from './load.js'
+import { measure, type LoadOptions, type Measurement } from './load.js'
 import { observe } from './observe.js'
 
 const { values: opts } = parseArgs({
   options: {
     other: { type: 'string' },
-    scenarios: { type: 'string', default: 'single,index,list,create,batch' },
-    rounds: { type: 'string', default: '2' },
+    scenarios: { type: 'string', default: 'list-signed-in,list-uncached,create,list,single,index,batch' },
+    rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     connections: { type: 'string', default: '20' },
     posts: { type: 'string', default: '1000' }
@@ -31,6 +36,12 @@ if (opts.other === undefined) {
   process.exit(2)
 }
 const connections = Number(opts.connections)
+const fmt = (n: number | undefined): string => n === undefined ? '' : n.toFixed(0)
+const both = (m: Measurement): number | undefined => m.cpuUsPerRequest === undefined || m.dbCpuUsPerRequest === undefined ? undefined : m.cpuUsPerRequest + m.dbCpuUsPerRequest
+function median (xs: Array<number | undefined>): number | undefined {
+  const s = xs.filter((x): x is number => x !== undefined).sort((a, b) => a - b)
+  return s.length === 0 ? undefined : s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
 
 type Scenario = (base: string, auth: string) => Omit<LoadOptions, 'duration'>
 const json = (auth: string): Record<string, string> => ({ authorization: auth, 'content-type': 'application/json' })
@@ -40,6 +51,8 @@ const SCENARIOS: Record<string, Scenario> = {
   list: (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, connections }),
   // Signed in: never answered from the anonymous cache, so validation, permission and handler run every time.
   'list-signed-in': (base, auth) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, headers: { authorization: auth }, connections }),
+  // Anonymous with a parameter that never repeats (autocannon puts a fresh id in place of [<id>]): no kept answer ever matches.
+  'list-uncached': (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10&nocache=[<id>]`, idReplacement: true, connections }),
   create: (base, auth) => ({
     url: `${base}/index.php?rest_route=/cms/v2/posts`,
     method: 'POST',
@@ -58,34 +71,63 @@ const SCENARIOS: Record<string, Scenario> = {
   })
 }
 
+const names = opts.scenarios!.split(',')
+for (const name of names) if (SCENARIOS[name] === undefined) throw new Error(`unknown scenario ${name} (${Object.keys(SCENARIOS).join(', ')})`)
+
+interface Side { label: string, gateway: Service, auth: string }
 const db = await startDatabase()
-const gateways: Array<[string, Service]> = []
+const sides: Side[] = []
+const results = new Map<string, Measurement[]>()
 try {
   await db.reset()
-  const admin = await createAdmin(db.url)
-  const auth = `Basic ${Buffer.from(`${admin.login}:${admin.password}`).toString('base64')}`
-  gateways.push(['this checkout', await startGateway(db.url)])
-  gateways.push([resolve(opts.other), await startGateway(db.url, [], resolve(opts.other))])
-  await seedPosts(db.url, Number(opts.posts), admin.id, gateways[0]![1].url)
-  // Every gateway warms up on every scenario first (JIT, caches, pool), unmeasured, so round 1 is not a cold start.
-  for (const name of opts.scenarios!.split(',')) {
-    const scenario = SCENARIOS[name]
-    if (scenario === undefined) throw new Error(`unknown scenario ${name} (${Object.keys(SCENARIOS).join(', ')})`)
-    for (const [, gateway] of gateways) await measure({ ...scenario(gateway.url, auth), duration: 2 })
+  // Each side on its own database, migrated by its own CLI; the same posts seeded into both.
+  for (const [label, root, url] of [['this checkout', undefined, db.url], [resolve(opts.other), resolve(opts.other), await db.another()]] as const) {
+    const admin = await createAdmin(url, root)
+    const gateway = await startGateway(url, [], root)
+    sides.push({ label, gateway, auth: `Basic ${Buffer.from(`${admin.login}:${admin.password}`).toString('base64')}` })
+    await seedPosts(url, Number(opts.posts), admin.id, gateway.url)
   }
-  console.log('| scenario | round | gateway | req/s | p50 ms | p99 ms | errors | CPU µs/req | PostgreSQL CPU µs/req |')
-  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|')
+  console.log(`PostgreSQL: ${await db.durability()}; ${opts.posts} posts, ${connections} connections, ${opts.duration} s a run, ${opts.rounds} rounds; load average at the start: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
+  // Every gateway warms up on every scenario first (JIT, caches, pool), unmeasured, so round 1 is not a cold start.
+  for (const name of names) {
+    for (const side of sides) await measure({ ...SCENARIOS[name]!(side.gateway.url, side.auth), duration: 2 })
+  }
+  console.log('| scenario | round | gateway | req/s | p50 ms | p99 ms | errors | CPU µs/req | PostgreSQL CPU µs/req | both µs/req | idle % |')
+  console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (let round = 1; round <= Number(opts.rounds); round++) {
-    for (const name of opts.scenarios!.split(',')) {
+    for (const name of names) {
       const scenario = SCENARIOS[name]!
       // Each round changes who goes first: the run after another scenario's writes pays for them (vacuum, a new horizon).
-      for (const [label, gateway] of round % 2 === 1 ? gateways : [...gateways].reverse()) {
-        const m = await observe(gateway, db, async () => await measure({ ...scenario(gateway.url, auth), duration: Number(opts.duration) }))
-        console.log(`| ${name} | ${round} | ${label} | ${m.requestsPerSec.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.errors} | ${m.cpuUsPerRequest?.toFixed(0) ?? ''} | ${m.dbCpuUsPerRequest?.toFixed(0) ?? ''} |`)
+      for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
+        const m = await observe(side.gateway, db, async () => await measure({ ...scenario(side.gateway.url, side.auth), duration: Number(opts.duration) }))
+        const key = `${name}\u0000${side.label}`
+        results.set(key, [...(results.get(key) ?? []), m])
+        console.log(`| ${name} | ${round} | ${side.label} | ${m.requestsPerSec.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.errors} | ${fmt(m.cpuUsPerRequest)} | ${fmt(m.dbCpuUsPerRequest)} | ${fmt(both(m))} | ${fmt(m.idlePercent)} |`)
       }
     }
   }
+  // Medians of the rounds, and this checkout's against the other's (a ratio below 1 in the CPU columns: this one is cheaper).
+  console.log('\n| scenario | gateway | req/s | CPU µs/req | PostgreSQL CPU µs/req | both µs/req |')
+  console.log('|---|---|---:|---:|---:|---:|')
+  for (const name of names) {
+    const medians = sides.map((side) => {
+      const runs = results.get(`${name}\u0000${side.label}`) ?? []
+      return {
+        rate: median(runs.map((m) => m.requestsPerSec)),
+        cpu: median(runs.map((m) => m.cpuUsPerRequest)),
+        db: median(runs.map((m) => m.dbCpuUsPerRequest)),
+        both: median(runs.map(both))
+      }
+    })
+    sides.forEach((side, i) => {
+      const m = medians[i]!
+      console.log(`| ${name} | ${side.label} (median) | ${fmt(m.rate)} | ${fmt(m.cpu)} | ${fmt(m.db)} | ${fmt(m.both)} |`)
+    })
+    const [a, b] = medians as [typeof medians[0], typeof medians[0]]
+    const ratio = (x: number | undefined, y: number | undefined): string => x === undefined || y === undefined || y === 0 ? '' : `${(x / y).toFixed(2)}x`
+    console.log(`| ${name} | this / other | ${ratio(a.rate, b.rate)} | ${ratio(a.cpu, b.cpu)} | ${ratio(a.db, b.db)} | ${ratio(a.both, b.both)} |`)
+  }
 } finally {
-  for (const [, gateway] of gateways) await gateway.stop()
+  for (const side of sides) await side.gateway.stop()
   await db.stop()
 }

@@ -29,6 +29,8 @@ export interface LoadOptions {
   idReplacement?: boolean
   duration: number
   connections: number
+  /** Stop after this many requests (before the duration ends). */
+  amount?: number
 }
 
 export async function measure (opts: LoadOptions): Promise<Measurement> {
@@ -39,6 +41,7 @@ export async function measure (opts: LoadOptions): Promise<Measurement> {
     body: opts.body,
     idReplacement: opts.idReplacement ?? false,
     duration: opts.duration,
+    ...(opts.amount === undefined ? {} : { amount: opts.amount }),
     connections: opts.connections,
     pipelining: 1
   })

@@ -16,18 +16,19 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 export interface Admin { id: number, login: string, password: string }
 
-function cli (databaseUrl: string, args: string[]): string {
+function cli (databaseUrl: string, args: string[], root: string): string {
   return execFileSync('node', ['--import', 'tsx', 'apps/cli/src/main.ts', ...args], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl },
     encoding: 'utf8'
   })
 }
 
-export async function createAdmin (databaseUrl: string): Promise<Admin> {
-  cli(databaseUrl, ['migrate'])
-  cli(databaseUrl, ['user', 'create', 'bench', '--email', 'bench@example.com', '--role', 'administrator'])
-  const { password } = JSON.parse(cli(databaseUrl, ['app-password', 'create', 'bench', 'bench', '--json'])) as { password: string }
+/** The database migrated and its administrator made by the CLI of the checkout at `root` (this one by default). */
+export async function createAdmin (databaseUrl: string, root = ROOT): Promise<Admin> {
+  cli(databaseUrl, ['migrate'], root)
+  cli(databaseUrl, ['user', 'create', 'bench', '--email', 'bench@example.com', '--role', 'administrator'], root)
+  const { password } = JSON.parse(cli(databaseUrl, ['app-password', 'create', 'bench', 'bench', '--json'], root)) as { password: string }
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {

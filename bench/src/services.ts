@@ -33,7 +33,8 @@ async function freePort (): Promise<number> {
 }
 
 async function waitReady (url: string, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000
+  // Generous: on a shared, loaded machine a start under tsx has taken over a minute.
+  const deadline = Date.now() + 180_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited early: ${log()}`)
     try {

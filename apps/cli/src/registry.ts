@@ -7,6 +7,7 @@ import { appPasswordCommand } from './commands/app-password.js'
 import { optionCommand } from './commands/option.js'
 import { mediaCommand } from './commands/media.js'
 import { pluginCommand, themeCommand } from './commands/package.js'
+import { newCommand } from './commands/new.js'
 import { packageCommandGroups } from './package-commands.js'
 
-export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand, ...packageCommandGroups]
+export const commandGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand, newCommand, ...packageCommandGroups]

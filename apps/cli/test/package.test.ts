@@ -8,6 +8,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import yazl from 'yazl'
 import { openTestStore } from '@cms/store/testing'
+import { createCaller } from '@cms/core/testing'
+import { buildApp, loadSettings } from '@cms/gateway'
 import { inProcess } from './helpers.js'
 
 async function packageZip (slug: string, version: string): Promise<Buffer> {
@@ -69,4 +71,26 @@ t.test('cms plugin and cms theme', async (t) => {
     t.match(r.stderr, message)
   }
   t.match((await exec(['plugin', '--help'])).stdout, /cms plugin install <slug>/)
+})
+
+t.test('cms plugin activate is the way back: a running app serves the package again at once', async (t) => {
+  const db = await openTestStore({ migrate: false })
+  t.teardown(() => db.close())
+  const content = await mkdtemp(join(tmpdir(), 'cms-cli-content-'))
+  const settings = loadSettings({ CMS_DEPLOYMENT: 'B', CMS_BASE_URL: 'http://cms.test', LOG_LEVEL: 'silent', CMS_CONTENT_DIR: content, CMS_DATA_DIR: '/nonexistent-not-used' })
+  const app = await buildApp(settings, { store: db, logger: false, jobs: false })
+  t.teardown(() => app.close())
+  const admin = await createCaller(db, 'administrator')
+  const get = async (url: string): Promise<number> => (await app.inject({ method: 'GET', url: `/cms-json${url}`, headers: admin.headers })).statusCode
+  const { exec } = inProcess(db, { CMS_CONTENT_DIR: content, CMS_DEPLOYMENT: 'B' })
+
+  // Deactivated through the service itself: its routes are gone, the CLI brings them back.
+  const off = await app.inject({ method: 'POST', url: '/cms-json/builder-one/v1/plugins/builder/deactivate', headers: admin.headers })
+  t.equal(off.statusCode, 200)
+  t.equal(await get('/builder/v1/globals/colors'), 404)
+  t.match((await exec(['plugin', 'list'])).stdout, /^builder\tinactive\t/m)
+  t.same(await exec(['plugin', 'activate', 'builder']), { code: 0, stdout: 'plugin builder activated: 0.1.0, active\n', stderr: '' })
+  t.equal(await get('/builder/v1/globals/colors'), 200, 'served again, without a restart')
+  t.same(await exec(['plugin', 'deactivate', 'builder']), { code: 0, stdout: 'plugin builder deactivated: 0.1.0, inactive\n', stderr: '' })
+  t.equal(await get('/builder/v1/globals/colors'), 404, 'and gone again')
 })

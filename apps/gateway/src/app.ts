@@ -8,8 +8,9 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
 import { authenticator, createServices, frontPage, mediaFiles, packagesFor, Platform, remotePagesOf, Upstreams, type CmsPackage } from '@cms/core'
-import { namespacesOf, profiles, type Profile } from './profiles.js'
+import { namespacesOf, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
+import { withPackagesUnder } from './discover.js'
 import type { Settings } from './settings.js'
 import { ensureFirstAdmin } from './first-admin.js'
 import { loggerOptions, RequestLog } from './request-log.js'
@@ -94,7 +95,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   })
   if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })
 
-  const profile = opts.profile ?? profiles[settings.deployment]!
+  const profile = opts.profile ?? settings.profile
   const strangers = Object.keys(settings.remote).filter((ns) => !profile.namespaces.includes(ns))
   if (strangers.length > 0) throw new Error(`CMS_REMOTE_NAMESPACES names namespaces profile ${profile.name} does not expose: ${strangers.join(', ')}`)
   const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes, imageMaxPixels: settings.images.maxPixels, imageConcurrency: settings.images.concurrency, schedulerIntervalMs: settings.schedulerIntervalMs, environment: settings.environment, packages: settings.packages, commentsAnonymous: settings.commentsAnonymous }, upstreams: new Upstreams(settings.upstreams), events: settings.events })
@@ -102,7 +103,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   // A namespace another service serves is not built here: the kernel proxies all of it.
   const local = served.filter((ns) => settings.remote[ns] === undefined)
   const platform = new Platform(services, served, profile.options, local)
-  const catalog = [...installedPackages, ...(opts.packages ?? [])]
+  const catalog = [...await withPackagesUnder(installedPackages, settings.packagesPath), ...(opts.packages ?? [])]
   // The core always (the index, batch, authentication), then the packages the local namespaces need.
   for (const pkg of packagesFor(catalog, local, ['@cms/core'])) {
     await app.register(pkg.plugin, { platform })
@@ -137,6 +138,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     textLimits: settings.textLimits,
     // Anonymous answers (and the reads behind them) are reused while nothing has been committed.
     horizon: async () => await store.horizon(),
+    // A deactivated plugin's (or theme's) namespaces answer 404 and leave the index (platform.ts).
+    activation: platform.activation(),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
 

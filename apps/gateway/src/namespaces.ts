@@ -1,18 +1,14 @@
 /**
  * The packages this gateway (and the command line, through the
- * `@cms/gateway/packages` export) can compose. A profile names namespaces; the
- * packages serving them (and what those depend on) are registered. A
- * namespace no package serves answers its root route only.
+ * `@cms/gateway/packages` export) can compose: every package that declares
+ * itself in its package.json's `cms` field (discover.ts), found in the
+ * workspace's packages/ or among the gateway's dependencies. A profile names
+ * namespaces; the packages serving them (and what those depend on) are
+ * registered. A namespace no package serves answers its root route only.
  */
-import { corePackage, type CmsPackage } from '@cms/core'
-import { builderPackage } from '@cms/builder'
-import { builderOnePackage } from '@cms/builder-one'
-import { hdrftrPackage } from '@cms/hdrftr'
-import { seoPackage } from '@cms/seo'
-import { registryPackage } from '@cms/registry'
-import { themesPackage } from '@cms/themes'
-import { rollbackPackage } from '@cms/rollback'
-import { assistantPackage } from '@cms/assistant'
-import { addonsPackage } from '@cms/addons'
+import type { CmsPackage } from '@cms/core'
+import { discoverPackages } from './discover.js'
 
-export const installedPackages: readonly CmsPackage[] = [corePackage, builderPackage, seoPackage, hdrftrPackage, builderOnePackage, registryPackage, themesPackage, rollbackPackage, assistantPackage, addonsPackage]
+export { withPackagesUnder } from './discover.js'
+
+export const installedPackages: readonly CmsPackage[] = await discoverPackages()

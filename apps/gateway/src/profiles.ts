@@ -1,7 +1,19 @@
 /**
- * Deployment profiles are data: the namespaces each one exposes, in the
- * order the index lists them, and the small per-profile differences.
+ * Deployment profiles are data: one JSON file per profile (its name is the
+ * file's, `A.json` is profile A) listing the namespaces it exposes, in the
+ * order the index lists them, and per-namespace options handed to the
+ * namespace factory. The built-in ones are in apps/gateway/profiles/; a
+ * deployment adds its own (or replaces one) with `CMS_PROFILES`, a directory
+ * of such files or one file.
+ *
+ *   { "namespaces": ["cms/v2", "notes/v1"], "options": { "notes/v1": { "limit": 10 } } }
  */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { basename, extname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Type } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
 export interface Profile {
   name: string
   namespaces: readonly string[]
@@ -9,29 +21,59 @@ export interface Profile {
   options?: Record<string, Record<string, unknown>>
 }
 
-export const profiles: Record<string, Profile> = {
-  A: {
-    name: 'A',
-    namespaces: [
-      'oembed/1.0', 'cms/v2', 'rollback/v1', 'theme-a/v1', 'hdrftr/v1', 'builder/v1',
-      'builder/v1/documents', 'builder-ai/v1', 'nps-survey/v1',
-      'cms-site-health/v1', 'cms-block-editor/v1', 'cms-abilities/v1'
-    ]
-  },
-  B: {
-    name: 'B',
-    namespaces: [
-      'oembed/1.0', 'cms/v2', 'rollback/v1', 'hdrftr/v1', 'builder/v1', 'builder/v1/documents',
-      'builder-ai/v1', 'nps-survey/v1', 'builder/v1/feedback', 'seo/v1', 'builder-one/v1',
-      'assistant/v1', 'addons-a/v1', 'addons-b/v1', 'theme-helper/v1', 'analytics-connector/v1',
-      'cms-site-health/v1', 'cms-block-editor/v1', 'cms-abilities/v1'
-    ],
-    options: {
-      'rollback/v1': { archiveSorting: true },
-      'hdrftr/v1': { learnRoutes: true }
-    }
+/** The folder of the built-in profiles (beside src/, so dist/ finds it too). */
+export const builtInProfiles = fileURLToPath(new URL('../profiles', import.meta.url))
+
+const ProfileFile = Type.Object({
+  namespaces: Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)+$' }), { minItems: 1, uniqueItems: true }),
+  options: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown())))
+}, { additionalProperties: false })
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+
+/** One profile file, checked: a wrong file stops the start with its path and the first problem. */
+export function readProfile (file: string): Profile {
+  const name = basename(file, extname(file))
+  if (!NAME.test(name)) throw new Error(`profile file ${file}: its name must be letters, digits, - or _ (it names the profile)`)
+  let data: unknown
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (err) {
+    throw new Error(`profile file ${file}: ${(err as Error).message}`)
   }
+  const first = Value.Errors(ProfileFile, data).First()
+  if (first !== undefined) throw new Error(`profile file ${file}: ${first.path === '' ? '(root)' : first.path} ${first.message}`)
+  const { namespaces, options } = data as { namespaces: string[], options?: Record<string, Record<string, unknown>> }
+  const stray = Object.keys(options ?? {}).filter((ns) => !namespaces.includes(ns))
+  if (stray.length > 0) throw new Error(`profile file ${file}: options for namespaces it does not list: ${stray.join(', ')}`)
+  return options === undefined ? { name, namespaces } : { name, namespaces, options }
 }
+
+/** The profile files of a directory (`*.json`), or the one file given. */
+function filesOf (path: string): string[] {
+  if (!existsSync(path)) throw new Error(`CMS_PROFILES: ${path} does not exist`)
+  if (!statSync(path).isDirectory()) return [path]
+  return readdirSync(path).filter((f) => f.endsWith('.json')).sort().map((f) => join(path, f))
+}
+
+/** The built-in profiles, then those under `extra` (a directory or a file; one of the same name replaces a built-in one). */
+export function loadProfiles (extra?: string): Record<string, Profile> {
+  const out: Record<string, Profile> = {}
+  for (const file of [...filesOf(builtInProfiles), ...(extra === undefined ? [] : filesOf(extra))]) {
+    const profile = readProfile(file)
+    out[profile.name] = profile
+  }
+  return out
+}
+
+/** The file that defines profile `name` (the deployment's before the built-in one), if any. */
+export function profileFile (name: string, extra?: string): string | undefined {
+  const files = [...(extra === undefined ? [] : filesOf(extra)), ...filesOf(builtInProfiles)]
+  return files.find((f) => basename(f, extname(f)) === name)
+}
+
+/** The built-in profiles. */
+export const profiles: Record<string, Profile> = loadProfiles()
 
 /** The profile's namespaces, narrowed to `only` when a namespace service runs a subset. */
 export function namespacesOf (profile: Profile, only?: readonly string[]): string[] {

@@ -9,12 +9,17 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { DEFAULT_JSON_BODY_LIMIT, DEFAULT_TEXT_LIMITS, isHostValue, type TextLimits } from '@cms/rest'
+import { loadProfiles, type Profile } from './profiles.js'
 import { EVENT_DEFAULTS, IMAGE_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
   HOST: Type.String({ default: '127.0.0.1' }),
-  CMS_DEPLOYMENT: Type.Union([Type.Literal('A'), Type.Literal('B')], { default: 'A' }),
+  // The profile's name: a built-in one (apps/gateway/profiles/) or one of CMS_PROFILES (profiles.ts).
+  CMS_DEPLOYMENT: Type.String({ default: 'A' }),
+  CMS_PROFILES: Type.String({ default: '' }),
+  // Directories whose sub-folders are packages (a `cms` field in their package.json), besides the installed ones.
+  CMS_PACKAGES_PATH: Type.String({ default: '' }),
   CMS_NAMESPACES: Type.String({ default: '' }),
   CMS_CONTENT_DIR: Type.String({ default: '' }),
   CMS_BASE_URL: Type.String({ default: '' }),
@@ -67,7 +72,12 @@ const Env = Type.Object({
 export interface Settings {
   port: number
   host: string
-  deployment: 'A' | 'B'
+  /** The profile's name (CMS_DEPLOYMENT). */
+  deployment: string
+  /** The profile: its namespaces in index order and their options. */
+  profile: Profile
+  /** CMS_PACKAGES_PATH: directories of packages besides the installed ones (absolute). */
+  packagesPath: string[]
   namespaces: string[]
   databaseUrl: string | undefined
   dataDir: string
@@ -230,11 +240,22 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
   for (const host of allowedHosts) {
     if (!isHostValue(host)) throw new SettingError('CMS_ALLOWED_HOSTS', host, 'a comma list of host names with an optional port (cms.example.com, cms.example.com:8443)')
   }
+  const profilesAt = raw.CMS_PROFILES === '' ? undefined : resolve(baseDirOf(env), raw.CMS_PROFILES)
+  let known: Record<string, Profile>
+  try {
+    known = loadProfiles(profilesAt)
+  } catch (err) {
+    throw new SettingError('CMS_PROFILES', raw.CMS_PROFILES, `a directory of profile files or one file (${(err as Error).message})`)
+  }
+  const profile = known[raw.CMS_DEPLOYMENT]
+  if (profile === undefined) throw new SettingError('CMS_DEPLOYMENT', raw.CMS_DEPLOYMENT, `a profile: ${Object.keys(known).join(', ')} (add one with CMS_PROFILES)`)
   const listening = /^(0\.0\.0\.0|::|)$/.test(raw.HOST) ? 'localhost' : isIP(raw.HOST) === 6 ? `[${raw.HOST}]` : raw.HOST
   return {
     port: raw.PORT,
     host: raw.HOST,
     deployment: raw.CMS_DEPLOYMENT,
+    profile,
+    packagesPath: list(raw.CMS_PACKAGES_PATH).map((dir) => resolve(baseDirOf(env), dir)),
     namespaces: list(raw.CMS_NAMESPACES),
     databaseUrl: store.databaseUrl,
     dataDir: store.dataDir,

@@ -17,7 +17,6 @@ import { openStore } from '@cms/store'
 import { migrateTestStore, openTestStore } from '@cms/store/testing'
 import type { CmsPackage } from '@cms/core'
 import { buildApp, type BuildOptions } from '../src/app.js'
-import { profiles } from '../src/profiles.js'
 import { loadSettings } from '../src/settings.js'
 import { injectInto, testTarget } from './harness/target.js'
 
@@ -44,7 +43,8 @@ export interface GatewayAppOptions {
 export interface GatewayApp {
   app: FastifyInstance
   store: Store
-  profile: 'A' | 'B'
+  /** The profile's name (CMS_DEPLOYMENT). */
+  profile: string
   /**
    * Closes the app, then its own store (a store the test passed stays open).
    * Once, however often called. `app.close()` alone is enough with a passed
@@ -63,7 +63,7 @@ export async function gatewayApp (opts: GatewayAppOptions = {}): Promise<Gateway
   const content = mkdtempSync(join(tmpdir(), 'cms-test-content-'))
   const removeContent = async (): Promise<void> => { await rm(content, { recursive: true, force: true }) }
   const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_CONTENT_DIR: content, ...opts.env })
-  const named = profiles[settings.deployment]!
+  const named = settings.profile
   const profile = opts.packages === undefined ? undefined : { ...named, namespaces: [...named.namespaces, ...opts.packages.flatMap((p) => p.namespaces)] }
   const own = opts.store === undefined
   // Against a deployment, its own database (already migrated by its job; the app checks as at start).

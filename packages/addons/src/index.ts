@@ -25,6 +25,8 @@ export const addonsPackage = definePackage({
   name: '@cms/addons',
   dependencies: ['@cms/core', '@cms/builder'],
   namespaces: ['addons-a/v1', 'addons-b/v1'],
+  // Served while the plugin `addons` is active (the registry's status).
+  activation: [{ type: 'plugin', slug: 'addons' }],
   options: Type.Object({}, { additionalProperties: false }),
   commands: addonsCommands,
   register (api) {

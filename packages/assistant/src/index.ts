@@ -33,6 +33,8 @@ export const assistantPackage = definePackage({
   name: '@cms/assistant',
   dependencies: ['@cms/core', '@cms/builder'],
   namespaces: ['assistant/v1'],
+  // Served while the plugin `assistant` is active (the registry's status).
+  activation: [{ type: 'plugin', slug: 'assistant' }],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))

@@ -42,6 +42,8 @@ export const builderPackage = definePackage({
   name: '@cms/builder',
   dependencies: ['@cms/core'],
   namespaces: ['builder/v1', 'builder/v1/documents', 'builder-ai/v1', 'nps-survey/v1', 'builder/v1/feedback'],
+  // Served while the plugin `builder` is active (the registry's status).
+  activation: [{ type: 'plugin', slug: 'builder' }],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))

@@ -20,7 +20,7 @@ export { importMedia, type ImportOptions, type Imported } from './media/import.j
 export { coreMigrations } from './migrations.js'
 export { createServices } from './services.js'
 export { corePackage } from './package.js'
-export { definePackage, declaredBy, packagesFor, remotePagesOf, Platform, serviceKey, CommandUsageError, type ServiceKey, type CmsPackage, type PackageCommand, type PackageCommandContext, type PackageApi, type PackageDefinition, type PackagePluginOptions, type BackgroundStart } from './platform/platform.js'
+export { definePackage, declaredBy, packagesFor, remotePagesOf, Platform, serviceKey, CommandUsageError, type ServiceKey, type CmsPackage, type PackageCommand, type PackageCommandContext, type PackageApi, type PackageDefinition, type PackagePluginOptions, type BackgroundStart, type SitePackage, type ActivationReader } from './platform/platform.js'
 export { MetaRegistry, type MetaKey, type MetaOptions, type MetaAuthorize } from './content/meta.js'
 export { FieldRegistry, FIELD_OBJECT_TYPES, type FieldDefinition, type FieldObjectType, type FieldReadContext, type FieldWriteContext } from './platform/fields.js'
 export { sanitizeFootnotes, type Sanitized } from './content/meta-sanitizers.js'

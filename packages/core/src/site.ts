@@ -51,6 +51,8 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       handler: async (req) => {
         const o = await options(req)
         const base = req.baseUrl
+        // A deactivated plugin's namespaces are not listed (the kernel's activation).
+        const off = await req.registry.off(req)
         return {
           name: o.name,
           description: o.description,
@@ -61,11 +63,11 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
           page_for_posts: Number(o.page_for_posts),
           page_on_front: Number(o.page_on_front),
           show_on_front: o.show_on_front,
-          namespaces: req.registry.namespaces,
+          namespaces: off.size === 0 ? req.registry.namespaces : req.registry.namespaces.filter((ns) => !off.has(ns)),
           authentication: {
             'application-passwords': { endpoints: { authorization: authorizationUrl(base) } }
           },
-          routes: req.registry.index(base),
+          routes: req.registry.index(base, undefined, off),
           site_logo: Number(o.site_logo),
           site_icon: Number(o.site_icon),
           site_icon_url: '',

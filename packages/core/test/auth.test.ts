@@ -136,6 +136,26 @@ t.test('authentication', async (t) => {
     t.equal(later!.last_ip, '127.0.0.1', 'written again after a day')
     t.equal(later!.fresh, true)
   })
+
+  // Credentials are kept while nothing is committed (authenticate.ts): any commit, by any process, is seen next.
+  t.test('a revoked password, a changed role and a deleted user are seen by the very next request', async (t) => {
+    const user = await createCaller(store, 'subscriber', { login: 'kept' })
+    const roles = async (): Promise<unknown> => (await call(app, 'GET', '/cms/v2/users/me', { as: user, query: { context: 'edit' } })).body.roles
+    t.same(await roles(), ['subscriber'])
+    t.same(await roles(), ['subscriber'], 'asked again under the same horizon')
+    await store.execute(sql`update users set roles = array['editor'] where id = ${user.user.id}`)
+    t.same(await roles(), ['editor'], 'a role changed in SQL')
+    await store.execute(sql`delete from application_passwords where uuid = ${user.uuid}`)
+    const revoked = await call(app, 'GET', '/cms/v2/users/me', { as: user })
+    t.equal(revoked.status, 401)
+    t.equal(revoked.body.code, 'incorrect_password')
+    const other = await createCaller(store, 'author', { login: 'gone' })
+    t.equal((await call(app, 'GET', '/cms/v2/posts', { as: other })).status, 200)
+    await store.execute(sql`delete from users where id = ${other.user.id}`)
+    const deleted = await call(app, 'GET', '/cms/v2/posts', { as: other })
+    t.equal(deleted.status, 401)
+    t.equal(deleted.body.code, 'invalid_username')
+  })
 })
 
 t.test('passwords and Authorization headers never reach a log', async (t) => {

@@ -28,6 +28,8 @@ export const hdrftrPackage = definePackage({
   name: '@cms/hdrftr',
   dependencies: ['@cms/core', '@cms/registry'],
   namespaces: ['hdrftr/v1'],
+  // Served while the plugin `hdrftr` is active (the registry's status).
+  activation: [{ type: 'plugin', slug: 'hdrftr' }],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
     const widgets = declareWidgetsOption(api)

@@ -104,6 +104,12 @@ export interface PackageRegistry {
    * active theme), without reading its manifest or the source; else null.
    */
   activeDir: (type: PackageType, slug: string) => Promise<string | null>
+  /**
+   * Whether a package is installed and active now (a theme: the active
+   * theme), read under the commit horizon `horizon` answers and cached until
+   * it moves; the same function while nothing changed.
+   */
+  activeNow: (horizon: () => Promise<string | undefined>) => Promise<(type: PackageType, slug: string) => boolean>
   /** The active theme's slug, or null. */
   activeTheme: () => Promise<string | null>
 

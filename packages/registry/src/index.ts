@@ -37,6 +37,8 @@ export const registryPackage = definePackage({
       seeds: seedPackagesFor(api.serves)
     })
     api.provide(packageRegistry, registry)
+    // Which plugins and themes are active decides which packages' namespaces are served (platform.ts).
+    api.decidesActivation(registry.activeNow)
     for (const [url, type] of [[PACKAGE_FILE_PATHS[0], 'plugin'], [PACKAGE_FILE_PATHS[1], 'theme']] as const) {
       app.route({
         method: 'GET',

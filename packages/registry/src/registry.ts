@@ -122,6 +122,39 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
     return new Map(rows.map((r) => [`${r.type}:${r.slug}`, r.status as PackageStatus]))
   }
 
+  /**
+   * Whether a package is installed and active, from the statuses read under
+   * the commit horizon `horizon` answers: re-read only once the horizon moved
+   * (a commit in any process), so the requests that ask (every route of a
+   * package's namespace, every package file) share one read. The answer is
+   * the same function while nothing changed.
+   */
+  let kept: { horizon: string, isActive: Promise<(type: PackageType, slug: string) => boolean> } | undefined
+  async function activeNow (horizon: () => Promise<string | undefined>): Promise<(type: PackageType, slug: string) => boolean> {
+    const h = await horizon()
+    if (h !== undefined && kept?.horizon === h) return await kept.isActive
+    // Read after the horizon was taken: valid for as long as it reads the same.
+    const isActive = statuses().then((rows) => {
+      const installed = new Map<string, boolean>()
+      return (type: PackageType, slug: string): boolean => {
+        const key = `${type}:${slug}`
+        let here = installed.get(key)
+        if (here === undefined) {
+          here = existsSync(join(dirOf(type, slug), 'manifest.json')) || (seedOf(type, slug) !== undefined && !existsSync(marker))
+          installed.set(key, here)
+        }
+        return here && statusOf(type, slug, rows) === 'active'
+      }
+    })
+    if (h !== undefined) kept = { horizon: h, isActive }
+    try {
+      return await isActive
+    } catch (err) {
+      if (kept?.isActive === isActive) kept = undefined
+      throw err
+    }
+  }
+
   /** A plugin without a row: active if it is a seed package. A theme: the seed theme is active when no theme row is. */
   function statusOf (type: PackageType, slug: string, rows: Map<string, PackageStatus>): PackageStatus {
     const row = rows.get(`${type}:${slug}`)
@@ -318,10 +351,10 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
     activeDir: async (type, slug) => {
       if (!SLUG.test(slug)) return null
       await prepare()
-      const dir = dirOf(type, slug)
-      if (!existsSync(join(dir, 'manifest.json'))) return null
-      return statusOf(type, slug, await statuses()) === 'active' ? dir : null
+      // Every package file asks: the statuses cached by the commit horizon.
+      return (await activeNow(async () => await store.horizon()))(type, slug) ? dirOf(type, slug) : null
     },
+    activeNow,
     activeTheme: async () => (await registry.list({ type: 'theme', status: ['active'] }))[0]?.slug ?? null,
 
     install: async (type, slug, opts) => await logged(type, slug, 'install', opts.actor, async (note) => {

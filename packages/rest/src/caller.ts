@@ -19,6 +19,12 @@ declare module 'fastify' {
     /** The caller's own Authorization header, kept to forward to remote namespaces. */
     callerAuthorization: string | undefined
     methodOverridden: boolean
+    /**
+     * The commit horizon (`store.horizon()`) the authenticator took for a
+     * GET or HEAD: the request's reads are then kept under it (see
+     * pipeline.ts), not under a second one asked later.
+     */
+    horizonTaken: string | undefined
   }
 }
 
@@ -28,6 +34,7 @@ export function installCaller (app: FastifyInstance, opts: Pick<KernelOptions, '
   app.decorateRequest('baseUrl', '')
   app.decorateRequest('callerAuthorization', undefined)
   app.decorateRequest('methodOverridden', false)
+  app.decorateRequest('horizonTaken', undefined)
 
   const checkHost = hostChecker({ baseUrl: opts.baseUrl, allowedHosts: opts.allowedHosts })
   app.addHook('onRequest', async (request) => {

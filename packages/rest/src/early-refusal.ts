@@ -35,7 +35,7 @@ export function hasBody (request: FastifyRequest): boolean {
  * discarded, so a client still sending reads the answer instead of a reset
  * (Node's HTTP client loses it with EPIPE when the socket closes under it).
  */
-function dropBody (request: FastifyRequest, reply: FastifyReply, smallBytes: number): void {
+export function dropBody (request: FastifyRequest, reply: FastifyReply, smallBytes: number): void {
   const length = Number(request.headers['content-length'])
   const drainable = Math.max(smallBytes, 4 * (request.routeOptions.bodyLimit ?? 0))
   if (!(length <= drainable)) reply.header('Connection', 'close')

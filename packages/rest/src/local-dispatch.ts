@@ -10,8 +10,9 @@ import { API_PREFIX } from './addressing.js'
 import { ownHeaders, splitPath, type Dispatch, type DispatchRequest } from './dispatch.js'
 import type { Executor, Incoming } from './pipeline.js'
 import { forwardedForOf, type RemoteNamespaces } from './remote.js'
+import type { SwitchedOff } from './activation.js'
 
-export function localDispatcher (from: Incoming, registry: Registry, executors: Map<RouteDecl, Map<string, Executor>>, remote: RemoteNamespaces): Dispatch {
+export function localDispatcher (from: Incoming, registry: Registry, executors: Map<RouteDecl, Map<string, Executor>>, remote: RemoteNamespaces, isOff: SwitchedOff): Dispatch {
   return async (req: DispatchRequest) => {
     const { pathname, search } = splitPath(req.path)
     // A remote namespace's sub-request goes to its service, as the caller.
@@ -26,7 +27,7 @@ export function localDispatcher (from: Incoming, registry: Registry, executors: 
     const method = req.method.toUpperCase()
     const match = registry.match(method, pathname)
     const execute = match === null ? undefined : executors.get(match.route)?.get(method)
-    if (match === null || execute === undefined) {
+    if (match === null || execute === undefined || await isOff(match.route.namespace)) {
       const error = kernelErrors.rest_no_route()
       return { status: error.status, headers: {}, body: error.toBody() }
     }

@@ -18,6 +18,7 @@ import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
 import { refuseAnonymous } from './early-refusal.js'
 import { DEFAULT_JSON_BODY_LIMIT } from './body-parsers.js'
+import { refuseSwitchedOff, switchedOff } from './activation.js'
 
 /**
  * The declarations answering OPTIONS on each app, by path shape (variables'
@@ -39,6 +40,8 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
   const executors = new Map<string, Executor>()
   const url = fastifyPathOf(decl, API_PREFIX)
   const pattern = patternOf(decl)
+  // A namespace that can be switched off (a plugin's) is asked about first, before anything is read.
+  const offHook = refuseSwitchedOff(decl.namespace, ctx.opts, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT)
 
   for (const ep of decl.endpoints) {
     const args = argsOf(ep)
@@ -73,6 +76,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : stream !== undefined ? streamedBodySchema(argSchema) : { body: argSchema })
         },
         validatorCompiler: () => () => true,
+        ...(offHook === undefined ? {} : { onRequest: offHook }),
         // An anonymous caller the permission refuses anyway: answered before the body is read.
         ...(stream === undefined ? { preParsing: refuseAnonymous(ep, method, pattern, ctx, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT) } : {}),
         exposeHeadRoute: method === 'GET',
@@ -107,6 +111,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
     return executors
   }
   const mounted = [target]
+  const isOff = switchedOff(ctx.opts)
   shapes.set(shape, mounted)
   app.route({
     method: 'OPTIONS',
@@ -116,7 +121,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
       const params = request.params as Record<string, string>
       // The first declaration whose classes match, as the core's router picks it.
       const found = mounted.find((t) => t.classes.every(([name, re]) => re.test(params[name] ?? '')))
-      if (found === undefined) return reply.callNotFound()
+      if (found === undefined || await isOff(found.decl.namespace)) return reply.callNotFound()
       const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, params)
       const restReq = restRequestOf(request, 'GET' as Method, found.pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '', requestScope(ctx.opts.horizon ?? (async () => undefined)))
       const entry = routeEntry(found.decl, { baseUrl: request.baseUrl, help: true })

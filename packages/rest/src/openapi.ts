@@ -31,25 +31,41 @@ export async function registerOpenApi (app: FastifyInstance, opts: OpenApiOption
   })
 }
 
-/** `extraPaths`: paths served elsewhere (namespace services), added to this document. */
-export async function exposeOpenApi (app: FastifyInstance, extraPaths: () => Record<string, unknown> = () => ({})): Promise<void> {
+/**
+ * `extraPaths`: paths served elsewhere (namespace services), added to this
+ * document; `off`: the namespaces switched off now (a deactivated plugin's),
+ * whose paths are left out.
+ */
+export async function exposeOpenApi (app: FastifyInstance, extraPaths: () => Record<string, unknown> = () => ({}), off: () => Promise<ReadonlySet<string>> = async () => new Set()): Promise<void> {
   // The local routes are fixed once the server is ready: their part is completed once.
   let local: Record<string, unknown> | undefined
-  const document = (request: FastifyRequest): Record<string, unknown> => {
+  const document = (request: FastifyRequest, gone: ReadonlySet<string>): Record<string, unknown> => {
     local ??= completeDocument(app.swagger() as unknown as Record<string, unknown>, app.restRoutes, API_PREFIX)
     const extra = extraPaths()
     const { openapi, info, ...rest } = local
+    let paths = local.paths as Record<string, unknown>
+    if (gone.size > 0) {
+      paths = { ...paths }
+      for (const decl of app.restRoutes) if (gone.has(decl.namespace)) delete paths[API_PREFIX + decl.path]
+    }
     return {
       openapi,
       info,
       // The address the caller reached (or the configured base URL): where a client sends its requests.
       servers: [{ url: request.baseUrl !== '' ? request.baseUrl : '/' }],
       ...rest,
-      ...(Object.keys(extra).length === 0 ? {} : { paths: { ...(local.paths as Record<string, unknown>), ...extra } })
+      paths: { ...paths, ...extra }
     }
   }
-  app.get('/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async (request) => document(request))
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformSpecification: (_spec, request) => document(request) })
+  app.get('/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async (request) => document(request, await off()))
+  // The UI's own copy is made synchronously: the namespaces off are asked for before, in its hook.
+  const offFor = new WeakMap<FastifyRequest, ReadonlySet<string>>()
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    uiHooks: { preHandler: async (request) => { offFor.set(request, await off()) } },
+    transformSpecification: (_spec, request) => document(request, offFor.get(request) ?? new Set())
+  })
 }
 
 /** `/a/:id(^[\\d]+$)/b` -> `/a/:id/b`; the classes may hold parentheses of their own. */

@@ -58,6 +58,15 @@ export interface KernelOptions {
    * most once per request (`req.horizon()`). Without it nothing is reused.
    */
   horizon?: () => Promise<string | undefined>
+  /**
+   * Namespaces that are switched on and off while the server runs (a
+   * plugin's, served only while it is active): `namespaces` names every one
+   * that can be off (the others are never asked about, at no cost), `off`
+   * answers those off now, asked with the request's horizon (a cached set
+   * that follows commits). An off namespace answers as one never declared:
+   * `404 rest_no_route`, gone from the index, namespace roots and OpenAPI.
+   */
+  activation?: Activation
   /** Memory for answers kept for reuse, in bytes (default 32 MiB). */
   keptAnswerBytes?: number
   /**
@@ -146,3 +155,9 @@ function clientErrorHandler (error: Error & { code?: string }, socket: Socket): 
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
+
+/** See {@link KernelOptions.activation}. */
+export interface Activation {
+  readonly namespaces: readonly string[]
+  off: (horizon: () => Promise<string | undefined>) => Promise<ReadonlySet<string>>
+}

@@ -51,3 +51,8 @@ export function paginationHeaders (
   if (links.length > 0) headers.Link = links.join(', ')
   return headers
 }
+
+/** `paginationHeaders` of the list the request asked for: its route's own path and query. */
+export function pageHeaders (req: { readonly baseUrl: string, readonly routePath: string, readonly query: Record<string, unknown> }, info: PageInfo): Record<string, string | number> {
+  return paginationHeaders(info, req.baseUrl, req.routePath, req.query)
+}

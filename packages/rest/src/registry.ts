@@ -11,13 +11,17 @@ import { everyone } from './permission.js'
 import { routesIndex } from './discovery.js'
 import { restUrl } from './links.js'
 import type { RemoteNamespaces } from './remote.js'
+import type { Activation } from './options.js'
+
+const NONE: ReadonlySet<string> = new Set()
 
 export function buildRegistry (
   routes: RouteDecl[],
   namespaces: string[],
   byNamespace: Map<string, RouteDecl[]>,
   siteRoutes: RouteDecl[],
-  remote: RemoteNamespaces
+  remote: RemoteNamespaces,
+  activation?: Activation
 ): Registry {
   // The index depends only on the base URL of the request: built once per base URL.
   const cache = new Map<string, Record<string, unknown>>()
@@ -25,8 +29,8 @@ export function buildRegistry (
   const find = routeFinder(routes)
   return {
     namespaces,
-    index (baseUrl, namespace) {
-      const key = `${baseUrl}\0${namespace ?? ''}\0${remote.version()}`
+    index (baseUrl, namespace, off = NONE) {
+      const key = `${baseUrl}\0${namespace ?? ''}\0${remote.version()}\0${[...off].join(' ')}`
       let cached = cache.get(key)
       if (cached === undefined) {
         // A remote namespace lists the routes its service listed (only its root until they are known).
@@ -35,12 +39,15 @@ export function buildRegistry (
           : routesIndex(byNamespace.get(ns) ?? [], { baseUrl })
         cached = namespace !== undefined
           ? of(namespace)
-          : Object.assign(routesIndex(siteRoutes, { baseUrl }), ...namespaces.map(of)) as Record<string, unknown>
+          : Object.assign(routesIndex(siteRoutes, { baseUrl }), ...namespaces.filter((ns) => !off.has(ns)).map(of)) as Record<string, unknown>
         if (cache.size > 64) cache.clear()
         cache.set(key, cached)
       }
       return cached
     },
+    off: activation === undefined
+      ? async () => NONE
+      : async (req) => await req.memo('kernel:off', async () => await activation.off(req.horizon)),
     match (method, path) {
       return find(method, path) ?? remote.match(method, path === '/' ? '/' : path.replace(/\/+$/, ''))
     }
@@ -60,15 +67,16 @@ export function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: M
       },
       permission: everyone,
       cache: 'public',
-      handler: (req: RestRequest) => {
+      handler: async (req: RestRequest) => {
         const wanted = String(req.params.namespace)
-        if (!all.has(wanted)) throw kernelErrors.rest_invalid_namespace()
+        const off = await req.registry.off(req)
+        if (!all.has(wanted) || off.has(wanted)) throw kernelErrors.rest_invalid_namespace()
         const routes = wanted === name ? routesOf() : all.get(wanted)!
         return {
           namespace: wanted,
           routes: req.params.context === 'help'
             ? routesIndex(routes, { baseUrl: req.baseUrl, help: true })
-            : req.registry.index(req.baseUrl, wanted),
+            : req.registry.index(req.baseUrl, wanted, off),
           _links: { up: [{ href: restUrl(req.baseUrl, '/') }] }
         }
       }

@@ -2,6 +2,8 @@
  * What a handler may return when plain data is not enough: a status, headers
  * (for example `Location` or the totals of a list) or both.
  */
+import { restUrl } from './links.js'
+
 export type HeaderValue = string | number | string[]
 
 export class RestResponse {
@@ -30,4 +32,12 @@ export class StreamBody {
     readonly open: () => NodeJS.ReadableStream,
     readonly contentType: string
   ) {}
+}
+
+/**
+ * `201 Created` for an item made by a collection route: its `Location` is
+ * the collection's own path (the route the request matched) and the id.
+ */
+export function createdAt (req: { readonly baseUrl: string, readonly routePath: string }, body: unknown, id: number | string): RestResponse {
+  return created(body, restUrl(req.baseUrl, `${req.routePath}/${id}`))
 }

@@ -28,6 +28,13 @@ export interface RestRequest<P = Record<string, unknown>> {
   readonly route: string
   /** The request path relative to the API root, e.g. `/cms/v2/posts/12`. */
   readonly path: string
+  /**
+   * The matched route's own path: `route` with its variables filled from
+   * `params` (`/cms/v2/posts/12/revisions`), as declared whatever spelling
+   * matched. Paging links and `Location` headers are built from it
+   * (`pageHeaders(req, info)`, `createdAt(req, body, id)`).
+   */
+  readonly routePath: string
   /** Validated, coerced and defaulted parameters (path variables included). */
   readonly params: P
   /** The query parameters as sent (before validation), in their order; used for links. */
@@ -128,8 +135,17 @@ export function requestMemo (): RequestMemo {
 
 export interface Registry {
   readonly namespaces: readonly string[]
-  /** The discovery `routes` object for every route (or one namespace), cached per base URL. */
-  index (baseUrl: string, namespace?: string): Record<string, unknown>
+  /**
+   * The discovery `routes` object for every route (or one namespace), cached
+   * per base URL; the namespaces in `off` (see `off`) left out.
+   */
+  index (baseUrl: string, namespace?: string, off?: ReadonlySet<string>): Record<string, unknown>
+  /**
+   * The namespaces switched off for this request (a deactivated plugin's,
+   * `KernelOptions.activation`): empty unless the deployment switches any.
+   * Asked once per request.
+   */
+  off (req: Pick<RestRequest, 'memo' | 'horizon'>): Promise<ReadonlySet<string>>
   /**
    * The declaration and endpoint serving a method and a path relative to the
    * API root, as HTTP routing would find them (router.ts): for batch, `_embed`

@@ -26,6 +26,7 @@ import type { Executor, Incoming } from './pipeline.js'
 import type { KernelOptions } from './options.js'
 import { remoteNamespaces } from './remote.js'
 import { assertNamespaced } from './declare.js'
+import { offNow, switchedOff } from './activation.js'
 
 export { API_PREFIX } from './addressing.js'
 export { kernelServerOptions, type KernelOptions } from './options.js'
@@ -58,17 +59,17 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
   // Before any route: a route takes the handlers in force when it is declared.
   installErrorHandlers(app, opts)
 
-  const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace, opts.routes ?? [], remote)
+  const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace, opts.routes ?? [], remote, opts.activation)
   app.decorate('restRegistry', registry)
   const kept = new KeptAnswers(opts.keptAnswerBytes ?? 32 * 1024 * 1024)
   const executors = new Map<RouteDecl, Map<string, Executor>>()
-  const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors, remote)
+  const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors, remote, switchedOff(opts))
   const ctx = { opts, registry, kept, dispatchFor }
 
   if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi, API_PREFIX)
   for (const decl of allRoutes) executors.set(decl, mountRoute(app, decl, ctx))
   await remote.register(app, API_PREFIX)
-  if (opts.openapi !== undefined) await exposeOpenApi(app, remote.openApiPaths)
+  if (opts.openapi !== undefined) await exposeOpenApi(app, remote.openApiPaths, offNow(opts))
 
   // A callback hook: no promise per response.
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -24,6 +24,8 @@ export const rollbackPackage = definePackage({
   name: '@cms/rollback',
   dependencies: ['@cms/core', '@cms/registry'],
   namespaces: ['rollback/v1'],
+  // Served while the plugin `rollback` is active (the registry's status).
+  activation: [{ type: 'plugin', slug: 'rollback' }],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))

@@ -67,6 +67,8 @@ export const seoPackage = definePackage({
   name: '@cms/seo',
   dependencies: ['@cms/core'],
   namespaces: ['seo/v1'],
+  // Served while the plugin `seo` is active (the registry's status).
+  activation: [{ type: 'plugin', slug: 'seo' }],
   options: Type.Object({}, { additionalProperties: false }),
   commands: seoCommands,
   register (api, _options, app) {

@@ -4,6 +4,7 @@
  * common drizzle `PgDatabase` base type so callers write one code path.
  */
 import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -130,6 +131,44 @@ export async function executeNamed<T extends Record<string, unknown> = Record<st
   const session = dbOf(target)._.session
   const result = await session.prepareQuery(dialect.sqlToQuery(query), undefined, name, false).execute()
   return (result as { rows: T[] }).rows
+}
+
+/** Statement texts given a name so far (text -> name), and how many may be. */
+const shapes = new Map<string, string>()
+const SHAPES_LIMIT = 128
+
+/**
+ * A name for a statement built at run time (a list query whose filters
+ * vary), so that PostgreSQL parses and plans each shape once per connection
+ * instead of on every call: planning the posts list cost four times its
+ * execution. The name is derived from the text, so one text always has one
+ * name. At most 128 shapes are named per process (each is kept by every
+ * connection of the pool); past that, statements run unnamed, as before.
+ */
+export function shapeName (prefix: string, text: string): string | undefined {
+  const known = shapes.get(text)
+  if (known !== undefined || shapes.size >= SHAPES_LIMIT) return known
+  const name = `${prefix}_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`
+  shapes.set(text, name)
+  return name
+}
+
+/**
+ * Runs a built drizzle query (a select whose filters vary) as a named
+ * statement of its shape ({@link shapeName}): parsed and planned once per
+ * connection on PostgreSQL. The query is built once; the name is set on the
+ * prepared query the driver runs (PGlite's has none: it runs unnamed, as
+ * PGlite ignores names anyway). Only for shapes whose generic plan is good
+ * for every parameter (no LIMIT parameter: see post-query's `inline`).
+ */
+export async function executeShaped<T> (query: { prepare: (name: string) => { execute: () => Promise<T> } }, prefix: string): Promise<T> {
+  const prepared = query.prepare(prefix) as { execute: () => Promise<T>, queryString?: unknown, queryConfig?: { name?: string }, rawQueryConfig?: { name?: string } }
+  const name = typeof prepared.queryString === 'string' ? shapeName(prefix, prepared.queryString) : undefined
+  if (prepared.queryConfig !== undefined && prepared.rawQueryConfig !== undefined) {
+    prepared.queryConfig.name = name
+    prepared.rawQueryConfig.name = name
+  }
+  return await prepared.execute()
 }
 
 // ---------------------------------------------------------------------------

@@ -12,6 +12,9 @@ export const themesPackage = definePackage({
   name: '@cms/themes',
   dependencies: ['@cms/core'],
   namespaces: ['theme-a/v1', 'theme-helper/v1'],
+  // theme-a/v1 while theme-a is the active theme; theme-helper/v1, its companion plugin's, while
+  // that plugin is active and its theme is the active one.
+  activation: [{ type: 'theme', slug: 'theme-a' }, { type: 'plugin', slug: 'theme-helper', namespaces: ['theme-helper/v1'] }],
   options: Type.Object({}, { additionalProperties: false }),
   register (api) {
     const options = themeAOptions(api)

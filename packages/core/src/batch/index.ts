@@ -53,7 +53,8 @@ export function batchRoutes (_services: Services): RouteDecl[] {
         .probing({ body: { requests: [{ method: 'POST', path: '/cms/v2/posts', body: { title: 'Probe' } }] } }),
       handler: async (req) => {
         const items = req.params.requests as BatchItem[]
-        const prepared = items.map((item) => prepare(item, req))
+        const off = await req.registry.off(req)
+        const prepared = items.map((item) => prepare(item, req, off))
 
         if (req.params.validation === 'require-all-validate' && prepared.some((p) => !p.ok)) {
           const responses = prepared.map((p): Slot | null =>

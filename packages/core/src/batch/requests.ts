@@ -3,7 +3,7 @@
  * against the route it names before anything runs (route exists, batch
  * allowed, parameters valid), and turned into a dispatch request.
  */
-import { endpointValidator, isPlainObject, kernelErrors, mergeParams, parseQuery, patternOf, RestError, type DispatchRequest, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpointValidator, isPlainObject, kernelErrors, mergeParams, parseQuery, patternOf, RestError, routePathOf, type DispatchRequest, type RestRequest, type RouteDecl } from '@cms/rest'
 // The kernel's validation, run ahead of dispatch; @cms/rest does not export it from its index.
 import { batchErrors } from './errors.js'
 
@@ -71,13 +71,14 @@ function cleanHeaders (headers: BatchItem['headers']): Record<string, string> {
 }
 
 /** Everything the core checks before running any request of the batch; no permission checks. */
-export function prepare (item: BatchItem, parent: RestRequest): Prepared {
+export function prepare (item: BatchItem, parent: RestRequest, off: ReadonlySet<string> = new Set()): Prepared {
   const split = splitItemPath(item.path)
   if (split === null) return { ok: false, error: batchErrors.parse_path_failed() }
   const search = split.search.split('&').filter((p) => p !== '' && !STEERING.has(keyOf(p))).join('&')
   const method = item.method ?? 'POST'
   const match = parent.registry.match(method, split.pathname)
-  if (match === null) return { ok: false, error: kernelErrors.rest_no_route() }
+  // A deactivated plugin's route (the kernel's activation) is no route.
+  if (match === null || off.has(match.route.namespace)) return { ok: false, error: kernelErrors.rest_no_route() }
 
   const query = parseQuery(search)
   const body = isPlainObject(item.body) && Object.keys(item.body).length > 0 ? item.body : undefined
@@ -87,6 +88,7 @@ export function prepare (item: BatchItem, parent: RestRequest): Prepared {
     method: method as RestRequest['method'],
     route: patternOf(match.route),
     path: split.pathname,
+    routePath: routePathOf(patternOf(match.route), match.vars),
     params: mergeParams(query, body, match.vars),
     query,
     headers

@@ -5,11 +5,11 @@
  */
 import { and, eq, inArray, not, notInArray, or, sql, type SQL } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
-import { dbOf, type Queryable, type Store } from '@cms/store'
+import { dbOf, executeShaped, type Queryable, type Store } from '@cms/store'
 import { canEdit, canRead } from './post-format.js'
 import { LIST_STATUSES } from './post-types.js'
 import { posts } from './schema.js'
-import type { PostRow } from './post-store.js'
+import { extrasColumns, extrasOf, type PostExtrasRow, type PostRow } from './post-store.js'
 import { ATTACHMENT_META } from './post-types.js'
 import { checkSearchLength } from '../platform/search-bound.js'
 
@@ -199,9 +199,20 @@ function taxCondition (c: TaxClause): SQL {
   return and(...c.termIds.map((id) => sql`exists (select 1 from term_relationships tr where tr.post_id = ${posts.id} and tr.term_id = ${id})`))!
 }
 
+/**
+ * Whether the statuses asked for are all readable whoever the author is
+ * (`published` for anyone): the readability rule then adds nothing, and
+ * leaving it out spares PostgreSQL planning a dozen redundant conditions.
+ */
+function impliedByStatuses (q: ListQuery): boolean {
+  if (q.statuses.length === 0 || q.readable === null) return false
+  const rules = rulesOf(q.readable)
+  return rules.length === 1 && rules[0]!.type === q.type && q.statuses.every((s) => rules[0]!.any.includes(s))
+}
+
 export function whereOf (q: ListQuery): SQL {
   const c: Array<SQL | undefined> = [typeof q.type === 'string' ? sql`${posts.type} = ${q.type}` : inArray(posts.type, [...q.type])]
-  if (q.readable !== null) c.push(or(...rulesOf(q.readable).map(readableWhere)) ?? sql`false`)
+  if (q.readable !== null && !impliedByStatuses(q)) c.push(or(...rulesOf(q.readable).map(readableWhere)) ?? sql`false`)
   if (q.parentOf !== undefined) c.push(sql`${posts.parent} = ${q.parentOf}`)
   if (q.statuses.length > 0) c.push(inArray(posts.status, q.statuses))
   c.push(searchCondition(q))
@@ -316,10 +327,27 @@ async function totalOf (d: ReturnType<typeof dbOf>, where: SQL, cap: number, key
   return n <= cap ? { total: n, exact: true, cap } : { total: Math.max(n, await estimatedRows(d, where, key)), exact: false, cap }
 }
 
+/**
+ * A page size written into the statement's text: with the limit a parameter,
+ * PostgreSQL's generic plan assumes a tenth of the rows are wanted and is
+ * never chosen, so a named statement would still be planned on every call.
+ * (An integer drizzle writes as is; the type claims a number, which is what
+ * `limit` takes.)
+ */
+function inline (n: number): number {
+  return sql.raw(String(Math.trunc(n))) as unknown as number
+}
+
 /** Searches matching at most this many posts read their page from the matches' ids (see runListQuery). */
 const FEW_MATCHES = EXACT_TOTAL_MARGIN
 
-export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?: TotalCache): Promise<{ rows: PostRow[], total: number }> {
+/**
+ * The page of a list query and its total. With `withExtras`, a first page
+ * outside searches whose total is known brings each row's extras (meta,
+ * terms, revision stats) in the same statement: the whole page is then one
+ * named statement.
+ */
+export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?: TotalCache, withExtras = false): Promise<{ rows: PostRow[], total: number, extras?: Map<number, PostExtrasRow> }> {
   checkSearchLength(q.search)
   const d = dbOf(db)
   const where = whereOf(q)
@@ -348,8 +376,18 @@ export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?
       const rows = await d.select().from(posts).where(sql`${posts.id} = any(${ids})`).orderBy(...order).limit(q.perPage)
       return { rows, total: known.total }
     }
-    const rows = await d.select().from(posts).where(where).orderBy(...order).limit(q.perPage).offset(offset)
-    return { rows, total: known.total }
+    if (offset === 0 && !searching) {
+      // A first page outside searches runs as a named statement of its shape (see `inline`).
+      if (!withExtras) return { rows: await executeShaped(d.select().from(posts).where(where).orderBy(...order).limit(inline(q.perPage)), 'content_list'), total: known.total }
+      // The page's ids in order, then the rows and their extras in that order.
+      const ids = d.select({ id: posts.id }).from(posts).where(where).orderBy(...order).limit(inline(q.perPage))
+      const page = await executeShaped(d.select({ post: posts, ...extrasColumns() })
+        .from(sql`unnest(array(${ids})) with ordinality as p (id, n)`)
+        .innerJoin(posts, sql`${posts.id} = p.id`)
+        .orderBy(sql`p.n`), 'content_page')
+      return { rows: page.map((r) => r.post), total: known.total, extras: new Map(page.map((r) => [r.post.id, extrasOf(r)])) }
+    }
+    return { rows: await d.select().from(posts).where(where).orderBy(...order).limit(q.perPage).offset(offset), total: known.total }
   }
   // The page and the (capped) count in one statement.
   const page = await d.select({ post: posts, counted: cappedCount(where, cap) }).from(posts).where(where).orderBy(...orderOf(q)).limit(q.perPage).offset(offset)

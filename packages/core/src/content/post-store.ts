@@ -36,16 +36,33 @@ function prepare (d: ReturnType<typeof dbOf>) {
       rank: sql<number>`row_number() over (partition by ${posts.parent} order by ${posts.dateGmt} desc, ${posts.id} desc)`.mapWith(Number)
     }).from(posts).where(and(eq(posts.type, 'revision'), sql`${posts.parent} = any(${ids}::int[])`)).prepare('content_revision_stats'),
     // Meta, terms (by name, then id) and revision stats of many posts in one statement.
-    extras: d.select({
-      id: sql<number>`p.id`,
-      meta: sql<Record<string, unknown> | null>`(select json_object_agg(m.key, m.value) from ${postMeta} m where m.post_id = p.id)`,
-      terms: sql<TermRow[] | null>`(select json_agg(json_build_object('id', t.id, 'taxonomy', t.taxonomy, 'name', t.name, 'slug', t.slug,
-        'description', t.description, 'parent', t.parent, 'count', t.count) order by t.name, t.id)
-        from ${termRelationships} tr join ${terms} t on t.id = tr.term_id where tr.post_id = p.id)`,
-      revisions: sql<number>`(select count(*)::int from ${posts} r where r.type = 'revision' and r.parent = p.id)`,
-      latest: sql<number | null>`(select r.id from ${posts} r where r.type = 'revision' and r.parent = p.id order by r.date_gmt desc, r.id desc limit 1)`
-    }).from(sql`unnest(${ids}::int[]) as p (id)`).prepare('content_post_extras')
+    extras: d.select({ id: sql<number>`p.id`, ...extrasColumns() }).from(sql`unnest(${ids}::int[]) as p (id)`).prepare('content_post_extras')
   }
+}
+
+/**
+ * A post's meta, terms (by name, then id) and revision stats as columns of
+ * a statement whose rows name the post `p.id`: the extras statement, and a
+ * list page that brings its extras along (post-query.ts).
+ */
+export function extrasColumns () {
+  return {
+    meta: sql<Record<string, unknown> | null>`(select json_object_agg(m.key, m.value) from ${postMeta} m where m.post_id = p.id)`,
+    terms: sql<TermRow[] | null>`(select json_agg(json_build_object('id', t.id, 'taxonomy', t.taxonomy, 'name', t.name, 'slug', t.slug,
+      'description', t.description, 'parent', t.parent, 'count', t.count) order by t.name, t.id)
+      from ${termRelationships} tr join ${terms} t on t.id = tr.term_id where tr.post_id = p.id)`,
+    revisions: sql<number>`(select count(*)::int from ${posts} r where r.type = 'revision' and r.parent = p.id)`,
+    latest: sql<number | null>`(select r.id from ${posts} r where r.type = 'revision' and r.parent = p.id order by r.date_gmt desc, r.id desc limit 1)`
+  }
+}
+
+/** The extras of a row of {@link extrasColumns}. */
+export function extrasOf (row: { meta: Record<string, unknown> | null, terms: TermRow[] | null, revisions: number, latest: number | null }): PostExtrasRow {
+  const byTaxonomy: PostTerms = { category: [], post_tag: [] }
+  for (const term of row.terms ?? []) {
+    if (term.taxonomy === 'category' || term.taxonomy === 'post_tag') byTaxonomy[term.taxonomy].push(term)
+  }
+  return { meta: row.meta ?? {}, terms: byTaxonomy, revisions: { count: Number(row.revisions), latestId: row.latest === null ? 0 : Number(row.latest) } }
 }
 
 const preparedByStore = new WeakMap<Store, ReturnType<typeof prepare>>()
@@ -179,19 +196,7 @@ export async function postExtras (db: Db, ids: number[]): Promise<Map<number, Po
     return new Map(ids.map((id) => [id, { meta: meta.get(id)!, terms: terms.get(id)!, revisions: revisions.get(id)! }]))
   }
   const rows = await prepared.extras.execute({ ids })
-  const out = new Map<number, PostExtrasRow>()
-  for (const row of rows) {
-    const byTaxonomy: PostTerms = { category: [], post_tag: [] }
-    for (const term of row.terms ?? []) {
-      if (term.taxonomy === 'category' || term.taxonomy === 'post_tag') byTaxonomy[term.taxonomy].push(term)
-    }
-    out.set(Number(row.id), {
-      meta: row.meta ?? {},
-      terms: byTaxonomy,
-      revisions: { count: Number(row.revisions), latestId: row.latest === null ? 0 : Number(row.latest) }
-    })
-  }
-  return out
+  return new Map(rows.map((row) => [Number(row.id), extrasOf(row)]))
 }
 
 /**

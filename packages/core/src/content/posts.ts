@@ -241,7 +241,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
       page: p.page,
       offset: p.offset
     }
-    const { rows, total } = await runListQuery(store, q, totalsFor(req))
+    const { rows, total, extras: pageExtras } = await runListQuery(store, q, totalsFor(req), true)
     // Kept for what this page's embeds (term lists naming each post) and later reads ask for.
     if (req.method === 'GET') for (const row of rows) await postCache(store).put(req, `post:${row.id}`, row)
     const info = { total, perPage: p.per_page, page: q.page }
@@ -263,7 +263,9 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
 
     // The rule is in the query; the sticky posts leading the first page come from outside it.
     items = items.filter((post) => canRead(req.user, post) && (context !== 'edit' || canEdit(req.user, post)))
-    const extras = await loadExtras(store, items)
+    // The page's statement brought its rows' extras when it could; sticky posts from outside it need theirs.
+    const missing = pageExtras === undefined ? items : items.filter((post) => !pageExtras.has(post.id))
+    const extras = missing.length === 0 ? pageExtras! : new Map([...(pageExtras ?? []), ...await loadExtras(store, missing)])
     const opts: FormatOptions = { req, spec, settings, context, store }
     const body = await Promise.all(items.map((post) => formatPost(post, extras.get(post.id)!, opts)))
     await addFields(body, req, context)

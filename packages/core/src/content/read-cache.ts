@@ -38,6 +38,15 @@ export class ReadCache<T> {
     return (await this.find(key, horizon, load)).value
   }
 
+  /**
+   * As `get`, under a horizon the caller took itself (authentication runs
+   * before the request has its own); undefined: nothing is reused.
+   */
+  async getUnder (horizon: string | undefined, key: string, load: () => Promise<T>): Promise<T> {
+    if (horizon === undefined) return await load()
+    return (await this.find(key, horizon, load)).value
+  }
+
   /** The cached value when still valid. */
   async peek (req: RestRequest, key: string): Promise<T | undefined> {
     const horizon = await req.horizon()

@@ -11,7 +11,7 @@ import fp from 'fastify-plugin'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import { type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { defineNamespace, type NamespaceDecl, type RouteDecl, type RouteInput } from '@cms/rest'
+import { defineNamespace, type KernelOptions, type NamespaceDecl, type RouteDecl, type RouteInput } from '@cms/rest'
 import type { MigrationSet } from '@cms/store'
 import type { Role } from '../users/capabilities.js'
 import type { MetaKey, MetaOptions } from '../content/meta.js'
@@ -27,6 +27,25 @@ import type { PostTypeDefinition, TaxonomyDefinition } from '../content/type-reg
 
 /** Starts background work; returns what stops it (called when the app closes). */
 export type BackgroundStart = () => (() => Promise<void> | void)
+
+/**
+ * A site package (a plugin or a theme, as the package registry knows them)
+ * whose activation decides whether namespaces of a code package are served:
+ * `namespaces` (default all the code package's) are served only while every
+ * site package naming them is active (a theme: the active theme).
+ */
+export interface SitePackage {
+  type: 'plugin' | 'theme'
+  slug: string
+  namespaces?: readonly string[]
+}
+
+/**
+ * Whether a site package is active now, read with the request's commit
+ * horizon (`store.horizon()`): the package that keeps the statuses (the
+ * registry) answers from a cache it re-reads only when the horizon moved.
+ */
+export type ActivationReader = (horizon: () => Promise<string | undefined>) => Promise<(type: SitePackage['type'], slug: string) => boolean>
 
 /**
  * The typed name of a service one package provides to the packages that
@@ -98,6 +117,12 @@ export interface PackageApi {
   postType: (def: PostTypeDefinition) => void
   /** Registers a taxonomy, listed by `/cms/v2/taxonomies`. */
   taxonomy: (def: TaxonomyDefinition) => void
+  /**
+   * Makes this package the one that says which site packages are active
+   * (the registry); the namespaces of packages declaring `activation` are
+   * served by that answer. At most one package decides.
+   */
+  decidesActivation: (reader: ActivationReader) => void
   /** Declares a capability the package checks and grants it to roles. */
   capability: (name: string, grantedTo: readonly Role[]) => void
   /** Work that runs while the app runs (started when it is ready, stopped when it closes). */
@@ -192,6 +217,8 @@ export interface CmsPackage {
   readonly commands: readonly PackageCommand[]
   /** Its pages outside the REST prefix (see {@link PackageDefinition.pages}). */
   readonly pages: readonly string[]
+  /** The site packages whose activation switches its namespaces (see {@link PackageDefinition.activation}). */
+  readonly activation: readonly SitePackage[]
   readonly plugin: FastifyPluginAsync<PackagePluginOptions>
 }
 
@@ -216,6 +243,13 @@ export interface PackageDefinition<O extends TSchema> {
    * another service does not run the plugin: it forwards these paths there.
    */
   pages?: readonly string[]
+  /**
+   * The plugin or theme slugs (as the package registry installs them) this
+   * package is, for activation: while one is inactive, the namespaces it
+   * names answer `404 rest_no_route` and leave the index and OpenAPI, in
+   * every process, without a restart. None: always served.
+   */
+  activation?: readonly SitePackage[]
   register: (api: PackageApi, options: Static<O>, app: FastifyInstance) => void | Promise<void>
 }
 
@@ -234,7 +268,7 @@ export function definePackage<O extends TSchema> (def: PackageDefinition<O>): Cm
       const first = Value.Errors(def.options, options).First()
       if (first !== undefined) throw new TypeError(`${def.name}: invalid option ${first.path === '' ? '(root)' : first.path}: ${first.message}`)
     }
-    await def.register(opts.platform.apiFor(def.name, dependencies), options as Static<O>, app)
+    await def.register(opts.platform.apiFor(def.name, dependencies, { namespaces: def.namespaces, activation: def.activation ?? [] }), options as Static<O>, app)
   }
   return {
     name: def.name,
@@ -242,6 +276,7 @@ export function definePackage<O extends TSchema> (def: PackageDefinition<O>): Cm
     namespaces: def.namespaces,
     commands: def.commands ?? [],
     pages: def.pages ?? [],
+    activation: def.activation ?? [],
     plugin: fp(plugin, { name: def.name, dependencies: [...dependencies], fastify: '5.x' })
   }
 }
@@ -256,6 +291,9 @@ export class Platform {
   private readonly jobs: Array<{ owner: string, name: string, start: BackgroundStart }> = []
   private readonly registered: Array<{ name: string, dependencies: readonly string[] }> = []
   private readonly provided = new Map<string, { owner: string, value: unknown }>()
+  /** Namespace -> the site packages that must be active for it to be served. */
+  private readonly switches = new Map<string, Array<{ type: SitePackage['type'], slug: string }>>()
+  private reader: { owner: string, read: ActivationReader } | undefined
   private built = false
 
   constructor (
@@ -269,10 +307,16 @@ export class Platform {
   ) {}
 
   /** @internal The API handed to one package. */
-  apiFor (name: string, dependencies: readonly string[] = []): PackageApi {
+  apiFor (name: string, dependencies: readonly string[] = [], declared: { namespaces: readonly string[], activation: readonly SitePackage[] } = { namespaces: [], activation: [] }): PackageApi {
     if (this.built) throw new Error(`${name} registered after the app was built`)
     if (this.registered.some((p) => p.name === name)) throw new Error(`${name} is registered twice`)
     this.registered.push({ name, dependencies })
+    for (const site of declared.activation) {
+      for (const ns of site.namespaces ?? declared.namespaces) {
+        if (!declared.namespaces.includes(ns)) throw new Error(`${name}: activation names ${ns}, which it does not serve`)
+        this.switches.set(ns, [...this.switches.get(ns) ?? [], { type: site.type, slug: site.slug }])
+      }
+    }
     return {
       name,
       services: this.services,
@@ -291,6 +335,10 @@ export class Platform {
       registerField: (objectType, field, def) => { this.services.fields.register(objectType, field, def as FieldDefinition, name) },
       postType: (def) => { this.services.types.registerPostType(def) },
       taxonomy: (def) => { this.services.types.registerTaxonomy(def) },
+      decidesActivation: (read) => {
+        if (this.reader !== undefined) throw new Error(`activation is decided by ${this.reader.owner} and ${name}`)
+        this.reader = { owner: name, read }
+      },
       capability: (capability, grantedTo) => {
         this.services.roles.declare(capability, name)
         for (const role of grantedTo) this.services.roles.grant(role, [capability])
@@ -355,6 +403,30 @@ export class Platform {
 
   /** Routes outside any namespace. */
   routes (): RouteDecl[] { return this.outside.flatMap((build) => build()) }
+
+  /**
+   * The kernel's `activation`: the local namespaces a site package's
+   * activation switches, and those off now, derived from the deciding
+   * package's answer (a new set only when that answer is a new one: it
+   * changes only after a commit). Undefined when nothing can be off.
+   */
+  activation (): KernelOptions['activation'] {
+    const reader = this.reader
+    const switchable = [...this.switches.keys()].filter((ns) => this.local.includes(ns))
+    if (reader === undefined || switchable.length === 0) return undefined
+    let last: { from: unknown, off: ReadonlySet<string> } | undefined
+    return {
+      namespaces: switchable,
+      off: async (horizon) => {
+        const isActive = await reader.read(horizon)
+        if (last?.from !== isActive) {
+          const off = new Set(switchable.filter((ns) => this.switches.get(ns)!.some((p) => !isActive(p.type, p.slug))))
+          last = { from: isActive, off }
+        }
+        return last.off
+      }
+    }
+  }
 
   /** Starts the background work of every package; returns what stops it all. */
   startBackground (): () => Promise<void> {

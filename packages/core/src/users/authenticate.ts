@@ -3,10 +3,14 @@
  * application password, else the anonymous caller. Bad credentials are a
  * 401 on every route, public ones included.
  *
- * One indexed query per request reads the user and all their password
- * hashes. The presented password is hashed before the query and compared
- * with every candidate (a dummy when the login is unknown), so a wrong
- * password costs the same whether the login exists or not.
+ * One indexed query reads the user and all their password hashes; its
+ * rows are kept while nothing is committed (the commit horizon, as every
+ * read cache: a revoked password, a changed role or a deleted user is a
+ * commit, seen by the next request on every replica), so a signed-in read
+ * costs the horizon it needs anyway instead of a query of its own. The
+ * presented password is hashed on every request and compared with every
+ * candidate (a dummy when the login is unknown), so a wrong password costs
+ * the same whether the login exists or not.
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
@@ -18,6 +22,7 @@ import { applicationPasswords, users } from './schema.js'
 import { keyedHash, normalizeAppPassword, sameHash, siteKey } from './passwords.js'
 import { isEmail, recordApplicationPasswordUse } from './store.js'
 import { authErrors } from './errors.js'
+import { readCache, type ReadCache } from '../content/read-cache.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const DUMMY_HASH = randomBytes(32).toString('base64url')
@@ -67,13 +72,24 @@ function credentialsQuery (store: Store): ReturnType<typeof prepareCredentialsQu
   return query
 }
 
-/** Checks credentials against the store; resolves to the caller or throws the 401. */
-export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string, roles?: RoleRegistry): Promise<Caller> {
+type CredentialRow = Awaited<ReturnType<ReturnType<typeof prepareCredentialsQuery>['execute']>>[number]
+
+/** The credential rows of logins, by login as sent, while nothing is committed. */
+function credentialCache (store: Store): ReadCache<CredentialRow[]> {
+  return readCache<CredentialRow[]>(store, 'credentials', 1000)
+}
+
+/**
+ * Checks credentials against the store; resolves to the caller or throws the 401.
+ * `horizon`: the commit horizon taken for this request, under which the
+ * credential rows may be reused (undefined: read afresh).
+ */
+export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string, roles?: RoleRegistry, horizon?: string): Promise<Caller> {
   const presented = keyedHash(await siteKey(store), normalizeAppPassword(credentials.password))
   const login = credentials.login.trim()
   // No stored login holds a NUL character (and the database refuses to compare one).
   if (login.includes('\u0000')) throw authErrors.invalid_username()
-  const rows = await credentialsQuery(store).execute({ login })
+  const rows = await credentialCache(store).getUnder(horizon, login, async () => await credentialsQuery(store).execute({ login }))
 
   // A login that equals another user's e-mail address names the login's owner.
   const byLogin = rows.find((r) => r.login.toLowerCase() === login.toLowerCase())
@@ -103,6 +119,10 @@ export function authenticator (services: { store: Store, roles?: RoleRegistry })
   return async (request) => {
     const header = request.headers.authorization
     if (header === undefined || header.trim() === '') return anonymousCaller
-    return await authenticateBasic(store, parseBasicAuthorization(header), request.ip, roles)
+    const credentials = parseBasicAuthorization(header)
+    const horizon = await store.horizon()
+    // A read's pipeline keeps its reads under the same horizon (a write's asks afresh, after what it wrote).
+    if (request.method === 'GET' || request.method === 'HEAD') request.horizonTaken = horizon
+    return await authenticateBasic(store, credentials, request.ip, roles, horizon)
   }
 }

@@ -1,0 +1,137 @@
+/**
+ * Activation decides what is served (issue 32 item 1): a deactivated
+ * plugin's namespaces answer `404 rest_no_route` and leave the index, the
+ * namespace roots, OpenAPI and batch, in every app on the database, at once
+ * (the statuses are cached by the commit horizon); reactivating brings them
+ * back with their data. The active theme decides theme-a/v1 (profile A) and
+ * theme-helper/v1 (profile B). Two apps share one database: on PostgreSQL
+ * each has its own connection pool (as two processes), on PGlite they share
+ * the in-memory database.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { createCaller } from '@cms/core/testing'
+import { call } from '@cms/rest/testing'
+import { openStore, type Store } from '@cms/store'
+import { createTestDatabase, openTestStore, testDatabaseUrl } from '@cms/store/testing'
+import { packageRegistry } from '@cms/registry'
+import { gatewayApp, getJson } from './helpers.js'
+
+/** Two stores on one database (PostgreSQL: two pools; PGlite: the same store twice). */
+async function twoStores (t: Test): Promise<[Store, Store]> {
+  if (testDatabaseUrl() === undefined) {
+    const store = await openTestStore({ migrate: false })
+    t.teardown(async () => { await store.close() })
+    return [store, store]
+  }
+  const db = await createTestDatabase()
+  const one = await openStore({ databaseUrl: db.url, poolSize: 3 })
+  const two = await openStore({ databaseUrl: db.url, poolSize: 3 })
+  t.teardown(async () => { await one.close(); await two.close(); await db.drop() })
+  return [one, two]
+}
+
+/** A content directory both apps use, holding a second theme (`dark`) beside the seeded packages. */
+async function sharedContent (t: Test): Promise<string> {
+  const content = await mkdtemp(join(tmpdir(), 'cms-activation-'))
+  t.teardown(async () => { await rm(content, { recursive: true, force: true }) })
+  await mkdir(join(content, 'themes', 'dark'), { recursive: true })
+  await writeFile(join(content, 'themes', 'dark', 'manifest.json'), JSON.stringify({ name: 'Dark', version: '1.0.0' }))
+  return content
+}
+
+/** What a client sees of a namespace: its root, one route, OPTIONS, the index, OpenAPI, a batch. */
+async function seen (app: FastifyInstance, as: Awaited<ReturnType<typeof createCaller>>, ns: string, path: string, write: { method: string, path: string } = { method: 'POST', path }): Promise<Record<string, unknown>> {
+  const root = await call(app, 'GET', `/${ns}`, { as })
+  const one = await call(app, 'GET', path, { as })
+  const options = await call(app, 'OPTIONS', path, { as })
+  const index = await call(app, 'GET', '/', { as })
+  const anonymousIndex = await call(app, 'GET', '/')
+  const openapi = await getJson(app, '/openapi.json')
+  const batch = await call(app, 'POST', '/batch/v1', { as, body: { requests: [write] } })
+  return {
+    root: [root.status, root.body?.code ?? root.body?.namespace],
+    route: [one.status, one.status === 404 ? one.body.code : 'served'],
+    options: [options.status, Array.isArray(options.body) ? 'empty' : 'entry'],
+    listed: index.body.namespaces.includes(ns),
+    listedAnonymously: anonymousIndex.body.namespaces.includes(ns),
+    indexRoutes: Object.keys(index.body.routes).some((r) => r.startsWith(`/${ns}`)),
+    openapi: Object.keys(openapi.body.paths).some((p) => p.startsWith(`/cms-json/${ns}/`)),
+    batch: batch.body.responses[0].body.code === 'rest_no_route' ? 'no route' : 'routed'
+  }
+}
+
+/** A write the batch route sends to the page builder (answered, whatever its outcome, while the route exists). */
+const CACHE = { method: 'DELETE', path: '/builder/v1/cache' }
+
+const served = (ns: string): Record<string, unknown> => ({
+  root: [200, ns], route: [200, 'served'], options: [200, 'entry'], listed: true, listedAnonymously: true, indexRoutes: true, openapi: true, batch: 'routed'
+})
+const gone = {
+  root: [404, 'rest_no_route'], route: [404, 'rest_no_route'], options: [200, 'empty'], listed: false, listedAnonymously: false, indexRoutes: false, openapi: false, batch: 'no route'
+}
+
+t.test('profile B: deactivating the page builder in one app stops it in both; activating brings it back', async (t) => {
+  const [s1, s2] = await twoStores(t)
+  const content = await sharedContent(t)
+  const one = await gatewayApp({ env: { CMS_DEPLOYMENT: 'B', CMS_CONTENT_DIR: content }, store: s1 })
+  t.teardown(one.close)
+  const two = await gatewayApp({ env: { CMS_DEPLOYMENT: 'B', CMS_CONTENT_DIR: content }, store: s2 })
+  t.teardown(two.close)
+  const admin = await createCaller(s1, 'administrator')
+
+  const colors = await call(two.app, 'GET', '/builder/v1/globals/colors', { as: admin })
+  t.equal(colors.status, 200)
+  t.same(await seen(two.app, admin, 'builder/v1', '/builder/v1/globals/colors', CACHE), served('builder/v1'), 'served before')
+
+  const off = await call(one.app, 'POST', '/builder-one/v1/plugins/builder/deactivate', { as: admin })
+  t.equal(off.status, 200)
+  t.equal(off.body.status, 'inactive')
+  for (const [name, h] of [['the app that deactivated', one], ['the other app', two]] as const) {
+    t.same(await seen(h.app, admin, 'builder/v1', '/builder/v1/globals/colors', CACHE), gone, `${name}: builder/v1 is gone`)
+    t.same((await call(h.app, 'GET', '/builder-ai/v1', { as: admin })).status, 404, `${name}: the package's other namespaces too`)
+  }
+  t.same(await seen(two.app, admin, 'hdrftr/v1', '/hdrftr/v1/widgets', { method: 'POST', path: '/hdrftr/v1/email-webhook' }), served('hdrftr/v1'), 'another plugin is still served')
+  t.equal((await call(two.app, 'GET', '/builder-one/v1/plugins', { as: admin })).status, 200, 'the management routes still answer')
+
+  const on = await call(two.app, 'POST', '/builder-one/v1/plugins/builder/activate', { as: admin })
+  t.equal(on.status, 200)
+  t.same(await seen(one.app, admin, 'builder/v1', '/builder/v1/globals/colors', CACHE), served('builder/v1'), 'back in the first app')
+  t.same((await call(one.app, 'GET', '/builder/v1/globals/colors', { as: admin })).body, colors.body, 'its data kept')
+
+  // The theme: theme-helper/v1 is served while theme-a is the active theme.
+  t.equal((await call(one.app, 'POST', '/builder-one/v1/themes/dark/activate', { as: admin })).status, 200)
+  t.same(await seen(two.app, admin, 'theme-helper/v1', '/theme-helper/v1'), gone, 'another theme: theme-helper/v1 is gone')
+  t.equal((await call(two.app, 'POST', '/builder-one/v1/themes/theme-a/activate', { as: admin })).status, 200)
+  t.equal((await call(one.app, 'GET', '/theme-helper/v1', { as: admin })).status, 200, 'theme-a again: back')
+})
+
+t.test('profile A: a theme switch moves theme-a/v1; package files follow activation', async (t) => {
+  const content = await sharedContent(t)
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A', CMS_CONTENT_DIR: content } })
+  t.teardown(h.close)
+  const admin = await createCaller(h.store, 'administrator')
+  const registry = h.app.platform.service(packageRegistry)!
+  const actor = { userId: 0 }
+
+  t.equal((await call(h.app, 'GET', '/theme-a/v1', { as: admin })).status, 200)
+  t.equal((await h.app.inject({ method: 'GET', url: '/cms-content/themes/theme-a/style.css' })).statusCode, 200)
+  await registry.activate('theme', 'dark', { actor })
+  const after = await call(h.app, 'GET', '/theme-a/v1', { as: admin })
+  t.same([after.status, after.body.code], [404, 'rest_no_route'], 'another theme active: theme-a/v1 is gone')
+  t.notOk((await call(h.app, 'GET', '/')).body.namespaces.includes('theme-a/v1'))
+  t.equal((await h.app.inject({ method: 'GET', url: '/cms-content/themes/theme-a/style.css' })).statusCode, 404, 'its files too')
+  await registry.activate('theme', 'theme-a', { actor })
+  t.equal((await call(h.app, 'GET', '/theme-a/v1', { as: admin })).status, 200, 'back')
+
+  // A plugin deactivated through the registry: its routes and its files.
+  await registry.deactivate('plugin', 'rollback', { actor })
+  t.equal((await call(h.app, 'GET', '/rollback/v1', { as: admin })).status, 404)
+  t.equal((await h.app.inject({ method: 'GET', url: '/cms-content/plugins/rollback/assets/style.css' })).statusCode, 404)
+  await registry.activate('plugin', 'rollback', { actor })
+  t.equal((await call(h.app, 'GET', '/rollback/v1', { as: admin })).status, 200)
+  t.equal((await h.app.inject({ method: 'GET', url: '/cms-content/plugins/rollback/assets/style.css' })).statusCode, 200)
+})
