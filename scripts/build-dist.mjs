@@ -1,13 +1,21 @@
 #!/usr/bin/env node
 /**
- * Compiles every workspace package's src/ to dist/ (the production image's
- * build stage; nothing here is needed to develop or test, which run the
- * TypeScript through tsx).
+ * Compiles every workspace package's src/ to dist/: what `pnpm start` and
+ * the CLI run (scripts/start.mjs, scripts/cms.mjs) and the production image's
+ * build stage. Tests and `pnpm dev` run the TypeScript through tsx instead.
  *
- *   node scripts/build-dist.mjs             compile to dist/
+ *   node scripts/build-dist.mjs             compile the packages whose sources
+ *                                           changed since their last build
+ *                                           (dist/.stamp); --force: all of them
  *   node scripts/build-dist.mjs --exports   also point each package.json's
  *                                           exports (and cms.plugin) at dist/ (in the image's
  *                                           copy of the tree, never in a checkout)
+ *
+ * In a checkout each package.json's exports name src/*.ts (what tsx and the
+ * type-check read), so the compiled files import other workspace packages by
+ * a relative path to their dist/ (`@cms/store` becomes
+ * `../../../packages/store/dist/index.js`) and plain Node runs them without a
+ * loader. With --exports the names stay bare: the manifests point at dist/.
  *
  * Each file is transpiled on its own (the workspace type-checks with
  * isolatedModules, so a per-file transpile gives what tsc would): no type
@@ -16,32 +24,28 @@
  * (`../migrations`, a worker `.mjs` beside it) hold there too; files that are
  * not TypeScript (.mjs workers, .json data) are copied as they are.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import ts from 'typescript'
+import { files, packageDirs, root, stalePackages, stampOf, stampPath } from './dist-state.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const rewrite = process.argv.includes('--exports')
+const mode = rewrite ? 'exports' : 'checkout'
 
-/** Workspace package directories: packages/* and apps/*. */
-function packageDirs () {
-  const out = []
-  for (const group of ['packages', 'apps']) {
-    for (const name of readdirSync(join(root, group))) {
-      const dir = join(root, group, name)
-      if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'src'))) out.push(dir)
-    }
-  }
-  return out
+const force = process.argv.includes('--force') || rewrite
+const todo = force ? packageDirs() : stalePackages(mode)
+if (todo.length === 0) {
+  process.stdout.write('build-dist: every package is up to date\n')
+  process.exit(0)
 }
 
-function * files (dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) yield * files(path)
-    else yield path
-  }
+let ts
+try {
+  ts = (await import('typescript')).default
+} catch {
+  // An install without development dependencies (`--prod`) has no compiler:
+  // nothing to build with, and nothing that runs from the checkout either.
+  process.stdout.write('build-dist: typescript is not installed, nothing compiled\n')
+  process.exit(0)
 }
 
 const options = {
@@ -51,8 +55,38 @@ const options = {
   sourceMap: false
 }
 
+/** Each workspace package's name and the files its exports name, compiled: '@cms/core/testing' -> abs path. */
+function workspaceTargets () {
+  const out = new Map()
+  for (const dir of packageDirs()) {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+    const exports = typeof manifest.exports === 'string' ? { '.': manifest.exports } : (manifest.exports ?? {})
+    for (const [key, value] of Object.entries(exports)) {
+      if (typeof value !== 'string' || !value.startsWith('./src/')) continue
+      const name = key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`
+      out.set(name, join(dir, 'dist', value.slice('./src/'.length).replace(/\.ts$/, '.js')))
+    }
+  }
+  return out
+}
+
+const targets = rewrite ? new Map() : workspaceTargets()
+// Static imports, re-exports and literal dynamic imports of a workspace package.
+const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(@cms\/[^'"]+)\2/g
+
+function relink (code, target) {
+  if (targets.size === 0) return code
+  return code.replace(SPECIFIER, (whole, lead, quote, name) => {
+    const file = targets.get(name)
+    if (file === undefined) return whole
+    let rel = relative(dirname(target), file)
+    if (!rel.startsWith('.')) rel = `./${rel}`
+    return `${lead}${quote}${rel}${quote}`
+  })
+}
+
 let compiled = 0
-for (const dir of packageDirs()) {
+for (const dir of todo) {
   const src = join(dir, 'src')
   const dist = join(dir, 'dist')
   rmSync(dist, { recursive: true, force: true })
@@ -70,7 +104,7 @@ for (const dir of packageDirs()) {
       process.stderr.write(ts.formatDiagnostics(out.diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' }))
       process.exit(1)
     }
-    writeFileSync(target, out.outputText)
+    writeFileSync(target, relink(out.outputText, target))
     compiled++
   }
   if (rewrite) {
@@ -86,5 +120,7 @@ for (const dir of packageDirs()) {
     if (manifest.cms?.plugin !== undefined) manifest.cms.plugin = toDist(manifest.cms.plugin)
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
   }
+  // Last, so an interrupted build is redone.
+  writeFileSync(stampPath(dir), stampOf(dir, mode))
 }
-process.stdout.write(`build-dist: ${compiled} files compiled${rewrite ? ', exports point at dist/' : ''}\n`)
+process.stdout.write(`build-dist: ${compiled} files of ${todo.length} packages compiled${rewrite ? ', exports point at dist/' : ''}\n`)

@@ -5,21 +5,47 @@
  *
  *   pnpm bench:memory                         # PGlite, fresh then restarted
  *   pnpm bench:memory --database-url postgres://...   # the same readings on PostgreSQL, for comparison
+ *   pnpm bench:memory --runner tsx            # the TypeScript through tsx, as `pnpm start` ran before
+ *   pnpm bench:memory --checkout /other/tree  # another checkout (say, the commit before a change)
  *
- * Prints one line per reading: the resident size once ready, after the
- * requests, and the peak (VmHWM, the most the process ever held), in MB.
+ * `--runner dist` (the default) starts `node scripts/start.mjs`, as `pnpm
+ * start` does, after compiling what changed (not timed); a checkout without
+ * that script is started with `node --import tsx apps/gateway/src/main.ts`.
+ * Prints one line per reading: the seconds from the command to the first
+ * answer of /readyz, the resident size once ready, after the requests, and
+ * the peak (VmHWM, the most the process ever held), in MB, and the processes
+ * the command left running (the service alone, or wrappers beside it).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { rssOf } from './proc.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const { values: opts } = parseArgs({ options: { 'database-url': { type: 'string' } } })
+const { values: opts } = parseArgs({ options: { 'database-url': { type: 'string' }, runner: { type: 'string', default: 'dist' }, checkout: { type: 'string' } } })
+const ROOT = opts.checkout === undefined ? fileURLToPath(new URL('../..', import.meta.url)) : resolve(opts.checkout)
+const compiled = opts.runner === 'dist' && existsSync(join(ROOT, 'scripts', 'start.mjs'))
+const command = compiled ? ['scripts/start.mjs'] : ['--import', 'tsx', 'apps/gateway/src/main.ts']
+if (compiled) spawnSync(process.execPath, ['scripts/build-dist.mjs'], { cwd: ROOT, stdio: 'inherit' })
+
+/** The command lines of a process and of every process below it. */
+function treeOf (pid: number): string[] {
+  const out: string[] = []
+  const walk = (p: number): void => {
+    try {
+      out.push(readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').join(' ').trim())
+      for (const task of readdirSync(`/proc/${p}/task`)) {
+        for (const child of readFileSync(`/proc/${p}/task/${task}/children`, 'utf8').trim().split(' ').filter(Boolean)) walk(Number(child))
+      }
+    } catch {}
+  }
+  walk(pid)
+  return out
+}
 
 function peakOf (pid: number | undefined): number {
   try {
@@ -39,7 +65,7 @@ async function freePort (): Promise<number> {
   })
 }
 
-interface Reading { ready: number, afterRequests: number, peak: number, startSeconds: number, log: string }
+interface Reading { ready: number, afterRequests: number, peak: number, startSeconds: number, log: string, tree: string[] }
 
 async function run (dataDir: string): Promise<Reading> {
   const port = await freePort()
@@ -48,7 +74,7 @@ async function run (dataDir: string): Promise<Reading> {
   delete env.DATABASE_URL
   if (opts['database-url'] !== undefined) env.DATABASE_URL = opts['database-url']
   const started = Date.now()
-  const child: ChildProcess = spawn('node', ['--import', 'tsx', 'apps/gateway/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(process.execPath, command, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   child.stdout?.on('data', (d) => { log += String(d) })
   child.stderr?.on('data', (d) => { log += String(d) })
@@ -66,7 +92,7 @@ async function run (dataDir: string): Promise<Reading> {
     for (const path of ['/index.php?rest_route=/', '/index.php?rest_route=/cms/v2/posts', '/index.php?rest_route=/cms/v2/categories', '/openapi.json']) {
       for (let i = 0; i < 5; i++) await (await fetch(base + path)).arrayBuffer()
     }
-    return { ready, afterRequests: rssOf(child.pid), peak: peakOf(child.pid), startSeconds, log }
+    return { ready, afterRequests: rssOf(child.pid), peak: peakOf(child.pid), startSeconds, log, tree: treeOf(child.pid ?? 0) }
   } finally {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -82,7 +108,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cms-memory-'))
 try {
   for (const label of ['fresh data directory', 'restart on the same directory']) {
     const r = await run(dataDir)
-    console.log(`${database}, ${label}: ready in ${r.startSeconds.toFixed(1)} s, resident ${mb(r.ready)} when ready, ${mb(r.afterRequests)} after 20 requests, peak ${mb(r.peak)}`)
+    console.log(`${database}, ${compiled ? 'compiled (scripts/start.mjs)' : 'tsx'}, ${label}: ready in ${r.startSeconds.toFixed(1)} s, resident ${mb(r.ready)} when ready, ${mb(r.afterRequests)} after 20 requests, peak ${mb(r.peak)}; processes: ${r.tree.length} (${r.tree.map((c) => c.replace(ROOT, '')).join(' | ')})`)
     if (process.env.CMS_MEMORY_SHOW_LOG === '1') console.log(r.log)
   }
 } finally {

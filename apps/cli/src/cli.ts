@@ -2,9 +2,19 @@
 import { OptionError, StoreLockedError, SettingError, storeErrorLine } from '@cms/store'
 import { defaultContext, UsageError } from './command.js'
 import type { CliContext, CommandGroup } from './command.js'
-import { commandGroups } from './registry.js'
 
-export function usage (groups: readonly CommandGroup[] = commandGroups): string {
+/**
+ * The groups a command line needs: the CLI's own when it names one of them
+ * (the packages' commands import every package, a third of a call's start),
+ * else all of them (help, a package's command, an unknown one).
+ */
+async function groupsFor (first: string | undefined): Promise<readonly CommandGroup[]> {
+  const { builtinGroups } = await import('./builtin.js')
+  if (first !== undefined && builtinGroups.some((g) => g.name === first)) return builtinGroups
+  return (await import('./registry.js')).commandGroups
+}
+
+export function usage (groups: readonly CommandGroup[]): string {
   const width = Math.max(...groups.map((g) => g.name.length))
   return `Usage: cms <command> [arguments]     (from the repo root: pnpm cms <command>)
 
@@ -27,10 +37,11 @@ export interface RunIo {
 }
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
-export async function run (argv: string[], io: RunIo = {}, groups: readonly CommandGroup[] = commandGroups): Promise<number> {
+export async function run (argv: string[], io: RunIo = {}, given?: readonly CommandGroup[]): Promise<number> {
   const ctx = io.ctx ?? defaultContext()
   const err = io.err ?? ((line: string) => process.stderr.write(`${line}\n`))
   const [first, ...rest] = argv
+  const groups = given ?? await groupsFor(first)
   try {
     if (first === undefined) {
       err(usage(groups))

@@ -2,7 +2,7 @@
  * What a command group is, and the context it runs in. A group is one file
  * in src/commands/ and one line in the registry (src/registry.ts).
  */
-import { openStore, storeSettingsFromEnv } from '@cms/store'
+import { openStore, sharedDatabaseAnswers, sharedDatabaseUrl, storeSettingsFromEnv } from '@cms/store'
 import type { Store } from '@cms/store'
 
 export interface CliContext {
@@ -62,8 +62,22 @@ export function defaultContext (env: NodeJS.ProcessEnv = process.env): CliContex
   return {
     env,
     out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-    openStore: () => openStore(storeSettingsFromEnv(env)),
+    openStore: () => openCliStore(env),
   }
+}
+
+/**
+ * The store the environment names. On the embedded database while the
+ * service runs (it holds PGlite, a single-process database), the service's
+ * socket in the data directory: the same database, reached as PostgreSQL.
+ */
+export async function openCliStore (env: NodeJS.ProcessEnv = process.env): Promise<Store> {
+  const settings = storeSettingsFromEnv(env)
+  if (settings.databaseUrl === undefined && await sharedDatabaseAnswers(settings.dataDir)) {
+    // Two connections: a command's transaction and a query beside it (PGlite runs one at a time anyway).
+    return await openStore({ databaseUrl: sharedDatabaseUrl(settings.dataDir), poolSize: 2 })
+  }
+  return await openStore(settings)
 }
 
 /** Opens the store, runs `fn`, closes the store. */

@@ -112,9 +112,20 @@ function isPackage (value: unknown): value is CmsPackage {
   return typeof p === 'object' && p !== null && typeof p.name === 'string' && typeof p.plugin === 'function' && Array.isArray(p.namespaces)
 }
 
+/**
+ * The plugin module to import: as the manifest names it, or, when the
+ * gateway itself runs compiled (scripts/start.mjs, the image), its compiled
+ * twin under dist/ (plain Node cannot import TypeScript).
+ */
+export function pluginPath (found: FoundPackage, compiled = import.meta.url.endsWith('.js')): string {
+  const plugin = found.cms.plugin
+  if (!compiled || !/^\.\/src\/.*\.ts$/.test(plugin)) return join(found.dir, plugin)
+  return join(found.dir, plugin.replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '.js'))
+}
+
 /** Imports one found package's plugin module and picks the package it exports. */
 export async function loadPackage (found: FoundPackage): Promise<CmsPackage> {
-  const module = await import(pathToFileURL(join(found.dir, found.cms.plugin)).href) as Record<string, unknown>
+  const module = await import(pathToFileURL(pluginPath(found)).href) as Record<string, unknown>
   const pkg = Object.values(module).find((value) => isPackage(value) && value.name === found.name) as CmsPackage | undefined
   if (pkg === undefined) throw new Error(`${found.name}: ${found.cms.plugin} exports no package named ${found.name} (definePackage({ name: '${found.name}', ... }))`)
   const declared = [...found.cms.namespaces].sort().join(', ')

@@ -4,7 +4,8 @@
 import { setFlagsFromString } from 'node:v8'
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
-import { loadEnvFile, SettingError, storeErrorLine } from '@cms/store'
+import type { Platform } from '@cms/core'
+import { loadEnvFile, SettingError, shareStore, storeErrorLine, type SharedDatabase } from '@cms/store'
 import { buildApp } from './app.js'
 import { loadSettings, type Settings } from './settings.js'
 
@@ -32,6 +33,7 @@ function startFailure (err: unknown, settings: Settings | undefined): string {
 
 let settings: Settings | undefined
 let app: FastifyInstance | undefined
+let shared: SharedDatabase | undefined
 try {
   loadEnvFile()
   settings = loadSettings()
@@ -40,14 +42,25 @@ try {
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err !== undefined) running.log.error({ err }, 'shutting down after an error')
     else running.log.info(`${signal ?? 'signal'} received: shutting down`)
+    await shared?.close()
     await running.close()
   })
   await app.listen({ port: settings.port, host: settings.host })
+  // The embedded database is one process's: the CLI reaches it through this socket while the service runs.
+  if (settings.databaseUrl === undefined) {
+    const outcome = await shareStore((app as FastifyInstance & { platform: Platform }).platform.services.store, settings.dataDir)
+    if (typeof outcome === 'string') app.log.warn(`the CLI cannot reach the embedded database while the service runs: ${outcome}`)
+    else {
+      shared = outcome
+      app.log.info(`embedded database: shared with the CLI on ${outcome.path} (this user only)`)
+    }
+  }
   app.log.info({ deployment: settings.deployment, database: settings.databaseUrl === undefined ? `embedded (${settings.dataDir})` : 'postgres' }, 'service ready')
 } catch (err) {
   // Whatever reading the settings throws is about a setting: its message alone.
   const line = err instanceof SettingError || settings === undefined ? (err as Error).message : startFailure(err, settings)
   process.stderr.write(`cms: ${line}\n`)
+  await shared?.close().catch(() => {})
   await app?.close().catch(() => {})
   process.exit(1)
 }

@@ -2,8 +2,8 @@
  * The service's log: pretty lines on a terminal (pino-pretty, in this
  * process), JSON lines otherwise; one line per request, when it is answered.
  */
+import { createRequire } from 'node:module'
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
-import pretty from 'pino-pretty'
 import type { Settings } from './settings.js'
 
 export function loggerOptions (settings: Settings, stdout: NodeJS.WriteStream = process.stdout): FastifyServerOptions['logger'] {
@@ -11,7 +11,8 @@ export function loggerOptions (settings: Settings, stdout: NodeJS.WriteStream = 
     level: settings.logLevel,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'password'], censor: '[redacted]' },
     ...(stdout.isTTY === true
-      ? { stream: pretty({ sync: true, colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname' }) }
+      // Loaded only for a terminal: a service logging JSON never holds the formatter.
+      ? { stream: (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty'))({ sync: true, colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname' }) }
       : {})
   }
 }

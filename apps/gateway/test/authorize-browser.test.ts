@@ -2,7 +2,8 @@
  * The application authorization flow in a real browser (Debian's Chromium
  * driven by playwright-core): the gateway listens on a real port, a local
  * HTTP server plays the application that receives the credentials, and the
- * credentials are then used against the API. Then the reject flow.
+ * credentials are then used against the API. Then the reject flow, and the
+ * API reference page (/docs/) drawn without a console error.
  *
  * Chromium must be installed (`apt-get install -y chromium`; `.ci/run` does
  * it). Where it is missing the test is skipped with the reason, except under
@@ -132,5 +133,23 @@ t.test('authorize an application in a browser', async (t) => {
     t.equal(got.searchParams.get('success'), 'false')
     t.equal(got.searchParams.get('password'), null, 'no credentials on rejection')
     t.equal(await list(), count, 'no password was created')
+  })
+
+  t.test('the API reference (/docs/) renders without a console error, under its own CSP', async (t) => {
+    const docs = await context.newPage()
+    t.teardown(() => docs.close())
+    const problems: string[] = []
+    docs.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`) })
+    docs.on('pageerror', (err) => { problems.push(`page error: ${err.message}`) })
+    const res = await docs.goto(`${site}/docs/`)
+    t.equal(res?.status(), 200)
+    const csp = (await res!.allHeaders())['content-security-policy'] ?? ''
+    t.match(csp, /script-src 'self'/, 'scripts from the page\'s own origin only')
+    t.notMatch(csp, /style-src [^;]*'unsafe-inline'/, 'no inline style elements')
+    // The document is loaded and its operations drawn (swagger-ui sets style attributes while it draws them).
+    await docs.waitForSelector('.opblock', { timeout: 60_000 })
+    await docs.locator('.opblock-summary').first().click()
+    await docs.waitForSelector('.opblock-body', { timeout: 30_000 })
+    t.same(problems, [], 'no console errors or warnings')
   })
 })

@@ -47,7 +47,8 @@ for (const deployment of ['A', 'B']) {
     }
     let defaults = 0
     walk(doc.paths, (node) => {
-      if (typeof node.type !== 'undefined' && 'default' in node) {
+      // A schema's type is a name or a list of names; an object whose `type` is a schema is a `properties` map (members named type and default).
+      if ((typeof node.type === 'string' || Array.isArray(node.type)) && 'default' in node) {
         defaults++
         if (!fitsType(node.default, node.type)) t.fail(`default ${JSON.stringify(node.default)} is not of type ${JSON.stringify(node.type)}`)
       }

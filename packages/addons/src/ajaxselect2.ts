@@ -16,6 +16,7 @@
  * for the caller (without `list_users`: authors of published content,
  * matched on their names, no e-mail address shown).
  */
+import { Type } from '@sinclair/typebox'
 import { check, denied, endpoint, handlerChecked, invalidParam, route, who, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import { listUsers, type MetaClause, type PackageApi, type PostRow } from '@cms/core'
 import { LIBRARY_TYPE } from '@cms/builder'
@@ -170,6 +171,7 @@ export function ajaxSelect2Routes (api: PackageApi, menuStore: Menus): RelativeR
         page: handlerChecked('The page of results.')
       },
       summary: 'Search items for the page builder\'s select boxes',
+      response: Type.Union([Type.Object({ results: Type.Array(Type.Object({ id: Type.Union([Type.Integer(), Type.String()]), text: Type.String() })), pagination: Type.Object({ more: Type.Boolean() }) }), Type.Object({ results: Type.Record(Type.String(), Type.Array(Type.String())) }, { description: 'The post types and their keys (one action).' })]),
       permission: check((req): true | RestError => {
         if (actionOf(req) === undefined) return addonsErrors.invalid_action()
         return req.user.can('edit_posts') || denied(addonsErrors.rest_forbidden(), req.user.id)

@@ -14,6 +14,7 @@
  * `menu_item_not_found`, and a 404 `mega_menu_not_found` when the item has no
  * panel or its template is gone.
  */
+import { Type } from '@sinclair/typebox'
 import { denied, endpoint, handlerChecked, everyone, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { LIBRARY_TYPE, renderBuilderData } from '@cms/builder'
@@ -36,6 +37,7 @@ export function megaMenuRoutes (api: PackageApi, menuStore: Menus): RelativeRout
       methods: ['GET'],
       args: { item_id: handlerChecked('The menu item.') },
       summary: 'The rendered mega-menu panel of a menu item',
+      response: Type.String({ description: 'The panel\'s HTML.' }),
       // Public: the item and its template decide (below), as the product's route does.
       permission: everyone.because('§4.2 mega menu: public; the menu item and its template decide (an unknown item is a 404)').probing({ query: { item_id: 999999 } }),
       handler: async (req) => {

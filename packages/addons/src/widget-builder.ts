@@ -20,6 +20,7 @@
  * runs none of it.
  */
 import { and, desc, eq, sql } from 'drizzle-orm'
+import { Type } from '@sinclair/typebox'
 import { can, endpoint, handlerChecked, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { filterStrings } from '@cms/builder'
@@ -53,6 +54,7 @@ function filtered (data: WidgetData): WidgetData {
   return r.value as WidgetData
 }
 
+const SAVED = Type.Object({ success: Type.Boolean(), message: Type.String(), post_id: Type.Integer(), version: Type.Integer() })
 export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
   const { store } = api.services
 
@@ -87,6 +89,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['POST'],
       args: {},
       summary: 'Save a new custom widget',
+      response: SAVED,
       permission: mayManageOptions.probing({ body: WIDGET }),
       handler: async (req) => await save(req, undefined)
     })]
@@ -99,6 +102,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['POST'],
       args: {},
       summary: 'Save a new version of a custom widget (a new widget when the id names none)',
+      response: SAVED,
       permission: mayManageOptions.probing({ vars: { id: '1' }, body: WIDGET }),
       handler: async (req) => await save(req, rowId(req.params.id))
     })]
@@ -111,6 +115,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['GET'],
       args: { version: handlerChecked('The version to load (default the latest).') },
       summary: 'A custom widget\'s latest definition (or the version asked for) and its versions',
+      response: Type.Object({ success: Type.Boolean(), data: Type.Object({ version: Type.Integer() }, { additionalProperties: true, description: 'The widget\'s definition and its version.' }), versions: Type.Array(Type.Object({ version: Type.Integer(), saved: Type.String(), saved_by: Type.Integer() })) }),
       permission: mayManageOptions.probing({ vars: { id: '1' } }),
       handler: async (req) => {
         const id = rowId(req.params.id)
@@ -145,6 +150,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['DELETE'],
       args: {},
       summary: 'Delete a custom widget and every version of it',
+      response: Type.Object({ success: Type.Boolean(), message: Type.String() }),
       permission: mayManageOptions.probing({ vars: { id: '999999' } }),
       handler: async (req) => {
         const id = rowId(req.params.id)

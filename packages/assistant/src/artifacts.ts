@@ -11,7 +11,7 @@ import { endpoint, Raw, route, type RelativeRouteDecl } from '@cms/rest'
 import { mayManageSnippets } from './access.js'
 import { assistantErrors } from './errors.js'
 import type { SnippetStore } from './snippet-store.js'
-import { PROBE_FILES, publish, saveFiles } from './snippets.js'
+import { PROBE_FILES, publish, PUBLISHED, saveFiles, snippetAnswer } from './snippets.js'
 
 const VARS = { artifact_id: '[a-f0-9-]+' }
 /** The permission probes' artifact (none has this id). */
@@ -29,6 +29,7 @@ export function artifactRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: { title: Type.String({ description: 'The snippet\'s new title.', maxLength: 1000 }) },
         summary: 'Rename the snippet linked to the artifact',
+        response: snippetAnswer({ title: Type.String() }),
         permission: mayManageSnippets.probing({ ...ARTIFACT, body: { title: 'Probe' } }),
         handler: async (req) => {
           const title = req.params.title.trim()
@@ -50,6 +51,7 @@ export function artifactRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
           version: Type.Optional(Type.Integer({ description: 'The artifact\'s version (stored as given).' }))
         },
         summary: 'Save files into the dev set of the snippet linked to the artifact',
+        response: snippetAnswer({ artifact_id: Type.Union([Type.String(), Type.Null()]), files: Type.Integer({ description: 'How many files the dev set holds.' }) }),
         permission: mayManageSnippets.probing({ ...ARTIFACT, body: PROBE_FILES }),
         handler: async (req) => {
           const row = await snippets.byArtifact(artifactOf(req))
@@ -67,6 +69,7 @@ export function artifactRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
           methods: ['DELETE'],
           args: {},
           summary: 'Delete the snippet linked to the artifact',
+          response: snippetAnswer(),
           permission: mayManageSnippets.probing(ARTIFACT),
           handler: async (req) => {
             const row = await snippets.byArtifact(artifactOf(req))
@@ -78,6 +81,7 @@ export function artifactRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
           methods: ['POST', 'PUT', 'PATCH'],
           args: {},
           summary: 'Publish the snippet linked to the artifact',
+          response: Type.Intersect([PUBLISHED, Type.Object({ artifact_id: Type.Union([Type.String(), Type.Null()]) })]),
           permission: mayManageSnippets.probing(ARTIFACT),
           handler: async (req) => {
             const row = await snippets.byArtifact(artifactOf(req))

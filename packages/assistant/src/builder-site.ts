@@ -63,6 +63,7 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
           methods: ['GET'],
           args: {},
           summary: 'The active design kit\'s settings (colours, typography...)',
+          response: Type.Object({}, { additionalProperties: true, description: 'The kit\'s settings (system_colors, custom_colors, system_typography, custom_typography...).' }),
           permission: mayEditThemeOptions,
           handler: async (req) => (await builder.kits.load(kitUrl(req))).settings
         }),
@@ -70,6 +71,7 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
           methods: ['POST'],
           args: {},
           summary: 'Merge the body\'s keys into the kit\'s settings',
+          response: Type.Object({ success: Type.Boolean(), kit_id: Type.Integer(), message: Type.String(), updated_settings: Type.Object({}, { additionalProperties: true }) }),
           permission: mayEditThemeOptions.probing({ body: {} }),
           handler: async (req) => {
             const body = req.sentBody
@@ -96,6 +98,7 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
         methods: ['GET'],
         args: {},
         summary: 'The kit\'s controls per tab',
+        response: Type.Record(Type.String(), Type.Record(Type.String(), Type.Object({ label: Type.String(), type: Type.String(), default: Type.Unknown(), fields: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })) })), { description: 'Tab -> control -> its description.' }),
         permission: mayEditThemeOptions,
         handler: () => {
           const factory = builder.factorySettings()
@@ -119,6 +122,7 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
         methods: ['GET'],
         args: {},
         summary: 'The fonts the builder offers',
+        response: Type.Object({ fonts: Type.Record(Type.String(), Type.String(), { description: 'Font -> its group.' }), font_groups: Type.Record(Type.String(), Type.String()), google_fonts_enabled: Type.Boolean(), font_display_setting: Type.String(), total_fonts: Type.Integer() }),
         permission: mayEditThemeOptions,
         handler: async () => {
           const display = await builder.setting('builder_font_display')?.get() ?? 'auto'
@@ -132,6 +136,7 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
         methods: ['GET'],
         args: {},
         summary: 'The builder library\'s template types',
+        response: Type.Object({ success: Type.Boolean(), data: Type.Array(Type.Object({ type: Type.String(), label: Type.String() })) }),
         permission: mayEditPosts,
         handler: () => ({ success: true, data: builder.templateTypes.map((type) => ({ type, label: LABELS[type] ?? type })) })
       })]
@@ -143,6 +148,7 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
         methods: ['POST'],
         args: { template_type: Type.String({ description: 'The template type to record on the library document.' }) },
         summary: 'Record a library document\'s template type',
+        response: Type.Object({ post_id: Type.Integer(), template_type: Type.String(), terms: Type.Array(Type.String()) }),
         permission: mayEditDocument,
         handler: async (req) => {
           const id = Number(req.params.id)
@@ -162,6 +168,7 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
         methods: ['GET'],
         args: {},
         summary: 'The post types the builder may edit',
+        response: Type.Array(Type.String()),
         permission: mayUseAssistant,
         handler: async () => {
           const option = builder.setting('builder_cpt_support')
@@ -176,6 +183,7 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
         methods: ['GET'],
         args: { post_type: Type.String({ description: 'The post type whose templates are listed.', default: 'page' }) },
         summary: 'The page templates of the active theme for a post type',
+        response: Type.Object({ success: Type.Boolean(), data: Type.Object({ post_type: Type.String(), templates: Type.Object({}, { additionalProperties: true }) }) }),
         permission: check((req) => {
           const cap = EDIT_CAPABILITY[String(req.params.post_type ?? 'page')]
           return cap !== undefined && req.user.can(cap) ? true : denied(assistantErrors.rest_forbidden(), req.user.id)

@@ -58,6 +58,7 @@ export function devModeRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { enabled: Type.Boolean({ description: 'Whether this browser sees the snippets\' dev files.' }) },
         summary: 'Turn test mode on or off for this browser',
+        response: Type.Object({ success: Type.Boolean(), message: Type.String(), enabled: Type.Boolean(), expiry: Type.Optional(Type.Integer({ description: 'When on: Unix seconds.' })) }),
         permission: mayManageSnippets.because('§3.4 dev mode: manage snippets').probing({ body: { enabled: false } }),
         handler: async (req) => {
           if (!req.params.enabled) {
@@ -75,6 +76,7 @@ export function devModeRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'Whether test mode is on for this browser (a valid cookie is renewed)',
+        response: Type.Object({ enabled: Type.Boolean() }),
         permission: mayManageSnippets.because('§3.4 dev mode status: manage snippets'),
         handler: async (req) => {
           if (!await valid(req)) return { enabled: false }

@@ -74,6 +74,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
           methods: ['GET'],
           args: {},
           summary: 'An assistant setting ([] when it was never set)',
+          response: Type.Object({ success: Type.Boolean(), data: Type.Object({ name: Type.String(), value: Type.Unknown({ description: 'Any JSON value; [] when never set.' }) }) }),
           permission: mayManageOptions.probing({ vars: { name: 'probe' } }),
           handler: async (req) => {
             const name = String(req.params.name)
@@ -85,6 +86,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
           methods: ['POST'],
           args: { value: Raw({ description: 'The value: any JSON (a string is taken as JSON text).' }) },
           summary: 'Write an assistant setting',
+          response: Type.Object({ success: Type.Boolean(), data: Type.Object({ name: Type.String(), value: Type.Unknown(), message: Type.String() }) }),
           permission: mayManageOptions.probing({ vars: { name: 'probe' }, body: { value: { a: 1 } } }),
           handler: async (req) => {
             const name = String(req.params.name)
@@ -112,6 +114,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'The site\'s id for the assistant service (stable)',
+        response: Type.Object({ success: Type.Boolean(), data: Type.Object({ uuid: Type.String() }) }),
         permission: mayManageOptions,
         handler: async () => ({ success: true, data: { uuid: await websiteUuid() } })
       })]
@@ -123,6 +126,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
           methods: ['GET'],
           args: {},
           summary: 'The site options the assistant may read and write',
+          response: Type.Object({ success: Type.Boolean(), message: Type.String(), options: Type.Object({}, { additionalProperties: true, description: 'Option name -> value.' }) }),
           permission: mayManageOptions,
           handler: async () => ({ success: true, message: 'Site settings retrieved successfully.', options: await getOptions(store(), OPTION_WHITELIST) })
         }),
@@ -130,6 +134,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
           methods: ['POST'],
           args: { options: Raw<Record<string, unknown>>({ type: 'object', description: `Option names and values; only ${OPTION_WHITELIST.join(', ')}.` }) },
           summary: 'Write site options of the whitelist (all or none)',
+          response: Type.Object({ success: Type.Boolean(), message: Type.String(), updated_options: Type.Unknown({ description: 'The options written, with their values.' }) }),
           permission: mayManageOptions.probing({ body: { options: { posts_per_page: 10 } } }),
           handler: async (req) => {
             const options = req.params.options
@@ -161,6 +166,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'The site\'s health checks',
+        response: Type.Record(Type.String(), Type.Object({ label: Type.String(), status: Type.String({ description: 'good, recommended or critical.' }) }, { additionalProperties: true }), { description: 'Check -> its result.' }),
         permission: mayManageOptions,
         handler: async (req) => await health(req.baseUrl)
       })]
@@ -171,6 +177,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { return_to: Type.Optional(Type.String({ description: 'Where the browser goes next: a URL of this site.', maxLength: 2048 })) },
         summary: 'Record the site owner\'s consent to the assistant\'s terms and external scripts',
+        response: Type.Object({ message: Type.String(), redirect: Type.Unknown({ description: 'Where the browser goes next (from return_to).' }) }),
         permission: mayManageOptions,
         handler: async (req) => {
           const fallback = `${req.baseUrl}/cms-admin/?page=assistant&start-oauth=1`
@@ -195,6 +202,7 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'An access token of the assistant service for the front-end',
+        response: Type.Object({ access_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Unknown({ description: 'When the token expires.' }) }),
         permission: mayUseAssistant,
         handler: async (req) => {
           const upstream = api.upstream(ASSISTANT_UPSTREAM)

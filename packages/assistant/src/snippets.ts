@@ -7,7 +7,7 @@
  * artifacts.ts; both share the store (snippet-store.ts) and the file rules
  * (file-rules.ts).
  */
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { endpoint, invalidParam, Raw, route, type RelativeRouteDecl } from '@cms/rest'
 import { mayManageSnippets } from './access.js'
 import { assistantErrors } from './errors.js'
@@ -38,6 +38,14 @@ export function artifactOf (value: string): string {
  * rule on the given files, `main.php` in the merged set, the type, the
  * content checks off the request thread; then one transaction.
  */
+/** What the snippet writes answer: a message and the snippet's id, and what the write adds. */
+export function snippetAnswer (props: Record<string, TSchema> = {}): TSchema {
+  return Type.Object({ success: Type.Boolean(), message: Type.String(), post_id: Type.Integer(), ...props })
+}
+
+/** What a publish answers. */
+export const PUBLISHED = snippetAnswer({ type: Type.Union([Type.String(), Type.Null()]), files: Type.Integer({ description: 'How many files went to production.' }) })
+
 export async function saveFiles (snippets: SnippetStore, row: SnippetRow, body: { files: unknown, type?: unknown, version?: number }): Promise<number> {
   const files = readFiles(body.files)
   const type = typeOf(body.type)
@@ -64,6 +72,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
             deployment_status: Type.Optional(Type.String({ description: `Only snippets in these states, a comma list of ${DEPLOYMENT_STATUSES.join(', ')}.` }))
           },
           summary: 'The snippets, sorted by title',
+          response: Type.Object({ snippets: Type.Array(Type.Object({ id: Type.Integer(), slug: Type.String(), title: Type.String(), status: Type.String(), types: Type.Array(Type.String()), files: Type.Unknown(), deploymentStatus: Type.String({ description: 'not-deployed, test-only, changes-pending or deployed.' }), artifactId: Type.Union([Type.String(), Type.Null()]), version: Type.Union([Type.Integer(), Type.Null()]), createdAt: Type.String(), isOwnedByCurrentUser: Type.Boolean(), widgetName: Type.Optional(Type.String()) })), total: Type.Integer() }),
           permission: mayManageSnippets,
           handler: async (req) => {
             const { type, deployment_status: wanted } = req.params
@@ -102,6 +111,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
             version: Type.Optional(Type.Integer({ description: 'The artifact\'s version (stored as given).' }))
           },
           summary: 'Create a snippet (no files yet)',
+          response: Type.Object({ id: Type.Integer(), title: Type.String() }),
           permission: mayManageSnippets.probing({ body: { title: 'Probe' } }),
           handler: async (req) => {
             const title = req.params.title.trim()
@@ -120,6 +130,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { files: filesArg },
         summary: 'Check files against the snippet rules without saving them',
+        response: Type.Object({ valid: Type.Boolean(), message: Type.String() }),
         permission: mayManageSnippets.probing({ body: PROBE_FILES }),
         handler: async (req) => {
           const files = readFiles(req.params.files)
@@ -137,6 +148,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['DELETE'],
         args: {},
         summary: 'Delete a snippet and both its file sets',
+        response: snippetAnswer(),
         permission: mayManageSnippets.probing(SNIPPET),
         handler: async (req) => {
           await snippets.remove(Number(req.params.id))
@@ -152,6 +164,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: { artifact_id: Type.String({ description: 'The cloud artifact to link (lowercase hex and hyphens).' }) },
         summary: 'Link a snippet to a cloud artifact (its author only)',
+        response: Type.Object({ success: Type.Boolean(), post_id: Type.Integer(), artifact_id: Type.String() }),
         permission: mayManageSnippets.probing({ ...SNIPPET, body: { artifact_id: 'ffffffff-0000' } }),
         handler: async (req) => {
           const artifactId = artifactOf(req.params.artifact_id)
@@ -169,6 +182,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
           methods: ['GET'],
           args: {},
           summary: 'The snippet\'s files (with their content when include_content=true)',
+          response: Type.Object({ files: Type.Array(Type.Object({ name: Type.String(), size: Type.Integer(), content: Type.Optional(Type.String()) })), total: Type.Integer(), isOwnedByCurrentUser: Type.Boolean() }),
           permission: mayManageSnippets.probing(SNIPPET),
           handler: async (req) => {
             const row = await snippets.get(Number(req.params.id))
@@ -185,6 +199,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
             type: Type.Optional(Type.String({ description: `The snippet's type: ${SNIPPET_TYPES.join(', ')}.` }))
           },
           summary: 'Save files into the snippet\'s dev set (merged by name)',
+          response: snippetAnswer({ files: Type.Integer({ description: 'How many files the dev set holds.' }) }),
           permission: mayManageSnippets.probing({ ...SNIPPET, body: PROBE_FILES }),
           handler: async (req) => {
             const row = await snippets.get(Number(req.params.id))
@@ -202,6 +217,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'One file of the snippet, with its content',
+        response: Type.Object({ name: Type.String(), content: Type.String(), size: Type.Integer() }),
         permission: mayManageSnippets.probing({ vars: { id: '999999', filename: 'main.php' } }),
         handler: async (req) => {
           await snippets.get(Number(req.params.id))
@@ -217,6 +233,7 @@ export function snippetRoutes (snippets: SnippetStore): RelativeRouteDecl[] {
         methods: ['POST'],
         args: {},
         summary: 'Publish the snippet: its dev files become the prod files',
+        response: PUBLISHED,
         permission: mayManageSnippets.probing(SNIPPET),
         handler: async (req) => await publish(snippets, Number(req.params.id))
       })]

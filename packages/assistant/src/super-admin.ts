@@ -101,6 +101,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['GET'],
         args: {},
         summary: 'Whether Super Admin mode is on; when it is, an execution token for the caller (valid a day)',
+        response: Type.Object({ enabled: Type.Boolean(), exec_token: Type.Optional(Type.String()), exec_token_expires: Type.Optional(Type.Unknown()), exec_token_header: Type.Optional(Type.String()), execute_enabled: Type.Optional(Type.Boolean()) }),
         permission: mayManageOptions.because('§3.5 status: manage_options'),
         handler: async (req) => {
           const enabled = await flag.get() === 'active'
@@ -116,6 +117,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['POST'],
         args: {},
         summary: 'Turn Super Admin mode on (unless an administrator disabled it)',
+        response: Type.Object({ success: Type.Boolean(), message: Type.String() }),
         permission: mayManageOptions.because('§3.5 opt-in: manage_options'),
         handler: async () => {
           if (await flag.get() === 'disabled') throw assistantErrors.super_admin_explicitly_disabled()
@@ -130,6 +132,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['POST'],
         args: { code: Type.String({ description: 'JavaScript to run in the sandbox (the value of its last expression, or of a top-level return, is answered).', maxLength: 1_048_576 }) },
         summary: 'Run code in the sandbox (off unless CMS_ASSISTANT_EXECUTE=1)',
+        response: Type.Object({ success: Type.Boolean(), return_value: Type.Unknown(), output: Type.String(), errors: Type.Array(Type.Object({ type: Type.String(), message: Type.String(), file: Type.String(), line: Type.Union([Type.Integer(), Type.Null()]) })), execution_time_ms: Type.Number(), requires_reload: Type.String(), error_message: Type.Optional(Type.String()), error_class: Type.Optional(Type.String()) }),
         permission: mayExecute.probing({ body: { code: '1' } }),
         handler: async (req) => {
           if (!config.execute) throw assistantErrors.execution_not_supported()
@@ -144,6 +147,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['GET'],
         args: pathArg,
         summary: 'The entries of a directory under the content directory (at most 1,000)',
+        response: Type.Object({ path: Type.String(), entries: Type.Array(Type.Object({ name: Type.String(), type: Type.String({ description: 'dir, file or link.' }), size: Type.Union([Type.Integer(), Type.Null()]) })), truncated: Type.Boolean() }),
         permission: mayExecute.probing({ query: { path: '.' } }),
         handler: async (req) => {
           const dir = await resolve(req.params.path)
@@ -177,6 +181,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         methods: ['GET'],
         args: pathArg,
         summary: 'A file under the content directory (at most 512 KiB)',
+        response: Type.Object({ path: Type.String(), size: Type.Integer(), content: Type.String() }),
         permission: mayExecute.probing({ query: { path: 'x' } }),
         handler: async (req) => {
           const file = await resolve(req.params.path)

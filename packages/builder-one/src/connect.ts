@@ -64,6 +64,9 @@ export interface Connect {
   complete: (code: string, state: string) => Promise<void>
 }
 
+/** authorize: the URL to send the user to; switch-domain: a message; disconnect and deactivate: an empty list. */
+const CONNECT_ANSWER = Type.Object({ success: Type.Boolean(), data: Type.Union([Type.String(), Type.Object({ message: Type.String() }), Type.Array(Type.Unknown(), { maxItems: 0 })]) })
+
 export function connect (api: PackageApi, state: OneState): Connect {
   const service = (): UpstreamClient => api.upstream(CONNECT_UPSTREAM)
 
@@ -87,7 +90,7 @@ export function connect (api: PackageApi, state: OneState): Connect {
 
   const routes = (): RelativeRouteDecl[] => {
     const post = (path: string, summary: string, args: Record<string, any>, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
-      route({ path, endpoints: [endpoint({ methods: ['POST'], args, summary, permission: mayManageOptions, handler })] })
+      route({ path, endpoints: [endpoint({ methods: ['POST'], args, summary, response: CONNECT_ANSWER, permission: mayManageOptions, handler })] })
 
     return [
       post('/connect/authorize', 'Start connecting the site: the authorize URL on the connect service', {

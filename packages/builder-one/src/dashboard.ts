@@ -9,6 +9,7 @@
  *   GET logs     `{entries}`: the package registry's operations log, newest first (at most 500)
  *   DELETE logs  empties it: `{success: true}`
  */
+import { Type } from '@sinclair/typebox'
 import { endpoint, route, type RelativeRouteDecl } from '@cms/rest'
 import { compareVersions, type PackageRegistry } from '@cms/registry'
 import { mayManageOptions } from './access.js'
@@ -25,6 +26,7 @@ export function dashboardRoutes (registry: PackageRegistry, state: OneState): Re
         methods: ['GET'],
         args: {},
         summary: 'Whether the site-management plugin runs the dashboard widget',
+        response: Type.Object({ state: Type.String({ description: 'not_installed, not_activated, not_connected, update_required or active.' }), isWidgetDelegated: Type.Boolean() }),
         permission: mayManageOptions,
         handler: async () => {
           const manage = await registry.get('plugin', 'manage')
@@ -43,6 +45,7 @@ export function dashboardRoutes (registry: PackageRegistry, state: OneState): Re
           methods: ['GET'],
           args: {},
           summary: 'The plugin and theme operations log, newest first',
+          response: Type.Object({ entries: Type.Array(Type.Object({ id: Type.Integer(), timestamp: Type.Unknown(), level: Type.String(), source: Type.String(), message: Type.String(), operation: Type.String() })) }),
           permission: mayManageOptions,
           handler: async () => {
             const { entries } = await registry.log.list({ limit: LOG_LIMIT })
@@ -65,6 +68,7 @@ export function dashboardRoutes (registry: PackageRegistry, state: OneState): Re
           methods: ['DELETE'],
           args: {},
           summary: 'Empty the operations log',
+          response: Type.Object({ success: Type.Boolean() }),
           permission: mayManageOptions,
           handler: async () => {
             await registry.log.clear()

@@ -54,6 +54,17 @@ export async function registryCall<T> (what: 'Plugin' | 'Theme', fn: () => Promi
   }
 }
 
+/** A supported plugin as answered. */
+const PLUGIN = Type.Object({
+  slug: Type.String(),
+  status: Type.String({ description: 'active or inactive.' }),
+  version: Type.String(),
+  newVersion: Type.Union([Type.String(), Type.Null()], { description: 'A newer version the package source offers, if any.' }),
+  isMigrated: Type.Boolean(),
+  isConnected: Type.Boolean(),
+  hasOnePackage: Type.Boolean()
+})
+
 export function pluginRoutes (registry: PackageRegistry, state: OneState): RelativeRouteDecl[] {
   const supported = new Set<string>(SUPPORTED_SLUGS)
 
@@ -82,7 +93,7 @@ export function pluginRoutes (registry: PackageRegistry, state: OneState): Relat
   const wantsActive = (req: RestRequest<any>): boolean => req.params.status === 'active'
   const mayActivate = needs('activate_plugins', oneErrors.rest_cannot_activate_plugin)
   const slugRoute = (path: string, args: Record<string, any>, summary: string, permission: Permission, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
-    route({ path, vars: { slug: SLUG_CLASS }, endpoints: [endpoint({ methods: ['POST'], args, summary, permission: permission.probing({ vars: { slug: 'mailer' } }), handler })] })
+    route({ path, vars: { slug: SLUG_CLASS }, endpoints: [endpoint({ methods: ['POST'], args, summary, response: PLUGIN, permission: permission.probing({ vars: { slug: 'mailer' } }), handler })] })
 
   return [
     route({
@@ -96,6 +107,7 @@ export function pluginRoutes (registry: PackageRegistry, state: OneState): Relat
             status: Type.Optional(StringList({ description: 'Only plugins of these statuses.', maxItems: 2 }, { enum: [...STATUS] }))
           },
           summary: 'The installed supported plugins',
+          response: Type.Array(PLUGIN),
           permission: needs('activate_plugins', oneErrors.rest_cannot_view_plugins),
           handler: async (req) => {
             const term = (req.params.search ?? '').toLowerCase()
@@ -117,6 +129,7 @@ export function pluginRoutes (registry: PackageRegistry, state: OneState): Relat
             status: Enum(STATUS, { description: 'The status after installing.', default: 'inactive' })
           },
           summary: 'Install a supported plugin from the package source',
+          response: PLUGIN,
           permission: both(needs('install_plugins', oneErrors.rest_cannot_install_plugin), mayActivate, wantsActive).probing({ body: { slug: 'mailer' } }),
           handler: async (req) => {
             const slug = req.params.slug

@@ -27,6 +27,8 @@ export function camelCase (key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 }
 
+const SETTINGS = Type.Object({ onboardingCompleted: Type.Boolean(), shareUsageData: Type.Boolean(), migratedPlugins: Type.Array(Type.String()) }, { description: 'The settings, camelCase keys.' })
+
 export function settingsRoutes (api: PackageApi, state: OneState): RelativeRouteDecl[] {
   const writable = new Map<string, PackageOption<TSchema>>()
   const add = (name: string, schema: TSchema, def: unknown, description: string): void => {
@@ -46,11 +48,12 @@ export function settingsRoutes (api: PackageApi, state: OneState): RelativeRoute
   return [route({
     path: '/settings',
     endpoints: [
-      endpoint({ methods: ['GET'], args: {}, summary: 'The package\'s settings', permission: mayManageOptions, handler: read }),
+      endpoint({ methods: ['GET'], args: {}, summary: 'The package\'s settings', response: SETTINGS, permission: mayManageOptions, handler: read }),
       endpoint({
         methods: ['POST', 'PUT', 'PATCH'],
         args: {},
         summary: 'Change the package\'s settings (camelCase keys; unknown ones ignored)',
+        response: SETTINGS,
         permission: mayManageOptions,
         handler: async (req) => {
           const body = isPlainObject(req.sentBody) ? req.sentBody : {}

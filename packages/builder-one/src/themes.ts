@@ -35,6 +35,7 @@ export function themeRoutes (registry: PackageRegistry): RelativeRouteDecl[] {
           status: Enum(['inactive', 'active'] as const, { description: 'Switch to the theme after installing.', default: 'inactive' })
         },
         summary: 'Install a theme from the package source',
+        response: Type.Object({ status: Type.Literal('success'), message: Type.String() }),
         permission: both(needs('install_themes', oneErrors.forbidden, 'Sorry, you are not allowed to install themes on this site.'), maySwitch, (req) => req.params.status === 'active').probing({ body: { slug: 'probe-theme' } }),
         handler: async (req) => {
           if (!WHOLE_SLUG.test(req.params.slug)) throw invalidParam('slug', 'slug must be word characters and hyphens only.')
@@ -51,6 +52,7 @@ export function themeRoutes (registry: PackageRegistry): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { slug: Type.String({ description: 'The theme to switch to.', pattern: SLUG, maxLength: 100 }) },
         summary: 'Switch to an installed theme',
+        response: Type.Object({ status: Type.Literal('success'), message: Type.String() }),
         permission: maySwitch.probing({ vars: { slug: 'probe-theme' } }),
         handler: async (req) => {
           const theme = await registry.get('theme', req.params.slug)

@@ -37,6 +37,7 @@ export function topBarRoutes (api: PackageApi, state: OneState): RelativeRouteDe
           app_version: Type.String({ description: 'The app\'s version.', maxLength: 50 })
         },
         summary: 'The notifications for an app and version',
+        response: Type.Array(Type.Object({}, { additionalProperties: true, description: 'A notification, as the notifications feed gives it.' }), { maxItems: 100 }),
         permission: mayManageOptions.probing({ query: { app_name: 'probe', app_version: '1.0.0' } }),
         handler: async (req) => {
           if (!api.services.upstreams.configured(NOTIFICATIONS_UPSTREAM)) return []
@@ -61,6 +62,8 @@ export function topBarRoutes (api: PackageApi, state: OneState): RelativeRouteDe
           countryCode: Type.Optional(Type.String({ description: 'The sender\'s country (ISO 3166-1 alpha-2).', maxLength: 2 }))
         },
         summary: 'Send feedback to the connect service',
+        response: Type.Null({ description: 'No content.' }),
+        status: 204,
         permission: mayManageOptions.probing({ body: { product: 'probe', subject: 'probe', title: 'probe', description: 'probe' } }),
         handler: async (req) => {
           const client = api.upstream(CONNECT_UPSTREAM)

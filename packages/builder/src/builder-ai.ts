@@ -2,7 +2,8 @@
  * builder-ai/v1 permissions (builder-family.md §4): tells the site planner
  * that the "connect" feature exists. Administrators (`manage_options`).
  */
-import { endpoint, route, type RelativeRouteDecl } from '@cms/rest'
+import { Type } from '@sinclair/typebox'
+import { endpoint, route, type RelativeRouteDecl, successObject } from '@cms/rest'
 import { mayManageOptions } from './access.js'
 
 export function builderAiRoutes (): RelativeRouteDecl[] {
@@ -12,6 +13,7 @@ export function builderAiRoutes (): RelativeRouteDecl[] {
       methods: ['GET'],
       args: {},
       summary: 'Which site planner features this site offers',
+      response: successObject({ data: Type.Object({ site_planner_connect: Type.Boolean() }) }),
       permission: mayManageOptions.because('§4 site planner connect: manage_options'),
       handler: () => ({ success: true, data: { site_planner_connect: true } })
     })]

@@ -6,7 +6,8 @@
  * clients and importers may have stored). The answer says how many posts
  * had each.
  */
-import { endpoint, route, type RelativeRouteDecl } from '@cms/rest'
+import { Type } from '@sinclair/typebox'
+import { endpoint, route, type RelativeRouteDecl, successObject } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { mayManageOptions } from './access.js'
 
@@ -19,6 +20,7 @@ export function cacheRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['DELETE'],
       args: {},
       summary: "Clear the builder's derived caches",
+      response: successObject({ data: Type.Object({ cleared: Type.Record(Type.String(), Type.Integer(), { description: 'How many posts had each cache (meta key).' }) }) }),
       permission: mayManageOptions,
       handler: async () => {
         const cleared: Record<string, number> = {}

@@ -13,7 +13,7 @@
  * product answers 405 or 500).
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl, type RestRequest, neverSucceeds } from '@cms/rest'
 import { getOptions } from '@cms/store'
 import type { PackageApi } from '@cms/core'
 import { mayManageOptions } from './access.js'
@@ -85,6 +85,17 @@ function bool (params: Record<string, unknown>, name: string): boolean | undefin
   throw invalidParam(name, `${name} is not of type boolean.`)
 }
 
+const STEP_STATE = Type.Object({ is_marked_completed: Type.Boolean(), is_immutable_completed: Type.Boolean(), is_absolute_completed: Type.Optional(Type.Boolean()) })
+const PROGRESS_FIELDS = {
+  last_opened_timestamp: Type.Union([Type.Integer(), Type.Null()]),
+  first_closed_checklist_in_editor: Type.Boolean(),
+  is_popup_minimized: Type.Boolean(),
+  builder_editor_counter: Type.Integer(),
+  should_open_in_editor: Type.Boolean()
+}
+const PROGRESS = Type.Object({ ...PROGRESS_FIELDS, steps: Type.Record(Type.String(), STEP_STATE) })
+const STEP = Type.Object({ is_marked_completed: Type.Boolean(), is_immutable_completed: Type.Boolean(), is_absolute_completed: Type.Boolean(), config: Type.Object({ id: Type.String(), title: Type.String() }) })
+
 export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserState): RelativeRouteDecl[] {
   const { store } = api.services
 
@@ -150,6 +161,7 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
         methods: ['GET'],
         args: indexParams(),
         summary: "The current user's checklist: progress and steps",
+        response: Type.Object({ data: Type.Object({ ...PROGRESS_FIELDS, steps: Type.Array(STEP) }) }),
         permission: mayManageOptions,
         handler: async (req) => ({ data: { ...(await progressAnswer(req.user.id)).data as object, steps: await steps(req) } })
       })]
@@ -157,16 +169,16 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
     route({
       path: '/checklist/{id}',
       vars: { id: '[\\d]+' },
-      endpoints: [endpoint({ methods: ['GET'], args: digitId, summary: 'No checklist item has a digit id (404)', permission: mayManageOptions.probing({ vars: { id: '1' } }), handler: noStep })]
+      endpoints: [endpoint({ methods: ['GET'], args: digitId, summary: 'No checklist item has a digit id (404)', response: neverSucceeds('no checklist item has a digit id (404 rest_invalid_step_id).'), permission: mayManageOptions.probing({ vars: { id: '1' } }), handler: noStep })]
     }),
     route({
       path: '/checklist/steps',
-      endpoints: [endpoint({ methods: ['GET'], args: {}, summary: 'The checklist steps in order', permission: mayManageOptions, handler: async (req) => ({ data: await steps(req) }) })]
+      endpoints: [endpoint({ methods: ['GET'], args: {}, summary: 'The checklist steps in order', response: Type.Object({ data: Type.Array(STEP) }), permission: mayManageOptions, handler: async (req) => ({ data: await steps(req) }) })]
     }),
     route({
       path: '/checklist/steps/{id}',
       vars: { id: '[\\d]+' },
-      endpoints: [endpoint({ methods: ['GET'], args: digitId, summary: 'No step has a digit id (404)', permission: mayManageOptions.probing({ vars: { id: '1' } }), handler: noStep })]
+      endpoints: [endpoint({ methods: ['GET'], args: digitId, summary: 'No step has a digit id (404)', response: neverSucceeds('no step has a digit id (404 rest_invalid_step_id).'), permission: mayManageOptions.probing({ vars: { id: '1' } }), handler: noStep })]
     }),
     route({
       path: '/checklist/steps/{id}',
@@ -180,6 +192,7 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
           is_immutable_completed: handlerChecked('The step was once done (kept).')
         },
         summary: "Update the current user's progress on a step",
+        response: Type.Null(),
         permission: mayManageOptions.probing({ vars: { id: 'add_logo' }, body: { is_marked_completed: true } }),
         handler: async (req) => {
           if (!STEP_IDS.includes(req.params.id)) noStep()
@@ -201,7 +214,7 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
     route({
       path: '/checklist/user-progress',
       endpoints: [
-        endpoint({ methods: ['GET'], args: {}, summary: "The current user's checklist progress", permission: mayManageOptions, handler: async (req) => await progressAnswer(req.user.id) }),
+        endpoint({ methods: ['GET'], args: {}, summary: "The current user's checklist progress", response: Type.Object({ data: PROGRESS }), permission: mayManageOptions, handler: async (req) => await progressAnswer(req.user.id) }),
         endpoint({
           methods: writes,
           args: {
@@ -211,6 +224,7 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
             last_opened_timestamp: handlerChecked('Set to record that the checklist was opened now.')
           },
           summary: "Update the current user's checklist progress",
+          response: Type.Object({ data: Type.Literal('success') }),
           permission: mayManageOptions.probing({ body: { is_popup_minimized: true } }),
           handler: async (req) => {
             const params = req.params as Record<string, unknown>

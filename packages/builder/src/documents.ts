@@ -14,7 +14,7 @@
  * is not a builder document `404 not_a_builder_document`.
  */
 import { Type } from '@sinclair/typebox'
-import { check, denied, endpoint, route, who, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { check, denied, endpoint, route, who, type RelativeRouteDecl, type RestRequest, successObject } from '@cms/rest'
 import { findUserById, importMedia, outboundClientFromEnv, type PackageApi } from '@cms/core'
 import { builderErrors } from './errors.js'
 import { MAX_DEPTH } from './sanitize.js'
@@ -53,6 +53,7 @@ export function documentRoutes (api: PackageApi): RelativeRouteDecl[] {
       methods: ['POST'],
       args: { id: Type.Integer({ description: 'Unique identifier for the document.' }) },
       summary: "Import a builder document's remote images into the media library",
+      response: successObject({ data: Type.Object({ imported: Type.Array(Type.Object({ from: Type.String(), id: Type.Integer(), url: Type.String() })), skipped: Type.Array(Type.Object({ url: Type.String(), reason: Type.String() })) }) }),
       permission: check(async (req) => {
         const refuse = denied(builderErrors.rest_forbidden(), req.user.id)
         if (!req.user.can('upload_files')) return refuse

@@ -62,6 +62,7 @@ export function favoritesRoutes (state: UserState): RelativeRouteDecl[] {
         methods: ['GET'],
         args: indexParams(),
         summary: "The current user's favorites",
+        response: Type.Object({ widgets: Type.Array(Type.String()) }),
         permission: mayEditPosts,
         handler: async (req) => await favoritesOf(state, req.user.id)
       })]
@@ -70,8 +71,8 @@ export function favoritesRoutes (state: UserState): RelativeRouteDecl[] {
       path: '/favorites/{id}',
       vars: { id: '[\\w]+' },
       endpoints: [
-        endpoint({ methods: ['POST'], args: itemArgs, summary: 'Add favorites', permission: mayEditPosts.probing({ vars: { id: 'widgets' }, body: { favorite: 'heading' } }), handler: change(true) }),
-        endpoint({ methods: ['DELETE'], args: itemArgs, summary: 'Remove favorites', permission: mayEditPosts.probing({ vars: { id: 'widgets' }, body: { favorite: 'heading' } }), handler: change(false) })
+        endpoint({ methods: ['POST'], args: itemArgs, summary: 'Add favorites', response: Type.Array(Type.String(), { description: 'The favorite widgets after the change.' }), permission: mayEditPosts.probing({ vars: { id: 'widgets' }, body: { favorite: 'heading' } }), handler: change(true) }),
+        endpoint({ methods: ['DELETE'], args: itemArgs, summary: 'Remove favorites', response: Type.Array(Type.String(), { description: 'The favorite widgets after the change.' }), permission: mayEditPosts.probing({ vars: { id: 'widgets' }, body: { favorite: 'heading' } }), handler: change(false) })
       ]
     })
   ]

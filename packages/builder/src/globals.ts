@@ -34,6 +34,15 @@ function item (kind: Kind, row: Row): Record<string, unknown> {
   return { title, id: _id, value }
 }
 
+/** A global as answered: a colour's value is the colour, typography's the row's `typography_*` fields. */
+function globalItem (kind: Kind): ReturnType<typeof Type.Object> {
+  return Type.Object({
+    id: Type.String(),
+    title: Type.String(),
+    value: kind === 'colors' ? Type.String({ description: 'The colour.' }) : Type.Record(Type.String(), Type.Unknown(), { description: 'The typography_* fields.' })
+  })
+}
+
 function listOf (kit: Kit, kind: Kind): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const row of [...kit.settings[LISTS[kind].system], ...kit.settings[LISTS[kind].custom]]) {
@@ -73,6 +82,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
         methods: ['GET'],
         args: idArg,
         summary: `One global ${kind === 'colors' ? 'colour' : 'typography'} of the kit`,
+        response: globalItem(kind),
         permission: mayEditPosts.because('§2.1 globals read: edit_posts').probing({ vars: { id: 'primary' } }),
         handler: async (req) => {
           const all = listOf(await kits.load(req.siteUrl), kind)
@@ -84,6 +94,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { ...idArg, title: handlerChecked('The title.'), value: handlerChecked('The colour, or the typography_* fields.') },
         summary: `Create or update a global ${kind === 'colors' ? 'colour' : 'typography'} (upsert by id)`,
+        response: globalItem(kind),
         permission: mayManageOptions.because('§2.1 globals write: manage_options').probing({ vars: { id: 'probe' }, body: { title: 'Probe', value: kind === 'colors' ? '#000000' : { typography_font_family: 'Roboto' } } }),
         handler: async (req) => {
           const row = rowFrom(req, kind, req.params.id)
@@ -106,6 +117,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
         methods: ['DELETE'],
         args: idArg,
         summary: `Delete a custom global ${kind === 'colors' ? 'colour' : 'typography'}`,
+        response: globalItem(kind),
         permission: mayManageOptions.because('§2.1 globals delete: manage_options').probing({ vars: { id: 'nothere' } }),
         handler: async (req) => {
           const kit = await kits.load(req.siteUrl)
@@ -129,6 +141,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
       methods: ['GET'],
       args: {},
       summary: `The kit's global ${kind === 'colors' ? 'colours' : 'typography'}, keyed by id`,
+      response: Type.Record(Type.String(), globalItem(kind), { description: 'Keyed by id.' }),
       permission: mayEditPosts,
       handler: async (req) => listOf(await kits.load(req.siteUrl), kind)
     })]
@@ -140,6 +153,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: "The kit's global colours and typography",
+        response: Type.Object({ colors: Type.Record(Type.String(), globalItem('colors')), typography: Type.Record(Type.String(), globalItem('typography')) }),
         permission: mayEditPosts,
         handler: async (req) => {
           const kit = await kits.load(req.siteUrl)

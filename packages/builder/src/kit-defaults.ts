@@ -7,7 +7,7 @@
  * type is `400 rest_invalid_param`. Writes answer `{}`.
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, invalidParam, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, invalidParam, route, type RelativeRouteDecl, anyObject } from '@cms/rest'
 import { mayEditPosts, mayManageOptions } from './access.js'
 import { controlsOf } from './elements.js'
 import type { KitStore } from './kit.js'
@@ -28,6 +28,7 @@ export function kitDefaultsRoutes (kits: KitStore): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'The default control values of each element type, keyed by type',
+        response: Type.Record(Type.String(), anyObject('The control values of the type.'), { description: 'Keyed by element type.' }),
         permission: mayEditPosts,
         handler: async (req) => (await kits.load(req.siteUrl)).defaults
       })]
@@ -41,6 +42,7 @@ export function kitDefaultsRoutes (kits: KitStore): RelativeRouteDecl[] {
           methods: ['POST', 'PUT', 'PATCH'],
           args: { ...typeArg, settings: Type.Object({}, { description: 'Default values for that type.', additionalProperties: true }) },
           summary: "Replace a type's default control values (unknown controls dropped)",
+          response: Type.Object({}, { description: 'An empty object.' }),
           permission: mayManageOptions.because('§2.5 kit element defaults write: manage_options (POST = PUT)').probing({ vars: { type: 'button' }, body: { settings: { text: 'Go' } } }),
           handler: async (req) => {
             const controls = knownType(req.params.type)
@@ -60,6 +62,7 @@ export function kitDefaultsRoutes (kits: KitStore): RelativeRouteDecl[] {
           methods: ['DELETE'],
           args: typeArg,
           summary: "Remove a type's default control values",
+          response: Type.Object({}, { description: 'An empty object.' }),
           permission: mayManageOptions.because('§2.5 kit element defaults delete: manage_options').probing({ vars: { type: 'button' } }),
           handler: async (req) => {
             knownType(req.params.type)

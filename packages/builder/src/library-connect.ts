@@ -13,7 +13,7 @@
  * (the real product: 500 `library_not_connected`), nothing kept.
  */
 import { Type } from '@sinclair/typebox'
-import { created, endpoint, kernelErrors, route, type RelativeRouteDecl } from '@cms/rest'
+import { created, endpoint, kernelErrors, route, type RelativeRouteDecl, successObject } from '@cms/rest'
 import { findUserById, type PackageApi } from '@cms/core'
 import { mayManageOptions } from './access.js'
 import { USER_KEYS, type UserState } from './user-state.js'
@@ -30,6 +30,7 @@ export function libraryConnectRoutes (api: PackageApi, state: UserState): Relati
         methods: ['POST'],
         args: { token: Type.String({ description: 'The connect token from the library account dashboard.', minLength: 1, maxLength: 4096 }) },
         summary: 'Connect the current user to the template library',
+        response: successObject({ message: Type.String() }),
         // An allowed probe may then meet the unconfigured library upstream (503).
         permission: mayManageOptions.probing({ body: { token: 'probe-token' } }),
         handler: async (req) => {
@@ -53,6 +54,7 @@ export function libraryConnectRoutes (api: PackageApi, state: UserState): Relati
         methods: ['DELETE'],
         args: {},
         summary: 'Forget the current user\'s library connection',
+        response: successObject({ message: Type.String() }),
         permission: mayManageOptions,
         handler: async (req) => {
           await state.remove(req.user.id, USER_KEYS.library)

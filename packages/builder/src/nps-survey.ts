@@ -12,8 +12,9 @@
  * their body fields are not declared (the reference lists none) and are
  * checked here, before anything is sent.
  */
+import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { can, endpoint, handlerChecked, route, type RestError, type RestRequest, type RouteDecl } from '@cms/rest'
+import { can, endpoint, handlerChecked, route, type RestError, type RestRequest, type RouteDecl, successObject } from '@cms/rest'
 import { findUserById, getUserMetas, type PackageApi } from '@cms/core'
 import { builderErrors } from './errors.js'
 import { npsSurveys } from './schema.js'
@@ -65,6 +66,7 @@ export function npsSurveyRoutes (api: PackageApi): RouteDecl[] {
         comment: handlerChecked('A comment.')
       },
       summary: 'Record a rating of a product and retire its survey',
+      response: successObject({ data: Type.Object({ status: Type.Boolean() }) }),
       // An allowed probe may then meet the unconfigured metrics upstream (503).
       permission: mayManage.probing({ body: { plugin_slug: 'probe', rating: 9 } }),
       handler: async (req) => {
@@ -109,6 +111,7 @@ export function npsSurveyRoutes (api: PackageApi): RouteDecl[] {
         current_step: handlerChecked('The survey step the user dismissed.')
       },
       summary: "Postpone a product's survey (retired from the second dismissal)",
+      response: successObject({ data: Type.Object({ status: Type.Boolean() }) }),
       permission: mayManage.probing({ body: { plugin_slug: 'probe', dismiss_timespan: 60 } }),
       handler: async (req) => {
         const slug = pluginSlug(req)

@@ -10,7 +10,8 @@
  * Divergence: the real product matches ids by substring (`%term%`); here a
  * digit term matches that one id.
  */
-import { endpoint, invalidParam, Raw, route, type RelativeRouteDecl } from '@cms/rest'
+import { Type } from '@sinclair/typebox'
+import { endpoint, invalidParam, Raw, route, type RelativeRouteDecl, successObject } from '@cms/rest'
 import { postVisibility, type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 
@@ -44,6 +45,7 @@ export function postSearchRoutes (api: PackageApi): RelativeRouteDecl[] {
         max_count: Raw<number>({ description: 'How many results at most (1 to 100).', type: 'number', default: 100 })
       },
       summary: 'Search published content by title for a link',
+      response: successObject({ data: Type.Object({ value: Type.Array(Type.Object({}, { additionalProperties: true, description: 'A post row (ID, post_title, post_type...), or only the fields the request maps.' })) }) }),
       permission: mayEditPosts.because('§2.3 link search: edit_posts (application passwords need no browser nonce, CONVENTIONS §4)').probing({ query: { term: 'probe' } }),
       handler: async (req) => {
         const term = String(req.params.term).trim()

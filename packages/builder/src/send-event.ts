@@ -12,7 +12,7 @@
  */
 import { desc, sql } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
-import { checkPage, declareErrors, endpoint, invalidParam, paginationHeaders, RestResponse, route, type RelativeRouteDecl } from '@cms/rest'
+import { checkPage, declareErrors, endpoint, invalidParam, paginationHeaders, RestResponse, route, type RelativeRouteDecl, successObject } from '@cms/rest'
 import type { PackageApi, PackageOption } from '@cms/core'
 import type { TBoolean } from '@sinclair/typebox'
 import { mayManageOptions } from './access.js'
@@ -37,6 +37,7 @@ export function sendEventRoutes (api: PackageApi, tracking: PackageOption<TBoole
         methods: ['GET'],
         args: indexParams(),
         summary: 'The recorded editor events, newest first',
+        response: Type.Array(Type.Object({ id: Type.Integer(), event_data: Type.Unknown({ description: 'The event as sent.' }), user_id: Type.Integer(), created_at: Type.String({ description: 'UTC, `YYYY-MM-DDTHH:MM:SS`.' }) })),
         permission: mayManageOptions.because('§2.11 events: manage_options (the real product refuses everyone)'),
         handler: async (req) => {
           const [{ n }] = await store.execute<{ n: number }>(sql`select count(*)::int as n from builder_events`) as [{ n: number }]
@@ -51,6 +52,7 @@ export function sendEventRoutes (api: PackageApi, tracking: PackageOption<TBoole
         methods: ['POST'],
         args: { event_data: Type.Object({}, { description: 'The event to record.', additionalProperties: true }) },
         summary: 'Record an editor event (forwarded when tracking is allowed and an events service is set)',
+        response: successObject({ data: Type.Object({ id: Type.Integer(), forwarded: Type.Boolean() }) }),
         permission: mayManageOptions.because('§2.11 events: manage_options (the real product refuses everyone)').probing({ body: { event_data: { name: 'probe' } } }),
         handler: async (req) => {
           const event = req.params.event_data as Record<string, unknown>

@@ -8,7 +8,7 @@
  * cannot be written. A write without `value` is a 400.
  */
 import { Type, type TSchema } from '@sinclair/typebox'
-import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl, successObject, anyValue } from '@cms/rest'
 import type { PackageApi, PackageOption } from '@cms/core'
 import { mayManageOptions } from './access.js'
 
@@ -47,6 +47,7 @@ export function settingsRoutes (settings: BuilderSettings): RelativeRouteDecl[] 
         methods: ['GET'],
         args: {},
         summary: 'A builder site option (false when it is not set)',
+        response: successObject({ data: Type.Object({ value: anyValue('The option\'s value; false when it is not set.') }) }),
         permission: mayManageOptions.because('§2.2 builder settings: manage_options').probing({ vars: { key: 'builder_font_display' } }),
         handler: async (req) => {
           const option = settings.get(keyOf(String(req.params.key)))
@@ -57,6 +58,7 @@ export function settingsRoutes (settings: BuilderSettings): RelativeRouteDecl[] 
         methods: ['POST', 'PUT', 'PATCH'],
         args: { value: handlerChecked('The new value (checked against the option\'s schema).') },
         summary: 'Write a builder site option',
+        response: successObject({ data: Type.Optional(Type.Object({ message: Type.String() })) }, 'data is left out when the value did not change.'),
         permission: mayManageOptions.because('§2.2 builder settings: manage_options').probing({ vars: { key: 'builder_font_display' }, body: { value: 'swap' } }),
         handler: async (req) => {
           const key = keyOf(String(req.params.key))

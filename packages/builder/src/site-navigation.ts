@@ -39,6 +39,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
           post__not_in: Type.Optional(IntList({ description: 'Ids to leave out.' }))
         },
         summary: 'Builder documents, most recently modified first',
+        response: Type.Array(Type.Object({ id: Type.Integer(), title: Type.String(), edit_url: Type.String(), date_modified: Type.Integer({ description: 'Unix seconds.' }), type: Type.Object({ post_type: Type.String(), doc_type: Type.String(), label: Type.String() }) })),
         permission: mayEditPosts.probing({ query: { posts_per_page: 5 } }),
         handler: async (req) => {
           const perPage = req.params.posts_per_page
@@ -78,6 +79,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { post_type: Type.String({ description: 'The post type of the new document.', default: 'post' }) },
         summary: 'Create a builder draft',
+        response: Type.Object({ id: Type.Integer(), edit_url: Type.String() }),
         permission: mayEditPosts.because("§2.6 add new: the type's create capability (posts: edit_posts)").probing({ body: { post_type: 'post' } }),
         handler: async (req) => {
           const type = api.services.types.postTypes.get(req.params.post_type)

@@ -11,7 +11,7 @@
  * `edit_posts`.
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, Enum, handlerChecked, invalidParam, isPlainObject, Raw, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, Enum, handlerChecked, invalidParam, isPlainObject, Raw, route, type RelativeRouteDecl, anyObject } from '@cms/rest'
 import { findUserById, type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { LIBRARY_TYPE } from './kit.js'
@@ -22,6 +22,23 @@ export const TEMPLATE_TYPES = ['page', 'section', 'container'] as const
 const LABELS: Record<string, string> = { page: 'Page', section: 'Section', container: 'Container' }
 
 const humanDate = (d: Date): string => d.toLocaleDateString('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' })
+
+const TEMPLATE_ITEM = Type.Object({
+  template_id: Type.Integer(),
+  source: Type.String(),
+  type: Type.Unknown({ description: 'The template type.' }),
+  title: Type.String(),
+  thumbnail: Type.Boolean(),
+  date: Type.Integer({ description: 'Unix seconds.' }),
+  human_date: Type.String(),
+  human_modified_date: Type.String(),
+  author: Type.String(),
+  status: Type.String(),
+  hasPageSettings: Type.Boolean(),
+  tags: Type.Array(Type.String()),
+  export_link: Type.String(),
+  url: Type.String()
+})
 
 export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
   const { store } = api.services
@@ -53,6 +70,7 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['GET'],
         args: { source: handlerChecked('Only this library source (`local`).') },
         summary: 'The local templates and the library configuration',
+        response: Type.Object({ templates: Type.Array(TEMPLATE_ITEM), config: anyObject('The library configuration.') }),
         permission: mayEditPosts,
         handler: async (req) => {
           const source = (req.params as Record<string, unknown>).source
@@ -76,6 +94,7 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
           page_settings: handlerChecked('The page settings of the template.')
         },
         summary: 'Save a template to the local library',
+        response: TEMPLATE_ITEM,
         permission: mayEditPosts.probing({ body: { type: 'section', title: 'Probe', content: [] } }),
         handler: async (req) => {
           const params = req.params as Record<string, unknown>

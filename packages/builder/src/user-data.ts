@@ -11,6 +11,8 @@ import { findUserById, type PackageApi } from '@cms/core'
 import { signedIn } from './access.js'
 import { USER_KEYS, type UserState } from './user-state.js'
 
+const USER_DATA = Type.Object({ suppressedMessages: Type.Array(Type.String()), capabilities: Type.Array(Type.String(), { description: 'The user\'s roles and capabilities.' }) })
+
 export function userDataRoutes (api: PackageApi, state: UserState): RelativeRouteDecl[] {
   async function answer (userId: number): Promise<Record<string, unknown>> {
     const stored = await state.get<Record<string, unknown>>(userId, USER_KEYS.introduction)
@@ -26,11 +28,12 @@ export function userDataRoutes (api: PackageApi, state: UserState): RelativeRout
   return [route({
     path: '/user-data/current-user',
     endpoints: [
-      endpoint({ methods: ['GET'], args: {}, summary: "The current user's editor data", permission: signedIn, handler: async (req) => await answer(req.user.id) }),
+      endpoint({ methods: ['GET'], args: {}, summary: "The current user's editor data", response: USER_DATA, permission: signedIn, handler: async (req) => await answer(req.user.id) }),
       endpoint({
         methods: ['PATCH'],
         args: { suppressedMessages: Type.Optional(StringList({ description: 'Keys of suppressed messages.', maxItems: 1000 }, { maxLength: 200 })) },
         summary: "Replace the current user's suppressed messages",
+        response: USER_DATA,
         permission: signedIn.probing({ body: { suppressedMessages: ['probe'] } }),
         handler: async (req) => {
           const keys = (req.params.suppressedMessages ?? []).filter((k) => typeof k === 'string' && k.trim() !== '')

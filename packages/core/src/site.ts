@@ -1,7 +1,8 @@
 /**
  * `GET /`: the site description and the full route table of this deployment.
  */
-import { endpoint, everyone, restUrl, route, Untyped, type RestRequest, type RouteDecl } from '@cms/rest'
+import { Type } from '@sinclair/typebox'
+import { endpoint, everyone, restUrl, route, ROUTE_INDEX, Untyped, type RestRequest, type RouteDecl } from '@cms/rest'
 import { getOptions, type Store } from '@cms/store'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from './services.js'
@@ -36,6 +37,27 @@ export function authorizationUrl (baseUrl: string): string {
   return `${baseUrl}/cms-admin/authorize-application.php`
 }
 
+/** What `GET /` answers (service-reference.md, "Site description"). */
+const SITE_DESCRIPTION = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  url: Type.String({ description: 'The absolute URL of the site.' }),
+  home: Type.String({ description: 'The absolute URL of the home page.' }),
+  gmt_offset: Type.String(),
+  timezone_string: Type.String(),
+  page_for_posts: Type.Integer(),
+  page_on_front: Type.Integer(),
+  show_on_front: Type.String(),
+  namespaces: Type.Array(Type.String()),
+  authentication: Type.Object({
+    'application-passwords': Type.Object({ endpoints: Type.Object({ authorization: Type.String({ description: 'The authorization page.' }) }) })
+  }, { description: 'Keyed by scheme name.' }),
+  routes: ROUTE_INDEX,
+  site_logo: Type.Integer(),
+  site_icon: Type.Integer(),
+  site_icon_url: Type.String()
+}, { title: 'site description' })
+
 export function siteRoutes ({ store }: Services): RouteDecl[] {
   const options = cachedSiteOptions(store)
   return [route({
@@ -45,6 +67,7 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       methods: ['GET'],
       args: { context: Untyped<string>({ default: 'view' }) },
       summary: 'Describe the site and every route it serves',
+      response: SITE_DESCRIPTION,
       // The description depends on the stored options and the URL only.
       cache: 'public',
       permission: everyone.because('the site index is public'),

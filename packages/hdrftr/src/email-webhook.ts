@@ -76,6 +76,7 @@ export function emailWebhookRoutes (api: PackageApi, subscription: PackageOption
         domain: handlerChecked('The site\'s domain.')
       },
       summary: 'Subscribe to the onboarding newsletter (forwarded to the subscription service)',
+      response: Type.Object({ message: Type.String() }),
       // An allowed probe may then meet the unconfigured subscription upstream (503).
       permission: mayManageSettings.probing({ body: { email: 'probe@example.com' } }),
       handler: async (req) => {

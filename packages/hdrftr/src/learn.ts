@@ -120,6 +120,7 @@ export function learnRoutes (api: PackageApi, usage: UsageEvents, opts: LearnOpt
         methods: ['GET'],
         args: {},
         summary: 'The learning chapters with the caller\'s progress',
+        response: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), description: Type.String(), steps: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), description: Type.String(), learn: Type.Object({}), action: Type.Object({ label: Type.String(), url: Type.String(), isExternal: Type.Boolean() }), completed: Type.Boolean(), isPro: Type.Optional(Type.Boolean()) })) })),
         permission: mayViewLearn,
         handler: async (req) => {
           const progress = cleanProgress(await getUserMeta(store, req.user.id, LEARN_PROGRESS_KEY))
@@ -150,6 +151,7 @@ export function learnRoutes (api: PackageApi, usage: UsageEvents, opts: LearnOpt
           completed: Type.Boolean({ description: 'Whether the step is done.' })
         },
         summary: 'Mark one learning step done or not done for the caller',
+        response: Type.Object({ success: Type.Boolean(), message: Type.String() }),
         permission: mayUpdateLearn,
         handler: async (req) => {
           const { chapterId, stepId, completed } = req.params

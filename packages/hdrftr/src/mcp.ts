@@ -95,6 +95,7 @@ export function mcpRoutes (option: PackageOption<typeof MCP_SETTINGS>, usage: Us
           methods: ['GET'],
           args: {},
           summary: 'The AI tools settings with the computed fields',
+          response: Type.Object({ is_abilities_api_active: Type.Boolean(), is_mcp_adapter_active: Type.Boolean(), is_assistant_active: Type.Boolean(), dedicated_server_url: Type.String(), total_abilities: Type.Integer() }, { description: 'The stored settings and the computed fields.' }),
           permission: mayManageSettings,
           handler: async (req) => {
             const settings = await current()
@@ -112,6 +113,7 @@ export function mcpRoutes (option: PackageOption<typeof MCP_SETTINGS>, usage: Us
           methods: ['POST'],
           args: {},
           summary: 'Save the AI tools settings (the five keys only)',
+          response: Type.Object({ success: Type.Boolean(), settings: Type.Object({}, { description: 'The settings as saved.' }) }),
           permission: mayManageSettings,
           handler: async (req) => {
             const body = req.sentBody
@@ -138,6 +140,7 @@ export function mcpRoutes (option: PackageOption<typeof MCP_SETTINGS>, usage: Us
         methods: ['GET'],
         args: {},
         summary: 'The plugin\'s abilities and whether each is enabled',
+        response: Type.Array(Type.Object({ name: Type.String(), full_name: Type.String(), label: Type.String(), description: Type.String(), category: Type.String(), source: Type.String(), readonly: Type.Boolean(), destructive: Type.Boolean(), is_enabled: Type.Boolean() })),
         permission: mayManageSettings,
         handler: async () => {
           const settings = await current()

@@ -8,6 +8,7 @@
  * `Activated`. Neutral names stand for the real catalogue's products
  * (CONVENTIONS.md §1). Administrators only (`manage_options`).
  */
+import { Type, type TSchema } from '@sinclair/typebox'
 import { endpoint, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import { mayManageSettings } from './access.js'
 
@@ -41,6 +42,23 @@ export const RECOMMENDED: readonly CatalogueEntry[] = [
   { slug: 'automations', name: 'Automations', desc: 'Connect the site to other apps and automate tasks.' }
 ]
 
+const INSTALL_STATUS = Type.Union([Type.Literal('Install'), Type.Literal('Installed'), Type.Literal('Activated')])
+
+/** Plugins keyed by slug. */
+const CATALOGUE = Type.Record(Type.String(), Type.Object({
+  icon: Type.String(),
+  type: Type.String(),
+  name: Type.String(),
+  desc: Type.String(),
+  directory_url: Type.String(),
+  url: Type.String(),
+  siteurl: Type.String(),
+  isFree: Type.Boolean(),
+  slug: Type.String(),
+  status: INSTALL_STATUS,
+  settings_url: Type.String()
+}))
+
 function item (req: RestRequest<any>, e: CatalogueEntry, status: InstallStatus): Record<string, unknown> {
   return {
     icon: `${VENDOR}${e.slug}/icon.svg`,
@@ -58,11 +76,11 @@ function item (req: RestRequest<any>, e: CatalogueEntry, status: InstallStatus):
 }
 
 export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] {
-  const get = (path: string, summary: string, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
-    route({ path, endpoints: [endpoint({ methods: ['GET'], args: {}, summary, permission: mayManageSettings, handler })] })
+  const get = (path: string, summary: string, response: TSchema, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
+    route({ path, endpoints: [endpoint({ methods: ['GET'], args: {}, summary, response, permission: mayManageSettings, handler })] })
 
   return [
-    get('/plugins', 'The companion plugins not active yet, with their install status', async (req) => {
+    get('/plugins', 'The companion plugins not active yet, with their install status', CATALOGUE, async (req) => {
       const out: Record<string, unknown> = {}
       for (const e of COMPANIONS) {
         const status = await statusOf(e.slug)
@@ -70,7 +88,7 @@ export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] 
       }
       return out
     }),
-    get('/recommended-plugins', 'The recommended plugins with their install status', async (req) => {
+    get('/recommended-plugins', 'The recommended plugins with their install status', CATALOGUE, async (req) => {
       const out: Record<string, unknown> = {}
       const proTemplates = await statusOf(STARTER_TEMPLATES_PRO) !== 'Install'
       for (const e of RECOMMENDED) {
@@ -79,7 +97,7 @@ export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] 
       }
       return out
     }),
-    get('/templates', 'The state of the starter-templates plugin', async (req) => {
+    get('/templates', 'The state of the starter-templates plugin', Type.Object({ templates_status: INSTALL_STATUS, redirect_url: Type.Optional(Type.String({ description: 'When activated.' })) }), async (req) => {
       // The free or the Pro version, whichever is further along.
       const both = [await statusOf(STARTER_TEMPLATES), await statusOf(STARTER_TEMPLATES_PRO)]
       const status: InstallStatus = both.includes('Activated') ? 'Activated' : both.includes('Installed') ? 'Installed' : 'Install'

@@ -68,6 +68,7 @@ export function widgetRoutes (activations: PackageOption<typeof WIDGETS_OPTION>)
       methods: ['GET'],
       args: {},
       summary: 'The widget catalogue with each free widget\'s activation',
+      response: Type.Record(Type.String(), Type.Object({ slug: Type.String(), title: Type.String(), keywords: Type.Array(Type.String()), icon: Type.String(), default: Type.Boolean(), is_pro: Type.Boolean(), description: Type.String(), category: Type.String(), is_new: Type.Optional(Type.Boolean()), is_activate: Type.Optional(Type.Boolean({ description: 'Free widgets only.' })) }), { description: 'Keyed by widget key.' }),
       permission: mayManageSettings,
       handler: async () => {
         const stored = await activations.get()

@@ -75,7 +75,12 @@ export function completeDocument (swagger: Doc, routes: readonly RouteDecl[], pr
         const status = successStatusOf(decl, ep, method, listing)
         op.responses = {
           [status]: successOf(decl, ep, method, listing, status, refOf),
-          ...Object.fromEntries((method === 'GET' ? READ_ERRORS : WRITE_ERRORS).map((s) => [s, { $ref: `#/components/responses/Error${s}` }]))
+          ...Object.fromEntries((method === 'GET' ? READ_ERRORS : WRITE_ERRORS).map((s) => [s, { $ref: `#/components/responses/Error${s}` }])),
+          ...Object.fromEntries(Object.entries(ep.errorResponses ?? {}).map(([s, r]) => [s, {
+            description: r.description,
+            // Still an error answer: the error shape, and what this route adds to it.
+            content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, cleanSchema(r.schema as JsonSchema, false)] } } }
+          }]))
         }
       }
     }
@@ -119,6 +124,10 @@ function successOf (decl: RouteDecl, ep: EndpointDecl<any>, method: Method, list
   const description = ep.summary ?? (status === 201 ? 'Created' : 'OK')
   const json = (schema: JsonSchema, extra: Record<string, unknown> = {}): Record<string, unknown> =>
     ({ description, ...extra, content: { 'application/json': { schema } } })
+  if (status === 204) return { description }
+  if (ep.produces !== undefined) return { description, content: { [ep.produces]: { schema: { type: 'string', format: 'binary' } } } }
+  // A titled schema becomes a named component (shared by the routes answering it).
+  if (ep.response !== undefined) return json(typeof ep.response.title === 'string' ? refOf(ep.response as JsonSchema) : cleanSchema(ep.response as JsonSchema, false))
   if (decl.schema === undefined) return json({})
   const item = refOf(decl.schema)
   if (method === 'GET' && listing) {
@@ -191,6 +200,7 @@ export function cleanSchema (schema: JsonSchema, args: boolean): JsonSchema {
     }
   }
   if (schema.readonly === true) out.readOnly = true
+  if (!args) answeredAsWritten(out)
   if ('default' in out) {
     const fitted = defaultFor(out)
     if (fitted.length === 0) delete out.default
@@ -201,6 +211,32 @@ export function cleanSchema (schema: JsonSchema, args: boolean): JsonSchema {
     return { ...(description !== undefined ? { description } : {}), anyOf: [{ type: 'string' }, object] }
   }
   return out
+}
+
+/**
+ * What answers really hold where the core's schemas promise more (as the
+ * real product's do): times in the site's zone without an offset (not RFC
+ * 3339 `date-time`), an empty string for a URL or an e-mail address not
+ * set, an empty `meta` answered as `[]` (PHP's empty array), and `trash`
+ * among the statuses of a post.
+ */
+function answeredAsWritten (out: JsonSchema): void {
+  if (out.format === 'date-time') {
+    delete out.format
+    out.pattern = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}'
+  } else if (out.format === 'uri' || out.format === 'email') {
+    out.description = `${out.description ?? ''}${out.description === undefined ? '' : ' '}(${out.format === 'uri' ? 'a URL' : 'an e-mail address'}, or empty)`
+    delete out.format
+  }
+  // A trashed post is answered too (by its DELETE, and to its editors), with the status a write cannot set.
+  const status = out.properties?.status as JsonSchema | undefined
+  if (Array.isArray(status?.enum) && status.enum.includes('publish') && !status.enum.includes('trash')) {
+    out.properties.status = { ...status, enum: [...status.enum, 'trash'] }
+  }
+  const meta = out.properties?.meta as JsonSchema | undefined
+  if (meta !== undefined && meta.type === 'object') {
+    out.properties.meta = { anyOf: [meta, { type: 'array', maxItems: 0, description: 'No meta: an empty list.' }] }
+  }
 }
 
 function typesOf (schema: JsonSchema): string[] {

@@ -32,6 +32,19 @@ export async function registerOpenApi (app: FastifyInstance, opts: OpenApiOption
 }
 
 /**
+ * The pages under /docs/ only: @fastify/swagger-ui's own policy, plus the
+ * hash of the one style element swagger-ui's bundle inserts while it draws
+ * an operation (the browser refused it and said so on the console; found
+ * with a `securitypolicyviolation` listener: style-src-elem, inline, from
+ * swagger-ui-bundle.js). Only that exact text is allowed; other inline
+ * styles, scripts and script attributes stay refused, and no other route
+ * sends this policy. A new swagger-ui may need a new hash: the browser test
+ * (authorize-browser.test.ts) fails on any console error of /docs/.
+ */
+const DOCS_CSP = "default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'self'; img-src 'self' data: validator.swagger.io; " +
+  "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' https: 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; upgrade-insecure-requests;"
+
+/**
  * `extraPaths`: paths served elsewhere (namespace services), added to this
  * document; `off`: the namespaces switched off now (a deactivated plugin's),
  * whose paths are left out.
@@ -62,7 +75,7 @@ export async function exposeOpenApi (app: FastifyInstance, extraPaths: () => Rec
   const offFor = new WeakMap<FastifyRequest, ReadonlySet<string>>()
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    staticCSP: true,
+    staticCSP: DOCS_CSP,
     uiHooks: { preHandler: async (request) => { offFor.set(request, await off()) } },
     transformSpecification: (_spec, request) => document(request, offFor.get(request) ?? new Set())
   })

@@ -10,6 +10,7 @@ import { routeFinder } from './router.js'
 import { everyone } from './permission.js'
 import { routesIndex } from './discovery.js'
 import { restUrl } from './links.js'
+import { NAMESPACE_DESCRIPTION } from './response-schemas.js'
 import type { RemoteNamespaces } from './remote.js'
 import type { Activation } from './options.js'
 
@@ -65,6 +66,8 @@ export function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: M
         namespace: Type.Unsafe<string>({ default: name }),
         context: Type.Unsafe<string>({ default: 'view' })
       },
+      summary: `Describe the ${name} namespace and its routes`,
+      response: NAMESPACE_DESCRIPTION,
       permission: everyone,
       cache: 'public',
       handler: async (req: RestRequest) => {

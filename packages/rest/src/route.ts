@@ -210,6 +210,21 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
   handler (req: RestRequest<Params<A>>): unknown
   summary?: string
   /**
+   * The body a success answers, when the route's item schema (`schema`)
+   * does not describe it: the OpenAPI document shows it, and the gateway's
+   * completeness test checks real answers against it. Documentation only:
+   * answers are written as the handler made them, never serialized through
+   * it, so an object schema left open (TypeBox's default) drops nothing.
+   */
+  response?: TSchema | JsonSchema
+  /** The media type of a success that is not JSON (a file: `application/zip`); its body is documented as bytes. */
+  produces?: string
+  /**
+   * Bodies of error statuses that carry more than `{code, message, data}`
+   * (get_head's 404 carries the 404 page's head too), for the OpenAPI document.
+   */
+  errorResponses?: Record<number, { description: string, schema: TSchema | JsonSchema }>
+  /**
    * The status a success answers, for the OpenAPI document, when it is not
    * the usual one (201 for a POST on a list route, else 200).
    */

@@ -53,6 +53,21 @@ export interface Archives {
 }
 
 /** `keep`: how many archives of one package are kept (the site option `rollback_archives_per_package`). */
+const ARCHIVE = Type.Object({
+  id: Type.Integer(),
+  type: Type.String({ description: 'plugin or theme.' }),
+  name: Type.String(),
+  slug: Type.String(),
+  version: Type.String(),
+  user: Type.Object({ id: Type.Integer(), name: Type.String(), avatar_url: Type.Null() }),
+  created_at: Type.String({ description: 'UTC, `YYYY-MM-DD HH:MM:SS`.' }),
+  file_size: Type.Integer(),
+  file_size_formatted: Type.String(),
+  file_exists: Type.Boolean(),
+  download_url: Type.Union([Type.String(), Type.Null()]),
+  asset_name: Type.String()
+})
+
 export function archiveStore (store: Store, contentDir: string, registry: PackageRegistry, keep: () => Promise<number> = async () => KEEP_PER_PACKAGE): Archives {
   const pathOf = (row: ArchiveRow): string => join(contentDir, row.file)
   const exists = async (row: ArchiveRow): Promise<boolean> => await stat(pathOf(row)).then((s) => s.isFile(), () => false)
@@ -153,6 +168,7 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
         methods: ['GET'],
         args: listArgs,
         summary: 'List the archived versions of plugins and themes',
+        response: Type.Object({ items: Type.Array(ARCHIVE), total: Type.Integer(), pages: Type.Integer() }),
         permission: mayManageArchives,
         handler: async (req) => {
           const p = req.params as { page: number, per_page: number, type?: string, orderby?: keyof typeof ORDER_COLUMNS, order?: 'ASC' | 'DESC' }
@@ -195,6 +211,7 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
         methods: ['GET'],
         args: { id: Type.Optional(Type.Integer({ description: 'The archive id.' })) },
         summary: 'Download an archived version (a zip)',
+        produces: 'application/zip',
         permission: mayManageArchives.because('§2.1 archive download: update_plugins or update_themes, signed in').probing({ vars: { id: '999999' } }),
         handler: async (req) => {
           const row = await load(Number(req.params.id))
@@ -234,6 +251,7 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
         methods: ['DELETE'],
         args: { id: Type.Optional(Type.Integer({ description: 'The archive id.' })) },
         summary: 'Delete an archive (its record and its file)',
+        response: Type.Object({ success: Type.Boolean(), message: Type.String() }),
         permission: mayManageArchives.because('§2.1 archive delete: update_plugins or update_themes').probing({ vars: { id: '999999' } }),
         handler: async (req) => {
           const row = await load(Number(req.params.id))

@@ -203,6 +203,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
           slug: Type.String({ maxLength: 200, description: 'The slug of the installed plugin or theme.' })
         },
         summary: 'The versions the package source offers for an installed plugin or theme',
+        response: Type.Object({ success: Type.Boolean(), data: Type.Object({ name: Type.String(), slug: Type.String(), version: Type.String(), currentVersion: Type.String(), versions: Type.Record(Type.String(), Type.Object({ file: Type.String(), downloadUrl: Type.Union([Type.String(), Type.Null()]), released: Type.Null() }), { description: 'The versions offered, keyed by version.' }), isPro: Type.Boolean(), hasVersions: Type.Boolean(), type: Type.String() }) }),
         permission: mayUpdate.because('§2.1 fetch-info: nonce-only in the product; update_plugins here (CONVENTIONS §4)').probing({ query: { type: 'plugin', slug: 'rollback' } }),
         handler: async (req) => {
           const type = req.params.type as PackageType
@@ -247,6 +248,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
         methods: ['GET'],
         args: {},
         summary: 'The steps of a rollback, in order',
+        response: Type.Object({ success: Type.Boolean(), steps: Type.Array(Type.Object({ id: Type.String() })) }),
         permission: mayUpdate.because('§2.1 rollback-steps: nonce-only in the product; update_plugins or update_themes here'),
         handler: async () => ({ success: true, steps: STEPS })
       })]
@@ -262,6 +264,7 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
           slug: Enum(slugEnum, { description: 'The installed plugin or theme to roll back.' })
         },
         summary: 'Run one step of a rollback',
+        response: Type.Object({ success: Type.Boolean(), data: Type.Object({ assetType: Type.String(), assetSlug: Type.String(), assetVersion: Type.String(), assetName: Type.String(), meta: Type.Record(Type.String(), Type.Unknown(), { description: 'What the step did.' }) }), message: Type.String() }),
         permission: mayUpdate.because('§2.1 process-rollback: update_plugins for plugins').probing({ body: { type: 'plugin', slug: 'rollback', version: '0.0.1', step: 'cleanup' } }),
         handler: async (req) => {
           const type = req.params.type as PackageType

@@ -83,6 +83,7 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
         user_id: Type.Integer({ description: 'The user the tokens are for.', minimum: 1 })
       },
       summary,
+      response: Type.Object({ message: Type.String(), code_verifier: Type.String() }),
       // Public: the AI service calls it; the stored code verifier is the proof (the probe has none: 401 for all).
       permission: check(() => true, who.outcomes(NO_PROOF, '§1.3 AI callback: public; the probe\'s challenge matches no stored verifier', { body: { access_jwt: 'a', refresh_jwt: 'r', code_challenge: 'c', user_id: 1 } })),
       handler: async (req) => {
@@ -104,6 +105,7 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
       methods: ['POST'],
       args: { consent: Type.Boolean({ description: 'Give (true) or revoke (false) consent to the AI service.' }) },
       summary: 'Give or revoke the current user\'s consent to the AI service',
+      response: Type.String({ description: 'What was done.' }),
       permission: mayEditPosts,
       handler: async (req) => {
         if (req.params.consent) {
@@ -133,6 +135,7 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
         editor: Enum(EDITORS, { description: 'The editor in use.' })
       },
       summary: 'AI suggestions for a title or description',
+      response: Type.Array(Type.String()),
       permission: mayEditPosts,
       handler: async (req) => {
         const client = api.upstream(AI_UPSTREAM)
@@ -156,6 +159,7 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
       methods: ['POST'],
       args: { is_shop_product_entity: Type.Boolean({ description: 'Whether the entity is a shop product.', default: false }) },
       summary: 'How many AI generations the user has used',
+      response: Type.Unknown({ description: 'The AI service\'s answer, passed on.' }),
       permission: mayEditPosts,
       handler: async (req) => {
         const client = api.upstream(AI_UPSTREAM)
@@ -172,6 +176,7 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
       methods: ['POST'],
       args: {},
       summary: 'Forget the cached subscription information',
+      response: Type.String(),
       permission: mayEditPosts,
       handler: () => 'Subscription cache successfully busted.'
     })]
@@ -183,6 +188,7 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
       methods: ['POST'],
       args: {},
       summary: 'Start the free AI trial',
+      response: Type.String(),
       permission: mayEditPosts,
       handler: async () => {
         await options.ai_free_sparks_started_on.set(now())

@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto'
 import { sql } from 'drizzle-orm'
-import { Piscina } from 'piscina'
+import type { Piscina } from 'piscina'
 import { getOptions, type Store } from '@cms/store'
 import { permalink, type ContentReader, type PostWithDetails } from '@cms/core'
 import { metaString, SEO } from './meta.js'
@@ -126,7 +126,9 @@ export function createAnalyser (opts: AnalyserOptions): Analyser {
       // Bounded: at most `threads` analyses at once, each in its own thread; the queue is the table.
       // Niced (piscina's niceIncrement, through its optional @napi-rs/nice): on a busy machine requests run first,
       // while analysis still gets a share (nice 10 weighs about a tenth of a request thread).
-      pool = new Piscina({ filename: new URL('./analysis-worker.mjs', import.meta.url).href, minThreads: 0, maxThreads: threads, idleTimeout: 30_000, niceIncrement: ANALYSIS_NICE })
+      // Loaded with the first analysis: a service that never analyses never holds the pool's code.
+      const { Piscina: Pool } = await import('piscina')
+      pool ??= new Pool({ filename: new URL('./analysis-worker.mjs', import.meta.url).href, minThreads: 0, maxThreads: threads, idleTimeout: 30_000, niceIncrement: ANALYSIS_NICE })
     }
     return await pool.run(input) as AnalysisResult
   }

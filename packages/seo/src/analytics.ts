@@ -36,6 +36,7 @@ export function analyticsRoutes (api: PackageApi, options: SeoOptions): Relative
         options: Type.Object({ widget: Type.String({ maxLength: 60 }) }, { description: 'The data set: query, page, organicSessionsDaily, organicSessionsCompare, searchRankingCompare.' })
       },
       summary: 'Search and traffic figures of the last 28 days',
+      response: Type.Union([Type.Array(Type.Object({}, { additionalProperties: true, description: 'A row of the analytics service; a page row adds seoScore and links.edit.' })), Type.Object({}, { additionalProperties: true, description: 'The comparison figures (organicSessionsCompare, searchRankingCompare).' })]),
       permission: mayManageSeo.probing({ query: { 'options[widget]': 'query' } }),
       handler: async (req) => {
         const widget = req.params.options.widget

@@ -36,6 +36,25 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/bulk_editor/posts`,
     endpoints: [endpoint({
       methods: ['GET'],
+      summary: 'The SEO fields of the posts of a type, a page at a time',
+      response: Type.Object({
+        posts: Type.Array(Type.Object({
+          id: Type.Integer(),
+          title: Type.String(),
+          status: Type.Unknown(),
+          edit_link: Type.String({ description: 'Empty when the caller may not edit the post.' }),
+          focus_keyphrase: Type.String(),
+          seo_title: Type.String(),
+          meta_description: Type.String(),
+          social_title: Type.String(),
+          social_description: Type.String(),
+          editable: Type.Boolean()
+        })),
+        total: Type.Integer(),
+        total_pages: Type.Integer(),
+        page: Type.Integer(),
+        per_page: Type.Integer()
+      }),
       args: {
         content_type: Type.String({ description: 'The post type to list.' }),
         per_page: Type.Integer({ description: 'Posts per page.', default: 20, minimum: 1, maximum: 100 }),
@@ -95,6 +114,8 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/bulk_editor/update_${kind}`,
     endpoints: [endpoint({
       methods: ['POST'],
+      summary: `Update the ${kind} fields of several posts (each item succeeds or fails on its own)`,
+      response: Type.Object({ results: Type.Array(Type.Object({ id: Type.Integer(), success: Type.Boolean(), error: Type.Optional(Type.String()) })) }),
       // Checked by the handler with the notes' own codes (rest_invalid_items...), not the kernel's.
       args: { items: unvalidated(Raw<unknown>({ type: 'array', description: `Per-post updates: {id, ${Object.keys(FIELDS[kind]).join(', ')}}.` })) },
       permission: mayManageSeo.because('§1.3 bulk editor: manage_seo_options').probing({ body: { items: [{ id: 999999999, [kind === 'search' ? 'seo_title' : 'social_title']: 'Probe' }] } }),

@@ -23,6 +23,7 @@ import type { HeadOptions } from './head.js'
 import type { SeoOptions } from './state.js'
 
 const OK = { success: true, status: 200 } as const
+const OK_SCHEMA = Type.Object({ success: Type.Boolean(), status: Type.Integer() })
 const URL_MAX = 2048
 
 /** An absolute http(s) URL with a host, or undefined. */
@@ -61,6 +62,7 @@ export function configurationRoutes (api: PackageApi, head: HeadOptions, options
         company_or_person_user_id: Type.Optional(Type.Integer({ description: 'The user the site represents (person).', minimum: 0 }))
       },
       summary: 'Set whom the site represents in its structured data',
+      response: OK_SCHEMA,
       permission: mayManageSeo,
       handler: async (req) => {
         const p = req.params
@@ -102,6 +104,7 @@ export function configurationRoutes (api: PackageApi, head: HeadOptions, options
         other_social_urls: Type.Optional(Type.Array(Type.String({ maxLength: URL_MAX }), { description: 'Other profile URLs (empty entries are dropped).', maxItems: 50 }))
       },
       summary: 'Set the site\'s social profiles',
+      response: OK_SCHEMA,
       permission: mayManageSeo,
       handler: async (req) => {
         const p = req.params
@@ -146,6 +149,7 @@ export function configurationRoutes (api: PackageApi, head: HeadOptions, options
       methods: ['GET'],
       args: { user_id: Type.Integer({ description: 'The user the caller would edit.', minimum: 1 }) },
       summary: 'Whether the caller may edit a user',
+      response: OK_SCHEMA,
       permission: mayManageSeo.probing({ query: { user_id: 1 } }),
       handler: async (req) => {
         const user = await findUserById(api.services.store, req.params.user_id)
@@ -161,6 +165,7 @@ export function configurationRoutes (api: PackageApi, head: HeadOptions, options
       methods: ['POST'],
       args: { tracking: Type.Boolean({ description: 'Share usage data.' }) },
       summary: 'Switch usage tracking',
+      response: OK_SCHEMA,
       permission: mayManageSeo,
       handler: async (req) => {
         if (await options.tracking.get() !== req.params.tracking) {
@@ -180,6 +185,7 @@ export function configurationRoutes (api: PackageApi, head: HeadOptions, options
       methods: ['POST'],
       args: { finishedSteps: Type.Array(Type.String({ pattern: '^[A-Za-z0-9_-]{1,60}$' }), { description: 'The wizard\'s finished steps.', maxItems: 20 }) },
       summary: 'Record the configuration wizard\'s finished steps',
+      response: OK_SCHEMA,
       permission: mayManageSeo,
       handler: async (req) => {
         const steps = [...new Set(req.params.finishedSteps)]
@@ -199,6 +205,7 @@ export function configurationRoutes (api: PackageApi, head: HeadOptions, options
       methods: ['GET'],
       args: {},
       summary: 'The configuration wizard\'s finished steps',
+      response: Type.Object({ success: Type.Boolean(), status: Type.Integer(), data: Type.Array(Type.String()) }),
       permission: mayManageSeo,
       handler: async () => ({ ...OK, data: await options.configuration_finished_steps.get() })
     })]

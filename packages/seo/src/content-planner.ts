@@ -58,6 +58,7 @@ export function contentPlannerRoutes (api: PackageApi, access: AiAccess): Relati
         recent_content: Type.Array(recentItem, { description: 'Recent posts, each exactly a title and a description.', maxItems: RECENT })
       },
       summary: 'An outline for a planned post',
+      response: Type.Object({ outline: Type.Array(Type.Unknown(), { description: 'The content planner\'s outline, passed on.' }) }),
       permission: mayPlan,
       handler: async (req) => {
         const { post_type: postType, language, editor, title, intent, explanation, keyphrase, meta_description: metaDescription, category, recent_content: recent } = req.params
@@ -84,6 +85,7 @@ export function contentPlannerRoutes (api: PackageApi, access: AiAccess): Relati
         editor: Enum(EDITORS, { description: 'The editor in use.' })
       },
       summary: 'Ideas for the next post',
+      response: Type.Object({ suggestions: Type.Unknown({ description: 'The content planner\'s ideas, passed on.' }), recent_content: Type.Array(Type.Object({ title: Type.String(), description: Type.String() })) }),
       permission: mayPlan,
       handler: async (req) => {
         const { post_type: postType, language, editor } = req.params

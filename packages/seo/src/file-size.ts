@@ -20,6 +20,8 @@ export function fileSizeRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/file_size`,
     endpoints: [endpoint({
       methods: ['GET'],
+      summary: 'The size of a media file of this site',
+      response: Type.Object({ type: Type.Literal('success'), size_in_bytes: Type.Integer() }),
       args: { url: Type.String({ description: 'The URL of a media file of this site.' }) },
       permission: can('manage_options', { error: seoErrors.rest_forbidden, why: '§1.3 file size: manage_options', probe: { query: { url: 'http://cms.test/cms-content/uploads/none.png' } } }),
       handler: async (req) => {

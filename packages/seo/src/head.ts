@@ -51,6 +51,17 @@ export interface SeoHead {
   status: 200 | 404
 }
 
+/** `SeoHead` for the API reference. */
+const SEO_HEAD = Type.Object({
+  html: Type.String({ description: 'The head\'s tags (title, meta, link, the JSON-LD script), every value escaped.' }),
+  json: Type.Object({
+    title: Type.String(),
+    robots: Type.Record(Type.String(), Type.String()),
+    schema: Type.Object({ '@context': Type.String(), '@graph': Type.Array(Type.Object({}, { additionalProperties: true })) })
+  }, { additionalProperties: true, description: 'The same data as keys (og:title is og_title); keys without a value are left out.' }),
+  status: Type.Integer({ description: '200, or 404 with the 404 page\'s head.' })
+})
+
 export const REPRESENTATION = Type.Object({
   company_or_person: Type.Union([Type.Literal('company'), Type.Literal('person')]),
   company_name: Type.String({ maxLength: 200 }),
@@ -117,6 +128,10 @@ export function headRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/get_head`,
     endpoints: [endpoint({
       methods: ['GET'],
+      summary: 'The SEO head (tags and data) of a URL of this site',
+      response: SEO_HEAD,
+      // A URL that shows nothing: the 404 page's head, in the error shape too.
+      errorResponses: { 404: { description: 'No such page (or the route is off): the 404 page\'s head with the error\'s code, message and data.', schema: Type.Partial(SEO_HEAD) } },
       args: {
         url: Type.String({
           description: 'An absolute URL of this site (only parsed, never fetched).',

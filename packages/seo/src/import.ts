@@ -50,6 +50,11 @@ export function importRoutes (api: PackageApi): RouteDecl[] {
     endpoints: [endpoint({
       methods: ['POST'],
       args: {},
+      summary: 'Import the next batch of another SEO plugin\'s data',
+      response: Type.Object({
+        objects: Type.Array(Type.Unknown(), { description: 'What this batch imported.' }),
+        next_url: Type.Union([Type.String(), Type.Literal(false)], { description: 'The route again while more is due, else false.' })
+      }),
       permission: can('activate_plugins', { error: seoErrors.rest_forbidden, why: '§1.3 import: activate_plugins (administrators)', probe: { vars: { plugin: 'aioseo', type: 'posts' } } }),
       handler: async (req) => {
         const plugin = String(req.params.plugin)

@@ -37,6 +37,19 @@ const state = Type.Object({
   terms_cursor: Type.Integer({ minimum: 0 })
 }, { additionalProperties: false })
 
+/** What each step of the indexing does, for the API reference. */
+const STEP_SUMMARIES: Record<string, string> = {
+  prepare: 'Start an indexing run',
+  posts: 'Index the next batch of posts',
+  terms: 'Index the next batch of terms',
+  'post-type-archives': 'Index the post type archives',
+  general: 'Index the site\'s general pages (home, search, 404, date archives)',
+  'indexables-complete': 'Mark the indexables indexed',
+  complete: 'Finish the indexing run',
+  'link-posts': 'Index the links of the next batch of posts',
+  'link-terms': 'Index the links of the next batch of terms'
+}
+
 export function declareIndexingState (api: PackageApi): PackageOption<typeof state> {
   return api.option('seo_indexing', state, {
     default: { indexing_first_time: true, indexing_started: null, indexing_reason: '', indexables_indexing_completed: false, posts_cursor: 0, terms_cursor: 0 },
@@ -167,12 +180,17 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     }
   }
 
-  return Object.values(steps).map((step) => route({
+  return Object.entries(steps).map(([key, step]) => route({
     namespace: NS,
     path: `/${NS}${step.path}`,
     endpoints: [endpoint({
       methods: ['POST'],
       args: {},
+      summary: STEP_SUMMARIES[key]!,
+      response: Type.Object({
+        objects: Type.Array(Type.Object({}, { additionalProperties: true, description: 'An indexable row (object_id, object_type, permalink...).' })),
+        next_url: Type.Union([Type.String(), Type.Literal(false)], { description: 'The step again while more is due, else false.' })
+      }),
       permission: mayEditPosts.because(`§1.3 ${step.path.startsWith('/link') ? 'link indexing' : 'indexing'}: edit_posts`),
       handler: async (req) => {
         try {

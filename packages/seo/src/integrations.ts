@@ -39,6 +39,7 @@ export function integrationRoutes (api: PackageApi, options: SeoOptions): Relati
         integration: Enum(INTEGRATIONS, { description: 'The integration.' })
       },
       summary: 'Switch an integration on or off',
+      response: Type.Object({ json: Type.Object({ success: Type.Boolean(), status: Type.Integer() }) }),
       permission: mayManageSeo,
       handler: async (req) => {
         await updateOption(api, options.integrations, (current) => ({ ...current, [req.params.integration]: req.params.active }))
@@ -53,6 +54,7 @@ export function integrationRoutes (api: PackageApi, options: SeoOptions): Relati
       methods: ['POST'],
       args: { [arg]: Type.Boolean({ description: summary }) },
       summary,
+      response: Type.Object({ success: Type.Boolean() }),
       permission: mayManageSeo,
       handler: async (req) => {
         await option.set(req.params[arg] as boolean)
@@ -73,6 +75,7 @@ export function integrationRoutes (api: PackageApi, options: SeoOptions): Relati
         last_interaction_stage: Type.Optional(Enum(STAGES, { description: 'The last stage the user interacted with.' }))
       },
       summary: 'Record the analytics connector setup widget\'s steps',
+      response: Type.Object({ success: Type.Boolean() }),
       permission: mayManageSeo.probing({ body: { setup_widget_loaded: 'yes' } }),
       handler: async (req) => {
         // The declared snake_case names, and the camelCase names real clients send (checked against the same values).

@@ -36,6 +36,7 @@ export function introductionRoutes (api: PackageApi, users: UserState, options: 
       methods: ['POST'],
       args: { is_seen: Type.Boolean({ description: 'Whether the user saw it.', default: true }) },
       summary: 'Mark an introduction seen',
+      response: Type.Object({ json: Type.Object({ success: Type.Boolean() }) }),
       permission: mayEditPosts.probing({ vars: { introduction_id: 'black-friday-announcement' } }),
       handler: async (req) => {
         const id = String(req.params.introduction_id)
@@ -53,6 +54,7 @@ export function introductionRoutes (api: PackageApi, users: UserState, options: 
       methods: ['POST'],
       args: { key: Enum(ALERTS, { description: 'The alert to dismiss.' }) },
       summary: 'Dismiss an alert for the current user',
+      response: Type.Object({ success: Type.Boolean(), status: Type.Integer() }),
       permission: mayEditPosts.probing({ body: { key: 'black-friday-promotion' } }),
       handler: async (req) => {
         const key = req.params.key
@@ -69,6 +71,7 @@ export function introductionRoutes (api: PackageApi, users: UserState, options: 
         methods: ['GET'],
         args: {},
         summary: 'Whether the current user allowed embedded videos',
+        response: Type.Object({ json: Type.Object({ value: Type.Boolean() }) }),
         permission: mayEditPosts,
         handler: async (req) => ({ json: { value: await users.get<boolean>(req.user.id, USER_KEYS.videoEmbedPermission) === true } })
       }),
@@ -76,6 +79,7 @@ export function introductionRoutes (api: PackageApi, users: UserState, options: 
         methods: ['POST'],
         args: { value: Type.Boolean({ description: 'Allow embedded videos.', default: true }) },
         summary: 'Allow or refuse embedded videos for the current user',
+        response: Type.Object({ json: Type.Object({ success: Type.Boolean() }) }),
         permission: mayEditPosts,
         handler: async (req) => {
           await users.set(req.user.id, USER_KEYS.videoEmbedPermission, req.params.value)
@@ -91,6 +95,7 @@ export function introductionRoutes (api: PackageApi, users: UserState, options: 
       methods: ['POST'],
       args: { is_dismissed: Type.Boolean({ description: 'Whether the banner stays hidden.' }) },
       summary: 'Hide the content planner\'s banner for the current user',
+      response: Type.Object({ success: Type.Boolean() }),
       permission: mayEditPosts,
       handler: async (req) => {
         await users.set(req.user.id, USER_KEYS.plannerBannerDismissed, req.params.is_dismissed)
@@ -111,6 +116,7 @@ export function introductionRoutes (api: PackageApi, users: UserState, options: 
         methods: ['POST'],
         args: { [arg]: Type.Optional(Type.String({ description: `The ${noun.toLowerCase()} reviewed.`, maxLength: 100 })) },
         summary: `Mark a new ${noun.toLowerCase()} reviewed`,
+        response: Type.Object({ message: Type.String(), success: Type.Boolean(), status: Type.Integer() }),
         permission: mayEditPosts,
         handler: async (req) => {
           const fromBody = (req.sentBody as Record<string, unknown> | undefined)?.[snake] ?? req.query[snake]

@@ -15,7 +15,7 @@ import { can, endpoint, kernelErrors, route, type RelativeRouteDecl } from '@cms
 import type { PackageApi } from '@cms/core'
 import { seoErrors } from './errors.js'
 import type { SeoOptions } from './state.js'
-import { maskedTokens, tokenStore } from './tokens.js'
+import { MASKED_TOKENS, maskedTokens, tokenStore } from './tokens.js'
 
 export const KEYWORD_UPSTREAM = 'keyword-tool'
 const DAY_MS = 86_400_000
@@ -53,6 +53,7 @@ export function keywordToolRoutes (api: PackageApi, options: SeoOptions): Relati
       methods: ['POST'],
       args: { code: Type.String({ description: 'The authorization code.', minLength: 1, maxLength: 4096 }) },
       summary: 'Connect the keyword tool',
+      response: Type.Object({ tokens: MASKED_TOKENS, status: Type.Integer() }),
       permission: mayUse,
       handler: async (req) => {
         const got = await tokens.exchange(api.upstream(KEYWORD_UPSTREAM), 'oauth/token', req.params.code)
@@ -68,6 +69,7 @@ export function keywordToolRoutes (api: PackageApi, options: SeoOptions): Relati
       methods: ['POST'],
       args: { country_code: Type.String({ description: 'Two lowercase letters.', pattern: COUNTRY }) },
       summary: 'Set the keyword tool\'s country',
+      response: Type.Object({ success: Type.Boolean(), status: Type.Integer() }),
       permission: mayUse,
       handler: async (req) => {
         await options.keyword_tool_country_code.set(req.params.country_code)
@@ -85,6 +87,7 @@ export function keywordToolRoutes (api: PackageApi, options: SeoOptions): Relati
         country_code: Type.String({ description: 'Two lowercase letters.', pattern: COUNTRY })
       },
       summary: 'Keyphrases related to a keyphrase',
+      response: Type.Object({ results: Type.Object({ columnNames: Type.Array(Type.Unknown()), rows: Type.Array(Type.Unknown(), { maxItems: 10 }) }), status: Type.Integer() }),
       permission: mayUse,
       handler: async (req) => {
         const client = api.upstream(KEYWORD_UPSTREAM)

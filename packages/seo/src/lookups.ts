@@ -26,6 +26,8 @@ export function lookupRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/available_posts`,
     endpoints: [endpoint({
       methods: ['GET'],
+      summary: 'Published posts of a type whose title contains a text (for a picker)',
+      response: Type.Array(Type.Object({ id: Type.Integer(), title: Type.String(), slug: Type.String() })),
       args: {
         search: Type.String({ description: 'Text the title contains.', default: '' }),
         postType: Type.String({ description: 'The post type.', default: 'page' })
@@ -53,6 +55,8 @@ export function lookupRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/meta/search`,
     endpoints: [endpoint({
       methods: ['GET'],
+      summary: 'Custom fields of a post whose key starts with a text (at most 25)',
+      response: Type.Object({ meta: Type.Array(Type.Object({ key: Type.String(), value: Type.String() }), { maxItems: 25 }) }),
       args: { post_id: handlerChecked('The post whose fields to search.'), query: handlerChecked('What the keys start with.') },
       permission: check(async (req) => {
         const found = await postOf(req)

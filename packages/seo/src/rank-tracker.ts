@@ -14,13 +14,13 @@
  * Not connected: `400 seo_token_empty`; unconfigured: `503
  * rest_upstream_unconfigured`; the provider failing: 502, too slow: 504.
  */
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
 import { can, endpoint, kernelErrors, Raw, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi, UpstreamClient } from '@cms/core'
 import { seoErrors } from './errors.js'
 import type { SeoOptions } from './state.js'
-import { maskedTokens, tokenStore } from './tokens.js'
+import { MASKED_TOKENS, maskedTokens, tokenStore } from './tokens.js'
 
 export const RANK_UPSTREAM = 'rank-tracker'
 const MAX_KEYPHRASES = 100
@@ -55,13 +55,13 @@ export function rankTrackerRoutes (api: PackageApi, options: SeoOptions): Relati
     const usage = num(a.usage)
     return { canTrack: typeof a.canTrack === 'boolean' ? a.canTrack : usage < limit, limit, usage, historyDays: num(a.historyDays) }
   }
-  const get = (path: string, summary: string, handler: (req: RestRequest) => Promise<unknown>): RelativeRouteDecl => route({
+  const get = (path: string, summary: string, response: TSchema, handler: (req: RestRequest) => Promise<unknown>): RelativeRouteDecl => route({
     path,
-    endpoints: [endpoint({ methods: ['GET'], args: {}, summary, permission: mayUse, handler })]
+    endpoints: [endpoint({ methods: ['GET'], args: {}, summary, response, permission: mayUse, handler })]
   })
 
   return [
-    get('/rank_tracker/authorization-url', 'Where the user authorizes the rank tracker', async (req) => {
+    get('/rank_tracker/authorization-url', 'Where the user authorizes the rank tracker', Type.Object({ status: Type.Integer(), url: Type.String() }), async (req) => {
       const client = api.upstream(RANK_UPSTREAM)
       const url = new URL('oauth/authorize', client.baseUrl)
       url.searchParams.set('response_type', 'code')
@@ -77,6 +77,7 @@ export function rankTrackerRoutes (api: PackageApi, options: SeoOptions): Relati
           websiteId: Type.Integer({ description: 'The rank tracker\'s id of this site.', minimum: 1 })
         },
         summary: 'Connect the rank tracker',
+        response: Type.Object({ tokens: MASKED_TOKENS, status: Type.Integer() }),
         permission: mayUse,
         handler: async (req) => {
           const got = await tokens.exchange(api.upstream(RANK_UPSTREAM), 'oauth/token', req.params.code)
@@ -85,8 +86,8 @@ export function rankTrackerRoutes (api: PackageApi, options: SeoOptions): Relati
         }
       })]
     }),
-    get('/rank_tracker/account/limit', 'The rank tracker account\'s limit', async () => ({ ...await limitOf(), status: 200 })),
-    get('/rank_tracker/account/upgrade-campaign', 'The rank tracker\'s upgrade offer', async () => {
+    get('/rank_tracker/account/limit', 'The rank tracker account\'s limit', Type.Object({ canTrack: Type.Boolean(), limit: Type.Number(), usage: Type.Number(), historyDays: Type.Number(), status: Type.Integer() }), async () => ({ ...await limitOf(), status: 200 })),
+    get('/rank_tracker/account/upgrade-campaign', 'The rank tracker\'s upgrade offer', Type.Object({ discount: Type.Union([Type.Number(), Type.Null()]), months: Type.Union([Type.Number(), Type.Null()]), status: Type.Integer() }), async () => {
       const { client, headers } = await connected()
       const a = object((await client.request('account/upgrade-campaign', { headers })).json(), 'campaign')
       return { discount: typeof a.discount === 'number' ? a.discount : null, months: typeof a.months === 'number' ? a.months : null, status: 200 }
@@ -97,6 +98,7 @@ export function rankTrackerRoutes (api: PackageApi, options: SeoOptions): Relati
         methods: ['POST'],
         args: { keyphrases: KEYPHRASES },
         summary: 'Track keyphrases',
+        response: Type.Object({ results: Type.Record(Type.String(), Type.Object({ id: Type.Unknown(), keyword: Type.String() }), { description: 'Keyphrase -> the tracked keyword.' }), status: Type.Integer() }),
         permission: mayUse,
         handler: async (req) => {
           const list = keyphraseList(req.params.keyphrases)
@@ -122,6 +124,7 @@ export function rankTrackerRoutes (api: PackageApi, options: SeoOptions): Relati
           startAt: Type.Optional(Type.String({ description: 'Rankings since this date.', maxLength: 40 }))
         },
         summary: 'Rankings of keyphrases',
+        response: Type.Object({ results: Type.Record(Type.String(), Type.Unknown(), { description: 'Keyphrase -> its rankings.' }), status: Type.Integer() }),
         permission: mayUse,
         handler: async (req) => {
           let list = req.params.keyphrases === undefined ? undefined : keyphraseList(req.params.keyphrases)
@@ -149,6 +152,7 @@ export function rankTrackerRoutes (api: PackageApi, options: SeoOptions): Relati
         methods: ['DELETE'],
         args: {},
         summary: 'Stop tracking a keyphrase (keyphraseID)',
+        response: Type.Object({ status: Type.Integer() }),
         permission: mayUse,
         handler: async (req) => {
           const sent = typeof req.sentBody === 'object' && req.sentBody !== null ? (req.sentBody as Record<string, unknown>).keyphraseID : undefined

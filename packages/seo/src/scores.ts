@@ -35,6 +35,12 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/${kind}_scores`,
     endpoints: [endpoint({
       methods: ['GET'],
+      summary: `How many published posts of a type fall in each ${kind} score group`,
+      response: Type.Object({
+        scores: Type.Array(Type.Object({ name: Type.String({ description: 'good, ok, bad or notAnalyzed.' }), amount: Type.Integer(), links: Type.Object({ view: Type.String() }), ids: Type.Optional(Type.String({ description: 'With troubleshooting: the ids, comma-separated.' })) })),
+        queryTime: Type.Number({ description: 'Seconds.' }),
+        cacheUsed: Type.Boolean()
+      }),
       args: {
         contentType: Type.String({ description: 'The content type (post type) to score.' }),
         taxonomy: Type.String({ description: 'The filtering taxonomy of the content type.', default: '' }),

@@ -8,6 +8,7 @@
  * store's commit horizon), so it is never stale. Permission: `read`.
  */
 import { sql } from 'drizzle-orm'
+import { Type } from '@sinclair/typebox'
 import { endpoint, route, type RouteDecl } from '@cms/rest'
 import { readCache, type PackageApi } from '@cms/core'
 import { adminUrl, mayRead } from './access.js'
@@ -37,6 +38,11 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
     endpoints: [endpoint({
       methods: ['GET'],
       args: {},
+      summary: 'How the published posts score, by rank (the caller\'s own unless they edit others\' posts)',
+      response: Type.Object({
+        header: Type.String(),
+        seo_scores: Type.Array(Type.Object({ seo_rank: Type.String(), label: Type.String(), count: Type.Integer(), link: Type.String() }))
+      }),
       permission: mayRead.because('§1.3 statistics: read (any signed-in user)'),
       handler: async (req) => {
         const own = !req.user.can('edit_others_posts')

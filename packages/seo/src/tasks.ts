@@ -107,6 +107,7 @@ export function taskRoutes (api: PackageApi, options: SeoOptions, head: HeadOpti
         }, { description: 'Accepted, not used (as the real product).' }))
       },
       summary: 'The SEO task list',
+      response: Type.Object({ success: Type.Boolean(), tasks: Type.Record(Type.String(), Type.Object({ id: Type.String(), duration: Type.Integer(), priority: Type.String(), isCompleted: Type.Boolean(), title: Type.String() }), { description: 'Task id -> the task.' }) }),
       permission: mayManageSeo,
       handler: async (req) => {
         await stamp('task_list_first_opened_on')
@@ -121,6 +122,7 @@ export function taskRoutes (api: PackageApi, options: SeoOptions, head: HeadOpti
       methods: ['POST'],
       args: { options: Type.Object({ task: Type.String({ maxLength: 100 }) }, { description: 'The task to complete.' }) },
       summary: 'Complete a task of the SEO task list',
+      response: Type.Object({ success: Type.Boolean() }),
       permission: mayManageSeo.probing({ body: { options: { task: 'probe' } } }),
       handler: async (req) => {
         const task = req.params.options.task
@@ -146,6 +148,7 @@ export function taskRoutes (api: PackageApi, options: SeoOptions, head: HeadOpti
       methods: ['POST'],
       args: { action: Type.String({ description: 'The tracking-only option to stamp.', maxLength: 100 }) },
       summary: 'Record that a dashboard action was taken',
+      response: Type.Object({ success: Type.Boolean(), action: Type.String() }),
       permission: mayManageSeo.probing({ body: { action: 'task_list_first_opened_on' } }),
       handler: async (req) => {
         const action = req.params.action
@@ -162,6 +165,7 @@ export function taskRoutes (api: PackageApi, options: SeoOptions, head: HeadOpti
       methods: ['GET', 'POST'],
       args: {},
       summary: 'The SEO workouts\' state (POST stores the body\'s)',
+      response: Type.Object({ json: Type.Unknown({ description: 'The stored workouts data.' }) }),
       permission: mayEditOthersPosts.because('§1.3 workouts: edit_others_posts').probing({ body: { configuration: { finishedSteps: [] } } }),
       handler: async (req) => {
         // The free product stores nothing on POST; here the body is kept, as its premium edition does.

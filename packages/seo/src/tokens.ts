@@ -5,7 +5,7 @@
  * (the real product answers them in full; CONVENTIONS: never returned).
  */
 import type { PackageApi, PackageOption, UpstreamClient } from '@cms/core'
-import type { TString } from '@sinclair/typebox'
+import { Type, type TString } from '@sinclair/typebox'
 import { seoErrors } from './errors.js'
 
 export interface ProviderTokens {
@@ -17,6 +17,9 @@ export interface ProviderTokens {
 }
 
 /** What the routes answer of the tokens: their shape, the secrets masked. */
+/** What `maskedTokens` gives: the tokens' last four characters only. */
+export const MASKED_TOKENS = Type.Object({ access_token: Type.String(), refresh_token: Type.String(), expires: Type.Number(), has_expired: Type.Boolean(), created_at: Type.Number(), error_count: Type.Integer() })
+
 export function maskedTokens (t: ProviderTokens): Record<string, unknown> {
   const mask = (s: string): string => s === '' ? '' : `…${s.slice(-4)}`
   const now = Math.floor(Date.now() / 1000)

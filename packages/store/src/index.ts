@@ -20,3 +20,5 @@ export { storeSettingsFromEnv, loadEnvFile, baseDirOf, redactUrl, SettingError }
 export { storeErrorLine } from './errors.js'
 export type { StoreSettings } from './settings.js'
 export * as schema from './schema.js'
+export { shareStore, sharedSocketPath, sharedDatabaseUrl, sharedDatabaseAnswers, SHARED_SOCKET } from './share.js'
+export type { SharedDatabase } from './share.js'

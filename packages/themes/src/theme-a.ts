@@ -24,6 +24,7 @@ export function themeARoutes (options: Array<{ reset: () => Promise<void> }>): R
       methods: ['POST', 'PUT', 'PATCH'],
       args: {},
       summary: "Reset the theme's settings and generated CSS to the defaults",
+      response: Type.Object({ success: Type.Boolean(), response: Type.String() }),
       permission: can('manage_options', { why: '§8 theme reset: manage_options' }),
       handler: async () => {
         for (const option of options) await option.reset()

@@ -5,6 +5,7 @@
  * service that serves its namespace), and the answers come back side by
  * side with HTTP 207.
  */
+import { Type } from '@sinclair/typebox'
 import { endpoint, Enum, everyone, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
 import { allowedMethods, prepare, type BatchItem } from './requests.js'
@@ -29,6 +30,18 @@ const requestsArg = Raw<BatchItem[]>({
   }
 })
 
+const SLOT = Type.Object({
+  body: Type.Unknown({ description: 'The answer\'s body (data, or an error).' }),
+  status: Type.Integer(),
+  headers: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Array(Type.Unknown(), { maxItems: 0 })], { description: 'The answer\'s own headers (an empty list when none).' })
+})
+
+/** One answer per request, in order; with `require-all-validate`, only the invalid ones (null for the others) and `failed`. */
+const BATCH_ANSWER = Type.Object({
+  failed: Type.Optional(Type.Literal('validation')),
+  responses: Type.Array(Type.Union([SLOT, Type.Null()]))
+})
+
 interface Slot {
   body: unknown
   status: number
@@ -48,6 +61,7 @@ export function batchRoutes (_services: Services): RouteDecl[] {
         requests: requestsArg
       },
       summary: 'Run up to 25 write requests in one call',
+      response: BATCH_ANSWER,
       // Anyone may send a batch; every request checks its own permissions.
       permission: everyone.because('§11 anyone may send a batch; each request checks its own permission')
         .probing({ body: { requests: [{ method: 'POST', path: '/cms/v2/posts', body: { title: 'Probe' } }] } }),

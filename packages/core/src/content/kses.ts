@@ -6,7 +6,8 @@
  * delimiters (`<!-- wp:paragraph -->`) and `<!--more-->` survive.
  */
 import { randomBytes } from 'node:crypto'
-import sanitizeHtml from 'sanitize-html'
+import { createRequire } from 'node:module'
+import type sanitizeHtml from 'sanitize-html'
 import { limitNesting } from './nesting.js'
 import { htmlTokenizer } from './html-tokenizer.js'
 
@@ -243,6 +244,10 @@ export function safeCss (style: string): string {
 const escapeText = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 
+// Loaded on the first filtered text (with its CSS parser, about 15 MB resident), synchronously.
+let sanitizeModule: typeof sanitizeHtml | undefined
+const sanitizer = (): typeof sanitizeHtml => (sanitizeModule ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml)
+
 // sanitize-html 2.18 options its type package does not list yet.
 type Options = sanitizeHtml.IOptions & { allowedEmptyAttributes: string[] }
 
@@ -255,7 +260,7 @@ function options (tags: Record<string, string[]>, global: string[], comment: (to
     // Boolean attributes (`hidden`, `open`, `download`) are allowed markup too.
     nonBooleanAttributes: [],
     allowedEmptyAttributes: ['alt', 'href', 'src', 'title', 'value'],
-    selfClosing: [...sanitizeHtml.defaults.selfClosing, 'wbr', 'track'],
+    selfClosing: [...sanitizer().defaults.selfClosing, 'wbr', 'track'],
     // Styles are checked declaration by declaration by `safeCss`, keeping the author's spelling.
     parseStyleAttributes: false,
     transformTags: {
@@ -309,7 +314,7 @@ function filter (html: string, tags: Record<string, string[]>, global: string[],
     const inside = (/[<>&\u00a0]/.test(raw) ? filter(raw, tags, global) : raw).replace(/--+/g, '-').replace(/-$/, '')
     return inside === '' ? '' : `<!--${inside}-->`
   }
-  const clean = sanitizeHtml(limitNesting(marked), options(tags, global, commentHtml))
+  const clean = sanitizer()(limitNesting(marked), options(tags, global, commentHtml))
   // Markers left inside attribute values or text-only elements become the escaped comment text.
   return clean.replace(TOKEN, (token) => {
     const original = lookup(token)

@@ -592,6 +592,7 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
             action: Enum(['create-image-subsizes'], { description: 'The post-processing action to run.' })
           },
           summary: 'Make the sizes of an image again',
+          response: schema,
           permission: mayEdit.because('regenerating sizes is editing the attachment').probing({ body: { action: 'create-image-subsizes' } }),
           handler: postProcess
         })

@@ -8,7 +8,7 @@
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
-import sharp, { type FormatEnum, type Metadata } from 'sharp'
+import type { FormatEnum, Metadata } from 'sharp'
 import { mediaErrors } from './errors.js'
 import type { ImageLimits } from './image-gate.js'
 
@@ -73,6 +73,8 @@ async function makeSizesNow (source: string, ext: string, mime: string, dir: str
   const made: MadeFile[] = []
   const format = FORMAT[mime]!
   const input = { failOn: 'error', limitInputPixels: maxPixels } as const
+  // Loaded on the first image: libvips costs the service about 25 MB of resident memory.
+  const { default: sharp } = await import('sharp')
   try {
     let meta: Metadata
     try {

@@ -9,7 +9,6 @@ import { mkdir, open, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { fileTypeFromFile } from 'file-type'
 import type { BodyStream } from '@cms/rest'
 import { allowedMime, isPlainText, typesOfExtension } from './file-types.js'
 import { mediaErrors } from './errors.js'
@@ -177,6 +176,8 @@ export async function identify (file: ReceivedFile): Promise<Identified> {
   const ext = file.name.slice(dot + 1).toLowerCase()
   const claimed = typesOfExtension(ext)
   if (dot <= 0 || claimed.length === 0) throw mediaErrors.rest_upload_unknown_error()
+  // Loaded on the first upload (about 10 MB resident the service would hold from its start).
+  const { fileTypeFromFile } = await import('file-type')
   const sniffed = await fileTypeFromFile(file.path)
   if (sniffed !== undefined) {
     const allowed = allowedMime(sniffed.mime)

@@ -20,6 +20,23 @@ import { remoteEmbedData } from './remote.js'
 
 import { oembedSerializer } from './xml.js'
 
+/** oEmbed data (a JSON answer; `format=xml` gives the same as XML). A provider's answer may carry more or less. */
+const OEMBED = Type.Object({
+  version: Type.String(),
+  type: Type.String({ description: 'rich, video, photo or link.' }),
+  title: Type.Optional(Type.String()),
+  provider_name: Type.Optional(Type.String()),
+  provider_url: Type.Optional(Type.String()),
+  author_name: Type.Optional(Type.String()),
+  author_url: Type.Optional(Type.String()),
+  width: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  height: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  html: Type.Optional(Type.String()),
+  thumbnail_url: Type.Optional(Type.String()),
+  thumbnail_width: Type.Optional(Type.Integer()),
+  thumbnail_height: Type.Optional(Type.Integer())
+}, { title: 'oembed' })
+
 const urlArg = (): ReturnType<typeof Raw<string>> => Raw<string>({
   description: 'The URL of the resource for which to fetch oEmbed data.',
   type: 'string',
@@ -60,6 +77,7 @@ export function oembedNamespace (services: Services): NamespaceDecl {
         maxwidth: Untyped<unknown>({ default: 600 })
       },
       summary: 'oEmbed data of a post or page of this site',
+      response: OEMBED,
       serialize: oembedSerializer,
       permission: everyone.because('§14 embed is public').probing({ query: { url: 'http://cms.test/?p=1' } }),
       handler: async (req) => {
@@ -82,6 +100,7 @@ export function oembedNamespace (services: Services): NamespaceDecl {
         discover: Raw<boolean>({ description: 'Whether to perform an oEmbed discovery request for unsanctioned providers.', type: 'boolean', default: true })
       },
       summary: 'oEmbed data of any URL, through trusted providers or discovery',
+      response: OEMBED,
       permission: can('edit_posts', { error: oembedErrors.rest_forbidden, why: '§14 proxy needs edit_posts', probe: { query: { url: 'http://cms.test/?p=1' } } }),
       handler: async (req) => {
         const { url, format, maxwidth, maxheight, discover } = req.params

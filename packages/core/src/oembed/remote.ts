@@ -6,7 +6,8 @@
  */
 import { kernelErrors, type RestError } from '@cms/rest'
 import { OutboundError, restErrorOf, type OutboundClient, type OutboundResponse } from '../platform/outbound/index.js'
-import { XMLParser } from 'fast-xml-parser'
+import { createRequire } from 'node:module'
+import type { XMLParser } from 'fast-xml-parser'
 import { decodeEntities, eachTag, escAttr, escUrl, sandboxedFrame } from './html.js'
 import { oembedErrors } from './errors.js'
 import type { ProviderList } from './providers.js'
@@ -51,13 +52,19 @@ export function discoveryLink (html: string, pageUrl: string): string | null {
 
 // Entities are decoded afterwards as the core does (predefined, `&nbsp;`, numeric); the parser
 // expands none, so a DOCTYPE cannot declare any.
-const XML = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: false, ignoreDeclaration: true, ignorePiTags: true })
+// Made on the first XML answer (the parser is about 10 MB resident), loaded synchronously.
+let xmlParser: XMLParser | undefined
+function xml (): XMLParser {
+  const { XMLParser: Parser } = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser')
+  xmlParser ??= new Parser({ ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: false, ignoreDeclaration: true, ignorePiTags: true })
+  return xmlParser
+}
 
 /** A flat `<oembed>` XML document as an object (its text children; nested elements are left out). */
 export function parseXml (text: string): Record<string, unknown> | null {
   let doc: unknown
   try {
-    doc = XML.parse(text)
+    doc = xml().parse(text)
   } catch {
     return null
   }

@@ -144,6 +144,8 @@ export function outcomeOf (res: HttpResponse): Outcome | 'server error' {
 export interface Prober {
   /** Probes one case of a target with every kind of caller, least privileged first. */
   probe: (target: Target, c: MatrixRow) => Promise<ProbeResult[]>
+  /** Sends one case of a target as an administrator, with fresh fixtures: the whole answer (checked against the OpenAPI document). */
+  send: (target: Target, c: MatrixRow) => Promise<{ request: HttpRequest, response: HttpResponse }>
 }
 
 export async function prober (h: ProbedApp): Promise<Prober> {
@@ -161,6 +163,12 @@ export async function prober (h: ProbedApp): Promise<Prober> {
         out.push({ kind: caller.role, outcome: outcomeOf(res), status: res.status, body: summary(res.body) })
       }
       return out
+    },
+    async send (target, c) {
+      // A write may remove its caller's own credentials (`/users/me/application-passwords`): a fresh administrator for each.
+      const caller = target.method === 'GET' ? owner : await createCaller(h.store, 'administrator')
+      const request = await probeRequest(target, c, caller, new Fixtures(h, owner))
+      return { request, response: await inject(h.app, request) }
     }
   }
 }
