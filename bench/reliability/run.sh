@@ -5,6 +5,7 @@
 #   bench/reliability/run.sh load [CLIENTS] [SECONDS] # load + consistency check (default 100 clients, 60 s)
 #   bench/reliability/run.sh fault                    # PostgreSQL outage under load
 #   bench/reliability/run.sh adversarial [PER_PROBE]  # megabyte adversarial strings to every route that takes a string (default 3 per probe; `all`)
+#   bench/reliability/run.sh stall [ONLY_REGEX]       # the work-maximising input to every route, /healthz latency per route (max, p99)
 #
 # `load` runs on the PostgreSQL server named by CMS_TEST_DATABASE_URL, else
 # on a throwaway one started with scripts/pg-test-server.sh (when its
@@ -46,8 +47,13 @@ case "$what" in
     cd "$ROOT/apps/gateway"
     CMS_ADVERSARIAL_PER_PROBE="${1:-3}" npx tap --reporter=tap --timeout=7200 test/adversarial.test.ts
     ;;
+  stall)
+    # Figures, not a pass or fail: docs/reliability.md records a run.
+    cd "$ROOT/apps/gateway"
+    node --import tsx test/stall.run.ts "${1:-}"
+    ;;
   *)
-    echo "usage: $0 fuzz [RUNS] | load [CLIENTS] [SECONDS] | fault | adversarial [PER_PROBE]" >&2
+    echo "usage: $0 fuzz [RUNS] | load [CLIENTS] [SECONDS] | fault | adversarial [PER_PROBE] | stall [ONLY_REGEX]" >&2
     exit 2
     ;;
 esac

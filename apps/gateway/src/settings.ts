@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { DEFAULT_JSON_BODY_LIMIT, DEFAULT_TEXT_LIMITS, isHostValue, type TextLimits } from '@cms/rest'
 import { loadProfiles, type Profile } from './profiles.js'
-import { EVENT_DEFAULTS, IMAGE_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type UpstreamConfig } from '@cms/core'
+import { EVENT_DEFAULTS, IMAGE_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -35,6 +35,10 @@ const Env = Type.Object({
   CMS_JSON_BODY_LIMIT: Type.Integer({ default: DEFAULT_JSON_BODY_LIMIT, minimum: 1024 }),
   CMS_JSON_MAX_DEPTH: Type.Integer({ default: DEFAULT_TEXT_LIMITS.maxDepth, minimum: 8, maximum: 100_000 }),
   CMS_TEXT_MAX_STRINGS: Type.Integer({ default: DEFAULT_TEXT_LIMITS.maxStrings, minimum: 100, maximum: 100_000_000 }),
+  // Heavy text work (filtering, rendering a large text) runs in a pool of worker threads: how many,
+  // and how many tasks may wait for one before requests are answered 503 (core text-pool.ts).
+  CMS_TEXT_THREADS: Type.Integer({ default: TEXT_POOL_DEFAULTS.threads, minimum: 1, maximum: 64 }),
+  CMS_TEXT_QUEUE: Type.Integer({ default: TEXT_POOL_DEFAULTS.queue, minimum: 0, maximum: 100_000 }),
   // Longest request target (path and query string): longer is answered 414 before anything reads it.
   CMS_MAX_URL_LENGTH: Type.Integer({ default: 8192, minimum: 1024, maximum: 64 * 1024 * 1024 }),
   // Connection limits: a client that trickles its headers or body, or holds a connection idle,
@@ -89,6 +93,8 @@ export interface Settings {
   jsonBodyLimit: number
   /** What a JSON body (and JSON a package reads from a value) may hold: nesting and strings. */
   textLimits: TextLimits
+  /** The text pool: worker threads and tasks that may wait. */
+  textPool: { threads: number, queue: number }
   /** The largest media upload in bytes. */
   uploadMaxBytes: number
   /** Most pixels an image may declare; images processed at once. */
@@ -265,6 +271,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     bodyLimit: raw.CMS_BODY_LIMIT,
     jsonBodyLimit: Math.min(raw.CMS_JSON_BODY_LIMIT, raw.CMS_BODY_LIMIT),
     textLimits: { maxDepth: raw.CMS_JSON_MAX_DEPTH, maxStrings: raw.CMS_TEXT_MAX_STRINGS },
+    textPool: { threads: raw.CMS_TEXT_THREADS, queue: raw.CMS_TEXT_QUEUE },
     uploadMaxBytes: raw.CMS_UPLOAD_MAX_BYTES,
     images: { maxPixels: raw.CMS_IMAGE_MAX_PIXELS, concurrency: raw.CMS_IMAGE_CONCURRENCY },
     schedulerIntervalMs: raw.CMS_SCHEDULER_INTERVAL_MS,

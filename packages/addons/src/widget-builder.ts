@@ -47,9 +47,9 @@ function rowId (raw: unknown): number | undefined {
  * A writer without `unfiltered_html`: text through the core's post filter,
  * and no CSS or JavaScript at all (no filter makes code safe to publish).
  */
-function filtered (data: WidgetData): WidgetData {
+async function filtered (data: WidgetData): Promise<WidgetData> {
   if (data.css !== '' || data.js !== '') throw addonsErrors.widget_code_not_allowed()
-  const r = filterStrings(data)
+  const r = await filterStrings(data)
   if ('invalid' in r) throw addonsErrors.invalid_data()
   return r.value as WidgetData
 }
@@ -61,7 +61,7 @@ export function widgetBuilderRoutes (api: PackageApi): RelativeRouteDecl[] {
   async function save (req: RestRequest<any>, id: number | undefined): Promise<unknown> {
     const now = new Date()
     let data = parseDefinition(req.sentBody, id ?? 0, now)
-    if (!req.user.can('unfiltered_html')) data = filtered(data)
+    if (!req.user.can('unfiltered_html')) data = await filtered(data)
     // One transaction: the widget row (locked while its version is counted up) and the new version.
     const saved = await store.transaction(async (tx) => {
       if (id !== undefined) {

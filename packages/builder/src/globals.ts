@@ -52,10 +52,10 @@ function listOf (kit: Kit, kind: Kind): Record<string, unknown> {
 }
 
 /** The row a POST stores, or the 400 explaining why not; nothing is saved before this passes. */
-function rowFrom (req: RestRequest<any>, kind: Kind, id: string): Row {
+async function rowFrom (req: RestRequest<any>, kind: Kind, id: string): Promise<Row> {
   const { title, value } = req.params as { title?: unknown, value?: unknown }
   if (typeof title !== 'string' || title.trim() === '' || title.length > TITLE_MAX) throw builderErrors.invalid_title({ params: { title: `title must be a non-empty string of at most ${TITLE_MAX} characters.` } })
-  const cleanTitle = String((filterStrings(title) as { value: unknown }).value)
+  const cleanTitle = String((await filterStrings(title) as { value: unknown }).value)
   if (kind === 'colors') {
     if (typeof value !== 'string' || !COLOR.test(value)) throw builderErrors.rest_invalid_param({ params: { value: 'value must be a colour (a hex value, a colour function or name).' } }, 'Invalid parameter(s): value')
     return { _id: id, title: cleanTitle, color: value }
@@ -66,7 +66,7 @@ function rowFrom (req: RestRequest<any>, kind: Kind, id: string): Row {
     if (!/^typography_\w{1,64}$/.test(key)) throw builderErrors.rest_invalid_param({ params: { value: `value.${key.slice(0, 64)} is not a typography field.` } }, 'Invalid parameter(s): value')
     fields[key] = v
   }
-  const clean = filterStrings(fields)
+  const clean = await filterStrings(fields)
   if ('invalid' in clean) throw builderErrors.rest_invalid_param({ params: { value: `value is ${clean.invalid}.` } }, 'Invalid parameter(s): value')
   return { ...(clean.value as Record<string, unknown>), _id: id, title: cleanTitle }
 }
@@ -97,7 +97,7 @@ export function globalsRoutes (kits: KitStore): RelativeRouteDecl[] {
         response: globalItem(kind),
         permission: mayManageOptions.because('§2.1 globals write: manage_options').probing({ vars: { id: 'probe' }, body: { title: 'Probe', value: kind === 'colors' ? '#000000' : { typography_font_family: 'Roboto' } } }),
         handler: async (req) => {
-          const row = rowFrom(req, kind, req.params.id)
+          const row = await rowFrom(req, kind, req.params.id)
           const kit = await kits.load(req.siteUrl)
           const { system, custom } = LISTS[kind]
           const inSystem = kit.settings[system].findIndex((r) => r._id === row._id)

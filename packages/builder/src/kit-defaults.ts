@@ -50,7 +50,7 @@ export function kitDefaultsRoutes (kits: KitStore): RelativeRouteDecl[] {
             for (const [key, value] of Object.entries(req.params.settings as Record<string, unknown>)) {
               if (controls.includes(key)) kept[key] = value
             }
-            const clean = filterStrings(kept)
+            const clean = await filterStrings(kept)
             if ('invalid' in clean) throw invalidParam('settings', `settings is ${clean.invalid}.`)
             const kit = await kits.load(req.siteUrl)
             kit.defaults[req.params.type] = clean.value as Record<string, unknown>

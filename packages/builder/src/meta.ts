@@ -4,7 +4,7 @@
  * data and its page settings.
  */
 import type { PackageApi } from '@cms/core'
-import { sanitizeBuilderData, sanitizeBuilderObject } from './sanitize.js'
+import { builderDataSanitizer, sanitizeBuilderObject } from './sanitize.js'
 
 const TEMPLATE_TYPES = ['post', 'cms-post', 'cms-page', 'kit', 'not-supported', 'page', 'section', 'container', 'floating-buttons', 'cloud-template-preview', ''] as const
 
@@ -12,8 +12,9 @@ export function registerBuilderMeta (api: PackageApi): void {
   const edit = { context: ['edit'] }
   api.registerMeta('post', '_builder_edit_mode', { type: 'string', default: '', enum: ['', 'builder'], description: 'Whether the page builder edits this content.' }, edit)
   api.registerMeta('post', '_builder_template_type', { type: 'string', default: '', enum: TEMPLATE_TYPES, description: 'Page-builder template type.' }, edit)
-  // Writers without unfiltered_html: the data's strings filtered (sanitize.ts).
-  api.registerMeta('post', '_builder_data', { type: 'string', default: '', description: 'Page-builder data (JSON carried as a string).', sanitize: sanitizeBuilderData }, edit)
+  // Writers without unfiltered_html: the data's strings filtered (sanitize.ts), within the deployment's text limits.
+  const sanitize = builderDataSanitizer(api.services.settings.textLimits)
+  api.registerMeta('post', '_builder_data', { type: 'string', default: '', description: 'Page-builder data (JSON carried as a string).', sanitize }, edit)
   api.registerMeta('post', '_builder_page_settings', {
     type: 'object',
     default: {},

@@ -4,8 +4,8 @@
  * package writes itself (templates): every string through the core's post
  * HTML filter, URL settings with a refused scheme (`javascript:`) emptied.
  */
-import { allowedUrl, filterPostHtmlMany, type Sanitized } from '@cms/core'
-import { DEFAULT_TEXT_LIMITS, scanJson } from '@cms/rest'
+import { allowedUrl, textPool, type Sanitized } from '@cms/core'
+import { DEFAULT_TEXT_LIMITS, scanJson, type TextLimits } from '@cms/rest'
 
 /** Keys of builder settings that hold a URL (link and media controls). */
 const URL_KEY = /^(?:url|href|src|link)$|_url$/i
@@ -21,11 +21,12 @@ const MARKUP = /[<>&\u00a0]/
  * its settings: text through the post rules, and URL settings with a
  * refused scheme emptied. Keys and other values are kept. Walked without
  * recursion: the depth is the writer's choice. The strings with markup
- * are collected while walking and filtered together at the end
- * (`filterPostHtmlMany`: a cost per byte, where one filter call per string
- * made thousands of small strings cost seconds).
+ * are collected while walking and filtered together at the end, in the
+ * core's text pool (`textPool.filterMany`: a cost per byte, where one
+ * filter call per string made thousands of small strings cost seconds, and
+ * off the request thread once they are large).
  */
-export function filterStrings (root: unknown): Sanitized {
+export async function filterStrings (root: unknown): Promise<Sanitized> {
   /** Where each queued string goes: its container and key. */
   const slots: Array<[Record<string, unknown>, string]> = []
   const texts: string[] = []
@@ -60,28 +61,35 @@ export function filterStrings (root: unknown): Sanitized {
       if (typeof value === 'object' && value !== null) stack.push({ from: value, to: made, depth: depth + 1 })
     }
   }
-  filterPostHtmlMany(texts).forEach((filtered, i) => {
+  ;(await textPool.filterMany(texts)).forEach((filtered, i) => {
     const [target, key] = slots[i]!
     Object.defineProperty(target, key, { value: filtered, enumerable: true, writable: true, configurable: true })
   })
   return { value: out.root }
 }
 
-/** Builder data: JSON carried as a string; it must parse, and its strings are filtered. */
-export function sanitizeBuilderData (value: unknown, param: string): Sanitized {
-  if (typeof value !== 'string' || value === '') return { value }
-  // Nesting and strings counted before the parse, as for a request body: the filter's work is bounded first.
-  const shape = scanJson(value, DEFAULT_TEXT_LIMITS)
-  if (shape instanceof Error) return { invalid: `${param} holds too much text: ${shape.message.replace(/^.*: /, '')}` }
-  let data: unknown
-  try { data = JSON.parse(value) } catch { return { invalid: `${param} is not valid JSON.` } }
-  const r = filterStrings(data)
-  if ('invalid' in r) return { invalid: `${param} is ${r.invalid}.` }
-  return { value: JSON.stringify(r.value) }
+/**
+ * The sanitizer of builder data: JSON carried as a string; it must parse,
+ * and its strings are filtered. Its nesting and strings are counted before
+ * the parse against the deployment's text limits (`CMS_JSON_MAX_DEPTH`,
+ * `CMS_TEXT_MAX_STRINGS`), as a request body is: the filter's work is
+ * bounded before it starts.
+ */
+export function builderDataSanitizer (limits: TextLimits = DEFAULT_TEXT_LIMITS): (value: unknown, param: string) => Promise<Sanitized> {
+  return async (value, param) => {
+    if (typeof value !== 'string' || value === '') return { value }
+    const shape = scanJson(value, limits)
+    if (shape instanceof Error) return { invalid: `${param} holds too much text: ${shape.message.replace(/^.*: /, '')}` }
+    let data: unknown
+    try { data = JSON.parse(value) } catch { return { invalid: `${param} is not valid JSON.` } }
+    const r = await filterStrings(data)
+    if ('invalid' in r) return { invalid: `${param} is ${r.invalid}.` }
+    return { value: JSON.stringify(r.value) }
+  }
 }
 
 /** Builder settings kept as an object: its strings are filtered the same way. */
-export function sanitizeBuilderObject (value: unknown, param: string): Sanitized {
-  const r = filterStrings(value)
+export async function sanitizeBuilderObject (value: unknown, param: string): Promise<Sanitized> {
+  const r = await filterStrings(value)
   return 'invalid' in r ? { invalid: `${param} is ${r.invalid}.` } : r
 }

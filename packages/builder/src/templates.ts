@@ -103,9 +103,9 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
           let settings: unknown = params.page_settings ?? {}
           if (!isPlainObject(settings)) throw invalidParam('page_settings', 'page_settings must be an object.')
           if (filtered) {
-            const c = filterStrings(content)
+            const c = await filterStrings(content)
             if ('invalid' in c) throw invalidParam('content', `content is ${c.invalid}.`)
-            const s = filterStrings(settings)
+            const s = await filterStrings(settings)
             if ('invalid' in s) throw invalidParam('page_settings', `page_settings is ${s.invalid}.`)
             content = c.value
             settings = s.value
@@ -113,7 +113,7 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
           const title = req.params.title ?? ''
           const post = await api.content.createPost({
             type: LIBRARY_TYPE,
-            title: filtered ? String((filterStrings(title) as { value: unknown }).value) : title,
+            title: filtered ? String((await filterStrings(title) as { value: unknown }).value) : title,
             status: 'publish',
             author: req.user.id,
             siteUrl: req.siteUrl,

@@ -4,6 +4,7 @@
  * packages extend while they register (post meta, roles and capabilities).
  */
 import type { Store } from '@cms/store'
+import type { TextLimits } from '@cms/rest'
 import { MetaRegistry, registerCoreMeta } from './content/meta.js'
 import { FieldRegistry } from './platform/fields.js'
 import { RoleRegistry } from './users/capabilities.js'
@@ -18,6 +19,7 @@ import { userContentHandler } from './content/user-content.js'
 import type { UserContentHandler } from './users/authors.js'
 import type { PackageSettings } from './platform/package-settings.js'
 import { maintenanceMode, type MaintenanceMode } from './platform/maintenance.js'
+import { textPool, type TextPoolSettings } from './content/text-pool.js'
 
 export interface Services {
   store: Store
@@ -31,6 +33,10 @@ export interface Services {
     imageMaxPixels?: number
     /** Images processed at once (`CMS_IMAGE_CONCURRENCY`, default 2). */
     imageConcurrency?: number
+    /** What JSON a request or a stored value may hold (`CMS_JSON_MAX_DEPTH`, `CMS_TEXT_MAX_STRINGS`); default the kernel's. */
+    textLimits?: TextLimits
+    /** The text pool's threads and queue (`CMS_TEXT_THREADS`, `CMS_TEXT_QUEUE`; text-pool.ts). */
+    textPool?: TextPoolSettings
     /** How often due scheduled posts are published (`CMS_SCHEDULER_INTERVAL_MS`, default 10 s). */
     schedulerIntervalMs?: number
     /** `local` lets the authorization page redirect to plain-http URLs (`CMS_ENVIRONMENT`). */
@@ -74,5 +80,7 @@ export interface Services {
 export function createServices (base: Pick<Services, 'store' | 'settings' | 'mediaStorage'> & { upstreams?: Upstreams, events?: LifecycleOptions }): Services {
   const meta = new MetaRegistry()
   registerCoreMeta(meta)
+  // The process's one text pool takes the settings of the deployment composed last (one per process in practice).
+  textPool.configure(base.settings.textPool)
   return { ...base, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), commentMeta: new MetaRegistry('comment'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
 }

@@ -70,6 +70,10 @@ export interface TestAppOptions {
   uploadMaxBytes?: number
   /** Most pixels of an image (`CMS_IMAGE_MAX_PIXELS`) and images made at once (`CMS_IMAGE_CONCURRENCY`); default the core's. */
   images?: { maxPixels?: number, concurrency?: number }
+  /** What a JSON body or builder data may hold (`CMS_JSON_MAX_DEPTH`, `CMS_TEXT_MAX_STRINGS`); default the kernel's. */
+  textLimits?: { maxDepth: number, maxStrings: number }
+  /** The text pool's threads and queue (`CMS_TEXT_THREADS`, `CMS_TEXT_QUEUE`); default the core's. */
+  textPool?: { threads?: number, queue?: number }
   /** The deployment's environment (`CMS_ENVIRONMENT`: `local` lets the authorization page redirect to plain http). */
   environment?: string
   /** A database to share with another app (already migrated or not; closed by whoever opened it). Default: a fresh one, closed with the app. */
@@ -101,7 +105,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const env = opts.env ?? {}
   const services = createServices({
     store,
-    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, environment: opts.environment, packages: packageSettingsFromEnv(env), commentsAnonymous: env.CMS_COMMENTS_ANONYMOUS === '1' },
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, textPool: opts.textPool, textLimits: opts.textLimits, environment: opts.environment, packages: packageSettingsFromEnv(env), commentsAnonymous: env.CMS_COMMENTS_ANONYMOUS === '1' },
     upstreams: new Upstreams(upstreamConfigFromEnv(env))
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions, local)
@@ -114,6 +118,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
       routes: platform.routes(),
       authenticate: authenticator(services),
       baseUrl: opts.baseUrl ?? BASE,
+      textLimits: opts.textLimits,
       remote: opts.remote,
       remotePages: remotePagesOf(catalog, remote),
       horizon: opts.horizon === true ? async () => await store.horizon() : undefined,

@@ -21,6 +21,17 @@ export function toRestError (err: unknown, opts: Pick<KernelOptions, 'classifyEr
   return kernelErrors.rest_internal_error()
 }
 
+/**
+ * What an error adds to its answer's head, and whether it is logged: a
+ * refusal that names when to come back (`data.retry_after`: a full work
+ * queue) says so in `Retry-After` and is no failure of the service to log.
+ */
+export function errorHead (error: RestError): { headers: Record<string, string>, log: boolean } {
+  const retry = error.data.retry_after
+  if (typeof retry === 'number') return { headers: { 'Retry-After': String(retry) }, log: false }
+  return { headers: {}, log: error.status >= 500 }
+}
+
 /** Installed before any route: a route takes the handlers in force when it is declared. */
 export function installErrorHandlers (app: FastifyInstance, opts: Pick<KernelOptions, 'classifyError'>): void {
   app.setNotFoundHandler(async (request, reply) => {
@@ -31,7 +42,8 @@ export function installErrorHandlers (app: FastifyInstance, opts: Pick<KernelOpt
 
   app.setErrorHandler(async (err: unknown, request, reply) => {
     const error = toRestError(err, opts)
-    if (error.status >= 500) request.log.error({ err }, 'request failed')
-    return await send(request, reply, error.status, {}, error.toBody())
+    const head = errorHead(error)
+    if (head.log) request.log.error({ err }, 'request failed')
+    return await send(request, reply, error.status, head.headers, error.toBody())
   })
 }

@@ -15,7 +15,7 @@ import { asResponse, StreamBody, type HeaderValue } from './response.js'
 import { checkPreconditions } from './conditional.js'
 import { tooLargeByLength } from './body-stream.js'
 import { shapeBody } from './shape.js'
-import { toRestError } from './error-handler.js'
+import { errorHead, toRestError } from './error-handler.js'
 import { KeptAnswers } from './kept-answers.js'
 import type { Rendered } from './render.js'
 import type { KernelOptions } from './options.js'
@@ -119,9 +119,10 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
       return await handle(request, (r) => { restReq = r })
     } catch (err) {
       const error = toRestError(err, opts)
-      if (error.status >= 500) request.log.error({ err }, 'request failed')
+      const head = errorHead(error)
+      if (head.log) request.log.error({ err }, 'request failed')
       const allow = restReq === undefined ? '' : await allowHeader(decl, restReq)
-      return { status: error.status, headers: allow === '' ? {} : { Allow: allow }, body: error.toBody() }
+      return { status: error.status, headers: allow === '' ? head.headers : { ...head.headers, Allow: allow }, body: error.toBody() }
     }
   }
 }
@@ -173,11 +174,29 @@ export async function allowHeader (decl: RouteDecl, req: RestRequest): Promise<s
   for (const ep of decl.endpoints) {
     let ok = false
     try {
-      ok = (await ep.permission.check({ ...req, method: ep.methods[0]! })) === true
+      ok = (await checkQuietly(ep, { ...req, method: ep.methods[0]! })) === true
     } catch {
       ok = false
     }
     if (ok) allowed.push(...ep.methods)
   }
   return allowed.join(', ')
+}
+
+/**
+ * A permission check whose refusal only decides a header: the error it
+ * returns is dropped, so the part of the check that runs before its first
+ * `await` (all of it, for most checks) builds its error without a stack
+ * trace, the costly part of an Error (an anonymous list built two for its
+ * create endpoint on every uncached answer). Nothing else runs meanwhile: the
+ * limit is restored before any other code can create an error.
+ */
+function checkQuietly (ep: RouteDecl['endpoints'][number], req: RestRequest): ReturnType<typeof ep.permission.check> {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    return ep.permission.check(req)
+  } finally {
+    Error.stackTraceLimit = limit
+  }
 }

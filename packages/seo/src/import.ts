@@ -94,7 +94,7 @@ export function importRoutes (api: PackageApi): RouteDecl[] {
         for (const change of changes) {
           for (const [key, value] of Object.entries(change.set)) {
             const spec = api.services.meta.get(key)
-            const clean = spec?.sanitize?.(value, `meta.${key}`)
+            const clean = await spec?.sanitize?.(value, `meta.${key}`)
             if (clean !== undefined) {
               if ('invalid' in clean) delete change.set[key]
               else change.set[key] = clean.value

@@ -20,7 +20,7 @@ import {
   canEdit, canRead, formatGmt, formatLocal, getPost, metaResponse, parseRequestDate, permalink, requestSettings, textParam, type PostRow
 } from '../content/index.js'
 import { metaSchema, parseMetaParam } from '../content/meta.js'
-import { filterTitleHtml } from '../content/kses.js'
+import { textPool } from '../content/text-pool.js'
 import { restUrlWithQuery } from '../content/post-format.js'
 import { idOf } from '../content/post-store.js'
 import { findUserById, isEmail } from '../users/store.js'
@@ -393,7 +393,8 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     if (p.author_user_agent !== undefined && p.author_user_agent !== '') row.authorAgent = plainText(p.author_user_agent)
     const content = textParam(p.content)
     if (p.content !== undefined && content === undefined) throw invalidParam('content', 'content is not of type object,string.')
-    if (content !== undefined) row.content = req.user.can('unfiltered_html') ? content.trim() : filterTitleHtml(content.trim())
+    // Comment text keeps the small inline set of markup (titles' set: the core's allowed tags for comments).
+    if (content !== undefined) row.content = req.user.can('unfiltered_html') ? content.trim() : await textPool.filter(content.trim(), 'title')
     if (p.date !== undefined || p.date_gmt !== undefined) {
       const settings = await requestSettings(store, req, services.meta)
       const d = p.date !== undefined ? parseRequestDate(p.date, settings.timeZone) : parseRequestDate(p.date_gmt!, settings.timeZone, true)
@@ -455,7 +456,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       date,
       links: linkCount(renderCommentText(row.content!, false))
     }
-    const meta = p.meta === undefined ? undefined : parseMetaParam(services.commentMeta, p.meta, user)
+    const meta = p.meta === undefined ? undefined : await parseMetaParam(services.commentMeta, p.meta, user)
     const wanted = p.status === undefined ? undefined : statusChange(p.status, 'hold', null)
     const created = await store.transaction(async (tx) => {
       // One writer per post at a time: the duplicate and flood checks see every comment before them.
@@ -504,7 +505,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     const postId = row.postId !== undefined ? row.postId : comment.postId
     if (row.parent !== undefined || row.postId !== undefined) await checkParent(row.parent ?? comment.parent, postId, comment.id)
     const change = p.status === undefined ? undefined : statusChange(p.status, comment.status as CommentStatus, comment.previousStatus)
-    const meta = p.meta === undefined ? undefined : parseMetaParam(services.commentMeta, p.meta, req.user, { id: comment.id, type: 'comment' })
+    const meta = p.meta === undefined ? undefined : await parseMetaParam(services.commentMeta, p.meta, req.user, { id: comment.id, type: 'comment' })
     const updated = await store.transaction(async (tx) => {
       const set: Partial<CommentRow> = { ...row }
       if (change !== undefined && change.status !== comment.status) Object.assign(set, { status: change.status, previousStatus: change.previous })

@@ -33,7 +33,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RelativeRou
 
   const format = async (row: PostRow, req: RestRequest, settings: SiteSettings): Promise<Record<string, unknown>> => {
     const meta = (await getMeta(store, [row.id])).get(row.id)!
-    const out = formatRevision(row, meta, req, settings)
+    const out = await formatRevision(row, meta, req, settings)
     if (row.type === 'revision' && isAutosave(row)) {
       const parentType = (await getPost(store, row.parent))?.type ?? spec.type
       out.preview_link = `${permalink(settings.home, parentType, row.parent)}&preview_id=${row.parent}&preview_nonce=${previewToken(row.parent, req.user.id)}&preview=true`

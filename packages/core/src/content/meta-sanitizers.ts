@@ -4,13 +4,10 @@
  * rule moves with the declaration; a package writes its keys' sanitizers
  * itself with the filters exported here (`filterPostHtml`, `allowedUrl`).
  */
-import { filterPostHtml } from './kses.js'
+import { textPool } from './text-pool.js'
 
 /** The value to store, or why it is refused (a 400 naming `meta.<key>`). */
 export type Sanitized = { value: unknown } | { invalid: string }
-
-/** Text without markup characters comes out of kses unchanged: skip the parse. */
-const kses = (text: string): string => /[<>&\u00a0]/.test(text) ? filterPostHtml(text) : text
 
 /** The core's `sanitize_key()`: lower case, letters, digits, `_` and `-`. */
 function sanitizeKey (key: string): string {
@@ -21,8 +18,9 @@ function sanitizeKey (key: string): string {
  * Footnotes (a JSON list of `{id, content}`), as the core filters them:
  * each content through the post kses rules, ids through `sanitize_key`,
  * entries without both dropped; anything but a JSON list is stored empty.
+ * The contents are filtered together in the text pool (a cost per byte).
  */
-export function sanitizeFootnotes (value: unknown): Sanitized {
+export async function sanitizeFootnotes (value: unknown): Promise<Sanitized> {
   if (typeof value !== 'string' || value === '') return { value }
   let list: unknown
   try { list = JSON.parse(value) } catch { return { value: '' } }
@@ -32,7 +30,9 @@ export function sanitizeFootnotes (value: unknown): Sanitized {
     if (typeof note !== 'object' || note === null) continue
     const { id, content } = note as { id?: unknown, content?: unknown }
     if (typeof id !== 'string' || id === '' || typeof content !== 'string' || content === '') continue
-    out.push({ id: sanitizeKey(id), content: kses(content) })
+    out.push({ id: sanitizeKey(id), content })
   }
+  const contents = await textPool.filterMany(out.map((note) => note.content))
+  contents.forEach((content, i) => { out[i]!.content = content })
   return { value: JSON.stringify(out) }
 }

@@ -6,7 +6,7 @@
  */
 import type { Principal } from '@cms/rest'
 import { ChainedError, contentErrors, denied, invalidParam } from './errors.js'
-import { filterPostHtml, filterTitleHtml } from './kses.js'
+import { textPool } from './text-pool.js'
 import { sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
 
 export interface MetaKey {
@@ -24,8 +24,10 @@ export interface MetaKey {
    * Cleans a valid value written by a caller without `unfiltered_html`
    * (`param` is `meta.<key>`, for messages). Every key users may write
    * declares one unless its schema already excludes markup (an enum).
+   * May answer a promise: heavy filtering runs in the core's text pool
+   * (`textPool`, text-pool.ts), off the request thread.
    */
-  sanitize?: (value: unknown, param: string) => Sanitized
+  sanitize?: (value: unknown, param: string) => Sanitized | Promise<Sanitized>
 }
 
 export type MetaObjectType = 'post' | 'user' | 'comment'
@@ -101,15 +103,27 @@ const MAX_DEPTH = 256
 
 /**
  * The sanitizer of a key that declares none: a copy of the value with every
- * string through `filter` (keys kept), walked without recursion.
+ * string through the post filter (titles' for user meta), keys kept, walked
+ * without recursion. The strings with markup are filtered together in the
+ * text pool (a cost per byte, off the request thread when large).
  */
 function defaultSanitizer (objectType: MetaObjectType): NonNullable<MetaKey['sanitize']> {
   // User and comment text allow the small inline set; post meta the post content's markup.
-  const filter = objectType === 'post' ? filterPostHtml : filterTitleHtml
-  const clean = (v: unknown): unknown => typeof v === 'string' && /[<>&\u00a0]/.test(v) ? filter(v) : v
-  const copy = (v: unknown): unknown => Array.isArray(v) ? new Array(v.length) : typeof v === 'object' && v !== null ? {} : clean(v)
-  return (value) => {
-    const out = { root: copy(value) }
+  const kind = objectType === 'post' ? 'post' : 'title'
+  return async (value) => {
+    const slots: Array<[Record<string, unknown>, string]> = []
+    const texts: string[] = []
+    const copy = (v: unknown): unknown => Array.isArray(v) ? new Array(v.length) : typeof v === 'object' && v !== null ? {} : v
+    const place = (target: Record<string, unknown>, key: string, v: unknown): void => {
+      // Defined, not assigned: a `__proto__` key stays a plain key.
+      Object.defineProperty(target, key, { value: v, enumerable: true, writable: true, configurable: true })
+      if (typeof v === 'string' && MARKUP.test(v)) {
+        slots.push([target, key])
+        texts.push(v)
+      }
+    }
+    const out: Record<string, unknown> = {}
+    place(out, 'root', copy(value))
     const stack: Array<{ from: unknown, to: unknown, depth: number }> = [{ from: value, to: out.root, depth: 0 }]
     while (stack.length > 0) {
       const { from, to, depth } = stack.pop()!
@@ -118,14 +132,21 @@ function defaultSanitizer (objectType: MetaObjectType): NonNullable<MetaKey['san
       for (const key of Object.keys(from)) {
         const item = (from as Record<string, unknown>)[key]
         const made = copy(item)
-        // Defined, not assigned: a `__proto__` key stays a plain key.
-        Object.defineProperty(to, key, { value: made, enumerable: true, writable: true, configurable: true })
+        place(to as Record<string, unknown>, key, made)
         if (typeof item === 'object' && item !== null) stack.push({ from: item, to: made, depth: depth + 1 })
       }
     }
+    const filtered = await textPool.filterMany(texts, kind)
+    filtered.forEach((text, i) => {
+      const [target, key] = slots[i]!
+      Object.defineProperty(target, key, { value: text, enumerable: true, writable: true, configurable: true })
+    })
     return { value: out.root }
   }
 }
+
+/** Text without markup characters comes out of the filters unchanged. */
+const MARKUP = /[<>&\u00a0]/
 
 /** The core's own keys. */
 export function registerCoreMeta (registry: MetaRegistry): void {
@@ -199,7 +220,7 @@ export interface MetaChanges {
  * failure reported at once; `null` deletes the key. Values of a writer
  * without `unfiltered_html` go through their key's sanitizer.
  */
-export function parseMetaParam (registry: MetaRegistry, input: unknown, writer: Principal, object?: { id: number, type: string }): MetaChanges {
+export async function parseMetaParam (registry: MetaRegistry, input: unknown, writer: Principal, object?: { id: number, type: string }): Promise<MetaChanges> {
   if (typeof input !== 'object' || input === null) throw invalidParam('meta', 'Invalid parameter.')
   const changes: MetaChanges = { set: {}, remove: [] }
   const issues: Issue[] = []
@@ -217,7 +238,7 @@ export function parseMetaParam (registry: MetaRegistry, input: unknown, writer: 
       issues.push(r)
       continue
     }
-    const clean = spec.sanitize === undefined || trusted ? r : spec.sanitize(r.value, `meta.${key}`)
+    const clean = spec.sanitize === undefined || trusted ? r : await spec.sanitize(r.value, `meta.${key}`)
     if ('invalid' in clean) issues.push({ code: 'rest_invalid_param', message: clean.invalid, param: `meta.${key}` })
     else changes.set[key] = clean.value
   }

@@ -203,14 +203,14 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
   if (context !== 'embed') {
     out.content = {
       raw: post.content,
-      rendered: open ? renderedContent(post.content, opts.settings.useSmilies) : '',
+      rendered: open ? await renderedContent(post.content, opts.settings.useSmilies) : '',
       protected: post.password !== '',
       block_version: hasBlocks(post.content) ? 1 : 0
     }
   }
   out.excerpt = {
     raw: post.excerpt,
-    rendered: open ? renderedExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) : '',
+    rendered: open ? await renderedExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) : '',
     protected: post.password !== ''
   }
   out.author = post.author

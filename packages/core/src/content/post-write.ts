@@ -13,7 +13,7 @@ import { typeCaps } from '../users/capabilities.js'
 import { findUserById } from '../users/store.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
-import { filterPostHtml, filterTitleHtml } from './kses.js'
+import { textPool } from './text-pool.js'
 import { parseMetaParam, type MetaChanges } from './meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
@@ -66,9 +66,10 @@ export async function preparePost (
   const excerpt = textParam(params.excerpt)
   // Only callers trusted with unfiltered HTML store their markup as written.
   const trusted = user.can('unfiltered_html')
-  if (title !== undefined) row.title = trusted ? title : filterTitleHtml(title)
-  if (content !== undefined) row.content = trusted ? content : filterPostHtml(content)
-  if (excerpt !== undefined) row.excerpt = trusted ? excerpt : filterPostHtml(excerpt)
+  // Filtered in the text pool: a large content is filtered off the request thread.
+  if (title !== undefined) row.title = trusted ? title : await textPool.filter(title, 'title')
+  if (content !== undefined) row.content = trusted ? content : await textPool.filter(content)
+  if (excerpt !== undefined) row.excerpt = trusted ? excerpt : await textPool.filter(excerpt)
 
   // Status: rights are checked only when it changes.
   let status = existing?.status ?? 'draft'
@@ -163,7 +164,7 @@ export async function preparePost (
     row.featuredMedia = media
   }
 
-  const meta = params.meta === undefined ? undefined : parseMetaParam(settings.meta, params.meta, user, existing)
+  const meta = params.meta === undefined ? undefined : await parseMetaParam(settings.meta, params.meta, user, existing)
 
   const categories = spec.hasTerms && Array.isArray(params.categories) ? await existingTermIds(store, 'category', params.categories as number[]) : undefined
   const tags = spec.hasTerms && Array.isArray(params.tags) ? await existingTermIds(store, 'post_tag', params.tags as number[]) : undefined

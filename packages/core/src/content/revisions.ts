@@ -18,7 +18,8 @@ import { runListQuery } from './post-query.js'
 import { revisionItemSchema } from './post-schema.js'
 import { deletePostFully, getMeta, getPost, idOf, type PostRow } from './post-store.js'
 import { postTypeOf, siteSettings, type PostType, type SiteSettings } from './post-types.js'
-import { renderContent, renderExcerpt, renderTitle } from './render.js'
+import { renderTitle } from './render.js'
+import { renderedContent, renderedExcerpt } from './render-cache.js'
 
 /** The post named by a path variable, when it is of the route's type. */
 export async function loadParent (store: Store, spec: PostType, value: unknown): Promise<PostRow | undefined> {
@@ -27,7 +28,7 @@ export async function loadParent (store: Store, spec: PostType, value: unknown):
 }
 
 /** A revision (or a post shown as one) in the core's key order. */
-export function formatRevision (row: PostRow, meta: Record<string, unknown>, req: RestRequest, settings: SiteSettings): Record<string, unknown> {
+export async function formatRevision (row: PostRow, meta: Record<string, unknown>, req: RestRequest, settings: SiteSettings): Promise<Record<string, unknown>> {
   const tz = settings.timeZone
   const out: Record<string, unknown> = {
     author: row.author,
@@ -40,8 +41,8 @@ export function formatRevision (row: PostRow, meta: Record<string, unknown>, req
     slug: row.slug,
     guid: { rendered: row.guid, raw: row.guid },
     title: { raw: row.title, rendered: renderTitle(row.title) },
-    content: { raw: row.content, rendered: renderContent(row.content) },
-    excerpt: { raw: row.excerpt, rendered: renderExcerpt(row.excerpt, row.content) },
+    content: { raw: row.content, rendered: await renderedContent(row.content) },
+    excerpt: { raw: row.excerpt, rendered: await renderedExcerpt(row.excerpt, row.content) },
     meta: metaResponse(settings.meta, meta)
   }
   return out
@@ -59,7 +60,7 @@ export async function revisionLinks (store: Store, row: PostRow, baseUrl: string
 export async function formatRevisions (store: Store, rows: PostRow[], req: RestRequest, settings: SiteSettings): Promise<Array<Record<string, unknown>>> {
   const meta = await getMeta(store, rows.map((r) => r.id))
   return await Promise.all(rows.map(async (row) => {
-    const out = formatRevision(row, meta.get(row.id)!, req, settings)
+    const out = await formatRevision(row, meta.get(row.id)!, req, settings)
     const links = await revisionLinks(store, row, req.baseUrl)
     if (links !== undefined) out._links = links
     return out

@@ -186,7 +186,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
   }
 
   /** What a write changes; every check of the request's values runs here, before anything is written. */
-  function changesFrom (req: RestRequest, targetId?: number): UserChanges {
+  async function changesFrom (req: RestRequest, targetId?: number): Promise<UserChanges> {
     const q = req.params
     const kses = userTextFilter(req.user)
     const changes: UserChanges = {}
@@ -204,7 +204,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     changes.profile = profile
     // Registered user meta: every key checked (all failures at once), its authorize and sanitizer; null removes a key.
     if (q.meta !== undefined && metaKeys.length > 0) {
-      const parsed = parseMetaParam(userMeta, q.meta, req.user, targetId === undefined ? undefined : { id: targetId, type: 'user' })
+      const parsed = await parseMetaParam(userMeta, q.meta, req.user, targetId === undefined ? undefined : { id: targetId, type: 'user' })
       changes.meta = { ...parsed.set, ...Object.fromEntries(parsed.remove.map((key) => [key, null])) }
     }
     return changes
@@ -237,7 +237,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     if (user === undefined) throw userErrors.rest_user_invalid_id()
     const username = req.params.username
     if (typeof username === 'string' && username !== '' && username !== user.login) throw userErrors.rest_user_invalid_argument()
-    const changes = changesFrom(req, id)
+    const changes = await changesFrom(req, id)
     if (changes.roles !== undefined) checkRoleUpdate(req, id, changes.roles)
     const updated = await updateUser(store, id, changes)
     forgetUser(req, id)
@@ -328,7 +328,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
           const roles = Array.isArray(q.roles) ? q.roles : ['subscriber']
           checkRoleUpdate(req, undefined, roles)
           try { checkAccountPassword(q.password) } catch (e) { throw invalidParamOf('password', e) }
-          const changes = changesFrom(req)
+          const changes = await changesFrom(req)
           let user: UserRecord
           try {
             user = await createUser(store, {

@@ -1,0 +1,159 @@
+/**
+ * Heavy text work off the request thread (issue 27): filtering and
+ * rendering a large text runs in a bounded `piscina` pool of worker
+ * threads, so that while it runs the event loop keeps answering
+ * (`/healthz`, cached reads, every other request).
+ *
+ *   - Small inputs run inline: below `INLINE_MAX_CHARS` the filter takes
+ *     about a millisecond, as much as handing the text to a thread and
+ *     copying it back, so the pool would only add latency.
+ *   - The pool is bounded: `threads` threads (`CMS_TEXT_THREADS`) and at most
+ *     `queue` tasks waiting (`CMS_TEXT_QUEUE`); past that a request is
+ *     answered `503 rest_text_busy` with `Retry-After` instead of queueing
+ *     without end.
+ *   - A task refused in the thread (a 4xx) becomes the same RestError the
+ *     inline path throws (text-tasks.ts answers refusals as values).
+ *
+ * One pool per process, shared by every app it composes (one CPU budget):
+ * `createServices` configures it from the deployment's settings. The SEO
+ * analysis keeps a pool of its own (packages/seo analysis.ts): it is
+ * background work whose queue is a table, niced, never answering a request.
+ */
+import { availableParallelism } from 'node:os'
+import { Piscina } from 'piscina'
+import { declareErrors, RestError } from '@cms/rest'
+import * as tasks from './text-tasks.js'
+import type { FilterKind, TaskOutcome } from './text-tasks.js'
+
+/** Characters (all inputs of one task together) up to which the work runs on the request thread. */
+export const INLINE_MAX_CHARS = 4096
+
+/** The defaults: one thread per core but one (the request thread keeps a core), at most 4; 64 tasks waiting. */
+export const TEXT_POOL_DEFAULTS = {
+  threads: Math.max(1, Math.min(4, availableParallelism() - 1)),
+  queue: 64
+} as const
+
+export interface TextPoolSettings {
+  /** Worker threads (`CMS_TEXT_THREADS`). */
+  threads?: number
+  /** Tasks that may wait for a thread before requests are refused (`CMS_TEXT_QUEUE`). */
+  queue?: number
+}
+
+export const textErrors = declareErrors({
+  rest_text_busy: { status: 503, message: 'The service is busy processing text. Try again in a moment.' }
+})
+
+/** Seconds a refused caller is told to wait: tasks last milliseconds to a few seconds. */
+const RETRY_AFTER_S = 2
+
+type TaskName = 'filterOne' | 'filterMany' | 'renderContent' | 'renderExcerpt'
+
+/** Where a task ran: for tests and benches that count the work (never for timing). */
+export interface TextWorkEvent { task: TaskName, where: 'inline' | 'pool', phase: 'start' | 'end' }
+
+export class TextPool {
+  private pool: Piscina | undefined
+  private settings: Required<TextPoolSettings> = { ...TEXT_POOL_DEFAULTS }
+  private readonly watchers = new Set<(event: TextWorkEvent) => void>()
+  /** Tasks handed to the threads and not yet answered (running or waiting). */
+  private inFlight = 0
+  /** Tasks run inline, in the pool, and refused because the queue was full. */
+  readonly counts = { inline: 0, pool: 0, refused: 0 }
+
+  /** Takes new settings; a running pool is closed once its tasks end and the next task starts a new one. */
+  configure (settings: TextPoolSettings = {}): void {
+    const next = { threads: settings.threads ?? TEXT_POOL_DEFAULTS.threads, queue: settings.queue ?? TEXT_POOL_DEFAULTS.queue }
+    if (next.threads === this.settings.threads && next.queue === this.settings.queue) return
+    this.settings = next
+    const old = this.pool
+    this.pool = undefined
+    void old?.close()
+  }
+
+  /** Calls `watcher` as each task starts and ends; answers what stops it. */
+  watch (watcher: (event: TextWorkEvent) => void): () => void {
+    this.watchers.add(watcher)
+    return () => { this.watchers.delete(watcher) }
+  }
+
+  async filter (html: string, kind: FilterKind = 'post'): Promise<string> {
+    return await this.run('filterOne', { html, kind }, html.length)
+  }
+
+  /** Many texts at a cost per byte (builder data, meta values). */
+  async filterMany (texts: string[], kind: FilterKind = 'post'): Promise<string[]> {
+    if (texts.length === 0) return []
+    let chars = 0
+    for (const t of texts) chars += t.length
+    return await this.run('filterMany', { texts, kind }, chars)
+  }
+
+  async renderContent (raw: string, smilies = true): Promise<string> {
+    return await this.run('renderContent', { raw, smilies }, raw.length)
+  }
+
+  async renderExcerpt (excerpt: string, content: string, length?: number, smilies = true): Promise<string> {
+    return await this.run('renderExcerpt', { excerpt, content, smilies, ...(length === undefined ? {} : { length }) }, excerpt.length + content.length)
+  }
+
+  /** Closes the threads (they also end by themselves when idle). */
+  async close (): Promise<void> {
+    const p = this.pool
+    this.pool = undefined
+    await p?.destroy()
+  }
+
+  private async run<T> (task: TaskName, input: unknown, chars: number): Promise<T> {
+    if (chars <= INLINE_MAX_CHARS) {
+      this.counts.inline++
+      this.emit(task, 'inline', 'start')
+      try {
+        return unwrap((tasks[task] as (i: unknown) => TaskOutcome<T>)(input))
+      } finally {
+        this.emit(task, 'inline', 'end')
+      }
+    }
+    // Every thread busy and `queue` tasks already waiting: refused before anything is queued.
+    if (this.inFlight >= this.settings.threads + this.settings.queue) {
+      this.counts.refused++
+      throw textErrors.rest_text_busy({ retry_after: RETRY_AFTER_S, limit: 'CMS_TEXT_QUEUE', max: this.settings.queue })
+    }
+    const pool = this.threads()
+    this.inFlight++
+    this.counts.pool++
+    this.emit(task, 'pool', 'start')
+    try {
+      return unwrap(await pool.run(input, { name: task }) as TaskOutcome<T>)
+    } finally {
+      this.inFlight--
+      this.emit(task, 'pool', 'end')
+    }
+  }
+
+  private threads (): Piscina {
+    // Threads start on first use and end after a minute idle: a service that never sees a large text never starts one.
+    this.pool ??= new Piscina({
+      filename: new URL('./text-worker.mjs', import.meta.url).href,
+      minThreads: 0,
+      maxThreads: this.settings.threads,
+      idleTimeout: 60_000
+    })
+    return this.pool
+  }
+
+  private emit (task: TaskName, where: 'inline' | 'pool', phase: 'start' | 'end'): void {
+    for (const w of this.watchers) w({ task, where, phase })
+  }
+}
+
+function unwrap<T> (outcome: TaskOutcome<T>): T {
+  if ('value' in outcome) return outcome.value
+  const { code, message, status, data } = outcome.refused
+  const { status: _status, ...extra } = data
+  throw new RestError(code, message, status, extra)
+}
+
+/** The process's pool. */
+export const textPool = new TextPool()

@@ -1,0 +1,44 @@
+/**
+ * The text work a request may cause, as plain functions of their input: the
+ * HTML filters and the rendering. `text-pool.ts` runs them inline for small
+ * inputs and in a worker thread (text-worker.mjs) for large ones, so each
+ * export takes one structured-cloneable argument and answers a cloneable
+ * value. A refusal is answered, not thrown (an error's class does not cross
+ * threads): the pool turns it back into the same RestError either way.
+ */
+import { filterPostHtml, filterPostHtmlMany, filterTitleHtml } from './kses.js'
+import { renderContent as render, renderExcerpt as excerpt } from './render.js'
+
+/** A task's outcome: its value, or the 4xx it refused with. */
+export type TaskOutcome<T> = { value: T } | { refused: { code: string, message: string, status: number, data: Record<string, unknown> } }
+
+function outcome<T> (work: () => T): TaskOutcome<T> {
+  try {
+    return { value: work() }
+  } catch (err) {
+    // Recognised by shape: importing the kernel here would load it into every thread.
+    const e = err as { code?: unknown, status?: unknown, message?: unknown, data?: unknown }
+    if (typeof e?.code !== 'string' || typeof e.status !== 'number' || e.status < 400 || e.status >= 500) throw err
+    return { refused: { code: e.code, message: String(e.message), status: e.status, data: { ...(e.data as Record<string, unknown>) } } }
+  }
+}
+
+/** Which filter: post content and excerpts, or titles (and user meta). */
+export type FilterKind = 'post' | 'title'
+
+export function filterOne (input: { html: string, kind: FilterKind }): TaskOutcome<string> {
+  return outcome(() => input.kind === 'post' ? filterPostHtml(input.html) : filterTitleHtml(input.html))
+}
+
+/** Many texts at a cost per byte (the post filter joins them, see `filterPostHtmlMany`). */
+export function filterMany (input: { texts: string[], kind: FilterKind }): TaskOutcome<string[]> {
+  return outcome(() => input.kind === 'post' ? filterPostHtmlMany(input.texts) : input.texts.map(filterTitleHtml))
+}
+
+export function renderContent (input: { raw: string, smilies?: boolean }): TaskOutcome<string> {
+  return outcome(() => render(input.raw, input.smilies ?? true))
+}
+
+export function renderExcerpt (input: { excerpt: string, content: string, length?: number, smilies?: boolean }): TaskOutcome<string> {
+  return outcome(() => excerpt(input.excerpt, input.content, input.length, input.smilies ?? true))
+}
