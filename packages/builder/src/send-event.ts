@@ -12,7 +12,7 @@
  */
 import { desc, sql } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
-import { checkPage, declareErrors, endpoint, invalidParam, paginationHeaders, RestResponse, route, type RelativeRouteDecl, successObject } from '@cms/rest'
+import { checkPage, declareErrors, endpoint, invalidParam, pageHeaders, RestResponse, route, type RelativeRouteDecl, successObject } from '@cms/rest'
 import type { PackageApi, PackageOption } from '@cms/core'
 import type { TBoolean } from '@sinclair/typebox'
 import { mayManageOptions } from './access.js'
@@ -45,7 +45,7 @@ export function sendEventRoutes (api: PackageApi, tracking: PackageOption<TBoole
           checkPage(info, errors.builder_events_invalid_page_number)
           const rows = await store.db.select().from(builderEvents).orderBy(desc(builderEvents.id)).limit(req.params.per_page).offset((req.params.page - 1) * req.params.per_page)
           const body = rows.map((r) => ({ id: r.id, event_data: r.eventData, user_id: r.userId, created_at: r.createdAt.toISOString().slice(0, 19) }))
-          return new RestResponse(body, 200, paginationHeaders(info, req.baseUrl, '/builder/v1/send-event', req.query))
+          return new RestResponse(body, 200, pageHeaders(req, info))
         }
       }),
       endpoint({

@@ -17,7 +17,7 @@ import { mkdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { and, asc, count, desc, eq } from 'drizzle-orm'
-import { can, checkPage, endpoint, Enum, paginationHeaders, RestResponse, route, StreamBody, type RelativeRouteDecl } from '@cms/rest'
+import { can, checkPage, endpoint, Enum, RestResponse, route, StreamBody, type RelativeRouteDecl, pageHeaders } from '@cms/rest'
 import { findUserById } from '@cms/core'
 import type { Store } from '@cms/store'
 import { Type } from '@sinclair/typebox'
@@ -200,7 +200,7 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
             })
           }
           const pages = Math.ceil(info.total / info.perPage)
-          return new RestResponse({ items, total: info.total, pages }, 200, paginationHeaders(info, req.baseUrl, '/rollback/v1/archives', req.query))
+          return new RestResponse({ items, total: info.total, pages }, 200, pageHeaders(req, info))
         }
       })]
     }),

@@ -14,14 +14,17 @@
  * minutes in their private meta) and the service is asked for tokens with
  * its SHA-256 (hex) and the two callback URLs; the service calls a callback
  * with the tokens, the challenge and the user id, which must match the
- * stored verifier exactly. Tokens are sealed at rest (`api.secrets`), never
+ * stored verifier exactly. An access token past its `exp` (or one the
+ * service refuses with 401) is refreshed the same way through
+ * `token/refresh` with the refresh token, then the call is made once more;
+ * a refused refresh token starts over. Tokens are sealed at rest (`api.secrets`), never
  * logged and never answered. Every route but the callbacks needs
  * `edit_posts`. Arguments are validated before the upstream is asked for,
  * so a bad request is a 400 whether or not the service is configured.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { check, endpoint, Enum, kernelErrors, route, who, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { check, endpoint, Enum, kernelErrors, RestError, route, who, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi, UpstreamClient } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { seoErrors } from './errors.js'
@@ -42,9 +45,26 @@ const now = (): number => Math.floor(Date.now() / 1000)
 
 /** The user's tokens and the service's client, shared with the content planner. */
 export interface AiAccess {
-  /** The user's access token, asking the service for tokens first when there are none. */
+  /** The user's access token: asked for when there is none, refreshed when it has expired. */
   accessToken: (req: RestRequest, client: UpstreamClient) => Promise<string>
+  /** Runs `call` with the user's access token; a 401 from the service refreshes the tokens and runs it once more. */
+  withToken: <T>(req: RestRequest, client: UpstreamClient, call: (token: string) => Promise<T>) => Promise<T>
 }
+
+/** Seconds a token must still be valid for to be used (a request takes a while). */
+const EXPIRY_MARGIN_S = 30
+
+/** The `exp` claim of a JWT (Unix seconds), or undefined when the token is not a JWT with one (then it is used until refused). */
+export function expiryOf (jwt: string): number | undefined {
+  const payload = jwt.split('.')[1]
+  if (payload === undefined || payload.length > 8192) return undefined
+  try {
+    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined
+  } catch { return undefined }
+}
+
+const isUnauthorized = (err: unknown): boolean => err instanceof RestError && err.data.upstream_status === 401
 
 export function aiAccess (api: PackageApi, users: UserState): AiAccess {
   const read = async (userId: number): Promise<Tokens | undefined> => {
@@ -52,21 +72,57 @@ export function aiAccess (api: PackageApi, users: UserState): AiAccess {
     if (typeof sealed !== 'string') return undefined
     try { return JSON.parse(await api.secrets.open(sealed)) as Tokens } catch { return undefined }
   }
-  return {
-    async accessToken (req, client) {
-      const known = await read(req.user.id)
-      if (known !== undefined) return known.access
-      // The service answers /token/request by calling a callback with the tokens before it answers.
-      const code = randomBytes(32).toString('base64url')
-      await users.set(req.user.id, USER_KEYS.aiCodeVerifier, { code, created_at: now() } satisfies Verifier)
-      const base = `${req.siteUrl !== '' ? req.siteUrl : req.baseUrl}/index.php?rest_route=/seo/v1/ai_generator`
+  /**
+   * Asks the service for tokens (`token/request`, or `token/refresh` with
+   * the refresh token): it answers by calling a callback with them, checked
+   * against a fresh verifier's SHA-256, before it answers this request.
+   */
+  const obtain = async (req: RestRequest, client: UpstreamClient, refresh?: string): Promise<string> => {
+    const before = await read(req.user.id)
+    const code = randomBytes(32).toString('base64url')
+    await users.set(req.user.id, USER_KEYS.aiCodeVerifier, { code, created_at: now() } satisfies Verifier)
+    const base = `${req.siteUrl !== '' ? req.siteUrl : req.baseUrl}/index.php?rest_route=/seo/v1/ai_generator`
+    if (refresh === undefined) {
       await client.request('token/request', {
         method: 'POST',
         json: { service: 'openai', code_challenge: sha256(code), user_id: req.user.id, callback_url: `${base}/callback`, refresh_callback_url: `${base}/refresh_callback` }
       })
-      const tokens = await read(req.user.id)
-      if (tokens === undefined) throw kernelErrors.rest_upstream_error({ upstream: AI_UPSTREAM }, 'The AI service did not send this user\'s tokens.')
-      return tokens.access
+    } else {
+      await client.request('token/refresh', { method: 'POST', headers: { authorization: `Bearer ${refresh}` }, json: { code_challenge: sha256(code), user_id: req.user.id } })
+    }
+    const tokens = await read(req.user.id)
+    if (tokens === undefined || (refresh !== undefined && tokens.access === before?.access)) {
+      throw kernelErrors.rest_upstream_error({ upstream: AI_UPSTREAM }, 'The AI service did not send this user\'s tokens.')
+    }
+    return tokens.access
+  }
+  /** New tokens from the refresh token; a refused refresh token is dropped and new tokens asked for. */
+  const refreshed = async (req: RestRequest, client: UpstreamClient, tokens: Tokens): Promise<string> => {
+    try {
+      return await obtain(req, client, tokens.refresh)
+    } catch (err) {
+      if (!isUnauthorized(err)) throw err
+      await users.remove(req.user.id, USER_KEYS.aiTokens)
+      return await obtain(req, client)
+    }
+  }
+  const accessToken = async (req: RestRequest, client: UpstreamClient): Promise<string> => {
+    const known = await read(req.user.id)
+    if (known === undefined) return await obtain(req, client)
+    const exp = expiryOf(known.access)
+    return exp !== undefined && exp - EXPIRY_MARGIN_S <= now() ? await refreshed(req, client, known) : known.access
+  }
+  return {
+    accessToken,
+    async withToken (req, client, call) {
+      const token = await accessToken(req, client)
+      try {
+        return await call(token)
+      } catch (err) {
+        if (!isUnauthorized(err)) throw err
+        const known = await read(req.user.id)
+        return await call(known === undefined ? await obtain(req, client) : await refreshed(req, client, known))
+      }
     }
   }
 }
@@ -139,13 +195,12 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
       permission: mayEditPosts,
       handler: async (req) => {
         const client = api.upstream(AI_UPSTREAM)
-        const token = await access.accessToken(req, client)
         const p = req.params
-        const res = await client.request(`openai/suggestions/${p.type}`, {
+        const res = await access.withToken(req, client, async (token) => await client.request(`openai/suggestions/${p.type}`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}` },
           json: { service: 'openai', user_id: req.user.id, subject: { content: p.prompt_content, focus_keyphrase: p.focus_keyphrase, language: p.language, platform: p.platform, editor: p.editor } }
-        })
+        }))
         const body = res.json() as { choices?: unknown }
         if (!Array.isArray(body?.choices)) throw kernelErrors.rest_upstream_error({ upstream: AI_UPSTREAM }, 'The AI service answered no choices.')
         return body.choices.map((c: unknown) => typeof c === 'object' && c !== null && typeof (c as { text?: unknown }).text === 'string' ? (c as { text: string }).text.trim() : '').filter((s) => s !== '')
@@ -163,9 +218,8 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
       permission: mayEditPosts,
       handler: async (req) => {
         const client = api.upstream(AI_UPSTREAM)
-        const token = await access.accessToken(req, client)
         // No paid subscription is known here: the free usage.
-        return (await client.request('usage/free-usages', { headers: { authorization: `Bearer ${token}` } })).json()
+        return (await access.withToken(req, client, async (token) => await client.request('usage/free-usages', { headers: { authorization: `Bearer ${token}` } }))).json()
       }
     })]
   })

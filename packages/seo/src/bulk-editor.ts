@@ -6,7 +6,9 @@
  * fields); a post the caller cannot edit shows empty SEO fields. The
  * updates check every item's shape before anything is written (the notes'
  * 400 codes), then each item's post (missing, wrong type, not editable:
- * a per-item failure), and write every accepted item in one transaction.
+ * a per-item failure), and write every accepted item in one transaction;
+ * the posts' indexables are rebuilt before the answer, and the list
+ * catches up on posts changed elsewhere (freshness.ts).
  * Permission: `manage_seo_options`.
  */
 import { Type } from '@sinclair/typebox'
@@ -16,6 +18,7 @@ import { postVisibility, type PackageApi } from '@cms/core'
 import { adminUrl, mayManageSeo, postLike } from './access.js'
 import { seoErrors } from './errors.js'
 import { INDEXABLE_TYPES } from './indexables.js'
+import { catchUp, rebuild } from './freshness.js'
 import { SEO } from './meta.js'
 
 const NS = 'seo/v1'
@@ -66,6 +69,7 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
       handler: async (req) => {
         const { content_type: type, per_page: perPage, page, search } = req.params
         if (!INDEXABLE_TYPES.includes(type) || !req.user.can(type === 'page' ? 'edit_pages' : 'edit_posts')) throw seoErrors.rest_invalid_content_type()
+        await catchUp(api)
         const statuses = req.params.status.length === 0 ? [...STATUSES] : req.params.status
         const own = !req.user.can(type === 'page' ? 'edit_others_pages' : 'edit_others_posts')
         const like = `%${search.slice(0, 200).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
@@ -155,6 +159,8 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
         }
         // A post deleted between the check and the write.
         for (const r of results) if (r.success && !written.includes(r.id)) Object.assign(r, { success: false, error: 'not_found' })
+        // The list shows the new values in the very next request (freshness.ts).
+        await rebuild(api, written)
         return { results }
       }
     })]

@@ -35,8 +35,7 @@ export function contentPlannerRoutes (api: PackageApi, access: AiAccess): Relati
   }, who.can('edit_posts', '§1.3 content planner: edit_posts of the post type', { body: { post_type: 'post' }, query: { post_type: 'post' } }))
   const ask = async (req: RestRequest, path: string, json: unknown): Promise<Record<string, unknown>> => {
     const client = api.upstream(PLANNER_UPSTREAM)
-    const token = await access.accessToken(req, client)
-    const body = (await client.request(path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, json })).json()
+    const body = (await access.withToken(req, client, async (token) => await client.request(path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, json }))).json()
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw kernelErrors.rest_upstream_error({ upstream: PLANNER_UPSTREAM }, 'The content planner answered no object.')
     return body as Record<string, unknown>
   }

@@ -25,7 +25,7 @@ export const seoErrors = {
     rest_post_invalid_id: { status: 404, message: 'Invalid post ID.' },
     seo_file_hosted_externally: { status: 404, message: 'Cannot get the size of the file because it is hosted externally.' },
     seo_file_size_unknown: { status: 404, message: 'Cannot get the size of the file because of unknown reasons.' },
-    seo_unknown_importer: { status: 400, message: 'There is no importer for this plugin and type.' },
+    seo_error_validation: { status: 400, message: 'The source SEO plugin\'s data failed validation.' },
     rest_no_route: { status: 404, message: 'Requested importer not found.' },
     seo_invalid_logo: { status: 400, message: 'The logo is not a valid URL or image of this site.' },
     seo_invalid_user: { status: 400, message: 'The user does not exist.' },

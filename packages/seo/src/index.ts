@@ -17,7 +17,9 @@
  *   head.ts              get_head (the SEO head of any URL of the site; `postHead` for one post)
  *   head-fields.ts       seo_head / seo_head_json on cms/v2 posts and pages (option seo_head_fields, off by default)
  *   templates.ts         title and description templates and their variables
- *   import.ts            import/{plugin}/{type} (another SEO plugin's post meta)
+ *   import.ts            import/{plugin}/{type} (another SEO plugin's meta and settings, in batches)
+ *   import-source.ts     that plugin's data as a migrated site keeps it (registered meta, options)
+ *   freshness.ts         reads reflect writes: indexables rebuilt by the writes, caught up by the reads
  *   configuration.ts     configuration/* (the first-time configuration wizard: site representation, social profiles...)
  *   introductions.ts     introductions, alerts, video embed permission, banners, new content types (what a user saw or dismissed)
  *   integrations.ts      integrations/set_active and the analytics connector's local state
@@ -31,6 +33,11 @@
  *   state.ts             the options and user meta keys of the routes above
  *   access.ts            the shared permissions (who passes each, for the matrix)
  *   errors.ts            the error catalogue
+ *
+ * `analytics-connector/v1` (profile B) is this package's too: the
+ * connector's state lives in the SEO options (integrations.ts) and the
+ * reference shows only the namespace's root route, which the kernel serves
+ * for a declared namespace (CONVENTIONS.md §8).
  *
  * The capability `manage_seo_options` (the real product's
  * `wpseo_manage_options`) is granted to administrators.
@@ -49,6 +56,8 @@ import { fileSizeRoutes } from './file-size.js'
 import { headRoutes, registerHead } from './head.js'
 import { registerHeadFields } from './head-fields.js'
 import { importRoutes } from './import.js'
+import { registerSourceMeta, sourceOptions } from './import-source.js'
+import { INDEX_LISTENERS } from './freshness.js'
 import { scoreRoutes } from './scores.js'
 import { statisticsRoutes } from './statistics.js'
 import { registerSeoMeta } from './meta.js'
@@ -66,15 +75,17 @@ import { analyticsRoutes } from './analytics.js'
 export const seoPackage = definePackage({
   name: '@cms/seo',
   dependencies: ['@cms/core'],
-  namespaces: ['seo/v1'],
-  // Served while the plugin `seo` is active (the registry's status).
-  activation: [{ type: 'plugin', slug: 'seo' }],
+  namespaces: ['seo/v1', 'analytics-connector/v1'],
+  // Served while the plugin `seo` is active (the registry's status); the connector's root while `analytics-connector` is.
+  activation: [{ type: 'plugin', slug: 'seo', namespaces: ['seo/v1'] }, { type: 'plugin', slug: 'analytics-connector', namespaces: ['analytics-connector/v1'] }],
   options: Type.Object({}, { additionalProperties: false }),
   commands: seoCommands,
   register (api, _options, app) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     api.capability(MANAGE_SEO, ['administrator'])
     registerSeoMeta(api)
+    registerSourceMeta(api)
+    const source = sourceOptions(api)
     const head = registerHead(api)
     registerHeadFields(api, head.enabled)
     const options = seoOptions(api)
@@ -99,13 +110,14 @@ export const seoPackage = definePackage({
     api.on('post.created', 'analyse-created', due)
     api.on('post.updated', 'analyse-updated', due)
     api.on('post.deleted', 'forget-analysis', async (e) => { await analyser.forget([e.objectId]) })
-    api.on('post.created', 'index-created', async (e) => { await reindex(e.objectId) })
-    api.on('post.updated', 'index-updated', async (e) => { await reindex(e.objectId) })
-    api.on('post.deleted', 'unindex-deleted', async (e) => { await deleteIndexables(api.services.store, [`post:${e.objectId}`]) })
+    api.on('post.created', INDEX_LISTENERS.created, async (e) => { await reindex(e.objectId) })
+    api.on('post.updated', INDEX_LISTENERS.updated, async (e) => { await reindex(e.objectId) })
+    api.on('post.deleted', INDEX_LISTENERS.deleted, async (e) => { await deleteIndexables(api.services.store, [`post:${e.objectId}`]) })
     api.background('seo analysis', () => analyser.start((message, err) => { app.log.error({ err }, message) }))
     app.addHook('onClose', async () => { await analyser.close() })
     analysers.set(api.services, analyser)
-    api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api), ...headRoutes(api),
+    api.namespace('analytics-connector/v1', () => [])
+    api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api, head, source), ...headRoutes(api),
       ...configurationRoutes(api, head, options), ...introductionRoutes(api, users, options), ...integrationRoutes(api, options), ...taskRoutes(api, options, head),
       ...aiGeneratorRoutes(api, users, options, ai), ...contentPlannerRoutes(api, ai), ...keywordToolRoutes(api, options), ...rankTrackerRoutes(api, options), ...analyticsRoutes(api, options)])
   }

@@ -5,7 +5,9 @@
  * indexables of one content type, optionally of one category. SEO scores
  * leave noindexed posts out; readability does not. Answers are kept 60
  * seconds per type and term unless `troubleshooting` is set, which also
- * lists each group's post ids. Permission: `manage_seo_options`. The
+ * lists each group's post ids; a kept answer is used only while the
+ * type's indexables are unchanged (their count and last update), so a
+ * write shows at once. Permission: `manage_seo_options`. The
  * validation failures the real product answers as `{"error": ...}` are
  * 400s in the error shape.
  */
@@ -16,6 +18,7 @@ import type { PackageApi } from '@cms/core'
 import { adminUrl, mayManageSeo } from './access.js'
 import { SCORE_GROUPS } from './buckets.js'
 import { seoErrors } from './errors.js'
+import { catchUp } from './freshness.js'
 
 const NS = 'seo/v1'
 const CACHE_MS = 60_000
@@ -29,7 +32,7 @@ const READABILITY_GROUP = sql.raw(`case when readability_score <= 0 then (case w
   when readability_score <= 40 then 'bad' when readability_score <= 70 then 'ok' else 'good' end`)
 
 export function scoreRoutes (api: PackageApi): RouteDecl[] {
-  const cache = new Map<string, { at: number, body: Record<string, unknown> }>()
+  const cache = new Map<string, { at: number, under: string, body: Record<string, unknown> }>()
   const make = (kind: 'seo' | 'readability'): RouteDecl => route({
     namespace: NS,
     path: `/${NS}/${kind}_scores`,
@@ -63,8 +66,13 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
           slug = found.slug
         }
         const key = `${kind}:${contentType}:${term ?? ''}`
+        await catchUp(api)
+        // The type's indexables as they stand: any rebuild, addition or removal changes it.
+        const [stamp] = await api.services.store.execute<{ n: string | number, at: string | Date | null }>(sql`select count(*) as n, max(updated_at) as at
+          from seo_indexables where object_type = 'post' and object_sub_type = ${contentType}`)
+        const under = `${String(stamp?.n)}:${stamp?.at instanceof Date ? stamp.at.toISOString() : String(stamp?.at)}`
         const hit = cache.get(key)
-        if (!troubleshooting && hit !== undefined && Date.now() - hit.at < CACHE_MS) return { ...hit.body, queryTime: 0, cacheUsed: true }
+        if (!troubleshooting && hit !== undefined && hit.under === under && Date.now() - hit.at < CACHE_MS) return { ...hit.body, queryTime: 0, cacheUsed: true }
         const started = performance.now()
         const rows = await api.services.store.execute<{ grp: string, amount: string | number, ids: string | null }>(sql`
           select ${kind === 'seo' ? SEO_GROUP : READABILITY_GROUP} as grp, count(*) as amount, string_agg(object_id::text, ',' order by object_id) as ids
@@ -82,7 +90,7 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
         })
         const body = { scores, queryTime, cacheUsed: false }
         if (!troubleshooting) {
-          cache.set(key, { at: Date.now(), body })
+          cache.set(key, { at: Date.now(), under, body })
           // Bounded: one entry per type and term asked; the oldest go first.
           if (cache.size > 1000) cache.delete(cache.keys().next().value!)
         }

@@ -13,6 +13,7 @@ import { endpoint, route, type RouteDecl } from '@cms/rest'
 import { readCache, type PackageApi } from '@cms/core'
 import { adminUrl, mayRead } from './access.js'
 import type { ClassicRank } from './buckets.js'
+import { catchUp } from './freshness.js'
 
 const NS = 'seo/v1'
 const RANKS: readonly ClassicRank[] = ['na', 'bad', 'ok', 'good', 'noindex']
@@ -46,6 +47,7 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
       permission: mayRead.because('§1.3 statistics: read (any signed-in user)'),
       handler: async (req) => {
         const own = !req.user.can('edit_others_posts')
+        await catchUp(api)
         return await cache.get(req, `${req.user.id}:${own ? 'own' : 'all'}:${req.baseUrl}`, async () => {
           const rows = await api.services.store.execute<{ rank: ClassicRank, n: string | number }>(sql`
           select case when is_robots_noindex is true then 'noindex'

@@ -120,9 +120,21 @@ t.test('reads', async (t) => {
     t.same(social.body, { results: [{ id: ids.s40, success: true }] })
     const after = await h.call('GET', `/cms/v2/posts/${ids.s40}`, { as: admin, query: { context: 'edit' } })
     t.match(after.body.meta, { _seo_title: 'New title', _seo_metadesc: 'Desc', _seo_focuskw: 'shoes', '_seo_opengraph-title': 'Social', '_seo_opengraph-description': 'Shared' })
-    await h.platform.services.events.drain()
+    // The very next request, no event delivered in between: the writes rebuilt the indexable.
     const listed = await h.call('GET', '/seo/v1/bulk_editor/posts', { as: admin, query: { content_type: 'post', search: 'Shared' } })
-    t.match(listed.body.posts, [{ id: ids.s40, seo_title: 'New title', social_title: 'Social', focus_keyphrase: 'shoes' }], 'the indexable follows')
+    t.match(listed.body.posts, [{ id: ids.s40, seo_title: 'New title', social_title: 'Social', focus_keyphrase: 'shoes' }], 'the indexable follows at once')
+    // A post written through cms/v2 (its events not yet delivered) is listed, with its SEO values, by the next request.
+    const fresh = (await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Just now', status: 'draft', meta: { _seo_title: 'Fresh title', _seo_focuskw: 'fresh' } } })).body.id
+    const now = await h.call('GET', '/seo/v1/bulk_editor/posts', { as: admin, query: { content_type: 'post' } })
+    t.match(now.body.posts[0], { id: fresh, title: 'Just now', seo_title: 'Fresh title', focus_keyphrase: 'fresh' }, 'a post created a moment ago is listed')
+    await h.call('POST', `/cms/v2/posts/${fresh}`, { as: admin, body: { meta: { _seo_title: 'Changed title' } } })
+    const changed = await h.call('GET', '/seo/v1/bulk_editor/posts', { as: admin, query: { content_type: 'post', search: 'Changed' } })
+    t.match(changed.body.posts, [{ id: fresh, seo_title: 'Changed title' }], 'and its change')
+    const scores = await h.call('GET', '/seo/v1/seo_scores', { as: admin, query: { contentType: 'post' } })
+    t.equal(scores.body.cacheUsed, false, 'a kept score answer is not used after a write')
+    await h.call('DELETE', `/cms/v2/posts/${fresh}`, { as: admin, query: { force: true } })
+    const gone = await h.call('GET', '/seo/v1/bulk_editor/posts', { as: admin, query: { content_type: 'post', search: 'Changed' } })
+    t.same(gone.body.posts, [], 'a deleted post leaves the list at once')
     t.equal((await h.call('POST', '/seo/v1/bulk_editor/update_search', { as: editor, body: { items: [{ id: ids.s40, seo_title: 'x' }] } })).status, 403)
   })
 

@@ -5,16 +5,14 @@
 import { createHash } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
-import {
-  argsFromSchema, check, endpoint, handlerChecked, paginationHeaders, checkPage, restUrl, route, RestResponse, who, type Params, type RelativeRouteDecl, type RestError, type RestRequest
-} from '@cms/rest'
+import { argsFromSchema, check, endpoint, handlerChecked, checkPage, route, RestResponse, who, type Params, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
 import type { Store, Tx } from '@cms/store'
 import type { Services } from '../services.js'
 import type { FieldObjectType } from '../platform/fields.js'
 import type { MetaRegistry } from './meta.js'
 import { nowSeconds, parseRequestDate } from './dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
-import { capObject, canEdit, canRead, formatPost, loadExtras, postRoute, type FormatOptions, type PostExtras } from './post-format.js'
+import { capObject, canEdit, canRead, formatPost, loadExtras, type FormatOptions, type PostExtras } from './post-format.js'
 import { jsonWeight, readCache, type ReadCache } from './read-cache.js'
 import { readRule, runListQuery, type KnownTotal, type ListQuery, type TaxClause, type TotalCache } from './post-query.js'
 import { deleteArgs, listArgs, postItemSchema, readArgs } from './post-schema.js'
@@ -269,7 +267,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     const opts: FormatOptions = { req, spec, settings, context, store }
     const body = await Promise.all(items.map((post) => formatPost(post, extras.get(post.id)!, opts)))
     await addFields(body, req, context)
-    return new RestResponse(body, 200, paginationHeaders(info, req.baseUrl, postRoute(spec), req.query))
+    return new RestResponse(body, 200, pageHeaders(req, info))
   }
 
   const createPermission = async (req: RestRequest): Promise<true | RestError> => {
@@ -302,7 +300,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
       : undefined
     const body = await formatOne(store, spec, post, req, settings, 'edit', known, true)
     await addFields([body], req, 'edit')
-    return new RestResponse(body, 201, { Location: restUrl(req.baseUrl, postRoute(spec, post.id)) })
+    return createdAt(req, body, post.id)
   }
 
   const readPermission = async (req: RestRequest): Promise<true | false | RestError> => {

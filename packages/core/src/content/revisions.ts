@@ -4,10 +4,7 @@
  * and the right to delete the post.
  */
 import { Type } from '@sinclair/typebox'
-import {
-  check, checkPage, collectionParams, contextParam, endpoint, paginationHeaders, restUrl, route,
-  RestResponse, who, type Params, type RelativeRouteDecl, type RestError, type RestRequest
-} from '@cms/rest'
+import { check, checkPage, collectionParams, contextParam, endpoint, restUrl, route, RestResponse, who, type Params, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
 import { formatGmt, formatLocal } from './dates.js'
@@ -131,8 +128,7 @@ export function revisionRoutes (services: Services, spec: PostType): RelativeRou
       if (offset === undefined || offset === 0) checkPage({ total, perPage: perPage ?? 0, page }, contentErrors.rest_revision_invalid_page_number)
     }
     const body = await formatRevisions(store, rows, req, settings)
-    const route = `/cms/v2/${plural}/${parent.id}/revisions`
-    return new RestResponse(body, 200, paginationHeaders({ total, perPage: perPage ?? 0, page }, req.baseUrl, route, req.query))
+    return new RestResponse(body, 200, pageHeaders(req, { total, perPage: perPage ?? 0, page }))
   }
 
   const loadRevision = async (req: RestRequest, parent: PostRow): Promise<PostRow> => {

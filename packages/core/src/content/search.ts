@@ -7,10 +7,7 @@
  * nobody finds another user's draft, private post or protected text.
  */
 import { Type } from '@sinclair/typebox'
-import {
-  checkPage, ContextArg, Enum, everyone, IntList, paginationHeaders, Raw, restUrl, route, endpoint, RestResponse, unvalidated, validateArgs,
-  type JsonSchema, type Links, type RestRequest, type RelativeRouteDecl
-} from '@cms/rest'
+import { checkPage, ContextArg, Enum, everyone, IntList, Raw, restUrl, route, endpoint, RestResponse, unvalidated, validateArgs, type JsonSchema, type Links, type RestRequest, type RelativeRouteDecl, pageHeaders } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors } from './errors.js'
 import { readRule, runListQuery, type ListQuery } from './post-query.js'
@@ -157,7 +154,7 @@ export function searchRoutes (services: Services): RelativeRouteDecl[] {
       info.total = found.total
     }
     checkPage(info, contentErrors.rest_search_invalid_page_number)
-    return new RestResponse(items, 200, paginationHeaders(info, req.baseUrl, '/cms/v2/search', req.query))
+    return new RestResponse(items, 200, pageHeaders(req, info))
   }
 
   const all = [...known.post, ...known.term]

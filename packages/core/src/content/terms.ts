@@ -4,10 +4,7 @@
  */
 import { eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
-import {
-  argsFromSchema, check, checkPage, collectionParams, contextParam, endpoint, field, handlerChecked, itemSchema, paginationHeaders, rel, restUrl, route, RestResponse, StringList, who,
-  type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest
-} from '@cms/rest'
+import { argsFromSchema, check, checkPage, collectionParams, contextParam, endpoint, field, handlerChecked, itemSchema, rel, restUrl, route, RestResponse, StringList, who, type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
 import type { Services } from '../services.js'
 import type { FieldRegistry } from '../platform/fields.js'
 import { contentErrors, denied } from './errors.js'
@@ -157,7 +154,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
     })
     checkPage({ total, perPage, page }, contentErrors.rest_term_invalid_page_number)
     const body = await formatAll(rows, req)
-    return new RestResponse(body, 200, paginationHeaders({ total, perPage, page }, req.baseUrl, collection, req.query))
+    return new RestResponse(body, 200, pageHeaders(req, { total, perPage, page }))
   }
 
   const load = async (req: RestRequest): Promise<TermRow | undefined> => await getTerm(store, tax.name, idOf(req.params.id))
@@ -206,7 +203,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
       }).returning()
       return row!
     })
-    return new RestResponse(await formatOne(term, req), 201, { Location: restUrl(req.baseUrl, `${collection}/${term.id}`) })
+    return createdAt(req, await formatOne(term, req), term.id)
   }
 
   const updatePermission = async (req: RestRequest): Promise<true | RestError> => {

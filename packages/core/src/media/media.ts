@@ -14,10 +14,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, rm } from 'node:fs/promises'
 import { Type } from '@sinclair/typebox'
 import { eq } from 'drizzle-orm'
-import {
-  argsOf, check, checkPage, ContextArg, endpoint, Enum, everyone, paginationHeaders, restUrl, route, RestResponse, validateArgs, who,
-  type Links, type Principal, type RelativeRouteDecl, type RestError, type RestRequest
-} from '@cms/rest'
+import { argsOf, check, checkPage, ContextArg, endpoint, Enum, everyone, restUrl, route, RestResponse, validateArgs, who, type Links, type Principal, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
 import { ATTACHMENT_META, ATTACHMENT_TYPE, canEdit, canRead, capObject, contentErrors, deleteArgs, deletePostFully, denied, fileUrl, formatGmt, formatLocal, getMeta, getPost, htmlClass, invalidParam, metaResponse, nowSeconds, parseRequestDate, permalink, posts, preparePost, readRule, renderedContent, renderedExcerpt, renderedTitle, requestSettings, runListQuery, sanitizeSlug, setMeta, textParam, uniquePostSlug, writePost, type ListQuery, type PostRow, type PostTypeDefinition, type SiteSettings } from '../content/index.js'
@@ -432,7 +429,7 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
     const metas = await getMeta(store, visible.map((r) => r.id))
     const opts: FormatOptions = { req, settings, context, store }
     const body = await Promise.all(visible.map(async (post) => await formatMedia(post, metas.get(post.id) ?? {}, opts)))
-    return new RestResponse(body, 200, paginationHeaders(info, req.baseUrl, '/cms/v2/media', req.query))
+    return new RestResponse(body, 200, pageHeaders(req, info))
   }
 
   /** Who may upload, and attach to the post and author given (checked again for multipart fields). */
@@ -467,7 +464,7 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
     const settings = await requestSettings(store, req, services.meta)
     const post = await createAttachment(services, { file: received.file, params, user: req.user, settings })
     const body = await formatOne(req, post, 'edit')
-    return new RestResponse(body, 201, { Location: restUrl(req.baseUrl, `/cms/v2/media/${post.id}`) })
+    return createdAt(req, body, post.id)
   }
 
   const readPermission = async (req: RestRequest): Promise<boolean | RestError> => {

@@ -4,10 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import {
-  argsFromSchema, can, check, collectionParams, contextParam, created, endpoint, handlerChecked, Enum, field, itemSchema, paginationHeaders, Raw, RestResponse, restUrl, route, StringList,
-  unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest
-} from '@cms/rest'
+import { argsFromSchema, can, check, collectionParams, contextParam, endpoint, handlerChecked, Enum, field, itemSchema, Raw, RestResponse, restUrl, route, StringList, unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
 import type { Services } from '../services.js'
 import type { FieldRegistry } from '../platform/fields.js'
 import { cachedSiteOptions } from '../site.js'
@@ -313,7 +310,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
           })
           const page = Math.ceil(offset / q.per_page + 1)
           const body = await presentAll(req, users, { edit: wantsEdit(req) })
-          return new RestResponse(body, 200, paginationHeaders({ total, perPage: q.per_page, page }, req.baseUrl, `/${NS}/users`, req.query))
+          return new RestResponse(body, 200, pageHeaders(req, { total, perPage: q.per_page, page }))
         }
       }),
       endpoint({
@@ -348,7 +345,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
             if (code === 'rest_user_invalid_username') throw invalidParamOf('username', e)
             throw e
           }
-          return created(await present(req, user, { edit: true }), restUrl(req.baseUrl, `/${NS}/users/${user.id}`))
+          return createdAt(req, await present(req, user, { edit: true }), user.id)
         }
       })
     ]

@@ -121,6 +121,27 @@ export class LifecycleEvents {
   }
 
   /**
+   * The objects (distinct, oldest event first, at most `limit`) of events of
+   * `topics` from the last `withinMs` that the listeners `keys`
+   * (`<owner>:<name>`) have not handled yet: for a reader that must not lag
+   * the writes and does those listeners' work itself (the worker still
+   * delivers the events; listeners are idempotent). Bounded by the window
+   * (the `created` index) and the limit.
+   */
+  async undelivered (keys: readonly string[], topics: readonly LifecycleTopic[], opts: { withinMs: number, limit: number }): Promise<number[]> {
+    const rows = rowsOf<{ object_id: string | number }>(await this.store().execute(sql`
+      select object_id from (
+        select e.object_id, min(e.id) as first from cms_events e
+        where e.created > now() - make_interval(secs => ${opts.withinMs / 1000})
+          and e.topic = any(${sql.param([...topics])}::text[])
+          and not exists (select 1 from cms_event_deliveries d where d.event_id = e.id and d.listener = any(${sql.param([...keys])}::text[]))
+        group by e.object_id) pending
+      order by first
+      limit ${opts.limit}`))
+    return rows.map((r) => Number(r.object_id))
+  }
+
+  /**
    * Every `pollMs`: drains (when this process listens to anything) and, at
    * most once a minute, prunes delivered events (even without listeners:
    * the triggers write events regardless). Runs until the returned function
