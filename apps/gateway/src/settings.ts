@@ -23,6 +23,8 @@ const Env = Type.Object({
   CMS_NAMESPACES: Type.String({ default: '' }),
   CMS_CONTENT_DIR: Type.String({ default: '' }),
   CMS_BASE_URL: Type.String({ default: '' }),
+  // The admin front end the deployer runs (admin links in answers point under it; unset: those links are null or left out).
+  CMS_ADMIN_URL: Type.String({ default: '' }),
   CMS_CORS_ORIGINS: Type.String({ default: '*' }),
   CMS_BODY_LIMIT: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1024 }),
   CMS_UPLOAD_MAX_BYTES: Type.Integer({ default: 64 * 1024 * 1024, minimum: 1024 }),
@@ -125,6 +127,8 @@ export interface Settings {
    * listening address; never a request header.
    */
   siteUrl: string
+  /** The admin front end's base URL (`CMS_ADMIN_URL`, no trailing slash), or undefined: admin links are left out. */
+  adminUrl: string | undefined
   logLevel: string
   /** The lifecycle-event worker: poll interval, lease and retention of delivered events (ms). */
   events: { pollMs: number, leaseMs: number, retentionMs: number }
@@ -287,12 +291,23 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     trustedProxies,
     allowedHosts,
     siteUrl: base !== '' ? base : `http://${listening}:${raw.PORT}`,
+    adminUrl: adminUrlOf(raw.CMS_ADMIN_URL),
     logLevel: raw.LOG_LEVEL,
     events: { pollMs: raw.CMS_EVENTS_POLL_MS, leaseMs: raw.CMS_EVENTS_LEASE_MS, retentionMs: raw.CMS_EVENTS_RETENTION_MS },
     upstreams: upstreamConfigFromEnv(env),
     packages: packageSettingsFromEnv(env, baseDirOf(env)),
     firstAdmin: firstAdminOf(raw, env)
   }
+}
+
+/** CMS_ADMIN_URL: an absolute http(s) URL without query or fragment; its trailing slash dropped. */
+function adminUrlOf (value: string): string | undefined {
+  const trimmed = value.trim()
+  if (trimmed === '') return undefined
+  let url: URL
+  try { url = new URL(trimmed) } catch { throw new SettingError('CMS_ADMIN_URL', value, 'an absolute http(s) URL (the admin front end)') }
+  if (!/^https?:$/.test(url.protocol) || url.search !== '' || url.hash !== '') throw new SettingError('CMS_ADMIN_URL', value, 'an http(s) URL without query or fragment')
+  return trimmed.replace(/\/+$/, '')
 }
 
 /** `192.0.2.1`, `2001:db8::1`, `10.0.0.0/8`, `fd00::/8`. */

@@ -13,7 +13,7 @@ import { access, constants } from 'node:fs/promises'
 import { Type } from '@sinclair/typebox'
 import { eq, sql } from 'drizzle-orm'
 import { endpoint, invalidParam, Raw, route, type RelativeRouteDecl } from '@cms/rest'
-import type { PackageApi } from '@cms/core'
+import { adminLink, type PackageApi } from '@cms/core'
 import { dbOf, getOptions, OptionError, setOption, validateOption } from '@cms/store'
 import { mayManageOptions, mayUseAssistant } from './access.js'
 import { assistantErrors } from './errors.js'
@@ -180,7 +180,8 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
         response: Type.Object({ message: Type.String(), redirect: Type.Unknown({ description: 'Where the browser goes next (from return_to).' }) }),
         permission: mayManageOptions,
         handler: async (req) => {
-          const fallback = `${req.baseUrl}/cms-admin/?page=assistant&start-oauth=1`
+          // The assistant's admin screen when there is an admin front end (CMS_ADMIN_URL), else the site.
+          const fallback = adminLink(api.services.settings, '?page=assistant&start-oauth=1') ?? `${req.baseUrl}/`
           let redirect = fallback
           const given = req.params.return_to
           if (given !== undefined && given !== '') {

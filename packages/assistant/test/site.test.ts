@@ -80,7 +80,7 @@ t.test('site routes', async (t) => {
 
   t.test('consent: same-site return_to only', async (t) => {
     const plain = await h.call('POST', `${S}/consent`, { as: admin })
-    t.same(plain.body, { message: 'Consent granted successfully', redirect: 'http://cms.test/cms-admin/?page=assistant&start-oauth=1' })
+    t.same(plain.body, { message: 'Consent granted successfully', redirect: 'http://cms.test/' })
     t.equal((await h.call('POST', `${S}/consent`, { as: admin, body: { return_to: '/cms-admin/?page=x' } })).body.redirect, 'http://cms.test/cms-admin/?page=x')
     t.equal((await h.call('POST', `${S}/consent`, { as: admin, body: { return_to: 'http://cms.test/a' } })).body.redirect, 'http://cms.test/a')
     for (const bad of ['https://evil.example/', '//evil.example/x', 'javascript:alert(1)', '\\\\evil.example', 'http://cms.test.evil.example/']) {

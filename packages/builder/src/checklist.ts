@@ -15,7 +15,7 @@
 import { Type } from '@sinclair/typebox'
 import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl, type RestRequest, neverSucceeds } from '@cms/rest'
 import { getOptions } from '@cms/store'
-import type { PackageApi } from '@cms/core'
+import { adminLink, type PackageApi } from '@cms/core'
 import { mayManageOptions } from './access.js'
 import { builderErrors } from './errors.js'
 import { indexParams } from './favorites.js'
@@ -39,22 +39,23 @@ interface StepConfig {
   learn_more_url: string
   is_completion_immutable: boolean
   cta_text: string
-  cta_url: string
+  /** The admin screen of the step (CMS_ADMIN_URL), null without an admin front end. */
+  cta_url: string | null
   image_src: string
   promotion_data: null | { url: string, text: string, icon: string }
 }
 
 const LEARN_MORE = 'https://docs.cms.invalid/builder/getting-started/'
 
-function configs (home: string): StepConfig[] {
-  const step = (id: string, title: string, description: string, immutable: boolean, cta: string, url: string, promotion: StepConfig['promotion_data'] = null): StepConfig =>
-    ({ id, title, description, learn_more_text: 'Learn more', learn_more_url: LEARN_MORE, is_completion_immutable: immutable, cta_text: cta, cta_url: url, image_src: `${home}/cms-content/builder/checklist/${id}.svg`, promotion_data: promotion })
+function configs (home: string, admin: (page: string) => string | null): StepConfig[] {
+  const step = (id: string, title: string, description: string, immutable: boolean, cta: string, url: string | null, promotion: StepConfig['promotion_data'] = null): StepConfig =>
+    ({ id, title, description, learn_more_text: 'Learn more', learn_more_url: LEARN_MORE, is_completion_immutable: immutable, cta_text: cta, cta_url: url, image_src: `${home}/cms-content/plugins/builder/assets/checklist/${id}.svg`, promotion_data: promotion })
   return [
-    step('add_logo', 'Add your logo', 'Upload your logo so visitors recognise your site.', true, 'Go to Site Identity', `${home}/cms-admin/options-general.php`),
-    step('set_fonts_and_colors', 'Set up your Global Fonts & Colors', 'Define the colours and fonts your pages share.', true, 'Go to Global Colors', `${home}/cms-admin/post.php?action=builder&active-document=kit`),
-    step('create_pages', 'Create your first 3 pages', 'Build the pages your site needs.', true, 'Create a new page', `${home}/cms-admin/post-new.php?post_type=page`),
-    step('setup_header', 'Set up a header for your site', 'Give every page the same header.', true, 'Add a header', `${home}/cms-admin/edit.php?post_type=${LIBRARY_TYPE}`, { url: 'https://docs.cms.invalid/builder/theme-builder/', text: 'Upgrade Now', icon: 'upgrade' }),
-    step('assign_homepage', 'Assign a homepage', 'Choose the page visitors see first.', false, 'Assign homepage', `${home}/cms-admin/options-reading.php`)
+    step('add_logo', 'Add your logo', 'Upload your logo so visitors recognise your site.', true, 'Go to Site Identity', admin('options-general.php')),
+    step('set_fonts_and_colors', 'Set up your Global Fonts & Colors', 'Define the colours and fonts your pages share.', true, 'Go to Global Colors', admin('post.php?action=builder&active-document=kit')),
+    step('create_pages', 'Create your first 3 pages', 'Build the pages your site needs.', true, 'Create a new page', admin('post-new.php?post_type=page')),
+    step('setup_header', 'Set up a header for your site', 'Give every page the same header.', true, 'Add a header', admin(`edit.php?post_type=${LIBRARY_TYPE}`), { url: 'https://docs.cms.invalid/builder/theme-builder/', text: 'Upgrade Now', icon: 'upgrade' }),
+    step('assign_homepage', 'Assign a homepage', 'Choose the page visitors see first.', false, 'Assign homepage', admin('options-reading.php'))
   ]
 }
 
@@ -97,6 +98,7 @@ const PROGRESS = Type.Object({ ...PROGRESS_FIELDS, steps: Type.Record(Type.Strin
 const STEP = Type.Object({ is_marked_completed: Type.Boolean(), is_immutable_completed: Type.Boolean(), is_absolute_completed: Type.Boolean(), config: Type.Object({ id: Type.String(), title: Type.String() }) })
 
 export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserState): RelativeRouteDecl[] {
+  const admin = (page: string): string | null => adminLink(api.services.settings, page)
   const { store } = api.services
 
   /** Whether each step is done, from the site as it is now. */
@@ -119,7 +121,7 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
     const progress = progressOf(await state.get(req.user.id, USER_KEYS.checklist))
     const done = await absolute()
     let changed = false
-    const out = configs(req.baseUrl).map((config) => {
+    const out = configs(req.baseUrl, admin).map((config) => {
       const p = progress.steps[config.id]!
       if (config.is_completion_immutable && done[config.id] === true && !p.is_immutable_completed) {
         p.is_immutable_completed = true
@@ -132,7 +134,7 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
       // Flipped on the value read under the lock, so a concurrent step update is kept.
       await state.update(req.user.id, USER_KEYS.checklist, (stored) => {
         const latest = progressOf(stored)
-        for (const config of configs(req.baseUrl)) {
+        for (const config of configs(req.baseUrl, admin)) {
           const p = latest.steps[config.id]!
           if (config.is_completion_immutable && done[config.id] === true && !p.is_immutable_completed) {
             p.is_immutable_completed = true

@@ -10,7 +10,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, IntList, invalidParam, route, StringList, type RelativeRouteDecl } from '@cms/rest'
-import { type PackageApi, type PostRow } from '@cms/core'
+import { adminLink, type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { builderErrors } from './errors.js'
 import { LIBRARY_TYPE } from './kit.js'
@@ -21,8 +21,9 @@ export function docType (post: PostRow, meta: Record<string, unknown>): string {
   return post.type === 'page' ? 'cms-page' : 'cms-post'
 }
 
-export function editUrl (home: string, id: number): string {
-  return `${home}/cms-admin/post.php?post=${id}&action=builder`
+/** The builder's editor for a post, under the admin front end (CMS_ADMIN_URL); null without one. */
+export function editUrl (api: PackageApi, id: number): string | null {
+  return adminLink(api.services.settings, `post.php?post=${id}&action=builder`)
 }
 
 const DOC_LABELS: Record<string, string> = { 'cms-page': 'Page', 'cms-post': 'Post', page: 'Page', section: 'Section', container: 'Container', kit: 'Kit' }
@@ -39,7 +40,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
           post__not_in: Type.Optional(IntList({ description: 'Ids to leave out.' }))
         },
         summary: 'Builder documents, most recently modified first',
-        response: Type.Array(Type.Object({ id: Type.Integer(), title: Type.String(), edit_url: Type.String(), date_modified: Type.Integer({ description: 'Unix seconds.' }), type: Type.Object({ post_type: Type.String(), doc_type: Type.String(), label: Type.String() }) })),
+        response: Type.Array(Type.Object({ id: Type.Integer(), title: Type.String(), edit_url: Type.Union([Type.String(), Type.Null()], { description: 'An admin screen under CMS_ADMIN_URL; null without one.' }), date_modified: Type.Integer({ description: 'Unix seconds.' }), type: Type.Object({ post_type: Type.String(), doc_type: Type.String(), label: Type.String() }) })),
         permission: mayEditPosts.probing({ query: { posts_per_page: 5 } }),
         handler: async (req) => {
           const perPage = req.params.posts_per_page
@@ -56,7 +57,6 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
             perPage,
             as: req.user
           })
-          const home = req.baseUrl
           const out = []
           for (const post of posts) {
             const meta = (await api.content.post(post.id))?.meta ?? {}
@@ -64,7 +64,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
             out.push({
               id: post.id,
               title: post.title,
-              edit_url: editUrl(home, post.id),
+              edit_url: editUrl(api, post.id),
               date_modified: Math.floor(post.modifiedGmt.getTime() / 1000),
               type: { post_type: post.type, doc_type: doc, label: DOC_LABELS[doc] ?? doc }
             })
@@ -79,7 +79,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
         methods: ['POST'],
         args: { post_type: Type.String({ description: 'The post type of the new document.', default: 'post' }) },
         summary: 'Create a builder draft',
-        response: Type.Object({ id: Type.Integer(), edit_url: Type.String() }),
+        response: Type.Object({ id: Type.Integer(), edit_url: Type.Union([Type.String(), Type.Null()], { description: 'An admin screen under CMS_ADMIN_URL; null without one.' }) }),
         permission: mayEditPosts.because("§2.6 add new: the type's create capability (posts: edit_posts)").probing({ body: { post_type: 'post' } }),
         handler: async (req) => {
           const type = api.services.types.postTypes.get(req.params.post_type)
@@ -93,7 +93,7 @@ export function siteNavigationRoutes (api: PackageApi): RelativeRouteDecl[] {
             siteUrl: req.siteUrl,
             meta: { _builder_edit_mode: 'builder', _builder_template_type: type.slug === 'page' ? 'cms-page' : 'cms-post' }
           })
-          return { id: post.id, edit_url: editUrl(req.baseUrl, post.id) }
+          return { id: post.id, edit_url: editUrl(api, post.id) }
         }
       })]
     })

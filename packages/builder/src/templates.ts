@@ -12,7 +12,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, Enum, handlerChecked, invalidParam, isPlainObject, Raw, route, type RelativeRouteDecl, anyObject } from '@cms/rest'
-import { findUserById, type PackageApi, type PostRow } from '@cms/core'
+import { adminLink, findUserById, type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { LIBRARY_TYPE } from './kit.js'
 import { filterStrings } from './sanitize.js'
@@ -36,7 +36,7 @@ const TEMPLATE_ITEM = Type.Object({
   status: Type.String(),
   hasPageSettings: Type.Boolean(),
   tags: Type.Array(Type.String()),
-  export_link: Type.String(),
+  export_link: Type.Union([Type.String(), Type.Null()], { description: 'An admin screen under CMS_ADMIN_URL; null without one.' }),
   url: Type.String()
 })
 
@@ -59,7 +59,8 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
       status: post.status,
       hasPageSettings: isPlainObject(settings) && Object.keys(settings).length > 0,
       tags: [],
-      export_link: `${home}/cms-admin/admin-ajax.php?action=builder_library_direct_actions&library_action=export_template&source=local&template_id=${post.id}`,
+      // The export runs in the admin front end (CMS_ADMIN_URL); null without one.
+      export_link: adminLink(api.services.settings, `admin-ajax.php?action=builder_library_direct_actions&library_action=export_template&source=local&template_id=${post.id}`),
       url: `${home}/?p=${post.id}`
     }
   }

@@ -10,7 +10,7 @@ import { builderPackage } from '../src/index.js'
 import { WIDGET_TYPES } from '../src/elements.js'
 
 t.test('editor helpers', async (t) => {
-  const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'builder/v1'] })
+  const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'builder/v1'], env: { CMS_ADMIN_URL: 'https://admin.example/cms-admin' } })
   t.teardown(h.close)
   const admin = await h.caller('administrator')
   const author = await h.caller('author')
@@ -158,7 +158,7 @@ t.test('editor helpers', async (t) => {
     const recent = await h.call('GET', '/builder/v1/site-navigation/recent-posts', { as: admin, query: { posts_per_page: 3 } })
     t.equal(recent.status, 200, JSON.stringify(recent.body))
     t.equal(recent.body.length, 3)
-    t.match(recent.body[0], { id: defaulted.body.id, title: '', edit_url: String, date_modified: Number, type: { post_type: 'post', doc_type: 'cms-post', label: 'Post' } })
+    t.match(recent.body[0], { id: defaulted.body.id, title: '', edit_url: /^https:\/\/admin\.example\/cms-admin\/post\.php\?post=/, date_modified: Number, type: { post_type: 'post', doc_type: 'cms-post', label: 'Post' } })
     const pagesOnly = await h.call('GET', '/builder/v1/site-navigation/recent-posts', { as: admin, query: { posts_per_page: 10, 'post_type[]': 'page' } })
     t.same(pagesOnly.body.map((r: any) => r.title), ['Contact', 'Team', 'Home'], 'builder pages only (not the plain page), newest first')
     const excluded = await h.call('GET', '/builder/v1/site-navigation/recent-posts', { as: admin, query: { posts_per_page: 10, post__not_in: String(made.body.id) } })

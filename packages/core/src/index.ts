@@ -28,6 +28,7 @@ export { filterPostHtml, filterPostHtmlMany, filterTitleHtml, allowedUrl } from 
 export { textPool, TEXT_POOL_DEFAULTS, INLINE_MAX_CHARS, type TextPool, type TextPoolSettings, type TextWorkEvent } from './content/text-pool.js'
 export { Upstreams, upstreamConfigFromEnv, upstreamSetting, type UpstreamClient, type UpstreamConfig, type UpstreamRequest, type UpstreamResponse } from './platform/upstream.js'
 export { resolveInside } from './platform/paths.js'
+export { adminLink } from './platform/admin-links.js'
 export { packageSecrets, type Secrets } from './platform/secrets.js'
 export { PackageOptions, type PackageOption, type PackageOptionSpec } from './platform/package-options.js'
 export { EVENT_DEFAULTS, LifecycleEvents, LIFECYCLE_TOPICS, type LifecycleEvent, type LifecycleListener, type LifecycleTopic, type LifecycleOptions } from './platform/events/index.js'

@@ -15,7 +15,7 @@
  * plugins are installed and active, in the package registry (`@cms/registry`).
  */
 import { Type } from '@sinclair/typebox'
-import { definePackage } from '@cms/core'
+import { adminLink, definePackage } from '@cms/core'
 import { packageRegistry } from '@cms/registry'
 import { emailWebhookRoutes, declareSubscriptionOption } from './email-webhook.js'
 import { learnRoutes } from './learn.js'
@@ -43,7 +43,7 @@ export const hdrftrPackage = definePackage({
     }
     api.namespace('hdrftr/v1', (options) => [
       ...widgetRoutes(widgets),
-      ...pluginCatalogueRoutes(statusOf),
+      ...pluginCatalogueRoutes(statusOf, (page) => adminLink(api.services.settings, page)),
       ...emailWebhookRoutes(api, subscription),
       ...(options.learnRoutes === true
         ? [

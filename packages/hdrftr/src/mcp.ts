@@ -18,7 +18,7 @@
  * Administrators only (`manage_options`).
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { endpoint, isPlainObject, restUrl, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { endpoint, isPlainObject, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import type { PackageApi, PackageOption } from '@cms/core'
 import { mayManageSettings } from './access.js'
 import { hdrftrErrors } from './errors.js'
@@ -101,10 +101,12 @@ export function mcpRoutes (option: PackageOption<typeof MCP_SETTINGS>, usage: Us
             const settings = await current()
             return {
               ...settings,
-              is_abilities_api_active: req.registry.namespaces.includes('cms-abilities/v1'),
+              // What this service has: no abilities API (cms-abilities/v1 serves its root only)
+              // and no dedicated MCP server, so nothing to point at.
+              is_abilities_api_active: false,
               is_mcp_adapter_active: await env.mcpAdapterActive(),
               is_assistant_active: await env.assistantActive(req),
-              dedicated_server_url: restUrl(req.baseUrl, '/hdrftr/mcp'),
+              dedicated_server_url: null,
               total_abilities: ABILITIES.length
             }
           }

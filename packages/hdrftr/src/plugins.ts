@@ -56,10 +56,17 @@ const CATALOGUE = Type.Record(Type.String(), Type.Object({
   isFree: Type.Boolean(),
   slug: Type.String(),
   status: INSTALL_STATUS,
-  settings_url: Type.String()
+  // Null without an admin front end (CMS_ADMIN_URL).
+  settings_url: Type.Union([Type.String(), Type.Null()])
 }))
 
-function item (req: RestRequest<any>, e: CatalogueEntry, status: InstallStatus): Record<string, unknown> {
+/** An admin screen under CMS_ADMIN_URL, or null without an admin front end (core admin-links.ts). */
+type AdminLink = (page: string) => string | null
+
+/** `redirect_url` when there is somewhere to go, else nothing. */
+const withLink = (url: string | null): { redirect_url?: string } => url === null ? {} : { redirect_url: url }
+
+function item (admin: AdminLink, e: CatalogueEntry, status: InstallStatus): Record<string, unknown> {
   return {
     icon: `${VENDOR}${e.slug}/icon.svg`,
     type: 'plugin',
@@ -71,11 +78,11 @@ function item (req: RestRequest<any>, e: CatalogueEntry, status: InstallStatus):
     isFree: true,
     slug: e.slug,
     status,
-    settings_url: `${req.baseUrl}/cms-admin/admin.php?page=${e.slug}`
+    settings_url: admin(`admin.php?page=${e.slug}`)
   }
 }
 
-export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] {
+export function pluginCatalogueRoutes (statusOf: StatusOf, admin: AdminLink): RelativeRouteDecl[] {
   const get = (path: string, summary: string, response: TSchema, handler: (req: RestRequest<any>) => Promise<unknown>): RelativeRouteDecl =>
     route({ path, endpoints: [endpoint({ methods: ['GET'], args: {}, summary, response, permission: mayManageSettings, handler })] })
 
@@ -84,7 +91,7 @@ export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] 
       const out: Record<string, unknown> = {}
       for (const e of COMPANIONS) {
         const status = await statusOf(e.slug)
-        if (status !== 'Activated') out[e.slug] = item(req, e, status)
+        if (status !== 'Activated') out[e.slug] = item(admin, e, status)
       }
       return out
     }),
@@ -93,16 +100,16 @@ export function pluginCatalogueRoutes (statusOf: StatusOf): RelativeRouteDecl[] 
       const proTemplates = await statusOf(STARTER_TEMPLATES_PRO) !== 'Install'
       for (const e of RECOMMENDED) {
         if (e.slug === STARTER_TEMPLATES && proTemplates) continue
-        out[e.slug] = item(req, e, await statusOf(e.slug))
+        out[e.slug] = item(admin, e, await statusOf(e.slug))
       }
       return out
     }),
-    get('/templates', 'The state of the starter-templates plugin', Type.Object({ templates_status: INSTALL_STATUS, redirect_url: Type.Optional(Type.String({ description: 'When activated.' })) }), async (req) => {
+    get('/templates', 'The state of the starter-templates plugin', Type.Object({ templates_status: INSTALL_STATUS, redirect_url: Type.Optional(Type.String({ description: 'When activated and an admin front end is configured (CMS_ADMIN_URL).' })) }), async (req) => {
       // The free or the Pro version, whichever is further along.
       const both = [await statusOf(STARTER_TEMPLATES), await statusOf(STARTER_TEMPLATES_PRO)]
       const status: InstallStatus = both.includes('Activated') ? 'Activated' : both.includes('Installed') ? 'Installed' : 'Install'
       return status === 'Activated'
-        ? { templates_status: status, redirect_url: `${req.baseUrl}/cms-admin/themes.php?page=starter-templates` }
+        ? { templates_status: status, ...withLink(admin('themes.php?page=starter-templates')) }
         : { templates_status: status }
     })
   ]

@@ -113,10 +113,10 @@ t.test('profile B', async (t) => {
       dedicated_server: false,
       assistant_enabled: false,
       disabled_abilities: [],
-      is_abilities_api_active: true,
+      is_abilities_api_active: false,
       is_mcp_adapter_active: false,
       is_assistant_active: false,
-      dedicated_server_url: 'http://cms.test/index.php?rest_route=/hdrftr/mcp',
+      dedicated_server_url: null,
       total_abilities: ABILITIES.length
     })
 

@@ -52,5 +52,11 @@ export function seedFiles (p: SeedPackage): Record<string, string> {
   } else {
     files['assets/style.css'] = `/* ${p.name} ${SEED_VERSION} */\n`
   }
+  // The pictures of the builder's checklist steps (builder/v1 checklist answers link to them).
+  if (p.type === 'plugin' && p.slug === 'builder') {
+    for (const step of ['add_logo', 'set_fonts_and_colors', 'create_pages', 'setup_header', 'assign_homepage']) {
+      files[`assets/checklist/${step}.svg`] = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><title>${step}</title><rect width="64" height="64" rx="8" fill="#e8eaf6"/></svg>\n`
+    }
+  }
   return files
 }

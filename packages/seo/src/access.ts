@@ -1,5 +1,6 @@
 /** The permissions the SEO routes share (seo-rollback-assistant-addons.md §1.3, CONVENTIONS.md §4). */
-import { can, type RestRequest } from '@cms/rest'
+import { can } from '@cms/rest'
+import { adminLink, type PackageApi } from '@cms/core'
 import { seoErrors } from './errors.js'
 
 export const MANAGE_SEO = 'manage_seo_options'
@@ -16,7 +17,7 @@ export const mayRead = can('read', { error: seoErrors.rest_forbidden })
 /** What `edit_post` needs to know of a post. */
 export const postLike = (p: { type: string, author: number, status: string }): { type: string, author: number, status: string } => ({ type: p.type, author: p.author, status: p.status })
 
-/** The admin screen URL of the service (`{site}/cms-admin/<page>`). */
-export function adminUrl (req: RestRequest, page: string): string {
-  return `${req.siteUrl.replace(/\/+$/, '')}/cms-admin/${page}`
+/** An admin screen under the deployer's admin front end (`CMS_ADMIN_URL`), or null when none is configured (core admin-links.ts). */
+export function adminUrl (api: PackageApi, page: string): string | null {
+  return adminLink(api.services.settings, page)
 }

@@ -13,7 +13,7 @@ import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
 import { endpoint, kernelErrors, route, type RelativeRouteDecl } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
-import { mayManageSeo } from './access.js'
+import { adminUrl, mayManageSeo } from './access.js'
 import { seoErrors } from './errors.js'
 import type { SeoOptions } from './state.js'
 
@@ -63,7 +63,7 @@ export function analyticsRoutes (api: PackageApi, options: SeoOptions): Relative
         const byUrl = new Map(found.map((r) => [r.permalink, r]))
         return pages.map((p) => {
           const row = byUrl.get(String(p.subject ?? ''))
-          return { ...p, seoScore: groupOf(row === undefined ? null : row.score === null ? null : Number(row.score)), ...(row === undefined ? {} : { links: { edit: `${req.siteUrl !== '' ? req.siteUrl : req.baseUrl}/cms-admin/post.php?post=${String(row.object_id)}&action=edit` } }) }
+          return { ...p, seoScore: groupOf(row === undefined ? null : row.score === null ? null : Number(row.score)), ...(row === undefined ? {} : { links: { edit: adminUrl(api, `post.php?post=${String(row.object_id)}&action=edit`) } }) }
         })
       }
     })]

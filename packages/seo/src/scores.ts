@@ -13,7 +13,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { endpoint, Raw, route, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpoint, Raw, route, type RouteDecl } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { adminUrl, mayManageSeo } from './access.js'
 import { SCORE_GROUPS } from './buckets.js'
@@ -40,7 +40,7 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
       methods: ['GET'],
       summary: `How many published posts of a type fall in each ${kind} score group`,
       response: Type.Object({
-        scores: Type.Array(Type.Object({ name: Type.String({ description: 'good, ok, bad or notAnalyzed.' }), amount: Type.Integer(), links: Type.Object({ view: Type.String() }), ids: Type.Optional(Type.String({ description: 'With troubleshooting: the ids, comma-separated.' })) })),
+        scores: Type.Array(Type.Object({ name: Type.String({ description: 'good, ok, bad or notAnalyzed.' }), amount: Type.Integer(), links: Type.Object({ view: Type.Union([Type.String(), Type.Null()], { description: 'An admin screen under CMS_ADMIN_URL; null without one.' }) }), ids: Type.Optional(Type.String({ description: 'With troubleshooting: the ids, comma-separated.' })) })),
         queryTime: Type.Number({ description: 'Seconds.' }),
         cacheUsed: Type.Boolean()
       }),
@@ -85,7 +85,7 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
         const filter = kind === 'seo' ? 'seo_filter' : 'readability_filter'
         const scores = SCORE_GROUPS.map((name) => {
           const row = rows.find((r) => r.grp === name)
-          const view = `${adminUrl(req as RestRequest, 'edit.php')}?post_status=publish&post_type=${encodeURIComponent(contentType)}&${filter}=${name === 'notAnalyzed' ? 'na' : name}${slug === '' ? '' : `&category_name=${encodeURIComponent(slug)}`}`
+          const view = adminUrl(api, `edit.php?post_status=publish&post_type=${encodeURIComponent(contentType)}&${filter}=${name === 'notAnalyzed' ? 'na' : name}${slug === '' ? '' : `&category_name=${encodeURIComponent(slug)}`}`)
           return { name, amount: Number(row?.amount ?? 0), links: { view }, ...(troubleshooting ? { ids: row?.ids ?? '' } : {}) }
         })
         const body = { scores, queryTime, cacheUsed: false }

@@ -42,7 +42,7 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
       summary: 'How the published posts score, by rank (the caller\'s own unless they edit others\' posts)',
       response: Type.Object({
         header: Type.String(),
-        seo_scores: Type.Array(Type.Object({ seo_rank: Type.String(), label: Type.String(), count: Type.Integer(), link: Type.String() }))
+        seo_scores: Type.Array(Type.Object({ seo_rank: Type.String(), label: Type.String(), count: Type.Integer(), link: Type.Union([Type.String(), Type.Null()], { description: 'An admin screen under CMS_ADMIN_URL; null without one.' }) }))
       }),
       permission: mayRead.because('§1.3 statistics: read (any signed-in user)'),
       handler: async (req) => {
@@ -66,7 +66,7 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
               seo_rank: rank,
               label: LABELS[rank],
               count: count(rank),
-              link: `${adminUrl(req, 'edit.php')}?post_status=publish&post_type=post&seo_filter=${rank}`
+              link: adminUrl(api, `edit.php?post_status=publish&post_type=post&seo_filter=${rank}`)
             }))
           }
         })

@@ -58,7 +58,7 @@ export function taskRoutes (api: PackageApi, options: SeoOptions, head: HeadOpti
   }
 
   const tasksOf = async (req: RestRequest): Promise<Record<string, Task>> => {
-    const link = (label: string, page: string): Task['callToAction'] => ({ label, type: 'link', href: adminUrl(req, page) })
+    const link = (label: string, page: string): Task['callToAction'] => ({ label, type: 'link', href: adminUrl(api, page) })
     const [finished, firstTime, llms, templates, recent, hello, sample] = await Promise.all([
       options.configuration_finished_steps.get(), options.first_time_install.get(), options.enable_llms_txt.get(), head.templates.get(),
       api.content.posts({ type: 'post', status: ['publish'], after: new Date(Date.now() - RECENT_DAYS * 86_400_000), perPage: 1 }),

@@ -10,7 +10,7 @@ import { testApp } from '@cms/testing'
 import { seoPackage } from '../src/index.js'
 
 t.test('reads', async (t) => {
-  const h = await testApp({ packages: [seoPackage], namespaces: ['cms/v2', 'seo/v1'] })
+  const h = await testApp({ packages: [seoPackage], namespaces: ['cms/v2', 'seo/v1'], env: { CMS_ADMIN_URL: 'https://admin.example/cms-admin' } })
   t.teardown(h.close)
   const admin = await h.caller('administrator')
   const editor = await h.caller('editor')
