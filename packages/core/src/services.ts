@@ -43,13 +43,10 @@ export interface Services {
     environment?: string
     /** Plugin and theme packages: their source and unpacking limits (`CMS_PACKAGE_*`, package-settings.ts). */
     packages?: PackageSettings
-<<<<<<< HEAD
     /** Comments from callers who are not signed in are taken (`CMS_COMMENTS_ANONYMOUS=1`; default off). */
     commentsAnonymous?: boolean
-=======
     /** The admin front end's base URL (`CMS_ADMIN_URL`); unset: admin links are null or left out (admin-links.ts). */
     adminUrl?: string
->>>>>>> main
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage
