@@ -10,7 +10,6 @@ import { posts, readableWhere, readRule } from '../content/index.js'
 import { commentMeta, comments } from './schema.js'
 
 export type CommentRow = typeof comments.$inferSelect
-export type NewCommentRow = typeof comments.$inferInsert
 type Db = Store | Queryable
 
 /** The statuses a comment is stored with, and what the list's `status` argument names them. */
