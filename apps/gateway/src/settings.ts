@@ -59,6 +59,8 @@ const Env = Type.Object({
   // Handed to the core in the deployment's settings: the authorization page and the scheduler.
   CMS_ENVIRONMENT: Type.Union([Type.Literal(''), Type.Literal('local'), Type.Literal('production')], { default: '' }),
   CMS_SCHEDULER_INTERVAL_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  // Comments from callers who are not signed in (the core CMS's REST API refuses them unless a site allows them).
+  CMS_COMMENTS_ANONYMOUS: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   // The lifecycle-event worker (core events/index.ts): how often it polls, how long it holds the
   // events it took (longer than the slowest listener), how long delivered events are kept.
   CMS_EVENTS_POLL_MS: Type.Integer({ default: EVENT_DEFAULTS.pollMs, minimum: 10, maximum: 3_600_000 }),
@@ -100,6 +102,8 @@ export interface Settings {
   /** Most pixels an image may declare; images processed at once. */
   images: { maxPixels: number, concurrency: number }
   schedulerIntervalMs: number
+  /** Comments from callers who are not signed in are taken (`CMS_COMMENTS_ANONYMOUS=1`). */
+  commentsAnonymous: boolean
   environment: '' | 'local' | 'production'
   /** Longest request target in characters (414 past it; the whole head may hold 16 KiB more, else 431). */
   maxUrlLength: number
@@ -275,6 +279,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     uploadMaxBytes: raw.CMS_UPLOAD_MAX_BYTES,
     images: { maxPixels: raw.CMS_IMAGE_MAX_PIXELS, concurrency: raw.CMS_IMAGE_CONCURRENCY },
     schedulerIntervalMs: raw.CMS_SCHEDULER_INTERVAL_MS,
+    commentsAnonymous: raw.CMS_COMMENTS_ANONYMOUS === '1',
     environment: raw.CMS_ENVIRONMENT,
     maxUrlLength: raw.CMS_MAX_URL_LENGTH,
     requestTimeoutMs: raw.CMS_REQUEST_TIMEOUT_MS,

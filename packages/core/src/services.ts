@@ -43,6 +43,8 @@ export interface Services {
     environment?: string
     /** Plugin and theme packages: their source and unpacking limits (`CMS_PACKAGE_*`, package-settings.ts). */
     packages?: PackageSettings
+    /** Comments from callers who are not signed in are taken (`CMS_COMMENTS_ANONYMOUS=1`; default off). */
+    commentsAnonymous?: boolean
     /** The admin front end's base URL (`CMS_ADMIN_URL`); unset: admin links are null or left out (admin-links.ts). */
     adminUrl?: string
   }
@@ -58,6 +60,8 @@ export interface Services {
   meta: MetaRegistry
   /** The registered user meta (packages' keys; shown under `meta` in cms/v2 users once one is registered). */
   userMeta: MetaRegistry
+  /** The registered comment meta (packages' keys; the `meta` field of cms/v2 comments). */
+  commentMeta: MetaRegistry
   /** Fields packages added to cms/v2 posts, pages and users (`api.registerField`, see fields.ts). */
   fields: FieldRegistry
   /** The roles and the capabilities each grants (the core's five, plus packages' grants). */
@@ -80,5 +84,5 @@ export function createServices (base: Pick<Services, 'store' | 'settings' | 'med
   registerCoreMeta(meta)
   // The process's one text pool takes the settings of the deployment composed last (one per process in practice).
   textPool.configure(base.settings.textPool)
-  return { ...base, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
+  return { ...base, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), commentMeta: new MetaRegistry('comment'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
 }

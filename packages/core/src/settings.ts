@@ -30,6 +30,7 @@ const CORE_SETTINGS: ReadonlyArray<readonly [string, string, string, string, str
   ['time_format', 'time_format', 'Time Format', 'A time format for all time strings.'],
   ['start_of_week', 'start_of_week', 'Week Starts On', 'A day number of the week that the week should start on.'],
   ['language', 'language', 'Site Language', 'Site locale code.'],
+  ['use_smilies', 'use_smilies', '', 'Convert emoticons like :-) and :-P to graphics on display.', 'boolean'],
   ['default_category', 'default_category', 'Default Post Category', 'Default post category.'],
   ['default_post_format', 'default_post_format', 'Default Post Format', 'Default post format.'],
   ['posts_per_page', 'posts_per_page', 'Maximum posts per page', 'Blog pages show at most.'],
@@ -45,6 +46,9 @@ const CORE_SETTINGS: ReadonlyArray<readonly [string, string, string, string, str
 /** The schema of a setting, from its option's type, default, enum and bounds. */
 function schemaOf (option: string, title: string, description: string, format?: string): JsonSchema {
   const spec = optionSpec(option)!
+  // A switch stored as 0 or 1 is a boolean to clients, as the core shows it.
+  // The core registers it without a label: no title.
+  if (format === 'boolean') return { ...(title === '' ? {} : { title }), description, type: 'boolean', default: spec.default === 1 }
   const schema: JsonSchema = { title, description, type: spec.type, default: spec.default }
   if (format !== undefined) schema.format = format
   if (spec.enum !== undefined) schema.enum = [...spec.enum]
@@ -80,12 +84,12 @@ function settingsSchema (settings: RestSetting[]): JsonSchema {
 }
 
 /** The stored values under their REST names (an empty site URL means the request's). */
-async function currentSettings (store: Store, settings: RestSetting[], baseUrl: string): Promise<Record<string, OptionValue>> {
+async function currentSettings (store: Store, settings: RestSetting[], baseUrl: string): Promise<Record<string, OptionValue | boolean>> {
   const values = await getOptions(store, settings.map((s) => s.option))
-  const out: Record<string, OptionValue> = {}
+  const out: Record<string, OptionValue | boolean> = {}
   for (const s of settings) {
     const value = values[s.option]!
-    out[s.name] = s.option === 'url' && value === '' ? baseUrl : value
+    out[s.name] = s.option === 'url' && value === '' ? baseUrl : s.schema.type === 'boolean' ? value === 1 : value
   }
   return out
 }
@@ -103,9 +107,9 @@ function invalidOptions (failures: Array<[string, OptionError]>): RestError {
 export function settingsRoutes ({ store }: Services): RelativeRouteDecl[] {
   const permission = can('manage_options', { why: 'CONVENTIONS §4: site settings need manage_options' })
 
-  const read = async (req: RestRequest): Promise<Record<string, OptionValue>> => await currentSettings(store, restSettings(), req.baseUrl)
+  const read = async (req: RestRequest): Promise<Record<string, OptionValue | boolean>> => await currentSettings(store, restSettings(), req.baseUrl)
 
-  const update = async (req: RestRequest): Promise<Record<string, OptionValue>> => {
+  const update = async (req: RestRequest): Promise<Record<string, OptionValue | boolean>> => {
     const settings = restSettings()
     const current = await currentSettings(store, settings, req.baseUrl)
     const given: Record<string, unknown> = {}
@@ -129,7 +133,8 @@ export function settingsRoutes ({ store }: Services): RelativeRouteDecl[] {
     for (const s of settings) {
       if (!Object.hasOwn(given, s.name)) continue
       try {
-        writes.push([s, validateOption(s.option, parsed[s.name])])
+        const value = s.schema.type === 'boolean' ? (parsed[s.name] === true ? 1 : 0) : parsed[s.name]
+        writes.push([s, validateOption(s.option, value)])
       } catch (err) {
         if (!(err instanceof OptionError)) throw err
         failures.push([s.name, err])

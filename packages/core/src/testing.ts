@@ -105,7 +105,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const env = opts.env ?? {}
   const services = createServices({
     store,
-    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, textPool: opts.textPool, textLimits: opts.textLimits, environment: opts.environment, packages: packageSettingsFromEnv(env), ...(env.CMS_ADMIN_URL === undefined ? {} : { adminUrl: env.CMS_ADMIN_URL }) },
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, textPool: opts.textPool, textLimits: opts.textLimits, environment: opts.environment, packages: packageSettingsFromEnv(env), commentsAnonymous: env.CMS_COMMENTS_ANONYMOUS === '1', ...(env.CMS_ADMIN_URL === undefined ? {} : { adminUrl: env.CMS_ADMIN_URL }) },
     upstreams: new Upstreams(upstreamConfigFromEnv(env))
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions, local)

@@ -14,8 +14,13 @@ registerOption('probe_banner', { type: 'string', default: 'off', enum: ['off', '
 
 const CORE = [
   'title', 'description', 'url', 'email', 'timezone', 'date_format', 'time_format', 'start_of_week', 'language',
-  'default_category', 'default_post_format', 'posts_per_page', 'show_on_front', 'page_on_front', 'page_for_posts',
+  'use_smilies', 'default_category', 'default_post_format', 'posts_per_page', 'show_on_front', 'page_on_front', 'page_for_posts',
   'default_ping_status', 'default_comment_status', 'site_logo', 'site_icon'
+]
+// The discussion options comments follow, shown after the core's own so a site manages moderation over REST.
+const DISCUSSION = [
+  'require_name_email', 'comment_moderation', 'comment_previously_approved', 'comment_max_links', 'moderation_keys', 'disallowed_keys',
+  'thread_comments', 'thread_comments_depth', 'close_comments_for_old_posts', 'close_comments_days_old', 'comment_flood_seconds', 'show_avatars'
 ]
 
 t.test('settings', async (t) => {
@@ -35,7 +40,7 @@ t.test('settings', async (t) => {
   t.test('GET answers the whole set, core settings first in the core order', async (t) => {
     const res = await call('GET', '/cms/v2/settings', { as: admin })
     t.equal(res.status, 200)
-    t.same(Object.keys(res.body), [...CORE, 'probe_banner'])
+    t.same(Object.keys(res.body), [...CORE, ...DISCUSSION, 'probe_banner'])
     t.match(res.body, {
       title: 'My CMS Site',
       description: '',
@@ -46,6 +51,7 @@ t.test('settings', async (t) => {
       time_format: 'g:i a',
       start_of_week: 1,
       language: 'en_US',
+      use_smilies: true,
       default_category: 1,
       default_post_format: '0',
       posts_per_page: 10,
@@ -66,10 +72,11 @@ t.test('settings', async (t) => {
     t.same(entry.methods, ['GET', 'POST', 'PUT', 'PATCH'])
     t.same(entry.endpoints[0].args, [])
     const args = entry.endpoints[1].args
-    t.same(Object.keys(args), [...CORE, 'probe_banner'])
+    t.same(Object.keys(args), [...CORE, ...DISCUSSION, 'probe_banner'])
     t.same(args.title, { title: 'Title', description: 'Site title.', type: 'string', required: false })
     t.same(args.email, { title: 'Administration Email Address', description: 'This address is used for admin purposes, like new user notification.', type: 'string', format: 'email', required: false })
     t.same(args.default_comment_status.enum, ['open', 'closed'])
+    t.same(args.use_smilies, { description: 'Convert emoticons like :-) and :-P to graphics on display.', type: 'boolean', required: false }, 'a switch, as the core shows it')
     t.same(args.probe_banner, { title: 'Probe banner', description: 'Whether the probe banner shows.', type: 'string', enum: ['off', 'on'], required: false })
   })
 
@@ -106,7 +113,7 @@ t.test('settings', async (t) => {
     }
     const saved = await call('POST', '/cms/v2/settings', { as: admin, body: change })
     t.equal(saved.status, 200)
-    t.same(Object.keys(saved.body), [...CORE, 'probe_banner'], 'the answer is the whole set')
+    t.same(Object.keys(saved.body), [...CORE, ...DISCUSSION, 'probe_banner'], 'the answer is the whole set')
     t.match(saved.body, { ...change, posts_per_page: 25 })
     t.same((await call('GET', '/cms/v2/settings', { as: admin })).body, saved.body, 'a read gives what was written')
     const index = await call('GET', '/')

@@ -35,7 +35,8 @@ function mergeProbe (a: Probe | undefined, b: Probe): Probe {
     vars: { ...a.vars, ...b.vars },
     query: { ...a.query, ...b.query },
     queryVars: { ...a.queryVars, ...b.queryVars },
-    body: { ...a.body, ...b.body }
+    body: { ...a.body, ...b.body },
+    bodyVars: { ...a.bodyVars, ...b.bodyVars }
   }
 }
 

@@ -96,7 +96,8 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     const result = asResponse(await ep.handler(restReq))
     // The answer's context: the endpoint's own, else the request's (an endpoint that does not
     // declare `context` is still shaped by the one sent, as the core reads `$request['context']`).
-    const context = ep.responseContext ?? (declaresContext || typeof raw.context !== 'string' ? undefined : raw.context)
+    const own = typeof ep.responseContext === 'function' ? ep.responseContext(restReq) : ep.responseContext
+    const context = own ?? (declaresContext || typeof raw.context !== 'string' ? undefined : raw.context)
     const answered = context === undefined ? restReq : { ...restReq, params: { ...restReq.params, context } }
     expose(answered)
     const allow = await allowHeader(decl, answered)

@@ -178,9 +178,11 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    * The context the answer is shaped in, whatever the request's `context`
    * argument said: the core answers its writes (create, update) in `edit`
    * context. As the core sets it on the request, the answer's Allow header
-   * is computed with it too. Errors are not shaped.
+   * is computed with it too. Errors are not shaped. A function chooses it
+   * by the caller (a comment's creator sees it in `edit` context only when
+   * a moderator).
    */
-  responseContext?: 'edit'
+  responseContext?: 'edit' | ((req: RestRequest<any>) => 'edit' | 'view' | undefined)
   /**
    * The endpoint reads its request body itself, as a stream (file uploads):
    * the kernel neither parses nor buffers it, and the usual body limit does
@@ -428,7 +430,7 @@ export type Expected =
 /**
  * What the prober sends for a case. Path variables and query values name
  * fixture objects the prober makes first (`post`, `page`, `post.revision`,
- * `media`, `category`, `tag`, `user`, `user.app-password`,
+ * `media`, `category`, `tag`, `comment`, `user`, `user.app-password`,
  * `self.app-password`); any other value is sent as written. Arguments not
  * given are filled with valid values from the route's declaration.
  */
@@ -438,6 +440,8 @@ export interface Probe {
   /** Query parameters whose value is a fixture object's id, named as in `vars` (`{ post_id: 'post' }`). */
   queryVars?: Record<string, string>
   body?: Record<string, unknown>
+  /** Body members whose value is a fixture object's id (`{ post: 'post' }`: a comment's post). */
+  bodyVars?: Record<string, string>
 }
 
 /** One row of the matrix: who passes, why (the rule's source), and what the probe sends. */

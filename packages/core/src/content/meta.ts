@@ -30,7 +30,7 @@ export interface MetaKey {
   sanitize?: (value: unknown, param: string) => Sanitized | Promise<Sanitized>
 }
 
-export type MetaObjectType = 'post' | 'user'
+export type MetaObjectType = 'post' | 'user' | 'comment'
 
 /** Who may write a key, beyond the object's own update permission (the core's `auth_callback`). */
 export type MetaAuthorize = (caller: Principal, object: { id: number, type: string } | undefined) => boolean
@@ -66,7 +66,7 @@ export class MetaRegistry {
   private readonly keys = new Map<string, RegisteredMeta>()
   private sealed = false
 
-  /** The object type whose keys this registry holds (`post`: posts and pages of cms/v2; `user`: cms/v2 users). */
+  /** The object type whose keys this registry holds (`post`: posts and pages of cms/v2; `user`: cms/v2 users; `comment`: cms/v2 comments). */
   constructor (readonly objectType: MetaObjectType = 'post') {}
 
   /** Registers `key` on this registry's object type. */
@@ -108,7 +108,8 @@ const MAX_DEPTH = 256
  * text pool (a cost per byte, off the request thread when large).
  */
 function defaultSanitizer (objectType: MetaObjectType): NonNullable<MetaKey['sanitize']> {
-  const kind = objectType === 'user' ? 'title' : 'post'
+  // User and comment text allow the small inline set; post meta the post content's markup.
+  const kind = objectType === 'post' ? 'post' : 'title'
   return async (value) => {
     const slots: Array<[Record<string, unknown>, string]> = []
     const texts: string[] = []

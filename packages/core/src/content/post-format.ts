@@ -147,6 +147,8 @@ export function postLinks (post: PostRow, extras: PostExtras, opts: FormatOption
     about: [{ href: restUrl(base, `/cms/v2/types/${spec.type}`) }]
   }
   if (post.author !== 0) links.author = [{ embeddable: true, href: restUrl(base, `/cms/v2/users/${post.author}`) }]
+  // Posts and pages take comments (the comments routes, under the same namespace).
+  if (spec.type === 'post' || spec.type === 'page') links.replies = [{ embeddable: true, href: restUrlWithQuery(base, '/cms/v2/comments', { post: post.id }) }]
   const { count, latestId } = extras.revisions
   links['version-history'] = [{ count, href: restUrl(base, `${postRoute(spec, post.id)}/revisions`) }]
   if (count > 0) links['predecessor-version'] = [{ id: latestId, href: restUrl(base, `${postRoute(spec, post.id)}/revisions/${latestId}`) }]
@@ -201,14 +203,14 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
   if (context !== 'embed') {
     out.content = {
       raw: post.content,
-      rendered: open ? await renderedContent(post.content) : '',
+      rendered: open ? await renderedContent(post.content, opts.settings.useSmilies) : '',
       protected: post.password !== '',
       block_version: hasBlocks(post.content) ? 1 : 0
     }
   }
   out.excerpt = {
     raw: post.excerpt,
-    rendered: open ? await renderedExcerpt(post.excerpt, post.content, opts.excerptLength) : '',
+    rendered: open ? await renderedExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) : '',
     protected: post.password !== ''
   }
   out.author = post.author

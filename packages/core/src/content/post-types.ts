@@ -77,11 +77,13 @@ export interface SiteSettings {
   defaultPingStatus: string
   pageOnFront: number
   pageForPosts: number
+  /** Text smilies are shown as emoji (`use_smilies`). */
+  useSmilies: boolean
 }
 
 /** The settings content routes need, read fresh (tests and admins change them at any time). */
 export async function siteSettings (db: Store | Queryable, site: { baseUrl: string, siteUrl: string }, meta: MetaRegistry): Promise<SiteSettings> {
-  const o = await getOptions(db, ['home', 'timezone_string', 'default_category', 'default_comment_status', 'default_ping_status', 'page_on_front', 'page_for_posts'])
+  const o = await getOptions(db, ['home', 'timezone_string', 'default_category', 'default_comment_status', 'default_ping_status', 'page_on_front', 'page_for_posts', 'use_smilies'])
   return {
     meta,
     home: o.home === '' ? site.baseUrl : o.home,
@@ -91,7 +93,8 @@ export async function siteSettings (db: Store | Queryable, site: { baseUrl: stri
     defaultCommentStatus: o.default_comment_status,
     defaultPingStatus: o.default_ping_status,
     pageOnFront: Number(o.page_on_front),
-    pageForPosts: Number(o.page_for_posts)
+    pageForPosts: Number(o.page_for_posts),
+    useSmilies: Number(o.use_smilies) === 1
   }
 }
 

@@ -161,13 +161,13 @@ function imageAttributes (text: string): string {
   return out + text.slice(from)
 }
 
-/** `content.rendered`. */
-export function renderContent (raw: string): string {
+/** `content.rendered` (smilies as emoji unless the site's `use_smilies` is off). */
+export function renderContent (raw: string, smilies = true): string {
   if (raw === '') return ''
   const blocks = hasBlocks(raw)
   let s = renderBlocks(raw)
   s = texturize(s)
-  s = convertSmilies(s)
+  if (smilies) s = convertSmilies(s)
   if (!blocks) s = autop(s)
   s = shortcodeUnautop(s)
   s = doShortcodes(s)
@@ -301,19 +301,19 @@ function removeFootnoteRefs (text: string): string {
 }
 
 /** `excerpt.rendered`: the stored excerpt, or the trimmed teaser of the content. */
-export function renderExcerpt (excerpt: string, content: string, length = 55): string {
+export function renderExcerpt (excerpt: string, content: string, length = 55, smilies = true): string {
   let text = excerpt
   if (excerpt.trim() === '') {
     let source = teaser(content)
     source = stripShortcodes(source)
     source = excerptRemoveBlocks(source)
     source = removeFootnoteRefs(source)
-    source = renderContent(source).split(']]>').join(']]&gt;')
+    source = renderContent(source, smilies).split(']]>').join(']]&gt;')
     text = trimWords(source, length)
   }
   if (text === '') return ''
   let s = texturize(text)
-  s = convertSmilies(s)
+  if (smilies) s = convertSmilies(s)
   s = convertChars(s)
   s = autop(s)
   s = shortcodeUnautop(s)

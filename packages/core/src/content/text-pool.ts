@@ -90,12 +90,12 @@ export class TextPool {
     return await this.run('filterMany', { texts, kind }, chars)
   }
 
-  async renderContent (raw: string): Promise<string> {
-    return await this.run('renderContent', { raw }, raw.length)
+  async renderContent (raw: string, smilies = true): Promise<string> {
+    return await this.run('renderContent', { raw, smilies }, raw.length)
   }
 
-  async renderExcerpt (excerpt: string, content: string, length?: number): Promise<string> {
-    return await this.run('renderExcerpt', { excerpt, content, ...(length === undefined ? {} : { length }) }, excerpt.length + content.length)
+  async renderExcerpt (excerpt: string, content: string, length?: number, smilies = true): Promise<string> {
+    return await this.run('renderExcerpt', { excerpt, content, smilies, ...(length === undefined ? {} : { length }) }, excerpt.length + content.length)
   }
 
   /** Closes the threads (they also end by themselves when idle). */

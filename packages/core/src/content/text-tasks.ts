@@ -35,10 +35,10 @@ export function filterMany (input: { texts: string[], kind: FilterKind }): TaskO
   return outcome(() => input.kind === 'post' ? filterPostHtmlMany(input.texts) : input.texts.map(filterTitleHtml))
 }
 
-export function renderContent (input: { raw: string }): TaskOutcome<string> {
-  return outcome(() => render(input.raw))
+export function renderContent (input: { raw: string, smilies?: boolean }): TaskOutcome<string> {
+  return outcome(() => render(input.raw, input.smilies ?? true))
 }
 
-export function renderExcerpt (input: { excerpt: string, content: string, length?: number }): TaskOutcome<string> {
-  return outcome(() => excerpt(input.excerpt, input.content, input.length))
+export function renderExcerpt (input: { excerpt: string, content: string, length?: number, smilies?: boolean }): TaskOutcome<string> {
+  return outcome(() => excerpt(input.excerpt, input.content, input.length, input.smilies ?? true))
 }

@@ -162,8 +162,8 @@ export async function formatMedia (post: PostRow, meta: Record<string, unknown>,
     })
   }
   out.class_list = [`post-${post.id}`, 'attachment', 'type-attachment', `status-${post.status}`, 'hentry', ...(a.mime === '' ? [] : [htmlClass(a.mime.replace('/', '-'))])]
-  out.description = { raw: post.content, rendered: renderedContent(post.content) }
-  out.caption = { raw: post.excerpt, rendered: post.excerpt === '' ? '' : renderedExcerpt(post.excerpt, '') }
+  out.description = { raw: post.content, rendered: await renderedContent(post.content, settings.useSmilies) }
+  out.caption = { raw: post.excerpt, rendered: post.excerpt === '' ? '' : await renderedExcerpt(post.excerpt, '', undefined, settings.useSmilies) }
   out.alt_text = a.alt
   out.media_type = mediaTypeOf(a.mime)
   out.mime_type = a.mime

@@ -127,13 +127,13 @@ export interface ContributionApi extends PackageBase {
   /** The package's drizzle-kit migrations folder (absolute), run after its dependencies'. */
   migrations: (folder: string) => void
   /**
-   * Registers a post or user meta key: shown under `meta` in cms/v2 posts
-   * and pages (`post`) or users (`user`), and writable there as the core's
+   * Registers a post, user or comment meta key: shown under `meta` in cms/v2
+   * posts and pages (`post`), users (`user`) or comments (`comment`), and writable there as the core's
    * keys are (validated before any write, its contexts, the object's update
    * permission plus `opts.authorize`, `sanitize` for writers without
    * `unfiltered_html`).
    */
-  registerMeta: (objectType: 'post' | 'user', key: string, schema: MetaKey, opts?: MetaOptions) => void
+  registerMeta: (objectType: 'post' | 'user' | 'comment', key: string, schema: MetaKey, opts?: MetaOptions) => void
   /**
    * Adds a top-level field `name` to the cms/v2 answers of `post`, `page`
    * or `user` objects (the core's `register_rest_field`): in the item schema (OPTIONS,
@@ -403,7 +403,7 @@ export class Platform {
       ...this.baseFor(name, dependencies),
       migrations: (folder) => { this.sets.push({ name, folder, dependsOn: [] }) },
       registerMeta: (objectType, key, schema, opts = {}) => {
-        const registry = objectType === 'user' ? this.services.userMeta : this.services.meta
+        const registry = objectType === 'user' ? this.services.userMeta : objectType === 'comment' ? this.services.commentMeta : this.services.meta
         registry.register(objectType, key, schema, { ...opts, owner: name })
       },
       registerField: (objectType, field, def) => { this.services.fields.register(objectType, field, def as FieldDefinition, name) },
@@ -471,6 +471,7 @@ export class Platform {
     this.built = true
     this.services.meta.seal()
     this.services.userMeta.seal()
+    this.services.commentMeta.seal()
     this.services.fields.seal()
     return this.served.map((ns) => {
       const entry = this.local.includes(ns) ? this.declared.get(ns) : undefined

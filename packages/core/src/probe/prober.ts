@@ -106,6 +106,11 @@ class Fixtures {
       case 'category':
       case 'tag':
         return String((await this.call('POST', `/cms/v2/${name === 'category' ? 'categories' : 'tags'}`, { name: `Probe ${randomUUID().slice(0, 8)}` }, 201)).id)
+      case 'comment': {
+        // On the owner's published post, by the owner (approved: the owner moderates).
+        const post = Number(await this.resolve('post', this.owner))
+        return String((await this.call('POST', '/cms/v2/comments', { post, content: `Probe comment ${randomUUID()}` }, 201)).id)
+      }
       case 'user':
         return String((await createCaller(this.h.store, 'subscriber')).id)
       case 'user.app-password': {
@@ -226,6 +231,7 @@ async function probeRequest (target: Target, c: MatrixRow, caller: TestCaller, f
   // Query parameters naming a fixture object (meta/search's undeclared post_id), resolved as path variables are.
   for (const [k, named] of Object.entries(c.probe?.queryVars ?? {})) query[k] = await fixtures.resolve(named, caller)
   const body: Record<string, unknown> = { ...(c.probe?.body ?? {}) }
+  for (const [k, named] of Object.entries(c.probe?.bodyVars ?? {})) body[k] = Number(await fixtures.resolve(named, caller))
   const read = target.method === 'GET' || target.method === 'DELETE'
   for (const [k, v] of Object.entries(params)) {
     if (!(k in query) && !(k in body)) (read ? query : body)[k] = v

@@ -98,7 +98,7 @@ const collectionArgs = {
   }))
 }
 
-function avatarUrls (email: string): Record<string, string> {
+export function avatarUrls (email: string): Record<string, string> {
   const hash = createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
   return Object.fromEntries(AVATAR_SIZES.map((s) => [String(s), `https://secure.gravatar.com/avatar/${hash}?s=${s}&d=mm&r=g`]))
 }

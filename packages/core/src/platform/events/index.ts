@@ -34,12 +34,18 @@
  *
  * Topics: post.created, post.updated, post.status_changed ({from, to}),
  * post.trashed, post.deleted (posts and pages; revisions and autosaves
- * excluded), user.deleted. One event per topic and object per transaction.
+ * excluded), user.deleted; comment.created, comment.approved,
+ * comment.spammed, comment.trashed, comment.deleted (core migration 0008:
+ * `{id, post, parent, status|from, author}`). One event per topic and
+ * object per transaction.
  */
 import { sql } from 'drizzle-orm'
 import type { Store } from '@cms/store'
 
-export const LIFECYCLE_TOPICS = ['post.created', 'post.updated', 'post.status_changed', 'post.trashed', 'post.deleted', 'user.deleted'] as const
+export const LIFECYCLE_TOPICS = [
+  'post.created', 'post.updated', 'post.status_changed', 'post.trashed', 'post.deleted', 'user.deleted',
+  'comment.created', 'comment.approved', 'comment.spammed', 'comment.trashed', 'comment.deleted'
+] as const
 export type LifecycleTopic = typeof LIFECYCLE_TOPICS[number]
 
 export interface LifecycleEvent {
