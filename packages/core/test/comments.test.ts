@@ -20,9 +20,10 @@ function listener (seen: Seen) {
     name: '@cms/comment-listener',
     dependencies: ['@cms/core'],
     namespaces: [],
-    register (api) {
+    listeners: Object.fromEntries(LIFECYCLE_TOPICS.filter((x) => x.startsWith('comment.')).map((topic) => [`record-${topic}`, topic])),
+    serve (api) {
       for (const topic of LIFECYCLE_TOPICS.filter((x) => x.startsWith('comment.'))) {
-        api.on(topic, `record-${topic}`, (event: LifecycleEvent) => { seen.push({ topic: event.topic, objectId: event.objectId, payload: event.payload }) })
+        api.on(`record-${topic}`, (event: LifecycleEvent) => { seen.push({ topic: event.topic, objectId: event.objectId, payload: event.payload }) })
       }
     }
   })
