@@ -98,7 +98,8 @@ export async function readBody (request: FastifyRequest, payload: Readable, limi
  */
 export async function drainRest (request: FastifyRequest, limit: number): Promise<boolean> {
   const raw = request.raw
-  if (raw.complete) return true
+  // Read to its end (a real socket's message says `complete`; an injected one only that it ended).
+  if (raw.complete || raw.readableEnded) return true
   const bound = limit * DRAIN_FACTOR
   const declared = Number(request.headers['content-length'])
   if (declared > bound || raw.destroyed) return false
