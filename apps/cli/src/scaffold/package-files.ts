@@ -111,10 +111,14 @@ export const ${exported} = definePackage({
   name: '@cms/${name}',
   dependencies: ['@cms/core'],
   namespaces: [NAMESPACE],
-  register (api) {
+  // What it adds to the core, loaded in every process of the deployment.
+  contribute (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))
     // Who may add items: a capability of the package's own, granted to these roles.
     api.capability(CAPABILITY, ['administrator', 'editor'])
+  },
+  // Its routes, where ${namespace} is served.
+  serve (api) {
     api.namespace(NAMESPACE, () => itemRoutes(api.services.store))
   }
 })
