@@ -4,6 +4,7 @@
  * the sign-in and authorization pages, scheduled publishing, the
  * lifecycle-event worker, and its migrations. It serves in every process.
  */
+import { ATTACHMENT_POST_TYPE } from './media/media.js'
 import { Type } from '@sinclair/typebox'
 import { batchRoutes } from './batch/index.js'
 import { cmsV2Namespace } from './cms-v2.js'
@@ -25,6 +26,8 @@ export const corePackage = definePackage({
   }, { additionalProperties: false }),
   contribute (api) {
     api.migrations(coreMigrations.folder)
+    // Attachments are a type of the core's: listed after posts and pages, before any package's types.
+    api.postType(ATTACHMENT_POST_TYPE)
   },
   async serve (api, options, app) {
     const { services } = api

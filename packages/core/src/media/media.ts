@@ -27,7 +27,7 @@ import type { MediaStorage } from './storage.js'
 import { identify, receiveBody, type ReceivedFile } from './upload.js'
 
 /** The `attachment` post type as the core declares it: no archive, not in menus, created by `upload_files`. */
-const ATTACHMENT_POST_TYPE: PostTypeDefinition = {
+export const ATTACHMENT_POST_TYPE: PostTypeDefinition = {
   slug: ATTACHMENT_TYPE.type,
   name: 'Media',
   singularName: 'Media',
