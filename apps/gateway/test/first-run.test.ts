@@ -33,7 +33,7 @@ t.test('each bad setting is one line: the setting, the value, what is allowed', 
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'empty'), '')
   const cases: Array<[Record<string, string>, string]> = [
-    [{ CMS_DEPLOYMENT: 'C' }, 'CMS_DEPLOYMENT must be A or B, got "C"'],
+    [{ CMS_DEPLOYMENT: 'C' }, 'CMS_DEPLOYMENT must be a profile: A, B (add one with CMS_PROFILES), got "C"'],
     [{ PORT: 'eighty' }, 'PORT must be an integer from 0 to 65535, got "eighty"'],
     [{ PORT: '70000' }, 'PORT must be an integer from 0 to 65535, got "70000"'],
     [{ CMS_BODY_LIMIT: '10' }, 'CMS_BODY_LIMIT must be an integer of at least 1024, got "10"'],
@@ -66,7 +66,7 @@ t.test('the service prints that one line and stops, without a stack trace', asyn
   }
   const bad = start({ CMS_DEPLOYMENT: 'C' })
   t.equal(bad.status, 1)
-  t.equal(bad.stderr, 'cms: CMS_DEPLOYMENT must be A or B, got "C"\n')
+  t.equal(bad.stderr, 'cms: CMS_DEPLOYMENT must be a profile: A, B (add one with CMS_PROFILES), got "C"\n')
   const upstream = start({ CMS_UPSTREAM_RANK_TRACKER_URL: 'https://user:pw@rank.example/' })
   t.equal(upstream.status, 1)
   t.equal(upstream.stderr, 'cms: CMS_UPSTREAM_RANK_TRACKER_URL must be a URL without credentials (they go in CMS_UPSTREAM_RANK_TRACKER_TOKEN), got "https://user:***@rank.example/"\n', 'an upstream setting too, its password not shown')
