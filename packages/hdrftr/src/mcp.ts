@@ -95,7 +95,7 @@ export function mcpRoutes (option: PackageOption<typeof MCP_SETTINGS>, usage: Us
           methods: ['GET'],
           args: {},
           summary: 'The AI tools settings with the computed fields',
-          response: Type.Object({ is_abilities_api_active: Type.Boolean(), is_mcp_adapter_active: Type.Boolean(), is_assistant_active: Type.Boolean(), dedicated_server_url: Type.String(), total_abilities: Type.Integer() }, { description: 'The stored settings and the computed fields.' }),
+          response: Type.Object({ is_abilities_api_active: Type.Boolean(), is_mcp_adapter_active: Type.Boolean(), is_assistant_active: Type.Boolean(), dedicated_server_url: Type.Union([Type.String(), Type.Null()]), total_abilities: Type.Integer() }, { description: 'The stored settings and the computed fields.' }),
           permission: mayManageSettings,
           handler: async (req) => {
             const settings = await current()
