@@ -23,11 +23,12 @@ const CONTENT = [
 t.test('seo/v1 served by another process: SEO meta written through the gateway is kept, and scored there', async (t) => {
   const store = await openTestStore({ migrate: false })
   t.teardown(() => store.close())
-  const seo = await gatewayApp({ store, env: { CMS_DEPLOYMENT: 'B', CMS_NAMESPACES: 'seo/v1' } })
+  // The SEO package serves seo/v1 and analytics-connector/v1: both move, so nothing of it is served by the gateway.
+  const seo = await gatewayApp({ store, env: { CMS_DEPLOYMENT: 'B', CMS_NAMESPACES: 'seo/v1,analytics-connector/v1' } })
   t.teardown(seo.close)
   const seoUrl = await listenLoopback(seo.app)
   // The gateway prunes delivered events at once (no retention): what the SEO listeners have not had must stay.
-  const gateway = await gatewayApp({ store, env: { CMS_DEPLOYMENT: 'B', CMS_REMOTE_NAMESPACES: `seo/v1=${seoUrl}`, CMS_EVENTS_RETENTION_MS: '0' } })
+  const gateway = await gatewayApp({ store, env: { CMS_DEPLOYMENT: 'B', CMS_REMOTE_NAMESPACES: `seo/v1=${seoUrl},analytics-connector/v1=${seoUrl}`, CMS_EVENTS_RETENTION_MS: '0' } })
   t.teardown(gateway.close)
   const events = { gateway: gateway.app.platform.services.events, seo: seo.app.platform.services.events }
 
