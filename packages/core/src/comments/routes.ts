@@ -21,7 +21,7 @@ import {
 } from '../content/index.js'
 import { metaSchema, parseMetaParam } from '../content/meta.js'
 import { textPool } from '../content/text-pool.js'
-import { restUrlWithQuery } from '../content/post-format.js'
+import { postVisibility, restUrlWithQuery } from '../content/post-format.js'
 import { idOf } from '../content/post-store.js'
 import { findUserById, isEmail } from '../users/store.js'
 import { avatarUrls } from '../users/users-routes.js'
@@ -94,12 +94,11 @@ const moderates = (user: Principal): boolean => user.id !== 0 && user.can('moder
 
 /**
  * Whether the caller may read the post for a comment (the core's
- * `check_read_post_permission`): a password-protected post needs its
- * password (given with a request naming that post or comment) or edit rights.
+ * `check_read_post_permission`): the core's visibility rule for its text,
+ * so a password-protected post needs its password or edit rights.
  */
 function mayReadPost (user: Principal, post: PostRow, password: string | undefined): boolean {
-  if (post.password !== '' && password !== post.password) return canRead(user, post) && canEdit(user, post)
-  return canRead(user, post)
+  return postVisibility(user, post, password === undefined ? {} : { password }).text
 }
 
 /** The core's `edit_comment`: moderators, or whoever may edit the comment's post. */
