@@ -41,8 +41,13 @@ const PAYLOADS = [
   }))
 ]
 
-/** Routes that build a path from a request value: where served, each must be among the places found. */
-const KNOWN = [/^\/rollback\/v1\//, /^\/assistant\/v1\//, /^\/builder-one\/v1\//, /^\/hdrftr\/v1\//, /^\/cms\/v2\/media/, /^\/theme/]
+/**
+ * Routes that build a path from a request value (the packages that reach the
+ * file system: rollback's archives, the assistant's snippet files, builder-one's
+ * plugin and theme installs through the registry, media; the SEO import reads
+ * only fixed names): where served, each must be among the places found.
+ */
+const KNOWN = [/^\/rollback\/v1\//, /^\/assistant\/v1\//, /^\/builder-one\/v1\//, /^\/cms\/v2\/media/]
 
 /**
  * A place, and whether a traversal there must be refused: a path variable or
@@ -147,9 +152,17 @@ for (const profile of ['A', 'B'] as const) {
         await check(requestOf(target, place, payload, admin, encode), `${target.key} ${place.kind} ${place.name}`, place.mustRefuse)
       }
     }
-    // The package and upload files, served outside the REST namespaces.
-    for (const prefix of ['/cms-content/plugins/', '/cms-content/themes/', '/cms-content/uploads/']) {
-      for (const payload of PAYLOADS) await check({ method: 'GET', url: `${prefix}x/${encodeURI(payload)}`, headers: admin }, prefix)
+    // The package and upload files, served outside the REST namespaces: under an unknown slug and under every
+    // package the registry seeded (an active one's folder is where a path is resolved; a first request seeds them).
+    await check({ method: 'GET', url: '/cms-content/plugins/x/a.css', headers: admin }, 'first package file')
+    // Two packages of each type stand for all (they share one code path): an unknown slug and two seeded ones.
+    const slugs = (folder: string): string[] => ['x', ...readdirSync(join(content, folder), { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name).slice(0, 2)]
+    const folders = { plugins: slugs('plugins'), themes: slugs('themes'), uploads: ['x', '2026'] }
+    t.ok(folders.plugins.length + folders.themes.length > 2, `packages to aim at: ${[...folders.plugins, ...folders.themes].join(', ')}`)
+    for (const [folder, names] of Object.entries(folders)) {
+      for (const slug of names) {
+        for (const payload of PAYLOADS) await check({ method: 'GET', url: `/cms-content/${folder}/${slug}/${encodeURI(payload)}`, headers: admin }, `/cms-content/${folder}/${slug}`)
+      }
     }
     for (const p of problems) t.comment(p)
     t.equal(problems.length, 0, `every traversal form refused with a 4xx where it would name a file, never a 5xx, no canary read (${sent} requests)`)
