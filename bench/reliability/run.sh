@@ -5,7 +5,7 @@
 #   bench/reliability/run.sh load [CLIENTS] [SECONDS] # load + consistency check (default 100 clients, 60 s)
 #   bench/reliability/run.sh fault                    # PostgreSQL outage under load
 #   bench/reliability/run.sh adversarial [PER_PROBE]  # megabyte adversarial strings to every route that takes a string (default 3 per probe; `all`)
-#   bench/reliability/run.sh stall [ONLY_REGEX]       # the work-maximising input to every route, /healthz latency per route (max, p99)
+#   bench/reliability/run.sh stall [ONLY_REGEX]       # the work-maximising input to every route; /healthz and cached-read latency beside it
 #
 # `load` runs on the PostgreSQL server named by CMS_TEST_DATABASE_URL, else
 # on a throwaway one started with scripts/pg-test-server.sh (when its
@@ -48,7 +48,8 @@ case "$what" in
     CMS_ADVERSARIAL_PER_PROBE="${1:-3}" npx tap --reporter=tap --timeout=7200 test/adversarial.test.ts
     ;;
   stall)
-    # Figures, not a pass or fail: docs/reliability.md records a run.
+    # Figures (docs/reliability.md records a run); exits 1 when a /healthz took over 200 ms beside some route.
+    # CMS_STALL_REPEAT: how many times the contributor's heavy work is sent (default 5).
     cd "$ROOT/apps/gateway"
     node --import tsx test/stall.run.ts "${1:-}"
     ;;

@@ -18,9 +18,13 @@
  *
  * Then the prototype-name class (issue 27): every name `Object.prototype`
  * answers to (`constructor`, `__proto__`, `toString`...) in every path
- * variable and string argument, and as a key of every object argument
- * (harness/fuzz.ts `runPrototypeSweep`). Throughout, the operations log is
- * read: no raw TypeError may reach it.
+ * variable and string argument, as a key (and a nested key) of every object
+ * argument, as a top-level body key, a query key (plain and bracketed:
+ * `filter[constructor]`), a `_fields` or `_embed` name and a form-encoded
+ * bracket key, these for one read and one write of every route family
+ * (harness/fuzz.ts `runPrototypeSweep`); afterwards no prototype
+ * was changed. Throughout, the operations log is read: no raw TypeError may
+ * reach it.
  */
 import t from 'tap'
 import { Writable } from 'node:stream'
@@ -38,7 +42,7 @@ const ADVERSARIAL_MS = 200 * Number(process.env.CMS_ADVERSARIAL_FACTOR ?? 10)
 
 t.comment(`fuzz: ${RUNS} requests per profile, seed ${SEED}`)
 // Thousands of requests: on a slow or busy machine this file may need more than the suite's per-file limit.
-t.setTimeout(Math.max(600_000, RUNS * 400))
+t.setTimeout(Math.max(900_000, RUNS * 400))
 
 for (const profile of profilesUnderTest()) {
   t.test(`profile ${profile}`, async (t) => {

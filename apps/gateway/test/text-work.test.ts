@@ -100,9 +100,14 @@ t.test('profile text, comments and titles are filtered and rendered in the pool 
   t.same(profile.order.slice(0, 3), ['work started', 'healthz answered', 'work ended'], 'a user\'s description is filtered in the pool')
   t.notMatch(profile.res.json().description, /<script/)
 
-  const post = await h.app.inject({ method: 'POST', url: '/cms-json/cms/v2/posts', headers: { ...admin, ...json }, payload: JSON.stringify({ title: text, content: 'x', status: 'publish' }) })
-  t.equal(post.statusCode, 201)
-  const id = post.json().id as number
+  // A published post's slug is made from its title.
+  const published = await whileWorking(h.app, 'slugOf', {
+    method: 'POST', url: '/cms-json/cms/v2/posts', headers: { ...admin, ...json }, payload: JSON.stringify({ title: text, content: 'x', status: 'publish' })
+  })
+  t.equal(published.res.statusCode, 201)
+  t.same(published.order.slice(0, 3), ['work started', 'healthz answered', 'work ended'], 'a slug is made from a long title in the pool')
+  t.match(published.res.json().slug, /^some-text-a-link/)
+  const id = published.res.json().id as number
   // A comment is at most 65,525 characters (the core's column limit): still tens of milliseconds to render.
   const comment = await whileWorking(h.app, 'renderComment', {
     method: 'POST', url: '/cms-json/cms/v2/comments', headers: { ...subscriber, ...json }, payload: JSON.stringify({ post: id, content: bigHtml(60_000) })

@@ -11,7 +11,8 @@ import { postExtras, uniquePostSlug, type PostRow, type PostTerms, type Revision
 import { permalink, type PostType, type SiteSettings } from './post-types.js'
 import { hasBlocks } from './render.js'
 import { renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
-import { htmlClass, sanitizeSlug } from './slugs.js'
+import { htmlClass } from './slugs.js'
+import { textPool } from './text-pool.js'
 
 export interface PostExtras {
   meta: Record<string, unknown>
@@ -233,7 +234,7 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
     out.permalink_template = link
     out.generated_slug = opts.slugIsUnique === true && post.slug !== ''
       ? post.slug
-      : await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : sanitizeSlug(post.title, String(post.id)), {
+      : await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : await textPool.slug(post.title, String(post.id)), {
         id: post.id, type: post.type, parent: post.parent, hierarchical: spec.hierarchical
       })
   }

@@ -22,7 +22,7 @@ import {
 import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
 import { posts } from './schema.js'
-import { isReservedSlug, sanitizeSlug } from './slugs.js'
+import { isReservedSlug } from './slugs.js'
 
 /** A title/content/excerpt value: a string, or an object with `raw`; anything else is ignored. */
 export function textParam (value: unknown): string | undefined {
@@ -175,7 +175,7 @@ export async function preparePost (
   // Pages have no excerpt, so the core lets them be empty.
   if (spec.type === 'post' && finalTitle === '' && finalContent === '' && finalExcerpt === '') throw contentErrors.empty_content()
 
-  const requestedSlug = typeof params.slug === 'string' ? sanitizeSlug(params.slug) : undefined
+  const requestedSlug = typeof params.slug === 'string' ? await textPool.slug(params.slug) : undefined
   return { row, meta, categories, tags, requestedSlug }
 }
 
@@ -188,7 +188,7 @@ async function resolveSlug (tx: Tx, spec: PostType, post: PostRow, requested: st
   const current = requested === '' ? '' : post.slug
   if (FLOATING_STATUSES.has(post.status)) return current
   if (current !== '') return await claimPostSlug(tx, current, where)
-  return await claimPostSlug(tx, sanitizeSlug(post.title, String(post.id)), where)
+  return await claimPostSlug(tx, await textPool.slug(post.title, String(post.id)), where)
 }
 
 export interface SaveOptions {
@@ -246,11 +246,11 @@ function newPostRow (spec: PostType, prepared: PreparedPost, slug: string, now: 
 }
 
 /** A new post's slug when it is known before its id and not reserved (asked for, or from the title once not a floating draft); else ''. */
-function knownSlug (spec: PostType, prepared: PreparedPost): string {
+async function knownSlug (spec: PostType, prepared: PreparedPost): Promise<string> {
   const requested = prepared.requestedSlug
   const known = requested !== undefined && requested !== ''
     ? requested
-    : FLOATING_STATUSES.has(prepared.row.status ?? 'draft') ? '' : sanitizeSlug(prepared.row.title ?? '')
+    : FLOATING_STATUSES.has(prepared.row.status ?? 'draft') ? '' : await textPool.slug(prepared.row.title ?? '')
   return known !== '' && !isReservedSlug(known, spec.hierarchical) ? known : ''
 }
 
@@ -279,7 +279,7 @@ async function insertPost (
  * other slug is resolved with the post's id, as resolveSlug does.
  */
 async function insertPostInTransaction (tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written> {
-  const known = knownSlug(spec, prepared)
+  const known = await knownSlug(spec, prepared)
   if (known !== '') {
     const row = newPostRow(spec, prepared, known, now)
     const written = await insertPost(tx, spec, prepared, settings, row, true)
@@ -311,7 +311,7 @@ export async function writePost (
   now = nowSeconds()
 ): Promise<Written> {
   // The usual create (slug known before the id, no meta) is one statement of its own.
-  const known = existing === undefined && prepared.meta === undefined && opts.also === undefined ? knownSlug(spec, prepared) : ''
+  const known = existing === undefined && prepared.meta === undefined && opts.also === undefined ? await knownSlug(spec, prepared) : ''
   if (known !== '') {
     const written = await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true)
     if (written !== undefined) return written

@@ -8,7 +8,7 @@ import type { Store } from '@cms/store'
 import { nowSeconds } from './dates.js'
 import { claimPostSlug, recountTerms, termIdsOfPost } from './post-store.js'
 import { posts } from './schema.js'
-import { sanitizeSlug } from './slugs.js'
+import { textPool } from './text-pool.js'
 
 /** Publishes every due scheduled post; returns their ids. */
 export async function publishDuePosts (store: Store, now = nowSeconds(), batch = 100): Promise<number[]> {
@@ -24,7 +24,7 @@ export async function publishDuePosts (store: Store, now = nowSeconds(), batch =
     const termIds: number[] = []
     for (const post of due) {
       if (post.slug === '') {
-        const slug = await claimPostSlug(tx, sanitizeSlug(post.title, String(post.id)), { id: post.id, type: post.type, parent: post.parent, hierarchical: post.type === 'page' })
+        const slug = await claimPostSlug(tx, await textPool.slug(post.title, String(post.id)), { id: post.id, type: post.type, parent: post.parent, hierarchical: post.type === 'page' })
         await tx.update(posts).set({ slug }).where(eq(posts.id, post.id))
       }
       termIds.push(...await termIdsOfPost(tx, post.id))

@@ -13,7 +13,7 @@ import { idOf, type TermRow } from './post-store.js'
 import { readPostFor } from './posts.js'
 import { siteSettings } from './post-types.js'
 import { terms } from './schema.js'
-import { sanitizeSlug } from './slugs.js'
+import { textPool } from './text-pool.js'
 import { deleteTerm, findByName, getTerm, listTerms, slugTaken, termLoop, uniqueTermSlug } from './term-store.js'
 
 interface Taxonomy {
@@ -192,12 +192,12 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
     const parent = (await checkParent(p.parent, 0)) ?? 0
     const existing = await findByName(store, tax.name, name, parent)
     if (existing !== undefined) throw contentErrors.term_exists({ term_id: existing.id })
-    const requested = typeof p.slug === 'string' && p.slug !== '' ? sanitizeSlug(p.slug) : ''
+    const requested = typeof p.slug === 'string' && p.slug !== '' ? await textPool.slug(p.slug) : ''
     if (requested !== '' && await slugTaken(store, tax.name, requested)) {
       throw contentErrors.duplicate_term_slug(undefined, `The slug “${requested}” is already in use by another term.`)
     }
     const term = await store.transaction(async (tx) => {
-      const slug = requested !== '' ? requested : await uniqueTermSlug(tx, tax.name, sanitizeSlug(name, 'term'))
+      const slug = requested !== '' ? requested : await uniqueTermSlug(tx, tax.name, await textPool.slug(name, 'term'))
       const [row] = await tx.insert(terms).values({
         taxonomy: tax.name, name, slug, description: typeof p.description === 'string' ? p.description : '', parent
       }).returning()
@@ -225,7 +225,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
     const parent = await checkParent(p.parent, term.id)
     if (parent !== undefined) changes.parent = parent
     if (typeof p.slug === 'string') {
-      const slug = p.slug === '' ? sanitizeSlug(changes.name ?? term.name, 'term') : sanitizeSlug(p.slug)
+      const slug = p.slug === '' ? await textPool.slug(changes.name ?? term.name, 'term') : await textPool.slug(p.slug)
       if (p.slug !== '' && await slugTaken(store, tax.name, slug, term.id)) {
         throw contentErrors.duplicate_term_slug(undefined, `The slug “${slug}” is already in use by another term.`)
       }

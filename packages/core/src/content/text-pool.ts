@@ -48,7 +48,7 @@ export const textErrors = declareErrors({
 /** Seconds a refused caller is told to wait: tasks last milliseconds to a few seconds. */
 const RETRY_AFTER_S = 2
 
-type TaskName = 'filterOne' | 'filterMany' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf'
+type TaskName = 'filterOne' | 'filterMany' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf'
 
 /** Where a task ran: for tests and benches that count the work (never for timing). */
 export interface TextWorkEvent { task: TaskName, where: 'inline' | 'pool', phase: 'start' | 'end' }
@@ -116,6 +116,11 @@ export class TextPool {
   /** The hrefs of HTML's links (html-text.ts): a post's links for the SEO index. */
   async links (html: string): Promise<string[]> {
     return await this.run('linksOf', { html }, html.length)
+  }
+
+  /** The slug of a title or a requested slug (`sanitizeSlug`): a title may be a megabyte, a second of work. */
+  async slug (text: string, fallback = ''): Promise<string> {
+    return await this.run('slugOf', { text, fallback }, text.length)
   }
 
   /** Closes the threads (they also end by themselves when idle). */

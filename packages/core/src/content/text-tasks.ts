@@ -10,6 +10,7 @@ import { filterPostHtml, filterPostHtmlMany, filterTitleHtml } from './kses.js'
 import { renderContent as render, renderExcerpt as excerpt, renderTitle as title } from './render.js'
 import { renderCommentText } from '../comments/render.js'
 import { htmlLinks, htmlText } from './html-text.js'
+import { sanitizeSlug } from './slugs.js'
 
 /** A task's outcome: its value, or the 4xx it refused with. */
 export type TaskOutcome<T> = { value: T } | { refused: { code: string, message: string, status: number, data: Record<string, unknown> } }
@@ -59,4 +60,8 @@ export function textOf (input: { html: string }): TaskOutcome<string> {
 
 export function linksOf (input: { html: string }): TaskOutcome<string[]> {
   return outcome(() => htmlLinks(input.html))
+}
+
+export function slugOf (input: { text: string, fallback: string }): TaskOutcome<string> {
+  return outcome(() => sanitizeSlug(input.text, input.fallback))
 }

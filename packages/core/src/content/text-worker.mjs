@@ -19,3 +19,4 @@ export const renderTitle = tasks.renderTitle
 export const renderComment = tasks.renderComment
 export const textOf = tasks.textOf
 export const linksOf = tasks.linksOf
+export const slugOf = tasks.slugOf

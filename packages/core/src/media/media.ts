@@ -17,7 +17,8 @@ import { eq } from 'drizzle-orm'
 import { argsOf, check, checkPage, ContextArg, endpoint, Enum, everyone, restUrl, route, RestResponse, validateArgs, who, type Links, type Principal, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { Services } from '../services.js'
-import { ATTACHMENT_META, ATTACHMENT_TYPE, canEdit, canRead, capObject, contentErrors, deleteArgs, deletePostFully, denied, fileUrl, formatGmt, formatLocal, getMeta, getPost, htmlClass, invalidParam, metaResponse, nowSeconds, parseRequestDate, permalink, posts, preparePost, readRule, renderedContent, renderedExcerpt, renderedTitle, requestSettings, runListQuery, sanitizeSlug, setMeta, textParam, uniquePostSlug, writePost, type ListQuery, type PostRow, type PostTypeDefinition, type SiteSettings } from '../content/index.js'
+import { ATTACHMENT_META, ATTACHMENT_TYPE, canEdit, canRead, capObject, contentErrors, deleteArgs, deletePostFully, denied, fileUrl, formatGmt, formatLocal, getMeta, getPost, htmlClass, invalidParam, metaResponse, nowSeconds, parseRequestDate, permalink, posts, preparePost, readRule, renderedContent, renderedExcerpt, renderedTitle, requestSettings, runListQuery, setMeta, textParam, uniquePostSlug, writePost, type ListQuery, type PostRow, type PostTypeDefinition, type SiteSettings } from '../content/index.js'
+import { textPool } from '../content/text-pool.js'
 import { mediaErrors } from './errors.js'
 import { mediaTypeOf, RESIZABLE } from './file-types.js'
 import { mediaItemSchema, mediaListArgs, mediaWriteArgs } from './media-schema.js'
@@ -157,7 +158,7 @@ export async function formatMedia (post: PostRow, meta: Record<string, unknown>,
   }
   if (context === 'edit') {
     out.permalink_template = link
-    out.generated_slug = await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : sanitizeSlug(post.title, String(post.id)), {
+    out.generated_slug = await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : await textPool.slug(post.title, String(post.id)), {
       id: post.id, type: post.type, parent: post.parent, hierarchical: false
     })
   }
