@@ -7,7 +7,7 @@
 #   bench/reliability/run.sh adversarial [PER_PROBE]  # megabyte adversarial strings to every route that takes a string (default 3 per probe; `all`)
 #   bench/reliability/run.sh stall [ONLY_REGEX]       # the work-maximising input to every route; /healthz and cached-read latency beside it
 #
-# `load` runs on the PostgreSQL server named by CMS_TEST_DATABASE_URL, else
+# `load` and `stall` run on the PostgreSQL server named by CMS_TEST_DATABASE_URL, else
 # on a throwaway one started with scripts/pg-test-server.sh (when its
 # binaries are installed), else on PGlite. Figures are printed as TAP
 # comments; docs/reliability.md records the last run.
@@ -51,7 +51,7 @@ case "$what" in
     # Figures (docs/reliability.md records a run); exits 1 when a /healthz took over 200 ms beside some route.
     # CMS_STALL_REPEAT: how many times the contributor's heavy work is sent (default 5).
     cd "$ROOT/apps/gateway"
-    node --import tsx test/stall.run.ts "${1:-}"
+    with_postgres node --import tsx test/stall.run.ts "${1:-}"
     ;;
   *)
     echo "usage: $0 fuzz [RUNS] | load [CLIENTS] [SECONDS] | fault | adversarial [PER_PROBE] | stall [ONLY_REGEX]" >&2
