@@ -64,5 +64,5 @@ export { readableWhere, readRule, runListQuery, type ListQuery } from './post-qu
 export { preparePost, textParam, writePost } from './post-write.js'
 export { renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
 export { posts } from './schema.js'
-export { htmlClass, sanitizeSlug } from './slugs.js'
+export { htmlClass } from './slugs.js'
 export { requestSettings } from './posts.js'
