@@ -42,7 +42,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const { values: opts } = parseArgs({ options: { logs: { type: 'string' }, jobs: { type: 'string' } } })
 if (opts.logs === undefined) throw new Error('--logs DIR is required')
 const LOGS = opts.logs
-const JOBS = Math.max(1, Number(opts.jobs ?? process.env.CMS_TEST_JOBS ?? availableParallelism()) || 1)
+// As many as cores, at most 4 unless asked (each job holds a few hundred MB and its own connections to the test server).
+const JOBS = Math.max(1, Number(opts.jobs ?? process.env.CMS_TEST_JOBS ?? Math.min(4, availableParallelism())) || 1)
 
 // ---- the plan ----------------------------------------------------------------
 
