@@ -46,11 +46,16 @@ export type BackgroundStart = () => (() => Promise<void> | void)
  * whose activation decides whether namespaces of a code package are served:
  * `namespaces` (default all the code package's) are served only while every
  * site package naming them is active (a theme: the active theme).
+ * `contributions` (default: when it names no `namespaces`, the whole
+ * package) says whether the code package's meta keys and fields follow it
+ * too: they leave the core's answers and schemas while it is inactive (their
+ * stored values are kept) and are writable again once it is active.
  */
 export interface SitePackage {
   type: 'plugin' | 'theme'
   slug: string
   namespaces?: readonly string[]
+  contributions?: boolean
 }
 
 /**
@@ -348,6 +353,8 @@ export class Platform {
   private readonly provided = new Map<string, { owner: string, value: unknown }>()
   /** Namespace -> the site packages that must be active for it to be served. */
   private readonly switches = new Map<string, Array<{ type: SitePackage['type'], slug: string }>>()
+  /** Package name -> the site packages that must be active for its meta and fields to be shown. */
+  private readonly contributionSwitches = new Map<string, Array<{ type: SitePackage['type'], slug: string }>>()
   private reader: { owner: string, read: ActivationReader } | undefined
   private built = false
 
@@ -396,6 +403,9 @@ export class Platform {
       for (const ns of site.namespaces ?? declared.namespaces) {
         if (!declared.namespaces.includes(ns)) throw new Error(`${name}: activation names ${ns}, which it does not serve`)
         this.switches.set(ns, [...this.switches.get(ns) ?? [], { type: site.type, slug: site.slug }])
+      }
+      if (site.contributions ?? site.namespaces === undefined) {
+        this.contributionSwitches.set(name, [...this.contributionSwitches.get(name) ?? [], { type: site.type, slug: site.slug }])
       }
     }
     for (const [listener, topic] of Object.entries(listeners)) this.services.events.declare(name, topic, listener)
@@ -484,21 +494,29 @@ export class Platform {
 
   /**
    * The kernel's `activation`: the local namespaces a site package's
-   * activation switches, and those off now, derived from the deciding
+   * activation switches, and the set off now, derived from the deciding
    * package's answer (a new set only when that answer is a new one: it
-   * changes only after a commit). Undefined when nothing can be off.
+   * changes only after a commit). The set also names the packages whose
+   * contributions are off (their meta and fields: `visible(off)` of the
+   * registries, the schemas' `CONTRIBUTED_BY`), in every process, served
+   * here or not. Undefined when nothing can be off.
    */
   activation (): KernelOptions['activation'] {
     const reader = this.reader
     const switchable = [...this.switches.keys()].filter((ns) => this.local.includes(ns))
-    if (reader === undefined || switchable.length === 0) return undefined
+    const contributing = [...this.contributionSwitches.keys()]
+    if (reader === undefined || (switchable.length === 0 && contributing.length === 0)) return undefined
     let last: { from: unknown, off: ReadonlySet<string> } | undefined
     return {
       namespaces: switchable,
       off: async (horizon) => {
         const isActive = await reader.read(horizon)
         if (last?.from !== isActive) {
-          const off = new Set(switchable.filter((ns) => this.switches.get(ns)!.some((p) => !isActive(p.type, p.slug))))
+          const inactive = (sites: ReadonlyArray<{ type: SitePackage['type'], slug: string }>): boolean => sites.some((p) => !isActive(p.type, p.slug))
+          const off = new Set([
+            ...switchable.filter((ns) => inactive(this.switches.get(ns)!)),
+            ...contributing.filter((owner) => inactive(this.contributionSwitches.get(owner)!))
+          ])
           last = { from: isActive, off }
         }
         return last.off
