@@ -18,9 +18,11 @@ import type { FastifyInstance } from 'fastify'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
 import { openStore, type Store } from '@cms/store'
-import { createTestDatabase, openTestStore, testDatabaseUrl } from '@cms/store/testing'
+import { createTestDatabase, migrateTestStore, openTestStore, testDatabaseUrl } from '@cms/store/testing'
 import { packageRegistry } from '@cms/registry'
-import { gatewayApp, getJson } from './helpers.js'
+import { buildApp } from '../src/app.js'
+import { loadSettings } from '../src/settings.js'
+import { BASE, gatewayApp, getJson } from './helpers.js'
 
 /** Two stores on one database (PostgreSQL: two pools; PGlite: the same store twice). */
 async function twoStores (t: Test): Promise<[Store, Store]> {
@@ -169,4 +171,22 @@ t.test('profile A: a theme switch moves theme-a/v1; package files follow activat
   await registry.activate('plugin', 'rollback', { actor })
   t.equal((await call(h.app, 'GET', '/rollback/v1', { as: admin })).status, 200)
   t.equal((await h.app.inject({ method: 'GET', url: '/cms-content/plugins/rollback/assets/style.css' })).statusCode, 200)
+})
+
+t.test('a process whose packages need no registry still honours activation: the registry is composed wherever a switched package is', async (t) => {
+  // A profile of the page builder alone: no package of it depends on @cms/registry.
+  const content = await sharedContent(t)
+  const store = await openTestStore({ migrate: 'later' })
+  t.teardown(async () => { await store.close() })
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_CONTENT_DIR: content })
+  const app = await buildApp(settings, { store, logger: false, jobs: false, migrate: migrateTestStore, profile: { name: 'builder-only', namespaces: ['builder/v1', 'builder/v1/documents'] } })
+  t.teardown(async () => { await app.close() })
+  await app.ready()
+  t.ok(app.platform.packages().includes('@cms/registry'), 'the registry is composed')
+  const admin = await createCaller(store, 'administrator')
+  t.equal((await call(app, 'GET', '/builder/v1/globals/colors', { as: admin })).status, 200)
+  // What another process (or the CLI) stored: the builder deactivated.
+  await app.platform.service(packageRegistry)!.deactivate('plugin', 'builder', { actor: { userId: 0 } })
+  const off = await call(app, 'GET', '/builder/v1/globals/colors', { as: admin })
+  t.same([off.status, off.body.code], [404, 'rest_no_route'], 'its routes are gone here too')
 })

@@ -251,6 +251,8 @@ export interface CmsPackage {
   readonly pages: readonly string[]
   /** The site packages whose activation switches its namespaces (see {@link PackageDefinition.activation}). */
   readonly activation: readonly SitePackage[]
+  /** Whether it says which site packages are active (see {@link PackageDefinition.decidesActivation}). */
+  readonly decidesActivation: boolean
   readonly plugin: FastifyPluginAsync<PackagePluginOptions>
 }
 
@@ -289,6 +291,12 @@ export interface PackageDefinition<O extends TSchema, C = void> {
    */
   activation?: readonly SitePackage[]
   /**
+   * Whether its `contribute` calls `api.decidesActivation` (the registry):
+   * it is then registered in every process where a package declaring
+   * `activation` is, so each process honours the stored activation state.
+   */
+  decidesActivation?: boolean
+  /**
    * The lifecycle-event listeners the package runs where it serves, by
    * name (`analyse-created: 'post.created'`); `serve` gives each its
    * function with `api.on(name, fn)`. Known to every process, so no
@@ -322,7 +330,7 @@ export function definePackage<O extends TSchema, C = void> (def: PackageDefiniti
       if (first !== undefined) throw new TypeError(`${def.name}: invalid option ${first.path === '' ? '(root)' : first.path}: ${first.message}`)
     }
     // Registers the package (and declares its listeners) whether or not it contributes anything.
-    const contributing = platform.contributionApiFor(def.name, dependencies, listeners, { namespaces: def.namespaces, activation: def.activation ?? [] })
+    const contributing = platform.contributionApiFor(def.name, dependencies, listeners, { namespaces: def.namespaces, activation: def.activation ?? [], decides: def.decidesActivation === true })
     const contributed = await def.contribute?.(contributing, options as Static<O>) as C
     if (opts.serve === false) return
     const attached = new Set<string>()
@@ -337,6 +345,7 @@ export function definePackage<O extends TSchema, C = void> (def: PackageDefiniti
     commands: def.commands ?? [],
     pages: def.pages ?? [],
     activation: def.activation ?? [],
+    decidesActivation: def.decidesActivation === true,
     plugin: fp(plugin, { name: def.name, dependencies: [...dependencies], fastify: '5.x' })
   }
 }
@@ -395,7 +404,7 @@ export class Platform {
    * @internal The API handed to one package's `contribute`; declares its
    * listeners (run only where it serves, see `serveApiFor`).
    */
-  contributionApiFor (name: string, dependencies: readonly string[] = [], listeners: Readonly<Record<string, LifecycleTopic>> = {}, declared: { namespaces: readonly string[], activation: readonly SitePackage[] } = { namespaces: [], activation: [] }): ContributionApi {
+  contributionApiFor (name: string, dependencies: readonly string[] = [], listeners: Readonly<Record<string, LifecycleTopic>> = {}, declared: { namespaces: readonly string[], activation: readonly SitePackage[], decides?: boolean } = { namespaces: [], activation: [] }): ContributionApi {
     if (this.built) throw new Error(`${name} registered after the app was built`)
     if (this.registered.some((p) => p.name === name)) throw new Error(`${name} is registered twice`)
     this.registered.push({ name, dependencies })
@@ -420,6 +429,7 @@ export class Platform {
       postType: (def) => { this.services.types.registerPostType(def) },
       taxonomy: (def) => { this.services.types.registerTaxonomy(def) },
       decidesActivation: (read) => {
+        if (!declared.decides) throw new Error(`${name} decides activation without declaring it (definePackage({ decidesActivation: true }))`)
         if (this.reader !== undefined) throw new Error(`activation is decided by ${this.reader.owner} and ${name}`)
         this.reader = { owner: name, read }
       },
@@ -564,6 +574,11 @@ function packagesFor (catalog: readonly CmsPackage[], served: readonly string[],
   }
   for (const pkg of catalog) {
     if (always.includes(pkg.name) || pkg.namespaces.some((ns) => served.includes(ns))) visit(pkg, [])
+  }
+  // Activation is stored data: where a package it switches registers, the package reading it does too
+  // (a process without it would serve what is deactivated).
+  if (out.some((p) => p.activation.length > 0)) {
+    for (const pkg of catalog) if (pkg.decidesActivation) visit(pkg, [])
   }
   return out
 }
