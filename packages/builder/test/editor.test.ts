@@ -117,7 +117,7 @@ t.test('editor helpers', async (t) => {
     t.equal((await h.call('POST', '/builder/v1/checklist/steps/assign_homepage', { as: admin, body: { is_marked_completed: 'true' } })).status, 200, 'POST works as PUT')
     t.equal((await h.call('GET', '/builder/v1/checklist/steps', { as: admin })).body.data[4].is_marked_completed, true)
     const unknown = await h.call('PUT', '/builder/v1/checklist/steps/no_such_step', { as: admin, body: { is_marked_completed: true } })
-    t.same([unknown.status, unknown.body.code], [404, 'rest_invalid_step_id'])
+    t.same([unknown.status, unknown.body.code, unknown.body.data.params?.id !== undefined], [400, 'rest_invalid_param', true], 'a step id that names no step: 400, as the notes record')
     const badBool = await h.call('PUT', '/builder/v1/checklist/steps/add_logo', { as: admin, body: { is_marked_completed: 'maybe' } })
     t.same([badBool.status, badBool.body.code], [400, 'rest_invalid_param'])
     for (const path of ['/builder/v1/checklist/12', '/builder/v1/checklist/steps/12']) {
