@@ -25,6 +25,7 @@ export { MetaRegistry, type MetaKey, type MetaOptions, type MetaAuthorize } from
 export { FieldRegistry, FIELD_OBJECT_TYPES, type FieldDefinition, type FieldObjectType, type FieldReadContext, type FieldWriteContext } from './platform/fields.js'
 export { sanitizeFootnotes, type Sanitized } from './content/meta-sanitizers.js'
 export { filterPostHtml, filterPostHtmlMany, filterTitleHtml, allowedUrl } from './content/kses.js'
+export { htmlLinks, htmlText } from './content/html-text.js'
 export { textPool, TEXT_POOL_DEFAULTS, INLINE_MAX_CHARS, type TextPool, type TextPoolSettings, type TextWorkEvent } from './content/text-pool.js'
 export { Upstreams, upstreamConfigFromEnv, upstreamSetting, type UpstreamClient, type UpstreamConfig, type UpstreamRequest, type UpstreamResponse } from './platform/upstream.js'
 export { resolveInside } from './platform/paths.js'

@@ -343,7 +343,7 @@ ${whoBar(current.user, current.session.csrf)}`)
     }
     // The name comes from the application's link: kept as the approving user could have typed it.
     const writer = new Caller(current.user.id, current.user.login, current.user.roles)
-    const { password } = await createApplicationPassword(store, current.user.id, { name: userTextFilter(writer)(req.appName), appId: req.appId })
+    const { password } = await createApplicationPassword(store, current.user.id, { name: await userTextFilter(writer)(req.appName), appId: req.appId })
     if (req.successUrl !== '') {
       const o = await siteOptions()
       return await redirect(reply, withParams(req.successUrl, {
