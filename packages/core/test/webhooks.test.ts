@@ -35,7 +35,7 @@ async function receiver (t: { teardown: (fn: () => void) => void }): Promise<{ u
       const next = script.shift() ?? 200
       if (next === 'hang') {
         // Answered after the client gave up (CMS_WEBHOOKS_TIMEOUT_MS below).
-        setTimeout(() => { res.end('late') }, 1500).unref()
+        setTimeout(() => { res.end('late') }, 5000).unref()
         return
       }
       res.statusCode = next
@@ -47,8 +47,8 @@ async function receiver (t: { teardown: (fn: () => void) => void }): Promise<{ u
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, script }
 }
 
-/** Settings for the tests: a short timeout, retries far apart (the test moves them), a long retry period. */
-const ENV = { CMS_WEBHOOKS_TIMEOUT_MS: '300', CMS_WEBHOOKS_BACKOFF_MS: '60000', CMS_WEBHOOKS_BACKOFF_MAX_MS: '3600000' }
+/** Settings for the tests: a timeout short enough to wait for once (and long enough for a loaded machine), retries far apart (the test moves them), a long retry period. */
+const ENV = { CMS_WEBHOOKS_TIMEOUT_MS: '2000', CMS_WEBHOOKS_BACKOFF_MS: '60000', CMS_WEBHOOKS_BACKOFF_MAX_MS: '3600000' }
 
 /** An app whose outbound client may reach this machine's loopback (read when the core is composed). */
 async function app (opts: { store?: TestApp['store'], logLines?: string[], env?: Record<string, string> } = {}): Promise<TestApp> {
