@@ -4,7 +4,7 @@
  * (`webhooks.<topic>`, one per topic) turn each event into one delivery per
  * subscription (store.ts, a unique key per event and subscription), and a
  * worker any replica runs sends them, signed as Standard Webhooks says,
- * with retries (delivery.ts). Tables: schema.ts (core migration 0009);
+ * with retries (delivery.ts). Tables: schema.ts (core migration 0010);
  * settings: settings.ts; the scheme for receivers: docs/guides/webhooks.md.
  *
  * Why not pg-boss or graphile-worker: as for the lifecycle events

@@ -1,5 +1,5 @@
 /**
- * Tables of the webhooks module (core migration 0009): the subscriptions
+ * Tables of the webhooks module (core migration 0010): the subscriptions
  * and their deliveries, one row per (event, subscription) and per test or
  * replay. See ./index.ts.
  *
