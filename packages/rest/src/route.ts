@@ -142,8 +142,9 @@ export interface Registry {
   index (baseUrl: string, namespace?: string, off?: ReadonlySet<string>): Record<string, unknown>
   /**
    * The namespaces switched off for this request (a deactivated plugin's,
-   * `KernelOptions.activation`): empty unless the deployment switches any.
-   * Asked once per request.
+   * `KernelOptions.activation`) and the packages whose contributions are
+   * off (their meta and fields leave the core's answers): empty unless the
+   * deployment switches any. Asked once per request.
    */
   off (req: Pick<RestRequest, 'memo' | 'horizon'>): Promise<ReadonlySet<string>>
   /**
