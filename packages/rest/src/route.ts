@@ -457,7 +457,7 @@ export type Expected =
 /**
  * What the prober sends for a case. Path variables and query values name
  * fixture objects the prober makes first (`post`, `page`, `post.revision`,
- * `media`, `category`, `tag`, `comment`, `user`, `user.app-password`,
+ * `media`, `category`, `tag`, `comment`, `webhook`, `webhook.delivery`, `user`, `user.app-password`,
  * `self.app-password`); any other value is sent as written. Arguments not
  * given are filled with valid values from the route's declaration.
  */
