@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { DEFAULT_JSON_BODY_LIMIT, DEFAULT_TEXT_LIMITS, isHostValue, type TextLimits } from '@cms/rest'
 import { loadProfiles, type Profile } from './profiles.js'
-import { EVENT_DEFAULTS, IMAGE_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type UpstreamConfig } from '@cms/core'
+import { AUDIT_DEFAULTS, EVENT_DEFAULTS, IMAGE_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -66,6 +66,9 @@ const Env = Type.Object({
   CMS_EVENTS_POLL_MS: Type.Integer({ default: EVENT_DEFAULTS.pollMs, minimum: 10, maximum: 3_600_000 }),
   CMS_EVENTS_LEASE_MS: Type.Integer({ default: EVENT_DEFAULTS.leaseMs, minimum: 1000, maximum: 86_400_000 }),
   CMS_EVENTS_RETENTION_MS: Type.Integer({ default: EVENT_DEFAULTS.retentionMs, minimum: 0, maximum: 366 * 86_400_000 }),
+  // The audit log (core audit/): every write recorded, or none; how many days entries are kept (0: forever).
+  CMS_AUDIT_LOG: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  CMS_AUDIT_RETENTION_DAYS: Type.Integer({ default: AUDIT_DEFAULTS.retentionDays, minimum: 0, maximum: 36_500 }),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   // The first administrator, created at start when no user exists (first-admin.ts).
   CMS_ADMIN_LOGIN: Type.String({ default: '' }),
@@ -132,6 +135,8 @@ export interface Settings {
   logLevel: string
   /** The lifecycle-event worker: poll interval, lease and retention of delivered events (ms). */
   events: { pollMs: number, leaseMs: number, retentionMs: number }
+  /** The audit log: on or off, and how many days entries are kept (`CMS_AUDIT_LOG`, `CMS_AUDIT_RETENTION_DAYS`). */
+  audit: { enabled: boolean, retentionDays: number }
   /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
   upstreams: Record<string, UpstreamConfig>
   /** Plugin and theme packages: `CMS_PACKAGE_SOURCE`, `CMS_PACKAGE_MAX_BYTES`, `CMS_PACKAGE_MAX_ENTRIES`. */
@@ -294,6 +299,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     adminUrl: adminUrlOf(raw.CMS_ADMIN_URL),
     logLevel: raw.LOG_LEVEL,
     events: { pollMs: raw.CMS_EVENTS_POLL_MS, leaseMs: raw.CMS_EVENTS_LEASE_MS, retentionMs: raw.CMS_EVENTS_RETENTION_MS },
+    audit: { enabled: raw.CMS_AUDIT_LOG === 'on', retentionDays: raw.CMS_AUDIT_RETENTION_DAYS },
     upstreams: upstreamConfigFromEnv(env),
     packages: packageSettingsFromEnv(env, baseDirOf(env)),
     firstAdmin: firstAdminOf(raw, env)

@@ -103,7 +103,8 @@ export class AuditLog {
   private log: AuditLogger = () => {}
 
   constructor (private readonly store: () => Store, settings: Partial<AuditSettings> = {}) {
-    this.settings = { ...AUDIT_DEFAULTS, ...settings }
+    const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined))
+    this.settings = { ...AUDIT_DEFAULTS, ...given }
   }
 
   get enabled (): boolean { return this.settings.enabled }
