@@ -21,6 +21,7 @@ import type { PackageSettings } from './platform/package-settings.js'
 import { maintenanceMode, type MaintenanceMode } from './platform/maintenance.js'
 import { textPool, type TextPoolSettings } from './content/text-pool.js'
 import { AuditLog, type AuditSettings } from './audit/store.js'
+import type { RateLimitOptions } from './platform/rate-limits/limits.js'
 
 export interface Services {
   store: Store
@@ -50,6 +51,8 @@ export interface Services {
     adminUrl?: string
     /** The audit log: on or off (`CMS_AUDIT_LOG`), its retention (`CMS_AUDIT_RETENTION_DAYS`); default on, 90 days. */
     audit?: Partial<AuditSettings>
+    /** Rate limits (`CMS_RATE_LIMIT*`, platform/rate-limits); unset or not enabled: none. */
+    rateLimits?: RateLimitOptions['settings']
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage

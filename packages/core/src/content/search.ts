@@ -88,16 +88,16 @@ export function searchRoutes (services: Services): RelativeRouteDecl[] {
     }
     const { rows, total } = await runListQuery(store, q)
     const { home } = await siteSettings(store, req, services.meta)
-    return { items: rows.map((row) => foundPost(row, home, req.baseUrl)), total }
+    return { items: await Promise.all(rows.map(async (row) => await foundPost(row, home, req.baseUrl))), total }
   }
 
-  const foundPost = (row: PostRow, home: string, baseUrl: string): Found => {
+  const foundPost = async (row: PostRow, home: string, baseUrl: string): Promise<Found> => {
     const type = registry.postTypes.get(row.type)
     const base = type === undefined ? row.type : `${type.restNamespace}/${type.restBase}`
     const supportsTitle = type === undefined || type.supports.title === true
     return {
       id: row.id,
-      title: supportsTitle ? renderedTitle(row.title) : '',
+      title: supportsTitle ? await renderedTitle(row.title) : '',
       url: permalink(home, row.type, row.id),
       type: 'post',
       subtype: row.type,
@@ -162,6 +162,8 @@ export function searchRoutes (services: Services): RelativeRouteDecl[] {
     schema: searchSchema(all),
     endpoints: [endpoint({
       methods: ['GET'],
+      // Limited as expensive (rate limits): a search reads far more than a page of posts.
+      rateClass: 'expensive',
       summary: 'Search posts or terms',
       args: {
         context: ContextArg(['view', 'embed']),
