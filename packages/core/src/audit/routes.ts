@@ -43,7 +43,7 @@ const when = (what: string): ReturnType<typeof Type.String> =>
 const listArgs = {
   context: contextParam(auditEntrySchema),
   ...pagingParams(),
-  user: Type.Optional(Type.Integer({ description: 'Limit response to entries of one user (0: anonymous callers).', minimum: 0 })),
+  user: Type.Optional(Type.Integer({ description: 'Limit response to entries of one user (0: anonymous callers).', minimum: 0, maximum: 2_147_483_647 })),
   credential: Type.Optional(Enum(AUDIT_CREDENTIALS, { description: 'Limit response to entries of one kind of credential.' })),
   object_type: Type.Optional(Type.String({ description: 'Limit response to entries about one type of object.', maxLength: 200 })),
   object_id: Type.Optional(Type.String({ description: 'Limit response to entries about one object (with object_type, or alone).', maxLength: 200 })),
@@ -85,6 +85,8 @@ function formatEntry (row: AuditRow): Record<string, unknown> {
 export function auditRoutes (services: Services): RelativeRouteDecl[] {
   const list = async (req: RestRequest<ListParams>): Promise<RestResponse> => {
     const p = req.params
+    // A page no log can reach is answered before anything is read (and before its offset overflows).
+    if ((p.page - 1) * p.per_page > 1e12) throw auditErrors.rest_audit_log_invalid_page_number()
     const after = dateOf(p.after, 'after')
     const before = dateOf(p.before, 'before')
     // This process's own queue first: a reader sees the writes it was answered before asking.
