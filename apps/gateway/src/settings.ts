@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { DEFAULT_JSON_BODY_LIMIT, DEFAULT_TEXT_LIMITS, isHostValue, type TextLimits } from '@cms/rest'
 import { loadProfiles, type Profile } from './profiles.js'
-import { AUDIT_DEFAULTS, EVENT_DEFAULTS, IMAGE_DEFAULTS, RATE_LIMIT_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type RateLimitSettings, type UpstreamConfig } from '@cms/core'
+import { AUDIT_DEFAULTS, EVENT_DEFAULTS, IMAGE_DEFAULTS, RATE_LIMIT_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, webhookSettingsFromEnv, type PackageSettings, type RateLimitSettings, type UpstreamConfig, type WebhookSettings } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -153,6 +153,8 @@ export interface Settings {
   upstreams: Record<string, UpstreamConfig>
   /** Plugin and theme packages: `CMS_PACKAGE_SOURCE`, `CMS_PACKAGE_MAX_BYTES`, `CMS_PACKAGE_MAX_ENTRIES`. */
   packages: PackageSettings
+  /** Webhook deliveries: `CMS_WEBHOOKS_*` (core webhooks/settings.ts). */
+  webhooks: WebhookSettings
   /** From CMS_ADMIN_*: the administrator to create when no user exists. */
   firstAdmin?: FirstAdmin
 }
@@ -324,6 +326,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     },
     upstreams: upstreamConfigFromEnv(env),
     packages: packageSettingsFromEnv(env, baseDirOf(env)),
+    webhooks: webhookSettingsFromEnv(env),
     firstAdmin: firstAdminOf(raw, env)
   }
 }

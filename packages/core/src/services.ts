@@ -22,6 +22,7 @@ import { maintenanceMode, type MaintenanceMode } from './platform/maintenance.js
 import { textPool, type TextPoolSettings } from './content/text-pool.js'
 import { AuditLog, type AuditSettings } from './audit/store.js'
 import type { RateLimitOptions } from './platform/rate-limits/limits.js'
+import type { WebhookSettings } from './webhooks/settings.js'
 
 export interface Services {
   store: Store
@@ -47,6 +48,8 @@ export interface Services {
     packages?: PackageSettings
     /** Comments from callers who are not signed in are taken (`CMS_COMMENTS_ANONYMOUS=1`; default off). */
     commentsAnonymous?: boolean
+    /** Webhook deliveries: poll, timeout, retries, disabling, retention (`CMS_WEBHOOKS_*`, webhooks/settings.ts). */
+    webhooks?: WebhookSettings
     /** The admin front end's base URL (`CMS_ADMIN_URL`); unset: admin links are null or left out (admin-links.ts). */
     adminUrl?: string
     /** The audit log: on or off (`CMS_AUDIT_LOG`), its retention (`CMS_AUDIT_RETENTION_DAYS`); default on, 90 days. */

@@ -126,7 +126,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
       if (found === undefined || await isOff(found.decl.namespace)) return reply.callNotFound()
       const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, params)
       const restReq = restRequestOf(request, 'GET' as Method, found.pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '', requestScope(ctx.opts.horizon ?? (async () => undefined)))
-      const entry = routeEntry(found.decl, { baseUrl: request.baseUrl, help: true })
+      const entry = routeEntry(found.decl, { baseUrl: request.baseUrl, help: true, off: await ctx.registry.off(restReq) })
       const allow = await allowHeader(found.decl, restReq)
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)
     }

@@ -142,8 +142,9 @@ export interface Registry {
   index (baseUrl: string, namespace?: string, off?: ReadonlySet<string>): Record<string, unknown>
   /**
    * The namespaces switched off for this request (a deactivated plugin's,
-   * `KernelOptions.activation`): empty unless the deployment switches any.
-   * Asked once per request.
+   * `KernelOptions.activation`) and the packages whose contributions are
+   * off (their meta and fields leave the core's answers): empty unless the
+   * deployment switches any. Asked once per request.
    */
   off (req: Pick<RestRequest, 'memo' | 'horizon'>): Promise<ReadonlySet<string>>
   /**
@@ -485,7 +486,7 @@ export type Expected =
 /**
  * What the prober sends for a case. Path variables and query values name
  * fixture objects the prober makes first (`post`, `page`, `post.revision`,
- * `media`, `category`, `tag`, `comment`, `user`, `user.app-password`,
+ * `media`, `category`, `tag`, `comment`, `webhook`, `webhook.delivery`, `user`, `user.app-password`,
  * `self.app-password`); any other value is sent as written. Arguments not
  * given are filled with valid values from the route's declaration.
  */

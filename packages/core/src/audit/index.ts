@@ -3,7 +3,7 @@
  * package routes) and every command line that writes, one entry each
  * (entries.ts), queued and inserted in batches (store.ts; what can be lost
  * is said there), append-only in the database (core migration
- * 0010_audit_log), read at `GET /cms/v2/audit-log` (routes.ts), pruned
+ * 0011_audit_log), read at `GET /cms/v2/audit-log` (routes.ts), pruned
  * after the retention by a job any replica may run.
  */
 import type { WriteObserver } from '@cms/rest'

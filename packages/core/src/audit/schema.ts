@@ -2,7 +2,7 @@
  * The audit log's table: one row per write through any route (each request
  * of a batch, package routes) and per command line that writes. Rows are
  * only ever added: a trigger refuses every UPDATE, and DELETE outside the
- * retention prune (migration 0010, store.ts).
+ * retention prune (core migration 0011_audit_log, store.ts).
  *
  * Imports only drizzle (drizzle-kit loads this file to generate migrations).
  */
