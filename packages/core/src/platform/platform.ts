@@ -228,6 +228,8 @@ export interface PackageCommand {
   usage: string
   /** Runs with the arguments after the name; answers the exit code (default 0). Throws `CommandUsageError` for a bad command line. */
   run: (args: string[], ctx: PackageCommandContext) => Promise<number | void>
+  /** The subcommands that write (`'*'`: every call): each such call leaves an entry in the audit log. */
+  writes?: readonly string[]
 }
 
 /** A bad command line in a package's command: one line and exit code 2, as the built-in commands. */
