@@ -42,7 +42,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const { values: opts } = parseArgs({ options: { logs: { type: 'string' }, jobs: { type: 'string' } } })
 if (opts.logs === undefined) throw new Error('--logs DIR is required')
 const LOGS = opts.logs
-const JOBS = Math.max(1, Number(opts.jobs ?? process.env.CMS_TEST_JOBS ?? availableParallelism()) || 1)
+// As many as cores, at most 4 unless asked (each job holds a few hundred MB and its own connections to the test server).
+const JOBS = Math.max(1, Number(opts.jobs ?? process.env.CMS_TEST_JOBS ?? Math.min(4, availableParallelism())) || 1)
 
 // ---- the plan ----------------------------------------------------------------
 
@@ -114,8 +115,9 @@ const HISTORY = join(tmpdir(), `cms-test-durations-${userInfo().uid}.json`)
 const readJson = (path) => { try { return JSON.parse(readFileSync(path, 'utf8')) } catch { return {} } }
 const seed = readJson(join(ROOT, 'scripts', 'test-durations.json'))
 const history = { ...seed, ...readJson(HISTORY) }
-// Unknown files: a middling guess, so they start neither first nor last.
-const estimate = (job) => history[job.key] ?? 10
+// A file known under another database only: that time (PGlite-only machines); unknown: a middling guess.
+const byFile = new Map(Object.entries(history).map(([key, seconds]) => [key.replace(/^(\S+) \S+ /, '$1 '), seconds]))
+const estimate = (job) => history[job.key] ?? (job.kind === 'file' ? byFile.get(`${job.suite.dir} ${job.file}`) : undefined) ?? 10
 jobs.sort((a, b) => estimate(b) - estimate(a))
 
 // ---- running ------------------------------------------------------------------

@@ -20,6 +20,8 @@ import type { UserContentHandler } from './users/authors.js'
 import type { PackageSettings } from './platform/package-settings.js'
 import { maintenanceMode, type MaintenanceMode } from './platform/maintenance.js'
 import { textPool, type TextPoolSettings } from './content/text-pool.js'
+import type { RateLimitOptions } from './platform/rate-limits/limits.js'
+import type { WebhookSettings } from './webhooks/settings.js'
 
 export interface Services {
   store: Store
@@ -45,8 +47,12 @@ export interface Services {
     packages?: PackageSettings
     /** Comments from callers who are not signed in are taken (`CMS_COMMENTS_ANONYMOUS=1`; default off). */
     commentsAnonymous?: boolean
+    /** Webhook deliveries: poll, timeout, retries, disabling, retention (`CMS_WEBHOOKS_*`, webhooks/settings.ts). */
+    webhooks?: WebhookSettings
     /** The admin front end's base URL (`CMS_ADMIN_URL`); unset: admin links are null or left out (admin-links.ts). */
     adminUrl?: string
+    /** Rate limits (`CMS_RATE_LIMIT*`, platform/rate-limits); unset or not enabled: none. */
+    rateLimits?: RateLimitOptions['settings']
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage

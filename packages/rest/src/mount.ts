@@ -8,7 +8,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import multipart from '@fastify/multipart'
 import { bodyStreamOf } from './body-stream.js'
 import { drainRest } from './body.js'
-import { argsOf, fastifyPathOf, patternOf, variablesOf, type Method, type RouteDecl } from './route.js'
+import { argsOf, fastifyPathOf, patternOf, rateClassOf, variablesOf, type Method, type RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
 import { routeEntry } from './discovery.js'
 import { API_PREFIX } from './addressing.js'
@@ -76,6 +76,8 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : stream !== undefined ? streamedBodySchema(argSchema) : { body: argSchema })
         },
         validatorCompiler: () => () => true,
+        // Read by whoever limits requests (the core's rate limits) as routes are added.
+        config: { rateClass: rateClassOf(ep, method) },
         ...(offHook === undefined ? {} : { onRequest: offHook }),
         // An anonymous caller the permission refuses anyway: answered before the body is read.
         ...(stream === undefined ? { preParsing: refuseAnonymous(ep, method, pattern, ctx, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT) } : {}),
@@ -124,7 +126,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
       if (found === undefined || await isOff(found.decl.namespace)) return reply.callNotFound()
       const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, params)
       const restReq = restRequestOf(request, 'GET' as Method, found.pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '', requestScope(ctx.opts.horizon ?? (async () => undefined)))
-      const entry = routeEntry(found.decl, { baseUrl: request.baseUrl, help: true })
+      const entry = routeEntry(found.decl, { baseUrl: request.baseUrl, help: true, off: await ctx.registry.off(restReq) })
       const allow = await allowHeader(found.decl, restReq)
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)
     }

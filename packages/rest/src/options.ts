@@ -65,6 +65,9 @@ export interface KernelOptions {
    * answers those off now, asked with the request's horizon (a cached set
    * that follows commits). An off namespace answers as one never declared:
    * `404 rest_no_route`, gone from the index, namespace roots and OpenAPI.
+   * The set also names the packages whose contributions are off: schema
+   * properties marked with their name (`CONTRIBUTED_BY`, discovery.ts)
+   * leave the index, OPTIONS and OpenAPI with them.
    */
   activation?: Activation
   /** Memory for answers kept for reuse, in bytes (default 32 MiB). */

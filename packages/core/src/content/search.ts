@@ -162,6 +162,8 @@ export function searchRoutes (services: Services): RelativeRouteDecl[] {
     schema: searchSchema(all),
     endpoints: [endpoint({
       methods: ['GET'],
+      // Limited as expensive (rate limits): a search reads far more than a page of posts.
+      rateClass: 'expensive',
       summary: 'Search posts or terms',
       args: {
         context: ContextArg(['view', 'embed']),

@@ -214,7 +214,8 @@ ${whoBar(current.user, current.session.csrf)}`)
     return await signInForm(request, reply, 200, redirectTo)
   })
 
-  app.post(LOGIN_PATH, { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+  // `signIn`: its failures count as failed credential checks (rate limits).
+  app.post(LOGIN_PATH, { bodyLimit: FORM_BODY_LIMIT, config: { signIn: true } }, async (request, reply) => {
     const form = fieldsOf(request.body)
     const login = str(form.log).trim()
     const password = str(form.pwd)

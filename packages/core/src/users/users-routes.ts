@@ -122,7 +122,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
   /** Users as the API shows them, with the fields packages registered (fields.ts; a list computes each once for the page). */
   async function presentAll (req: RestRequest, users: readonly UserRecord[], opts: { edit: boolean, links?: boolean }): Promise<Array<Record<string, unknown>>> {
     const bodies = await Promise.all(users.map(async (u) => await presentOne(req, u, opts)))
-    if (services.fields.has('user')) await services.fields.render('user', bodies, req, opts.edit ? 'edit' : typeof req.params.context === 'string' ? req.params.context : 'view')
+    if (services.fields.has('user')) await services.fields.visible(await req.registry.off(req)).render('user', bodies, req, opts.edit ? 'edit' : typeof req.params.context === 'string' ? req.params.context : 'view')
     return bodies
   }
 
@@ -154,7 +154,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     }
     out.avatar_urls = avatarUrls(user.email)
     // Every registered key; the kernel keeps those of the answer's context (none in embed; writes answer in edit).
-    if (metaKeys.length > 0 && (opts.edit || req.params.context !== 'embed')) out.meta = metaResponse(userMeta, await getUserMetas(store, user.id, metaKeys))
+    if (metaKeys.length > 0 && (opts.edit || req.params.context !== 'embed')) out.meta = metaResponse(userMeta.visible(await req.registry.off(req)), await getUserMetas(store, user.id, metaKeys))
     if (opts.links !== false) {
       out._links = {
         self: [{ href: restUrl(req.baseUrl, `/${NS}/users/${user.id}`) }],
@@ -201,7 +201,8 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     changes.profile = profile
     // Registered user meta: every key checked (all failures at once), its authorize and sanitizer; null removes a key.
     if (q.meta !== undefined && metaKeys.length > 0) {
-      const parsed = await parseMetaParam(userMeta, q.meta, req.user, targetId === undefined ? undefined : { id: targetId, type: 'user' })
+      // A deactivated package's keys are unknown keys (ignored) while it is off.
+      const parsed = await parseMetaParam(userMeta.visible(await req.registry.off(req)), q.meta, req.user, targetId === undefined ? undefined : { id: targetId, type: 'user' })
       changes.meta = { ...parsed.set, ...Object.fromEntries(parsed.remove.map((key) => [key, null])) }
     }
     return changes
