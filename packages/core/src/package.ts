@@ -48,6 +48,11 @@ export const corePackage = definePackage({
     api.background('lifecycle events', () => services.events.start((message, err) => { app.log.error({ err }, message) }))
     // Before any route it limits is added (the sign-in form's, then the kernel's).
     if (services.settings.rateLimits?.enabled === true) await rateLimits(app, { store: services.store, settings: services.settings.rateLimits })
+    // The audit log's queue reports to the app's log; its retention prune may run on any replica (audit/store.ts).
+    services.audit.logTo((message, err) => { app.log.error({ err }, message) })
+    api.background('audit log retention', () => services.audit.start())
+    // Entries still queued are written before the app (and its store) closes.
+    app.addHook('onClose', async () => { await services.audit.flush() })
     if (options.adminPages) await app.register(authorizePage, { services })
     // Maintenance mode (maintenance.ts): anonymous content reads wait; signed-in callers do not.
     // On the content routes only, as each is added (the kernel mounts them after the packages).

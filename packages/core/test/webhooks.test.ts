@@ -18,6 +18,7 @@ import { openStore } from '@cms/store'
 import { createTestDatabase, testDatabaseUrl } from '@cms/store/testing'
 import { checkPermissions, testApp, type TestApp, type TestUser } from '../src/testing.js'
 import { webhookService } from '../src/webhooks/index.js'
+import { webhookSettingsFromEnv } from '../src/webhooks/settings.js'
 
 interface Received { headers: IncomingHttpHeaders, body: string }
 /** What the receiver does with the next request: answer a status, or wait longer than the delivery timeout. */
@@ -223,6 +224,11 @@ t.test('a delivery that keeps failing gives up; its replay delivers it', async (
   t.equal(rx.received[2]!.headers['webhook-id'], rx.received[0]!.headers['webhook-id'], 'the replay is the same message')
   t.match(verify(hook.secret, rx.received[2]!), { type: 'post.created' })
 
+  // Finished deliveries are kept for CMS_WEBHOOKS_RETENTION_MS (30 days), then pruned by the worker.
+  t.equal(await webhookService(h.services).prune(), 0, 'a recent delivery is kept')
+  await h.store.execute(`update webhook_deliveries set last_attempt_at = now() - interval '31 days' where id = ${delivery}`)
+  t.equal(await webhookService(h.services).prune(), 1, 'pruned once older than the retention')
+
   const unknown = await h.call('POST', `/cms/v2/webhooks/${hook.id}/deliveries/999999/replay`, { as: admin })
   t.match([unknown.status, unknown.body.code], [404, 'rest_webhook_delivery_invalid_id'])
   const other = await subscribe(h, admin, rx.url)
@@ -343,6 +349,11 @@ t.test('bad input: 4xx in the error shape, nothing written', async (t) => {
   t.match([past.status, past.body.code], [400, 'rest_webhook_invalid_page_number'])
   const status = await h.call('GET', `/cms/v2/webhooks/${hook.id}/deliveries`, { as: admin, query: { status: 'lost' } })
   t.match([status.status, status.body.code], [400, 'rest_invalid_param'])
+
+  // The settings: defaults, and a bad value stops the start with one line.
+  t.match(webhookSettingsFromEnv({}), { timeoutMs: 10_000, retryForMs: 86_400_000, disableAfterMs: 86_400_000, backoffMs: 5000 })
+  t.throws(() => webhookSettingsFromEnv({ CMS_WEBHOOKS_TIMEOUT_MS: '5' }), { name: 'SettingError', message: 'CMS_WEBHOOKS_TIMEOUT_MS must be an integer from 100 to 120000, got "5"' })
+  t.throws(() => webhookSettingsFromEnv({ CMS_WEBHOOKS_DISABLE_AFTER_MS: '1h' }), { name: 'SettingError' })
 
   const removed = await h.call('DELETE', `/cms/v2/webhooks/${hook.id}`, { as: admin })
   t.match(removed.body, { deleted: true, previous: { id: hook.id } })

@@ -80,7 +80,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
         config: { rateClass: rateClassOf(ep, method) },
         ...(offHook === undefined ? {} : { onRequest: offHook }),
         // An anonymous caller the permission refuses anyway: answered before the body is read.
-        ...(stream === undefined ? { preParsing: refuseAnonymous(ep, method, pattern, ctx, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT) } : {}),
+        ...(stream === undefined ? { preParsing: refuseAnonymous(decl, ep, method, pattern, ctx, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT) } : {}),
         exposeHeadRoute: method === 'GET',
         handler: async (request, reply) => {
           const outcome = await execute(stream === undefined ? request : Object.assign(request, { bodyStream: bodyStreamOf(request, stream) }))

@@ -16,7 +16,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { can, endpoint, kernelErrors, Raw, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { can, endpoint, kernelErrors, Raw, route, type RelativeRouteDecl, type RestRequest, secret } from '@cms/rest'
 import type { PackageApi, UpstreamClient } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { adminUrl } from './access.js'
@@ -78,7 +78,7 @@ export function rankTrackerRoutes (api: PackageApi, options: SeoOptions): Relati
       endpoints: [endpoint({
         methods: ['POST'],
         args: {
-          code: Type.String({ description: 'The authorization code.', minLength: 1, maxLength: 4096 }),
+          code: secret(Type.String({ description: 'The authorization code.', minLength: 1, maxLength: 4096 })),
           websiteId: Type.Integer({ description: 'The rank tracker\'s id of this site.', minimum: 1 })
         },
         summary: 'Connect the rank tracker',

@@ -12,7 +12,7 @@ import { sql } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
   collectionParams, check, contextParam, handlerChecked, denied, endpoint, Enum, field, IntList, invalidParam, itemSchema, paginationHeaders, restUrl, route, RestResponse, who,
-  RestError, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
+  RestError, secret, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
 } from '@cms/rest'
 import { getOptions } from '@cms/store'
 import type { Services } from '../services.js'
@@ -167,7 +167,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     update: { ...writable, type: Type.Optional(Type.String({ description: 'Type of the comment.' })) },
     remove: {
       force: Type.Boolean({ description: 'Whether to bypass Trash and force deletion.', default: false }),
-      password: Type.Optional(Type.String({ description: 'The password for the parent post of the comment (if the post is password protected).' }))
+      password: secret(Type.Optional(Type.String({ description: 'The password for the parent post of the comment (if the post is password protected).' })))
     }
   }
 

@@ -122,6 +122,13 @@ export interface PackageBase {
    * throws when none of its dependencies provided it.
    */
   require: <T>(key: ServiceKey<T>) => T
+  /**
+   * A service that a package this one does not depend on may provide in
+   * some compositions (the package registry, to act on other packages):
+   * looked up when the answered function is called, after every package
+   * registered; undefined where no package provided it.
+   */
+  optional: <T>(key: ServiceKey<T>) => () => T | undefined
 }
 
 /**
@@ -228,6 +235,8 @@ export interface PackageCommand {
   usage: string
   /** Runs with the arguments after the name; answers the exit code (default 0). Throws `CommandUsageError` for a bad command line. */
   run: (args: string[], ctx: PackageCommandContext) => Promise<number | void>
+  /** The subcommands that write (`'*'`: every call): each such call leaves an entry in the audit log. */
+  writes?: readonly string[]
 }
 
 /** A bad command line in a package's command: one line and exit code 2, as the built-in commands. */
@@ -389,6 +398,7 @@ export class Platform {
       contentDir: this.services.settings.contentDir,
       resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path),
       secrets: packageSecrets(() => this.services.store, name),
+      optional: <T>(key: { name: string }) => (): T | undefined => this.provided.get(key.name)?.value as T | undefined,
       require: <T>(key: { name: string }): T => {
         const found = this.provided.get(key.name)
         // Only a dependency's services: it is registered first, and the dependency is declared.

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { argsFromSchema, can, check, collectionParams, contextParam, endpoint, handlerChecked, Enum, field, itemSchema, Raw, RestResponse, restUrl, route, StringList, unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
+import { argsFromSchema, secret, can, check, collectionParams, contextParam, endpoint, handlerChecked, Enum, field, itemSchema, Raw, RestResponse, restUrl, route, StringList, unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
 import type { Services } from '../services.js'
 import type { FieldRegistry } from '../platform/fields.js'
 import { cachedSiteOptions } from '../site.js'
@@ -37,7 +37,8 @@ const userFields = {
   slug: field({ description: 'An alphanumeric identifier for the user.', type: 'string', context: CONTEXTS }),
   registered_date: field({ description: 'Registration date for the user.', type: 'string', format: 'date-time', context: ['edit'], readonly: true }),
   roles: field({ description: 'Roles assigned to the user.', type: 'array', items: { type: 'string' }, context: ['edit'] }),
-  password: field({ description: 'Password for the user (never included).', type: 'string', context: [], required: true }),
+  // Secret: the audit log keeps its name only.
+  password: secret(field({ description: 'Password for the user (never included).', type: 'string', context: [], required: true })),
   capabilities: field({ description: 'All capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true }),
   extra_capabilities: field({ description: 'Any extra capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true }),
   avatar_urls: field({
