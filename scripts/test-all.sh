@@ -25,102 +25,65 @@ for dir in packages/*/; do
 done
 PACKAGES=(packages/rest packages/store packages/core "${EXTENSIONS[@]}" apps/cli apps/gateway)
 DB_PACKAGES=(packages/store packages/core "${EXTENSIONS[@]}" apps/cli apps/gateway)
-passed=0
-failed=0
-skipped=0
-
-# Adds the assertion counts of one tap run to the totals.
-count() {
-  local log="$1" status="$2" summary p f s
-  summary="$(grep -a -E '^# \{ total: [0-9]+' "$log" | tail -1)"
-  p="$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary")"
-  f="$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary")"
-  s="$(sed -nE 's/.*skip: ([0-9]+).*/\1/p' <<<"$summary")"
-  p="${p:-0}"; f="${f:-0}"; s="${s:-0}"
-  skipped=$((skipped + s))
-  # A run that crashed or counted nothing is a failure, whatever it printed.
-  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-  if [ -z "$summary" ]; then f=$((f > 0 ? f : 1)); fi
-  passed=$((passed + p)); failed=$((failed + f))
-  echo "  -> $p passed, $f failed$([ "$s" -gt 0 ] && echo ", $s skipped")"
-}
-
-suite() {
-  local dir="$1" label="$2"; shift 2
-  local log="$LOG_DIR/$(echo "$dir-$label" | tr '/' '_').log"
-  echo "== $dir ($label)"
-  if [ ! -d "$ROOT/$dir/test" ] || [ -z "$(ls "$ROOT/$dir/test"/*.test.ts 2>/dev/null)" ]; then
-    echo "  (no tests)"; return
-  fi
-  local started=$SECONDS
-  (cd "$ROOT/$dir" && env "$@" npx tap --reporter=tap) >"$log" 2>&1
-  local status=$?
-  grep -a -E '^\s*not ok' "$log" | head -40
-  grep -a -E '^\s*ok .*# SKIP' "$log" | sed -E 's/^\s*ok [0-9]+ - (.*) # SKIP ?(.*)$/  skipped: \1 (\2)/' | head -20
-  count "$log" "$status"
-  echo "  ($((SECONDS - started)) s)"
-}
+# The whole plan runs through scripts/test-run.mjs: the static checks and
+# every test file of every suite, in one pool of as many jobs as the machine
+# has cores (CMS_TEST_JOBS to change it), longest first. Each suite prints its
+# block (failures with tap's diagnostics, skips, counts, time) when its last
+# file is done; every file's log is kept under the logs directory.
+plan=()
 
 # Every package's sources and tests in one compiler run (tsconfig.typecheck.json, the
 # packages' shared options): each file is checked once, where a run per package
 # checked the core's sources again for every package that imports it (17 s, not 165).
-typecheck() {
-  echo "== typecheck"
-  if (cd "$ROOT" && npx tsc -p tsconfig.typecheck.json) >"$LOG_DIR/tsc.log" 2>&1; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1)); grep -v '^npm warn' "$LOG_DIR/tsc.log" | head -40
-  fi
-}
-
+plan+=("check typecheck npx tsc -p tsconfig.typecheck.json")
 # One code style (neostandard, eslint.config.js), nothing unused (knip.json) and no
 # import cycle in any package's sources (madge; type-only imports count, a cycle of
 # types still ties the modules together): one check each.
-lint() {
-  echo "== lint"
-  local check
-  for check in eslint knip madge; do
-    local args=(.)
-    case "$check" in
-      knip) args=(--no-progress) ;;
-      madge) args=(--circular --no-spinner --extensions ts $(cd "$ROOT" && ls -d packages/*/src apps/*/src bench/src 2>/dev/null)) ;;
-    esac
-    if (cd "$ROOT" && npx "$check" "${args[@]}") >"$LOG_DIR/$check.log" 2>&1; then
-      passed=$((passed + 1))
-    else
-      failed=$((failed + 1)); echo "  $check:"; head -30 "$LOG_DIR/$check.log"
-    fi
-  done
-}
+plan+=("check eslint npx eslint .")
+plan+=("check knip npx knip --no-progress")
+plan+=("check madge npx madge --circular --no-spinner --extensions ts $(ls -d packages/*/src apps/*/src bench/src 2>/dev/null | tr '\n' ' ')")
 
 have_postgres() { command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
 
-typecheck
-lint
-if have_postgres && [ "${CMS_TEST_BOTH:-}" != 1 ]; then
-  suite packages/rest pglite CMS_TEST_DATABASE_URL=
-  suite packages/store pglite CMS_TEST_DATABASE_URL=
-else
-  for dir in "${PACKAGES[@]}"; do suite "$dir" pglite CMS_TEST_DATABASE_URL=; done
-fi
-
+failed_here=0
+url=""
 if have_postgres; then
   if url="$(scripts/pg-test-server.sh start)"; then
     trap 'scripts/pg-test-server.sh stop "$url" >/dev/null 2>&1 || true' EXIT
     echo "PostgreSQL test server: $url"
-    for dir in "${DB_PACKAGES[@]}"; do suite "$dir" postgres CMS_TEST_DATABASE_URL="$url"; done
-    suite bench postgres CMS_TEST_DATABASE_URL="$url"
-    scripts/pg-test-server.sh stop "$url" >/dev/null 2>&1 || true
-    trap - EXIT
   else
-    echo "PostgreSQL test server failed to start"; failed=$((failed + 1))
+    echo "PostgreSQL test server failed to start"; failed_here=$((failed_here + 1)); url=""
   fi
 elif [ "${CI:-}" = "true" ]; then
-  echo "PostgreSQL server binaries are missing in CI"; failed=$((failed + 1))
+  echo "PostgreSQL server binaries are missing in CI"; failed_here=$((failed_here + 1))
+fi
+
+if have_postgres && [ "${CMS_TEST_BOTH:-}" != 1 ]; then
+  plan+=("suite packages/rest pglite CMS_TEST_DATABASE_URL=")
+  plan+=("suite packages/store pglite CMS_TEST_DATABASE_URL=")
 else
+  for dir in "${PACKAGES[@]}"; do plan+=("suite $dir pglite CMS_TEST_DATABASE_URL="); done
+fi
+if [ -n "$url" ]; then
+  for dir in "${DB_PACKAGES[@]}"; do plan+=("suite $dir postgres CMS_TEST_DATABASE_URL=$url"); done
+  plan+=("suite bench postgres CMS_TEST_DATABASE_URL=$url")
+elif ! have_postgres; then
   echo "(PostgreSQL binaries not found: database suites ran on PGlite only)"
 fi
 
+started=$SECONDS
+printf '%s\n' "${plan[@]}" | node scripts/test-run.mjs --logs "$LOG_DIR"
+runner=$?
+if [ -n "$url" ]; then
+  scripts/pg-test-server.sh stop "$url" >/dev/null 2>&1 || true
+  trap - EXIT
+fi
+
+read -r passed failed skipped < "$LOG_DIR/totals" 2>/dev/null || { passed=0; failed=0; skipped=0; }
+# A runner that did not finish counted nothing it could vouch for.
+if [ "$runner" -ne 0 ] || [ ! -s "$LOG_DIR/totals" ]; then failed=$((failed + 1)); fi
+failed=$((failed + failed_here))
 echo "logs: $LOG_DIR"
+echo "whole run: $((SECONDS - started)) s on $(nproc) cores"
 echo "$passed passed, $failed failed$([ "$skipped" -gt 0 ] && echo ", $skipped skipped")"
 [ "$failed" -eq 0 ]

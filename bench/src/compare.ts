@@ -11,6 +11,7 @@
  *
  *   git worktree add /tmp/before HEAD~1 && (cd /tmp/before && pnpm install --frozen-lockfile --offline)
  *   pnpm bench:compare --other /tmp/before [--scenarios list-signed-in,list-uncached,create] [--rounds 3] [--duration 4]
+ *   pnpm bench:compare --other .. --other-env CMS_RATE_LIMITS=off --scenarios list    # the rate limiter's cost on a cached read
  */
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
@@ -28,9 +29,14 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     connections: { type: 'string', default: '20' },
-    posts: { type: 'string', default: '1000' }
+    posts: { type: 'string', default: '1000' },
+    // Settings for this checkout's gateway and the other's, NAME=VALUE,...: one checkout against itself
+    // with a setting changed (`--other . --other-env CMS_RATE_LIMITS=off`: the limiter's cost).
+    env: { type: 'string', default: '' },
+    'other-env': { type: 'string', default: '' }
   }
 })
+const envOf = (list: string): Record<string, string> => Object.fromEntries(list.split(',').filter((p) => p.includes('=')).map((p) => [p.slice(0, p.indexOf('=')).trim(), p.slice(p.indexOf('=') + 1).trim()]))
 if (opts.other === undefined) {
   console.error('usage: pnpm bench:compare --other <checkout> [--scenarios ...] [--rounds N] [--duration s]')
   process.exit(2)
@@ -81,9 +87,12 @@ const results = new Map<string, Measurement[]>()
 try {
   await db.reset()
   // Each side on its own database, migrated by its own CLI; the same posts seeded into both.
-  for (const [label, root, url] of [['this checkout', undefined, db.url], [resolve(opts.other), resolve(opts.other), await db.another()]] as const) {
+  const mine = envOf(opts.env!)
+  const theirs = envOf(opts['other-env']!)
+  const labelled = (label: string, env: Record<string, string>): string => Object.keys(env).length === 0 ? label : `${label} (${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')})`
+  for (const [label, root, url, env] of [[labelled('this checkout', mine), undefined, db.url, mine], [labelled(resolve(opts.other), theirs), resolve(opts.other), await db.another(), theirs]] as const) {
     const admin = await createAdmin(url, root)
-    const gateway = await startGateway(url, [], root)
+    const gateway = await startGateway(url, [], root, env)
     sides.push({ label, gateway, auth: `Basic ${Buffer.from(`${admin.login}:${admin.password}`).toString('base64')}` })
     await seedPosts(url, Number(opts.posts), admin.id, gateway.url)
   }

@@ -54,13 +54,21 @@ async function stopChild (child: ChildProcess): Promise<void> {
   clearTimeout(timer)
 }
 
-/** The gateway of this checkout, or of another one (`root`: an older commit, for comparisons). */
-export async function startGateway (databaseUrl: string, nodeFlags: string[] = [], root = ROOT): Promise<Service> {
+/**
+ * Rate limits on, as in production, but never reached: every figure includes
+ * the limiter's counting and headers, and no run measures 429s (thousands of
+ * requests a second come from one address). `CMS_RATE_LIMITS=off` in `env`
+ * measures without it.
+ */
+const UNREACHED_LIMITS = { CMS_RATE_LIMIT_READ: '1000000000', CMS_RATE_LIMIT_WRITE: '1000000000', CMS_RATE_LIMIT_EXPENSIVE: '1000000000', CMS_RATE_LIMIT_AUTH: '1000000000' }
+
+/** The gateway of this checkout, or of another one (`root`: an older commit, for comparisons), with settings of `env` besides the bench's. */
+export async function startGateway (databaseUrl: string, nodeFlags: string[] = [], root = ROOT, env: Record<string, string> = {}): Promise<Service> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const child = spawn('node', [...nodeFlags, '--import', 'tsx', 'apps/gateway/src/main.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', CMS_BASE_URL: url },
+    env: { ...process.env, ...UNREACHED_LIMITS, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', CMS_BASE_URL: url, ...env },
     stdio: ['ignore', 'ignore', 'pipe']
   })
   let stderr = ''

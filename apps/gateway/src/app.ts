@@ -99,7 +99,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   const profile = opts.profile ?? settings.profile
   const strangers = Object.keys(settings.remote).filter((ns) => !profile.namespaces.includes(ns))
   if (strangers.length > 0) throw new Error(`CMS_REMOTE_NAMESPACES names namespaces profile ${profile.name} does not expose: ${strangers.join(', ')}`)
-  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes, imageMaxPixels: settings.images.maxPixels, imageConcurrency: settings.images.concurrency, textLimits: settings.textLimits, textPool: settings.textPool, schedulerIntervalMs: settings.schedulerIntervalMs, environment: settings.environment, packages: settings.packages, adminUrl: settings.adminUrl, commentsAnonymous: settings.commentsAnonymous }, upstreams: new Upstreams(settings.upstreams), events: settings.events })
+  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes, imageMaxPixels: settings.images.maxPixels, imageConcurrency: settings.images.concurrency, textLimits: settings.textLimits, textPool: settings.textPool, schedulerIntervalMs: settings.schedulerIntervalMs, environment: settings.environment, packages: settings.packages, adminUrl: settings.adminUrl, commentsAnonymous: settings.commentsAnonymous, rateLimits: settings.rateLimits }, upstreams: new Upstreams(settings.upstreams), events: settings.events })
   const served = namespacesOf(profile, settings.namespaces)
   // A namespace another service serves is not built here: the kernel proxies all of it.
   const local = served.filter((ns) => settings.remote[ns] === undefined)
@@ -162,8 +162,9 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   }
 
   // Probes call by whatever address reaches the process: no Host check.
-  app.get('/healthz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true } }, async () => ({ status: 'ok' }))
-  app.get('/readyz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true } }, async (_req, reply) => {
+  // Nor are they rate limited: a balancer's checks are never refused.
+  app.get('/healthz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true, rateLimit: false } }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { schema: { hide: true } as Record<string, unknown>, config: { anyHost: true, rateLimit: false } }, async (_req, reply) => {
     const ok = await store.ping(1000)
     return await reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', database: store.kind })
   })

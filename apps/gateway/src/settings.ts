@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { DEFAULT_JSON_BODY_LIMIT, DEFAULT_TEXT_LIMITS, isHostValue, type TextLimits } from '@cms/rest'
 import { loadProfiles, type Profile } from './profiles.js'
-import { EVENT_DEFAULTS, IMAGE_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type UpstreamConfig } from '@cms/core'
+import { EVENT_DEFAULTS, IMAGE_DEFAULTS, RATE_LIMIT_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type RateLimitSettings, type UpstreamConfig } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -66,6 +66,16 @@ const Env = Type.Object({
   CMS_EVENTS_POLL_MS: Type.Integer({ default: EVENT_DEFAULTS.pollMs, minimum: 10, maximum: 3_600_000 }),
   CMS_EVENTS_LEASE_MS: Type.Integer({ default: EVENT_DEFAULTS.leaseMs, minimum: 1000, maximum: 86_400_000 }),
   CMS_EVENTS_RETENTION_MS: Type.Integer({ default: EVENT_DEFAULTS.retentionMs, minimum: 0, maximum: 366 * 86_400_000 }),
+  // Rate limits (core platform/rate-limits, docs/guides/rate-limits.md): requests per window and caller
+  // by class (0: the class is not limited), failed credential checks per address, how often replicas share counts.
+  CMS_RATE_LIMITS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: RATE_LIMIT_DEFAULTS.enabled ? 'on' : 'off' }),
+  CMS_RATE_LIMIT_READ: Type.Integer({ default: RATE_LIMIT_DEFAULTS.read, minimum: 0, maximum: 1_000_000_000 }),
+  CMS_RATE_LIMIT_WRITE: Type.Integer({ default: RATE_LIMIT_DEFAULTS.write, minimum: 0, maximum: 1_000_000_000 }),
+  CMS_RATE_LIMIT_EXPENSIVE: Type.Integer({ default: RATE_LIMIT_DEFAULTS.expensive, minimum: 0, maximum: 1_000_000_000 }),
+  CMS_RATE_LIMIT_WINDOW_MS: Type.Integer({ default: RATE_LIMIT_DEFAULTS.windowMs, minimum: 1000, maximum: 86_400_000 }),
+  CMS_RATE_LIMIT_AUTH: Type.Integer({ default: RATE_LIMIT_DEFAULTS.authFailures, minimum: 0, maximum: 1_000_000_000 }),
+  CMS_RATE_LIMIT_AUTH_WINDOW_MS: Type.Integer({ default: RATE_LIMIT_DEFAULTS.authWindowMs, minimum: 1000, maximum: 86_400_000 }),
+  CMS_RATE_LIMIT_SYNC_MS: Type.Integer({ default: RATE_LIMIT_DEFAULTS.syncMs, minimum: 10, maximum: 60_000 }),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   // The first administrator, created at start when no user exists (first-admin.ts).
   CMS_ADMIN_LOGIN: Type.String({ default: '' }),
@@ -132,6 +142,8 @@ export interface Settings {
   logLevel: string
   /** The lifecycle-event worker: poll interval, lease and retention of delivered events (ms). */
   events: { pollMs: number, leaseMs: number, retentionMs: number }
+  /** Rate limits: `CMS_RATE_LIMITS` and `CMS_RATE_LIMIT_*`. */
+  rateLimits: RateLimitSettings
   /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
   upstreams: Record<string, UpstreamConfig>
   /** Plugin and theme packages: `CMS_PACKAGE_SOURCE`, `CMS_PACKAGE_MAX_BYTES`, `CMS_PACKAGE_MAX_ENTRIES`. */
@@ -294,6 +306,16 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     adminUrl: adminUrlOf(raw.CMS_ADMIN_URL),
     logLevel: raw.LOG_LEVEL,
     events: { pollMs: raw.CMS_EVENTS_POLL_MS, leaseMs: raw.CMS_EVENTS_LEASE_MS, retentionMs: raw.CMS_EVENTS_RETENTION_MS },
+    rateLimits: {
+      enabled: raw.CMS_RATE_LIMITS === 'on',
+      read: raw.CMS_RATE_LIMIT_READ,
+      write: raw.CMS_RATE_LIMIT_WRITE,
+      expensive: raw.CMS_RATE_LIMIT_EXPENSIVE,
+      windowMs: raw.CMS_RATE_LIMIT_WINDOW_MS,
+      authFailures: raw.CMS_RATE_LIMIT_AUTH,
+      authWindowMs: raw.CMS_RATE_LIMIT_AUTH_WINDOW_MS,
+      syncMs: raw.CMS_RATE_LIMIT_SYNC_MS
+    },
     upstreams: upstreamConfigFromEnv(env),
     packages: packageSettingsFromEnv(env, baseDirOf(env)),
     firstAdmin: firstAdminOf(raw, env)

@@ -23,7 +23,7 @@ import { injectInto, testTarget } from './harness/target.js'
 export const BASE = 'http://cms.test'
 
 export interface GatewayAppOptions {
-  /** CMS_* settings over the tests' own (base URL BASE, silent log, a content directory of the app's own); CMS_DEPLOYMENT picks the profile. */
+  /** CMS_* settings over the tests' own (base URL BASE, silent log, a content directory of the app's own, rate limits off); CMS_DEPLOYMENT picks the profile. */
   env?: Record<string, string>
   /**
    * A store the test keeps (several apps on one database, or one opened its
@@ -62,7 +62,8 @@ export async function gatewayApp (opts: GatewayAppOptions = {}): Promise<Gateway
   // Uploads go to a directory of this app's own, removed when it closes.
   const content = mkdtempSync(join(tmpdir(), 'cms-test-content-'))
   const removeContent = async (): Promise<void> => { await rm(content, { recursive: true, force: true }) }
-  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_CONTENT_DIR: content, ...opts.env })
+  // Rate limits off: the suites send thousands of requests from one address; a test turns them on with CMS_RATE_LIMITS=on.
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_CONTENT_DIR: content, CMS_RATE_LIMITS: 'off', ...opts.env })
   const named = settings.profile
   const profile = opts.packages === undefined ? undefined : { ...named, namespaces: [...named.namespaces, ...opts.packages.flatMap((p) => p.namespaces)] }
   const own = opts.store === undefined

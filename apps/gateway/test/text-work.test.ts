@@ -5,7 +5,7 @@
  * other requests. Nothing here measures time: each check orders events
  * (a `/healthz` sent once the work has started is answered before the work
  * ends, which cannot happen when the work holds the loop) and counts where
- * the work ran. Also: a full pool answers 503 with `Retry-After`, and the
+ * the work ran. Users' profile text, comments and titles go there too. Also: a full pool answers 503 with `Retry-After`, and the
  * builder data's limits come from the deployment's settings.
  */
 import t from 'tap'
@@ -83,6 +83,39 @@ t.test('work on large texts runs in the pool while the service answers', async (
   const kept = stored.json().meta._builder_data as string
   t.notMatch(kept, /<script/, 'its strings were filtered')
   t.match(kept, /<em>t4999<\/em>/)
+})
+
+t.test('profile text, comments and titles are filtered and rendered in the pool too', async (t) => {
+  // Each of these was inline work on the request thread: a subscriber's megabyte description took seconds to filter.
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' } })
+  t.teardown(h.close)
+  const subscriber = (await createCaller(h.store, 'subscriber')).headers
+  const admin = (await createCaller(h.store, 'administrator')).headers
+  const text = bigHtml(300_000)
+
+  const profile = await whileWorking(h.app, 'filterOne', {
+    method: 'POST', url: '/cms-json/cms/v2/users/me', headers: { ...subscriber, ...json }, payload: JSON.stringify({ description: text })
+  })
+  t.equal(profile.res.statusCode, 200, 'the description is stored')
+  t.same(profile.order.slice(0, 3), ['work started', 'healthz answered', 'work ended'], 'a user\'s description is filtered in the pool')
+  t.notMatch(profile.res.json().description, /<script/)
+
+  const post = await h.app.inject({ method: 'POST', url: '/cms-json/cms/v2/posts', headers: { ...admin, ...json }, payload: JSON.stringify({ title: text, content: 'x', status: 'publish' }) })
+  t.equal(post.statusCode, 201)
+  const id = post.json().id as number
+  // A comment is at most 65,525 characters (the core's column limit): still tens of milliseconds to render.
+  const comment = await whileWorking(h.app, 'renderComment', {
+    method: 'POST', url: '/cms-json/cms/v2/comments', headers: { ...subscriber, ...json }, payload: JSON.stringify({ post: id, content: bigHtml(60_000) })
+  })
+  t.equal(comment.res.statusCode, 201, 'the comment is stored')
+  t.same(comment.order.slice(0, 3), ['work started', 'healthz answered', 'work ended'], 'a comment is rendered in the pool')
+
+  // The title was rendered (and kept) by the write's answer: a title never rendered, as another replica wrote it.
+  await h.store.execute(`update posts set title = $body$<b>Never rendered</b>${text}$body$ where id = ${id}`)
+  const read = await whileWorking(h.app, 'renderTitle', { method: 'GET', url: `/cms-json/cms/v2/posts/${id}` })
+  t.equal(read.res.statusCode, 200)
+  t.same(read.order.slice(0, 3), ['work started', 'healthz answered', 'work ended'], 'a long title is rendered in the pool')
+  t.match(read.res.json().title.rendered, /^<b>Never rendered<\/b>/)
 })
 
 t.test('small texts stay on the request thread', async (t) => {

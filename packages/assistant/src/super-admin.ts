@@ -130,6 +130,8 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
       path: '/super-admin/execute',
       endpoints: [endpoint({
         methods: ['POST'],
+        // Limited as expensive (rate limits): runs code in the sandbox.
+        rateClass: 'expensive',
         args: { code: Type.String({ description: 'JavaScript to run in the sandbox (the value of its last expression, or of a top-level return, is answered).', maxLength: 1_048_576 }) },
         summary: 'Run code in the sandbox (off unless CMS_ASSISTANT_EXECUTE=1)',
         response: Type.Object({ success: Type.Boolean(), return_value: Type.Unknown(), output: Type.String(), errors: Type.Array(Type.Object({ type: Type.String(), message: Type.String(), file: Type.String(), line: Type.Union([Type.Integer(), Type.Null()]) })), execution_time_ms: Type.Number(), requires_reload: Type.String(), error_message: Type.Optional(Type.String()), error_class: Type.Optional(Type.String()) }),

@@ -51,6 +51,8 @@ export function documentRoutes (api: PackageApi): RelativeRouteDecl[] {
     vars: { id: '[\\d]+' },
     endpoints: [endpoint({
       methods: ['POST'],
+      // Limited as expensive (rate limits): fetches and decodes remote images.
+      rateClass: 'expensive',
       args: { id: Type.Integer({ description: 'Unique identifier for the document.' }) },
       summary: "Import a builder document's remote images into the media library",
       response: successObject({ data: Type.Object({ imported: Type.Array(Type.Object({ from: Type.String(), id: Type.Integer(), url: Type.String() })), skipped: Type.Array(Type.Object({ url: Type.String(), reason: Type.String() })) }) }),

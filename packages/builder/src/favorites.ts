@@ -10,7 +10,7 @@
  * and answers 500); its list parameters are accepted and change nothing.
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, invalidParam, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, invalidParam, pagingParams, route, searchParam, type RelativeRouteDecl } from '@cms/rest'
 import { mayEditPosts } from './access.js'
 import { isWidget } from './elements.js'
 import { USER_KEYS, type UserState } from './user-state.js'
@@ -22,9 +22,8 @@ interface Favorites { widgets: string[] }
 export function indexParams (): Record<string, any> {
   return {
     context: Type.Optional(Type.String({ description: 'Scope under which the request is made; determines fields present in response.' })),
-    page: Type.Integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
-    per_page: Type.Integer({ description: 'Maximum number of items to be returned in result set.', default: 10, minimum: 1, maximum: 100 }),
-    search: Type.Optional(Type.String({ description: 'Limit results to those matching a string.' }))
+    ...pagingParams(),
+    search: searchParam()
   }
 }
 

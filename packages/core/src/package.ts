@@ -16,6 +16,7 @@ import { siteRoutes } from './site.js'
 import { authorizePage } from './users/index.js'
 import { hasAnyUser } from './users/store.js'
 import { isContentRoute, maintenanceHold } from './platform/maintenance.js'
+import { rateLimits } from './platform/rate-limits/limits.js'
 
 export const corePackage = definePackage({
   name: '@cms/core',
@@ -38,6 +39,8 @@ export const corePackage = definePackage({
     // Any replica may run it: events are taken with FOR UPDATE SKIP LOCKED (events/index.ts).
     // It also prunes delivered events, so it runs whether or not this process has listeners.
     api.background('lifecycle events', () => services.events.start((message, err) => { app.log.error({ err }, message) }))
+    // Before any route it limits is added (the sign-in form's, then the kernel's).
+    if (services.settings.rateLimits?.enabled === true) await rateLimits(app, { store: services.store, settings: services.settings.rateLimits })
     if (options.adminPages) await app.register(authorizePage, { services })
     // Maintenance mode (maintenance.ts): anonymous content reads wait; signed-in callers do not.
     // On the content routes only, as each is added (the kernel mounts them after the packages).

@@ -20,6 +20,7 @@ import type { UserContentHandler } from './users/authors.js'
 import type { PackageSettings } from './platform/package-settings.js'
 import { maintenanceMode, type MaintenanceMode } from './platform/maintenance.js'
 import { textPool, type TextPoolSettings } from './content/text-pool.js'
+import type { RateLimitOptions } from './platform/rate-limits/limits.js'
 
 export interface Services {
   store: Store
@@ -47,6 +48,8 @@ export interface Services {
     commentsAnonymous?: boolean
     /** The admin front end's base URL (`CMS_ADMIN_URL`); unset: admin links are null or left out (admin-links.ts). */
     adminUrl?: string
+    /** Rate limits (`CMS_RATE_LIMIT*`, platform/rate-limits); unset or not enabled: none. */
+    rateLimits?: RateLimitOptions['settings']
   }
   /** Where uploaded files live (default: `uploads/` under the content directory). */
   mediaStorage?: MediaStorage

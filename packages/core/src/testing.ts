@@ -25,6 +25,7 @@ import { definePackage, Platform, registerPackages, remotePagesOf, type CmsPacka
 import { createServices, type Services } from './services.js'
 import { Upstreams, upstreamConfigFromEnv } from './platform/upstream.js'
 import { authenticator } from './users/index.js'
+import { RATE_LIMIT_DEFAULTS, type RateLimitOptions } from './platform/rate-limits/limits.js'
 import { createCaller, type TestUser, type TestUserOptions } from './probe/callers.js'
 
 export type { TestCaller } from '@cms/rest/testing'
@@ -86,6 +87,11 @@ export interface TestAppOptions {
   logLines?: string[]
   /** Serve `/openapi.json` (and `/docs/`) with this title and version, as the gateway does; default: not served. */
   openapi?: { title: string, version: string }
+  /**
+   * Rate limits on, with these settings over the defaults (and a clock of the
+   * test's own in `now`); default: off, as suites send thousands of requests from one address.
+   */
+  rateLimits?: Partial<RateLimitOptions['settings']>
 }
 
 /** Composes the packages as the gateway does (platform, migrations, kernel, uploaded files) on a fresh database. */
@@ -105,7 +111,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const env = opts.env ?? {}
   const services = createServices({
     store,
-    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, textPool: opts.textPool, textLimits: opts.textLimits, environment: opts.environment, packages: packageSettingsFromEnv(env), commentsAnonymous: env.CMS_COMMENTS_ANONYMOUS === '1', ...(env.CMS_ADMIN_URL === undefined ? {} : { adminUrl: env.CMS_ADMIN_URL }) },
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, textPool: opts.textPool, textLimits: opts.textLimits, environment: opts.environment, packages: packageSettingsFromEnv(env), commentsAnonymous: env.CMS_COMMENTS_ANONYMOUS === '1', ...(opts.rateLimits === undefined ? {} : { rateLimits: { ...RATE_LIMIT_DEFAULTS, ...opts.rateLimits } }), ...(env.CMS_ADMIN_URL === undefined ? {} : { adminUrl: env.CMS_ADMIN_URL }) },
     upstreams: new Upstreams(upstreamConfigFromEnv(env))
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions, local)

@@ -56,7 +56,12 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
   const held = new AsyncLocalStorage<ReadonlySet<string>>()
   const seedOf = (type: PackageType, slug: string): SeedPackage | undefined => deps.seeds.find((s) => s.type === type && s.slug === slug)
   const dirOf = (type: PackageType, slug: string): string => join(contentDir, folderOf(type), slug)
-  const marker = join(contentDir, SCRATCH, 'seeded')
+  // One mark per seed package, written once it was placed: a deleted seed package is not placed again.
+  // Per package, not per site: in a split deployment each process places the packages of the namespaces
+  // it serves, in whatever order the processes start. (A site seeded before this kept one mark, `seeded`,
+  // for all; it is no longer read, so a seed package deleted there comes back once.)
+  const seededMark = (type: PackageType, slug: string): string => join(contentDir, SCRATCH, `seeded-${type}-${slug}`)
+  const unplaced = (type: PackageType, slug: string): boolean => seedOf(type, slug) !== undefined && !existsSync(seededMark(type, slug))
   const replaceSteps: ReplaceStep[] = []
 
   // ---- start: seed a fresh site, repair an interrupted swap (once per process) ----
@@ -65,19 +70,27 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
   const prepare = async (): Promise<void> => { ready ??= recover().then(seed); await ready.catch((err: unknown) => { ready = undefined; throw err }) }
 
   async function seed (): Promise<void> {
-    if (existsSync(marker)) return
     for (const p of deps.seeds) {
+      if (!unplaced(p.type, p.slug)) continue
       const target = dirOf(p.type, p.slug)
-      if (existsSync(target)) continue
+      if (existsSync(target)) {
+        await markSeeded(p.type, p.slug)
+        continue
+      }
       const staging = join(dirname(target), `.staging-${p.slug}-${random()}`)
       for (const [name, text] of Object.entries(seedFiles(p))) {
         await mkdir(dirname(join(staging, name)), { recursive: true })
         await writeFile(join(staging, name), text)
       }
       await rename(staging, target)
+      await markSeeded(p.type, p.slug)
     }
-    await mkdir(dirname(marker), { recursive: true })
-    await writeFile(marker, `${new Date().toISOString()}\n`)
+  }
+
+  async function markSeeded (type: PackageType, slug: string): Promise<void> {
+    const mark = seededMark(type, slug)
+    await mkdir(dirname(mark), { recursive: true })
+    await writeFile(mark, `${new Date().toISOString()}\n`)
   }
 
   async function recover (): Promise<void> {
@@ -140,7 +153,7 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
         const key = `${type}:${slug}`
         let here = installed.get(key)
         if (here === undefined) {
-          here = existsSync(join(dirOf(type, slug), 'manifest.json')) || (seedOf(type, slug) !== undefined && !existsSync(marker))
+          here = existsSync(join(dirOf(type, slug), 'manifest.json')) || unplaced(type, slug)
           installed.set(key, here)
         }
         return here && statusOf(type, slug, rows) === 'active'
@@ -339,7 +352,7 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
     get,
     installedSlugs: () => {
       const read = (type: PackageType): string[] => {
-        const seeded = existsSync(marker) ? [] : deps.seeds.filter((s) => s.type === type).map((s) => s.slug)
+        const seeded = deps.seeds.filter((s) => s.type === type && unplaced(s.type, s.slug)).map((s) => s.slug)
         let names: string[] = []
         try {
           names = readdirSync(join(contentDir, folderOf(type)), { withFileTypes: true }).filter((d) => d.isDirectory() && SLUG.test(d.name)).map((d) => d.name)

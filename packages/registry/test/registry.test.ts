@@ -45,8 +45,8 @@ async function rejects (t: Test, p: Promise<unknown>, code: string, status: numb
   }
 }
 
-async function setup (t: Test, env: Record<string, string> = {}, namespaces = ['cms/v2', 'probe/v1']): Promise<{ registry: PackageRegistry, content: string, h: Awaited<ReturnType<typeof testApp>> }> {
-  const content = await mkdtemp(join(tmpdir(), 'cms-content-'))
+async function setup (t: Test, env: Record<string, string> = {}, namespaces = ['cms/v2', 'probe/v1'], dir?: string): Promise<{ registry: PackageRegistry, content: string, h: Awaited<ReturnType<typeof testApp>> }> {
+  const content = dir ?? await mkdtemp(join(tmpdir(), 'cms-content-'))
   const p = probe()
   const h = await testApp({ packages: [registryPackage, p.pkg], namespaces, contentDir: content, env })
   t.teardown(h.close)
@@ -76,6 +76,27 @@ t.test('a fresh site has the seed packages installed and active', async (t) => {
 t.test('profile B seeds the plugins of its other namespaces', async (t) => {
   const served = new Set(['assistant/v1', 'theme-helper/v1'])
   t.same(seedPackagesFor((ns) => served.has(ns)).map((p) => p.slug), ['builder', 'addons', 'seo', 'hdrftr', 'rollback', 'assistant', 'theme-helper', 'theme-a'])
+})
+
+t.test('in a split deployment each process places the seed packages of its own namespaces, whichever starts first', async (t) => {
+  // The gateway's process first (it does not serve assistant/v1), then the assistant's service on the same content directory.
+  const first = await setup(t)
+  t.same(first.registry.installedSlugs().plugins, ['addons', 'builder', 'hdrftr', 'rollback', 'seo'])
+  await first.registry.list()
+  t.notOk(existsSync(join(first.content, 'plugins/assistant')), 'the first process places no package of a namespace it does not serve')
+  const second = await setup(t, {}, ['cms/v2', 'probe/v1', 'assistant/v1'], first.content)
+  t.same(second.registry.installedSlugs().plugins, ['addons', 'assistant', 'builder', 'hdrftr', 'rollback', 'seo'], 'the assistant is a seed package not placed yet')
+  const assistant = (await second.registry.list()).find((p) => p.slug === 'assistant')
+  t.same([assistant?.status, assistant?.version], ['active', '0.1.0'], 'placed and active')
+  t.ok(existsSync(join(first.content, 'plugins/assistant/manifest.json')))
+  t.equal((await second.registry.activeNow(async () => undefined))('plugin', 'assistant'), true, 'its namespace is served')
+  // Deleted once placed, a seed package stays deleted (its mark is kept).
+  await second.registry.deactivate('plugin', 'assistant', { actor })
+  await second.registry.delete('plugin', 'assistant', { actor })
+  const third = await setup(t, {}, ['cms/v2', 'probe/v1', 'assistant/v1'], first.content)
+  await third.registry.list()
+  t.notOk(existsSync(join(first.content, 'plugins/assistant')), 'not placed again')
+  t.notOk(third.registry.installedSlugs().plugins.includes('assistant'))
 })
 
 t.test('a package may require only what its dependencies provide', async (t) => {

@@ -13,6 +13,9 @@
  *   item schema (`get_endpoint_args_for_item_schema`): read-only fields
  *   dropped, `default` and `required` kept on create only.
  * - `contextParam(schema)`: `context` with the contexts the schema uses.
+ * - `pagingParams()`, `searchParam()`: the `page`, `per_page` and `search`
+ *   of any paged list, as the core words them (one place for their
+ *   bounds), for lists that take nothing else of a collection's.
  * - `collectionParams({...})`: `context`, `page`, `per_page`, `search`,
  *   (`exclude`, `include` with `ids: true`), `offset`, `order`, `orderby` of
  *   a list, with per-route overrides.
@@ -177,19 +180,39 @@ export type CollectionParams<V extends string, O extends CollectionOptions<V>> =
   orderby: TUnsafe<V>
 }
 
+export interface PagingOptions {
+  /** `per_page` as a list words it otherwise (the SEO bulk editor: 20 a page, "Posts per page."). */
+  perPage?: { default?: number, description?: string }
+  /** `page`'s description, where the real product words it otherwise. */
+  page?: { description?: string }
+}
+
+/** `page` and `per_page` of a paged list: 1-based pages of at most 100 items, 10 by default. */
+export function pagingParams (opts: PagingOptions = {}): { page: TInteger, per_page: TInteger } {
+  return {
+    page: Type.Integer({ description: opts.page?.description ?? 'Current page of the collection.', default: 1, minimum: 1 }),
+    per_page: Type.Integer({ description: opts.perPage?.description ?? 'Maximum number of items to be returned in result set.', default: opts.perPage?.default ?? 10, minimum: 1, maximum: 100 })
+  }
+}
+
+/** `search` of a list: text the items must match. */
+export function searchParam (): TOptional<TString> {
+  return Type.Optional(Type.String({ description: 'Limit results to those matching a string.' }))
+}
+
 /**
  * The parameters every list takes, as the core words them. A list that
  * does not take one leaves it out (`const { offset, ...params } = ...`);
  * a list that orders them otherwise picks them by name.
  */
 export function collectionParams<const V extends string, const O extends CollectionOptions<V>> (opts: O & CollectionOptions<V>): CollectionParams<V, O> {
-  const perPage = Type.Integer({ description: 'Maximum number of items to be returned in result set.', default: 10, minimum: 1, maximum: 100 })
+  const { page, per_page: perPage } = pagingParams()
   if (opts.perPage?.optional === true) delete (perPage as JsonSchema).default
   return {
     context: contextParam(opts.schema),
-    page: Type.Integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
+    page,
     per_page: (opts.perPage?.optional === true ? Type.Optional(perPage) : perPage) as CollectionParams<V, O>['per_page'],
-    search: Type.Optional(Type.String({ description: 'Limit results to those matching a string.' })),
+    search: searchParam(),
     ...(opts.ids === true
       ? {
           exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),

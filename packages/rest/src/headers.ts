@@ -17,7 +17,7 @@ export function addCommonHeaders (request: FastifyRequest, reply: FastifyReply, 
   reply.header('X-Robots-Tag', 'noindex')
   reply.header('X-Content-Type-Options', 'nosniff')
   if (!reply.hasHeader('link')) reply.header('Link', `<${restUrl(request.baseUrl, '/')}>; rel="https://api.cms.invalid/"`)
-  reply.header('Access-Control-Expose-Headers', 'X-CMS-Total, X-CMS-TotalPages, Link')
+  reply.header('Access-Control-Expose-Headers', 'X-CMS-Total, X-CMS-TotalPages, Link, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After')
   reply.header('Access-Control-Allow-Headers', 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type')
   const origin = request.headers.origin
   if (typeof origin === 'string' && origin !== '' && (cors === '*' || cors.includes(origin))) {

@@ -8,7 +8,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import multipart from '@fastify/multipart'
 import { bodyStreamOf } from './body-stream.js'
 import { drainRest } from './body.js'
-import { argsOf, fastifyPathOf, patternOf, variablesOf, type Method, type RouteDecl } from './route.js'
+import { argsOf, fastifyPathOf, patternOf, rateClassOf, variablesOf, type Method, type RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
 import { routeEntry } from './discovery.js'
 import { API_PREFIX } from './addressing.js'
@@ -76,6 +76,8 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           ...(method === 'GET' || method === 'DELETE' ? { querystring: argSchema } : stream !== undefined ? streamedBodySchema(argSchema) : { body: argSchema })
         },
         validatorCompiler: () => () => true,
+        // Read by whoever limits requests (the core's rate limits) as routes are added.
+        config: { rateClass: rateClassOf(ep, method) },
         ...(offHook === undefined ? {} : { onRequest: offHook }),
         // An anonymous caller the permission refuses anyway: answered before the body is read.
         ...(stream === undefined ? { preParsing: refuseAnonymous(ep, method, pattern, ctx, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT) } : {}),

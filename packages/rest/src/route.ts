@@ -175,6 +175,15 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    */
   cache?: 'public'
   /**
+   * The endpoint's rate-limit class (the core's rate limits,
+   * docs/guides/rate-limits.md): by default a GET is a `read` and any other
+   * method a `write`, and an endpoint that streams its body (an upload) is
+   * `expensive`: work far costlier than a request (search, uploads,
+   * analysis, imports, outbound fetches), limited sooner.
+   * Each package marks its own expensive endpoints here.
+   */
+  rateClass?: RateClass
+  /**
    * The context the answer is shaped in, whatever the request's `context`
    * argument said: the core answers its writes (create, update) in `edit`
    * context. As the core sets it on the request, the answer's Allow header
@@ -235,6 +244,23 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    * undefined for JSON.
    */
   serialize?: Serializer
+}
+
+/** What a request counts against (see `EndpointDecl.rateClass`). */
+export type RateClass = 'read' | 'write' | 'expensive'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The endpoint's rate-limit class (the kernel's routes set it; see `EndpointDecl.rateClass`). */
+    rateClass?: RateClass
+  }
+}
+
+/** An endpoint's class for a method: its declared one, else `expensive` for an upload (a streamed body), else by the method. */
+export function rateClassOf (ep: Pick<EndpointDecl<any>, 'rateClass' | 'streamBody'>, method: string): RateClass {
+  if (ep.rateClass !== undefined) return ep.rateClass
+  if (ep.streamBody !== undefined) return 'expensive'
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? 'read' : 'write'
 }
 
 export type Serializer = (query: Record<string, unknown>, status: number, body: unknown) => { contentType: string, payload: string } | undefined

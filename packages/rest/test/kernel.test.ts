@@ -471,7 +471,7 @@ t.test('CORS', async (t) => {
   const res = await call(open, 'GET', '/index.php?rest_route=/test/v1/things/1', { headers: { origin: 'https://app.example' } })
   t.equal(res.headers['access-control-allow-origin'], 'https://app.example')
   t.equal(res.headers['access-control-allow-credentials'], 'true')
-  t.equal(res.headers['access-control-expose-headers'], 'X-CMS-Total, X-CMS-TotalPages, Link')
+  t.equal(res.headers['access-control-expose-headers'], 'X-CMS-Total, X-CMS-TotalPages, Link, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After')
 
   const closed = await build({ corsOrigins: ['https://ok.example'] })
   t.teardown(() => closed.close())

@@ -17,7 +17,7 @@ import { mkdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { and, asc, count, desc, eq } from 'drizzle-orm'
-import { can, checkPage, endpoint, Enum, RestResponse, route, StreamBody, type RelativeRouteDecl, pageHeaders } from '@cms/rest'
+import { can, checkPage, endpoint, Enum, pagingParams, RestResponse, route, StreamBody, type RelativeRouteDecl, pageHeaders } from '@cms/rest'
 import { findUserById } from '@cms/core'
 import type { Store } from '@cms/store'
 import { Type } from '@sinclair/typebox'
@@ -151,8 +151,7 @@ export function archiveRoutes (store: Store, contentDir: string, options: Record
     return row
   }
   const listArgs = {
-    page: Type.Integer({ default: 1, minimum: 1, description: 'Current page of the collection.' }),
-    per_page: Type.Integer({ default: 10, minimum: 1, maximum: 100, description: 'Maximum number of items to be returned in result set.' }),
+    ...pagingParams(),
     type: Type.Optional(Enum(['plugin', 'theme'], { description: 'Limit results to archives of plugins or of themes.' })),
     ...(sorting
       ? {

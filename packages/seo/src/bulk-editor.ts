@@ -13,7 +13,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { endpoint, Raw, route, sanitizeTextField, unvalidated, type RouteDecl } from '@cms/rest'
+import { endpoint, pagingParams, Raw, route, sanitizeTextField, unvalidated, type RouteDecl } from '@cms/rest'
 import { postVisibility, type PackageApi } from '@cms/core'
 import { adminUrl, mayManageSeo, postLike } from './access.js'
 import { seoErrors } from './errors.js'
@@ -34,6 +34,8 @@ const FIELDS = {
 const decode = (s: string): string => s.replace(/&(amp|lt|gt|quot|#039|#39|apos);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#039': "'", '#39': "'", apos: "'" })[e]!)
 
 export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
+  // Worded as the real route words them, per_page first.
+  const paging = pagingParams({ perPage: { default: 20, description: 'Posts per page.' }, page: { description: 'The page.' } })
   const list = route({
     namespace: NS,
     path: `/${NS}/bulk_editor/posts`,
@@ -60,8 +62,8 @@ export function bulkEditorRoutes (api: PackageApi): RouteDecl[] {
       }),
       args: {
         content_type: Type.String({ description: 'The post type to list.' }),
-        per_page: Type.Integer({ description: 'Posts per page.', default: 20, minimum: 1, maximum: 100 }),
-        page: Type.Integer({ description: 'The page.', default: 1, minimum: 1 }),
+        per_page: paging.per_page,
+        page: paging.page,
         search: Type.String({ description: 'Text in the title or the SEO fields.', default: '' }),
         status: Raw<string[]>({ type: 'array', description: 'Statuses to list (empty: all four).', default: [...STATUSES], items: { type: 'string', enum: [...STATUSES] } })
       },

@@ -29,9 +29,8 @@
  */
 import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
-import { Parser } from 'htmlparser2'
 import { check, endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
-import { cachedSiteOptions, findUserById, fromLocal, permalink, type MediaDetails, type PackageApi, type PackageBase, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
+import { cachedSiteOptions, findUserById, textPool, fromLocal, permalink, type MediaDetails, type PackageApi, type PackageBase, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { metaString, SEO } from './meta.js'
 import { replaceVariables, templateOf, TEMPLATES_SCHEMA } from './templates.js'
@@ -198,7 +197,7 @@ export async function preloadPostHeads (api: Pick<PackageApi, 'services'>, req: 
 export async function termObjectHead (api: Pick<PackageApi, 'services'>, req: RestRequest, term: Readonly<Record<string, unknown>>): Promise<SeoHead> {
   const site = await siteOf(depsOf(api).api, req)
   // Both head fields of one term ask: it is built once per request.
-  return await req.memo(`seo:head-term:${String(term.taxonomy)}:${String(term.id)}`, async () => termHead(site, {
+  return await req.memo(`seo:head-term:${String(term.taxonomy)}:${String(term.id)}`, async () => await termHead(site, {
     id: term.id as number,
     taxonomy: term.taxonomy as string,
     name: String(term.name ?? ''),
@@ -260,8 +259,8 @@ async function siteOf (api: PackageBase, req: RestRequest): Promise<Site> {
       api,
       home,
       homeUrl: new URL(`${home}/`),
-      name: text(String(o.name)),
-      tagline: text(String(o.description)),
+      name: await text(String(o.name)),
+      tagline: await text(String(o.description)),
       locale,
       language: locale.replace(/_/g, '-'),
       sep: templateOf(templates, 'separator'),
@@ -285,13 +284,13 @@ async function publisherOf (site: Site, req: RestRequest): Promise<Site['publish
   // A logo by media id, else by the URL the wizard stored.
   const logoOf = async (id: number | undefined, url: string | undefined, nodeId: string): Promise<Node | undefined> => {
     const found = id !== undefined && id > 0 ? await mediaOf(site, req, id) : undefined
-    if (found !== undefined) return imageNode(site, nodeId, found)
-    return url === undefined || url === '' ? undefined : imageNode(site, nodeId, { url })
+    if (found !== undefined) return await imageNode(site, nodeId, found)
+    return url === undefined || url === '' ? undefined : await imageNode(site, nodeId, { url })
   }
   if (r.company_or_person === 'person') {
     const user = r.person_user_id > 0 ? await userOf(site, req, r.person_user_id) : undefined
     if (user === undefined) return undefined
-    const person = personNode(site, user)
+    const person = await personNode(site, user)
     const logo = await logoOf(r.person_logo_id, r.person_logo, `${site.home}/#/schema/person/image/`)
     return { id: person['@id'] as string, nodes: [{ ...person, '@type': ['Person', 'Organization'], ...(logo === undefined ? {} : { logo, image: { '@id': logo['@id'] } }) }] }
   }
@@ -304,9 +303,9 @@ async function publisherOf (site: Site, req: RestRequest): Promise<Site['publish
     nodes: [{
       '@type': 'Organization',
       '@id': id,
-      name: r.company_name === '' ? site.name : text(r.company_name),
+      name: r.company_name === '' ? site.name : await text(r.company_name),
       url: `${site.home}/`,
-      ...(r.description === undefined || r.description === '' ? {} : { description: text(r.description) }),
+      ...(r.description === undefined || r.description === '' ? {} : { description: await text(r.description) }),
       ...(logoNode === undefined ? {} : { logo: logoNode, image: { '@id': logoNode['@id'] } }),
       ...(sameAs.length === 0 ? {} : { sameAs })
     }]
@@ -352,19 +351,19 @@ async function resolveHead (site: Site, req: RestRequest, url: URL): Promise<Seo
   if (q.has('cat')) {
     const termId = id('cat')
     const [term] = termId === undefined ? [] : await site.api.content.terms({ taxonomy: 'category', include: [termId] })
-    return term === undefined ? undefined : termHead(site, term)
+    return term === undefined ? undefined : await termHead(site, term)
   }
   if (q.has('tag')) {
     // Slugs keep non-ASCII letters as lowercase `%xx` escapes, which the query parser decoded.
     const slug = q.get('tag')!.slice(0, 200)
     const [term] = await site.api.content.terms({ taxonomy: 'post_tag', slug: [...new Set([slug, encodeURIComponent(slug).toLowerCase()])] })
-    return term === undefined ? undefined : termHead(site, term)
+    return term === undefined ? undefined : await termHead(site, term)
   }
   if (q.has('author')) {
     const userId = id('author')
     return userId === undefined ? undefined : await authorHead(site, req, userId)
   }
-  if (q.has('s')) return searchHead(site, q.get('s')!)
+  if (q.has('s')) return await searchHead(site, q.get('s')!)
   if (q.has('m')) {
     const m = /^(\d{4})(\d{2})?(\d{2})?$/.exec(q.get('m')!)
     return m === null ? undefined : await dateHead(site, req, Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0))
@@ -376,7 +375,7 @@ async function resolveHead (site: Site, req: RestRequest, url: URL): Promise<Seo
   if (q.has('post_type')) {
     const type = q.get('post_type')!
     const info = site.viewableTypes.get(type)
-    return info === undefined || !info.hasArchive ? undefined : typeArchiveHead(site, type, info.name)
+    return info === undefined || !info.hasArchive ? undefined : await typeArchiveHead(site, type, info.name)
   }
   return await homeHead(site, req)
 }
@@ -412,20 +411,20 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
   const link = front ? `${site.home}/` : permalink(site.home, post.type, post.id)
   const url = metaString(meta, SEO.canonical) === '' ? link : metaString(meta, SEO.canonical)
   const isProtected = post.password !== ''
-  const title = text(post.title)
+  const title = await text(post.title)
   const user = await userOf(site, req, post.author)
   // The content's text, once (the excerpt and the word count come from it).
-  const body = isProtected ? '' : text(post.content)
-  const excerpt = isProtected ? '' : excerptOf(post.excerpt, body)
+  const body = isProtected ? '' : await text(post.content)
+  const excerpt = isProtected ? '' : await excerptOf(post.excerpt, body)
   const typeKey = isPage ? 'page' : post.type
   const vars: Record<string, string> = {
     ...siteVars(site),
     title,
     excerpt,
-    excerpt_only: isProtected ? '' : text(post.excerpt),
-    category: found.terms.category.map((c) => text(c.name)).join(', '),
-    tag: found.terms.post_tag.map((c) => text(c.name)).join(', '),
-    name: user === undefined ? '' : text(user.displayName),
+    excerpt_only: isProtected ? '' : await text(post.excerpt),
+    category: (await Promise.all(found.terms.category.map(async (c) => await text(c.name)))).join(', '),
+    tag: (await Promise.all(found.terms.post_tag.map(async (c) => await text(c.name)))).join(', '),
+    name: user === undefined ? '' : await text(user.displayName),
     date: post.dateGmt === null ? '' : longDate(post.dateGmt),
     modified: longDate(post.modifiedGmt),
     id: String(post.id),
@@ -448,7 +447,7 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
 
   const readingTime = metaString(meta, SEO.readingTime)
   const misc: Record<string, string> = {}
-  if (user !== undefined) misc['Written by'] = text(user.displayName)
+  if (user !== undefined) misc['Written by'] = await text(user.displayName)
   if (/^\d{1,6}$/.test(readingTime) && !isProtected) misc['Est. reading time'] = Number(readingTime) <= 1 ? '1 minute' : `${Number(readingTime)} minutes`
 
   const article = post.type === 'post'
@@ -463,7 +462,7 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
       '@type': 'Article',
       '@id': `${url}#article`,
       isPartOf: { '@id': url },
-      ...(user === undefined ? {} : { author: { name: text(user.displayName), '@id': personId(site, user.id) } }),
+      ...(user === undefined ? {} : { author: { name: await text(user.displayName), '@id': personId(site, user.id) } }),
       headline: title.slice(0, 110),
       ...(post.dateGmt === null ? {} : { datePublished: isoDate(post.dateGmt) }),
       dateModified: isoDate(post.modifiedGmt),
@@ -471,16 +470,16 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
       wordCount: body === '' ? 0 : body.split(' ').length,
       ...(site.publisher === undefined ? {} : { publisher: { '@id': site.publisher.id } }),
       ...(image === undefined ? {} : { image: { '@id': `${url}#primaryimage` }, thumbnailUrl: image.url }),
-      ...(found.terms.post_tag.length === 0 ? {} : { keywords: found.terms.post_tag.map((c) => text(c.name)) }),
-      ...(found.terms.category.length === 0 ? {} : { articleSection: found.terms.category.map((c) => text(c.name)) }),
+      ...(found.terms.post_tag.length === 0 ? {} : { keywords: await Promise.all(found.terms.post_tag.map(async (c) => await text(c.name))) }),
+      ...(found.terms.category.length === 0 ? {} : { articleSection: await Promise.all(found.terms.category.map(async (c) => await text(c.name))) }),
       inLanguage: site.language
     })
   }
   graph.push(webPage)
-  if (image !== undefined) graph.push(imageNode(site, `${url}#primaryimage`, image))
+  if (image !== undefined) graph.push(await imageNode(site, `${url}#primaryimage`, image))
   graph.push(breadcrumbNode(site, url, front ? [] : [...await ancestorsOf(site, req, found), { name: title }]))
   graph.push(...siteNodes(site))
-  if (user !== undefined && (article || !front)) graph.push(personNode(site, user))
+  if (user !== undefined && (article || !front)) graph.push(await personNode(site, user))
 
   return render(site, {
     status: 200,
@@ -495,7 +494,7 @@ async function singularHead (site: Site, req: RestRequest, found: PostWithDetail
     published: article ? post.dateGmt : undefined,
     modified: post.dateGmt === null || post.modifiedGmt.getTime() !== post.dateGmt.getTime() ? post.modifiedGmt : undefined,
     image,
-    author: user === undefined ? undefined : text(user.displayName),
+    author: user === undefined ? undefined : await text(user.displayName),
     twitter: {
       title: metaString(meta, SEO.twitterTitle) === '' ? undefined : fill(site, metaString(meta, SEO.twitterTitle), vars),
       description: metaString(meta, SEO.twitterDescription) === '' ? undefined : fill(site, metaString(meta, SEO.twitterDescription), vars),
@@ -514,16 +513,16 @@ async function ancestorsOf (site: Site, req: RestRequest, found: PostWithDetails
     const id = parent
     const above = await req.memo(`seo:head-parent:${id}`, async () => (await site.api.content.posts({ type: found.post.type, include: [id], perPage: 1 })).posts[0])
     if (above === undefined) break
-    steps.unshift({ name: text(above.title), item: permalink(site.home, above.type, above.id) })
+    steps.unshift({ name: await text(above.title), item: permalink(site.home, above.type, above.id) })
     parent = above.parent
   }
   return steps
 }
 
-function termHead (site: Site, term: Pick<TermRow, 'id' | 'taxonomy' | 'name' | 'slug' | 'description'>): SeoHead {
+async function termHead (site: Site, term: Pick<TermRow, 'id' | 'taxonomy' | 'name' | 'slug' | 'description'>): Promise<SeoHead> {
   const url = term.taxonomy === 'category' ? `${site.home}/?cat=${term.id}` : `${site.home}/?tag=${term.slug}`
-  const name = text(term.name)
-  const termDescription = text(term.description)
+  const name = await text(term.name)
+  const termDescription = await text(term.description)
   const vars = { ...siteVars(site), term_title: name, term_description: termDescription, category_description: termDescription, tag_description: termDescription }
   const title = fill(site, templateOf(site.templates, `title-tax-${term.taxonomy}`, 'title-tax-category'), vars)
   const description = fill(site, templateOf(site.templates, `metadesc-tax-${term.taxonomy}`, 'metadesc-tax-category'), vars)
@@ -548,11 +547,11 @@ async function authorHead (site: Site, req: RestRequest, id: number): Promise<Se
   const { total } = await site.api.content.posts({ type: [...site.viewableTypes.keys()], author: [id], perPage: 1 })
   if (total === 0) return undefined
   const url = `${site.home}/?author=${id}`
-  const name = text(user.displayName)
-  const vars = { ...siteVars(site), name, user_description: text(user.description) }
+  const name = await text(user.displayName)
+  const vars = { ...siteVars(site), name, user_description: await text(user.description) }
   const title = fill(site, templateOf(site.templates, 'title-author'), vars)
   const description = fill(site, templateOf(site.templates, 'metadesc-author'), vars)
-  const person = { ...personNode(site, user), mainEntityOfPage: { '@id': url } }
+  const person = { ...await personNode(site, user), mainEntityOfPage: { '@id': url } }
   return render(site, {
     status: 200,
     title,
@@ -566,8 +565,8 @@ async function authorHead (site: Site, req: RestRequest, id: number): Promise<Se
   })
 }
 
-function searchHead (site: Site, phrase: string): SeoHead {
-  const searched = text(phrase.slice(0, 200))
+async function searchHead (site: Site, phrase: string): Promise<SeoHead> {
+  const searched = await text(phrase.slice(0, 200))
   const url = `${site.home}/?s=${encodeURIComponent(phrase.slice(0, 200))}`
   const title = fill(site, templateOf(site.templates, 'title-search'), { ...siteVars(site), searchphrase: searched })
   return render(site, {
@@ -606,12 +605,12 @@ async function dateHead (site: Site, req: RestRequest, year: number, month: numb
   return collectionHead(site, url, title, description, site.templates['noindex-archive'] !== '0', `Archives for ${label}`)
 }
 
-function typeArchiveHead (site: Site, type: string, name: string): SeoHead {
+async function typeArchiveHead (site: Site, type: string, name: string): Promise<SeoHead> {
   const url = `${site.home}/?post_type=${type}`
-  const vars = { ...siteVars(site), pt_plural: text(name), pt_single: text(name) }
+  const vars = { ...siteVars(site), pt_plural: await text(name), pt_single: await text(name) }
   const title = fill(site, templateOf(site.templates, `title-ptarchive-${type}`, 'title-ptarchive'), vars)
   const description = fill(site, templateOf(site.templates, `metadesc-ptarchive-${type}`, 'metadesc-ptarchive'), vars)
-  return collectionHead(site, url, title, description, site.templates[`noindex-ptarchive-${type}`] === '1', text(name))
+  return collectionHead(site, url, title, description, site.templates[`noindex-ptarchive-${type}`] === '1', await text(name))
 }
 
 /** A date or post-type archive's head: a CollectionPage with a one-step breadcrumb. */
@@ -683,18 +682,18 @@ function personId (site: Site, userId: number): string {
   return `${site.home}/#/schema/person/${createHash('sha256').update(`person:${userId}`).digest('hex').slice(0, 32)}`
 }
 
-function personNode (site: Site, user: UserRecord): Node {
+async function personNode (site: Site, user: UserRecord): Promise<Node> {
   return {
     '@type': 'Person',
     '@id': personId(site, user.id),
-    name: text(user.displayName),
-    ...(user.description === '' ? {} : { description: text(user.description) }),
+    name: await text(user.displayName),
+    ...(user.description === '' ? {} : { description: await text(user.description) }),
     ...(user.url === '' ? {} : { sameAs: [user.url] }),
     url: `${site.home}/?author=${user.id}`
   }
 }
 
-function imageNode (site: Site, id: string, image: MediaDetails | { url: string }): Node {
+async function imageNode (site: Site, id: string, image: MediaDetails | { url: string }): Promise<Node> {
   const m = image as Partial<MediaDetails>
   return {
     '@type': 'ImageObject',
@@ -703,7 +702,7 @@ function imageNode (site: Site, id: string, image: MediaDetails | { url: string 
     url: image.url,
     contentUrl: image.url,
     ...(m.width === undefined ? {} : { width: m.width, height: m.height }),
-    ...(m.caption === undefined || m.caption === '' ? {} : { caption: text(m.caption) })
+    ...(m.caption === undefined || m.caption === '' ? {} : { caption: await text(m.caption) })
   }
 }
 
@@ -836,19 +835,18 @@ function scriptJson (value: unknown): string {
 
 // ---------------------------------------------------------------- text
 
-/** The text of stored HTML (tags dropped, entities decoded, whitespace folded), linear in its size. */
-export function text (html: string): string {
-  if (!html.includes('<') && !html.includes('&')) return html.replace(/\s+/g, ' ').trim()
-  let out = ''
-  const parser = new Parser({ ontext (data) { out += data } }, { decodeEntities: true })
-  parser.write(html)
-  parser.end()
-  return out.replace(/\s+/g, ' ').trim()
+/**
+ * The text of stored HTML (tags dropped, entities decoded, whitespace
+ * folded): the core's `htmlText`, in its text pool (a post's content, a
+ * user's description may be megabytes; a short text runs inline).
+ */
+async function text (html: string): Promise<string> {
+  return await textPool.text(html)
 }
 
 /** The stored excerpt, else the first 55 words of the content's text (as the core's excerpt). */
-function excerptOf (excerpt: string, body: string): string {
-  const own = text(excerpt)
+async function excerptOf (excerpt: string, body: string): Promise<string> {
+  const own = await text(excerpt)
   if (own !== '') return own
   const words = body === '' ? [] : body.split(' ')
   return words.length > 55 ? `${words.slice(0, 55).join(' ')} […]` : body

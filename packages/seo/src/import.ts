@@ -303,6 +303,8 @@ export function importRoutes (api: PackageApi, head: HeadOptions, source: Source
     vars: { plugin: '[\\w-]+', type: '[\\w-]+' },
     endpoints: [endpoint({
       methods: ['POST'],
+      // Limited as expensive (rate limits): an import batch writes many rows.
+      rateClass: 'expensive',
       args: {},
       summary: 'Import the next batch of another SEO plugin\'s data',
       response: Type.Object({

@@ -15,9 +15,8 @@
  * links from other posts to it.
  */
 import { sql } from 'drizzle-orm'
-import { Parser } from 'htmlparser2'
 import { getOptions, type Store } from '@cms/store'
-import { permalink, type ContentReader, type PostWithDetails, type TermRow } from '@cms/core'
+import { permalink, textPool, type ContentReader, type PostWithDetails, type TermRow } from '@cms/core'
 import { metaScore, metaString, SEO } from './meta.js'
 
 /** Post types that have indexables (and archives: `post` only). */
@@ -137,15 +136,6 @@ export async function deleteIndexables (store: Store, keys: readonly string[]): 
   await store.execute(sql`delete from seo_indexables where object_key = any(${sql.param([...keys])}::text[])`)
 }
 
-/** The hrefs of a's in `html`, in order (htmlparser2: linear in the input). */
-export function linksOf (html: string): string[] {
-  const out: string[] = []
-  const parser = new Parser({ onopentag (name, attrs) { if (name === 'a' && typeof attrs.href === 'string' && attrs.href !== '') out.push(attrs.href) } }, { decodeEntities: true })
-  parser.write(html)
-  parser.end()
-  return out
-}
-
 /**
  * Parses a post's links, stores them (replacing the old ones), sets its
  * `link_count` and the `incoming_link_count` of every post it linked to
@@ -155,7 +145,8 @@ export async function indexLinks (store: Store, content: ContentReader, postId: 
   const host = hostOf(home)
   const links: Array<{ url: string, type: string, target: number | null }> = []
   const slugs = new Map<string, number[]>()
-  for (const href of linksOf(html).slice(0, 1000)) {
+  // The core's `htmlLinks`, in its text pool: a post's content may be megabytes.
+  for (const href of (await textPool.links(html)).slice(0, 1000)) {
     let url: URL
     try { url = new URL(href, `${home}/`) } catch { continue }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') continue

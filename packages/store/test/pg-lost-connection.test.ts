@@ -3,7 +3,8 @@
 // leaked client is never returned: after `poolSize` of them every request
 // waits for a connection forever, and closing the store hangs).
 // Without CMS_TEST_DATABASE_URL (the PGlite pass) the test starts its own
-// throwaway server, so it runs, and can fail, in every pass.
+// throwaway server, so it runs, and can fail, in every pass; as both passes
+// then test the same thing, it runs in one (test-all: first pass only).
 import { execFileSync } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'

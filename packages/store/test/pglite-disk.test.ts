@@ -1,3 +1,5 @@
+// test-all: first pass only. PGlite on disk, whatever CMS_TEST_DATABASE_URL says:
+// a second pass (scripts/test-run.mjs) would repeat it exactly.
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -1,3 +1,5 @@
+// test-all: first pass only. No database: a second pass (scripts/test-run.mjs)
+// would repeat it exactly.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

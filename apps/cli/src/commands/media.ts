@@ -23,7 +23,7 @@ Flags:
 
 Files go under $CMS_CONTENT_DIR/uploads (default $CMS_DATA_DIR/content/uploads);
 the limit is CMS_UPLOAD_MAX_BYTES (default 64 MiB). With the embedded
-database, stop the service first.`
+database, a running service is reached through its socket: no need to stop it.`
 
 /** The content directory and upload limit, as the gateway reads them. */
 function mediaSettings (env: NodeJS.ProcessEnv): { contentDir: string; uploadMaxBytes: number } {

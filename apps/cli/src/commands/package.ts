@@ -21,7 +21,8 @@ ${type === 'plugin' ? 'Plugins' : 'Themes'} are directories under the content di
 .data/content): ${group}s/<slug>/ with a manifest.json. Versions come from the package
 source, CMS_PACKAGE_SOURCE (a directory or an http(s) base URL holding
 ${group}s/<slug>.<version>.zip and index.json). Every operation is written to the
-operations log; with the embedded database, stop the service first.
+operations log. With the embedded database, a running service is reached through
+its socket in the data directory: no need to stop it.
 
 Flags:
   --version V  the version to install or upgrade to

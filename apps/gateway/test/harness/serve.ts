@@ -4,7 +4,8 @@
  * process): `node --import tsx test/harness/serve.ts` builds the app with
  * `gatewayApp` (../helpers.ts; CMS_* settings from the environment, CMS_DEPLOYMENT picks the profile; PGlite, or
  * PostgreSQL with CMS_TEST_DATABASE_URL), makes an administrator, listens on
- * a loopback port and prints one JSON line: `{ base, headers }`.
+ * a loopback port and prints one JSON line: `{ base, headers, contributor }`
+ * (an administrator's and a contributor's headers).
  * CMS_HARNESS_FIXTURE=quadratic adds test/fixtures/quadratic-package.ts (a
  * route slow on purpose) to the profile.
  */
@@ -18,8 +19,10 @@ const packages = process.env.CMS_HARNESS_FIXTURE === 'quadratic'
   : undefined
 const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A', ...settings }, packages })
 const admin = await createCaller(h.store, 'administrator')
+// A contributor too: the stall harness sends what a contributor may send.
+const contributor = await createCaller(h.store, 'contributor')
 const base = await listenLoopback(h.app)
-process.stdout.write(`${JSON.stringify({ base, headers: admin.headers })}\n`)
+process.stdout.write(`${JSON.stringify({ base, headers: admin.headers, contributor: contributor.headers })}\n`)
 
 const stop = (): void => { void h.close().finally(() => process.exit(0)) }
 process.on('SIGTERM', stop)

@@ -56,7 +56,7 @@ export function shuffled<T> (list: readonly T[], random: () => number): T[] {
   return deck
 }
 
-export interface Served { child: ChildProcess, base: string, headers: Record<string, string> }
+export interface Served { child: ChildProcess, base: string, headers: Record<string, string>, contributor: Record<string, string> }
 
 /**
  * The service of `profile` in a child process, its URL limit raised so a
@@ -74,8 +74,8 @@ export async function serve (profile: 'A' | 'B', size: number, env: Record<strin
   })
   const lines = createInterface({ input: child.stdout! })
   const [line] = await once(lines, 'line') as [string]
-  const { base, headers } = JSON.parse(line) as { base: string, headers: Record<string, string> }
-  return { child, base, headers }
+  const { base, headers, contributor } = JSON.parse(line) as { base: string, headers: Record<string, string>, contributor: Record<string, string> }
+  return { child, base, headers, contributor }
 }
 
 export async function stop (served: Served): Promise<void> {

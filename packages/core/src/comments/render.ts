@@ -4,7 +4,10 @@
  * then quotes and dashes, stray ampersands, smilies (when the site converts
  * them) and paragraphs. Linear in the text: one pass per step.
  */
-import { autop, convertChars, convertSmilies, splitTags, texturize } from '../content/index.js'
+// The modules themselves, not the content index: the text pool's threads load this file (text-tasks.ts).
+import { autop } from '../content/autop.js'
+import { convertChars, convertSmilies, splitTags } from '../content/render.js'
+import { texturize } from '../content/texturize.js'
 
 const URL_RE = /(^|[\s(])(https?:\/\/[^\s<>"'()]+(?:\([^\s<>"'()]*\)[^\s<>"'()]*)*)/gi
 const TRAILING = /[.,;:!?]+$/

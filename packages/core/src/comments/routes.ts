@@ -27,7 +27,6 @@ import { findUserById, isEmail } from '../users/store.js'
 import { avatarUrls } from '../users/users-routes.js'
 import { commentErrors } from './errors.js'
 import { discussionSettings, initialStatus, linkCount, refuseDuplicate, refuseFlood, type Candidate } from './moderation.js'
-import { renderCommentText } from './render.js'
 import { comments } from './schema.js'
 import {
   COMMENT_STATUSES, deleteComment, depthOf, getComment, getCommentMeta, listComments, statusesOf, withChildren, writeCommentMeta,
@@ -187,7 +186,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     const postsById = new Map(postRows.filter((p) => p !== undefined).map((p) => [p.id, p]))
     const emails = new Map(users.filter((u) => u !== undefined).map((u) => [u.id, u.email]))
     const base = req.baseUrl
-    return rows.map((c) => {
+    return await Promise.all(rows.map(async (c) => {
       const post = c.postId === null ? undefined : postsById.get(c.postId)
       const out: Record<string, unknown> = {
         id: c.id,
@@ -201,7 +200,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
         author_user_agent: c.authorAgent,
         date: formatLocal(c.dateGmt, settings.timeZone),
         date_gmt: formatGmt(c.dateGmt),
-        content: { rendered: renderCommentText(c.content, options.smilies), raw: c.content },
+        content: { rendered: await textPool.renderComment(c.content, options.smilies), raw: c.content },
         link: post === undefined ? `${settings.home}/#comment-${c.id}` : `${permalink(settings.home, post.type, post.id)}#comment-${c.id}`,
         status: c.status,
         type: c.type
@@ -221,7 +220,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       if (parents.has(c.id)) links.children = [{ embeddable: true, href: restUrlWithQuery(base, collection, { parent: c.id }) }]
       out._links = links
       return out
-    })
+    }))
   }
   const formatOne = async (row: CommentRow, req: RestRequest): Promise<Record<string, unknown>> => (await format([row], req))[0]!
 
@@ -453,7 +452,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       authorAgent: row.authorAgent ?? plainText(String(req.headers['user-agent'] ?? '')).slice(0, 254),
       content: row.content!,
       date,
-      links: linkCount(renderCommentText(row.content!, false))
+      links: linkCount(await textPool.renderComment(row.content!, false))
     }
     const meta = p.meta === undefined ? undefined : await parseMetaParam(services.commentMeta, p.meta, user)
     const wanted = p.status === undefined ? undefined : statusChange(p.status, 'hold', null)

@@ -198,7 +198,7 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
     status: post.status,
     type: post.type,
     link,
-    title: { raw: post.title, rendered: renderedTitle(post.title) }
+    title: { raw: post.title, rendered: await renderedTitle(post.title) }
   }
   if (context !== 'embed') {
     out.content = {

@@ -15,8 +15,7 @@ import { runListQuery } from './post-query.js'
 import { revisionItemSchema } from './post-schema.js'
 import { deletePostFully, getMeta, getPost, idOf, type PostRow } from './post-store.js'
 import { postTypeOf, siteSettings, type PostType, type SiteSettings } from './post-types.js'
-import { renderTitle } from './render.js'
-import { renderedContent, renderedExcerpt } from './render-cache.js'
+import { renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
 
 /** The post named by a path variable, when it is of the route's type. */
 export async function loadParent (store: Store, spec: PostType, value: unknown): Promise<PostRow | undefined> {
@@ -37,7 +36,7 @@ export async function formatRevision (row: PostRow, meta: Record<string, unknown
     parent: row.parent,
     slug: row.slug,
     guid: { rendered: row.guid, raw: row.guid },
-    title: { raw: row.title, rendered: renderTitle(row.title) },
+    title: { raw: row.title, rendered: await renderedTitle(row.title) },
     content: { raw: row.content, rendered: await renderedContent(row.content) },
     excerpt: { raw: row.excerpt, rendered: await renderedExcerpt(row.excerpt, row.content) },
     meta: metaResponse(settings.meta, meta)

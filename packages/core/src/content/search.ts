@@ -6,8 +6,7 @@
  * only, as the core does, within the same readability rule and indexes, so
  * nobody finds another user's draft, private post or protected text.
  */
-import { Type } from '@sinclair/typebox'
-import { checkPage, ContextArg, Enum, everyone, IntList, Raw, restUrl, route, endpoint, RestResponse, unvalidated, validateArgs, type JsonSchema, type Links, type RestRequest, type RelativeRouteDecl, pageHeaders } from '@cms/rest'
+import { checkPage, ContextArg, Enum, everyone, IntList, pagingParams, Raw, searchParam, restUrl, route, endpoint, RestResponse, unvalidated, validateArgs, type JsonSchema, type Links, type RestRequest, type RelativeRouteDecl, pageHeaders } from '@cms/rest'
 import type { Services } from '../services.js'
 import { contentErrors } from './errors.js'
 import { readRule, runListQuery, type ListQuery } from './post-query.js'
@@ -89,16 +88,16 @@ export function searchRoutes (services: Services): RelativeRouteDecl[] {
     }
     const { rows, total } = await runListQuery(store, q)
     const { home } = await siteSettings(store, req, services.meta)
-    return { items: rows.map((row) => foundPost(row, home, req.baseUrl)), total }
+    return { items: await Promise.all(rows.map(async (row) => await foundPost(row, home, req.baseUrl))), total }
   }
 
-  const foundPost = (row: PostRow, home: string, baseUrl: string): Found => {
+  const foundPost = async (row: PostRow, home: string, baseUrl: string): Promise<Found> => {
     const type = registry.postTypes.get(row.type)
     const base = type === undefined ? row.type : `${type.restNamespace}/${type.restBase}`
     const supportsTitle = type === undefined || type.supports.title === true
     return {
       id: row.id,
-      title: supportsTitle ? renderedTitle(row.title) : '',
+      title: supportsTitle ? await renderedTitle(row.title) : '',
       url: permalink(home, row.type, row.id),
       type: 'post',
       subtype: row.type,
@@ -163,12 +162,13 @@ export function searchRoutes (services: Services): RelativeRouteDecl[] {
     schema: searchSchema(all),
     endpoints: [endpoint({
       methods: ['GET'],
+      // Limited as expensive (rate limits): a search reads far more than a page of posts.
+      rateClass: 'expensive',
       summary: 'Search posts or terms',
       args: {
         context: ContextArg(['view', 'embed']),
-        page: Type.Integer({ description: 'Current page of the collection.', default: 1, minimum: 1 }),
-        per_page: Type.Integer({ description: 'Maximum number of items to be returned in result set.', default: 10, minimum: 1, maximum: 100 }),
-        search: Type.Optional(Type.String({ description: 'Limit results to those matching a string.' })),
+        ...pagingParams(),
+        search: searchParam(),
         type: Enum(TYPES, { description: 'Limit results to items of an object type.', default: 'post' }),
         subtype: unvalidated(Raw(subtypeArg(all))),
         exclude: IntList({ description: 'Ensure result set excludes specific IDs.', default: [] }),

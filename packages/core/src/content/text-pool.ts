@@ -1,7 +1,7 @@
 /**
- * Heavy text work off the request thread (issue 27): filtering and
- * rendering a large text runs in a bounded `piscina` pool of worker
- * threads, so that while it runs the event loop keeps answering
+ * Heavy text work off the request thread (issue 27): filtering, rendering
+ * and reading a large text for analysis (html-text.ts) runs in a bounded
+ * `piscina` pool of worker threads, so that while it runs the loop answers
  * (`/healthz`, cached reads, every other request).
  *
  *   - Small inputs run inline: below `INLINE_MAX_CHARS` the filter takes
@@ -48,7 +48,7 @@ export const textErrors = declareErrors({
 /** Seconds a refused caller is told to wait: tasks last milliseconds to a few seconds. */
 const RETRY_AFTER_S = 2
 
-type TaskName = 'filterOne' | 'filterMany' | 'renderContent' | 'renderExcerpt'
+type TaskName = 'filterOne' | 'filterMany' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf'
 
 /** Where a task ran: for tests and benches that count the work (never for timing). */
 export interface TextWorkEvent { task: TaskName, where: 'inline' | 'pool', phase: 'start' | 'end' }
@@ -96,6 +96,26 @@ export class TextPool {
 
   async renderExcerpt (excerpt: string, content: string, length?: number, smilies = true): Promise<string> {
     return await this.run('renderExcerpt', { excerpt, content, smilies, ...(length === undefined ? {} : { length }) }, excerpt.length + content.length)
+  }
+
+  /** A title (one line, but a string argument may be a megabyte). */
+  async renderTitle (raw: string): Promise<string> {
+    return await this.run('renderTitle', { raw }, raw.length)
+  }
+
+  /** A comment's `content.rendered` (comments/render.ts). */
+  async renderComment (raw: string, smilies: boolean): Promise<string> {
+    return await this.run('renderComment', { raw, smilies }, raw.length)
+  }
+
+  /** The text of HTML (html-text.ts), for analysis: the SEO head of a post. */
+  async text (html: string): Promise<string> {
+    return await this.run('textOf', { html }, html.length)
+  }
+
+  /** The hrefs of HTML's links (html-text.ts): a post's links for the SEO index. */
+  async links (html: string): Promise<string[]> {
+    return await this.run('linksOf', { html }, html.length)
   }
 
   /** Closes the threads (they also end by themselves when idle). */

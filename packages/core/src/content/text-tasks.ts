@@ -7,7 +7,9 @@
  * threads): the pool turns it back into the same RestError either way.
  */
 import { filterPostHtml, filterPostHtmlMany, filterTitleHtml } from './kses.js'
-import { renderContent as render, renderExcerpt as excerpt } from './render.js'
+import { renderContent as render, renderExcerpt as excerpt, renderTitle as title } from './render.js'
+import { renderCommentText } from '../comments/render.js'
+import { htmlLinks, htmlText } from './html-text.js'
 
 /** A task's outcome: its value, or the 4xx it refused with. */
 export type TaskOutcome<T> = { value: T } | { refused: { code: string, message: string, status: number, data: Record<string, unknown> } }
@@ -41,4 +43,20 @@ export function renderContent (input: { raw: string, smilies?: boolean }): TaskO
 
 export function renderExcerpt (input: { excerpt: string, content: string, length?: number, smilies?: boolean }): TaskOutcome<string> {
   return outcome(() => excerpt(input.excerpt, input.content, input.length, input.smilies ?? true))
+}
+
+export function renderTitle (input: { raw: string }): TaskOutcome<string> {
+  return outcome(() => title(input.raw))
+}
+
+export function renderComment (input: { raw: string, smilies: boolean }): TaskOutcome<string> {
+  return outcome(() => renderCommentText(input.raw, input.smilies))
+}
+
+export function textOf (input: { html: string }): TaskOutcome<string> {
+  return outcome(() => htmlText(input.html))
+}
+
+export function linksOf (input: { html: string }): TaskOutcome<string[]> {
+  return outcome(() => htmlLinks(input.html))
 }

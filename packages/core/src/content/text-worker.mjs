@@ -15,3 +15,7 @@ export const filterOne = tasks.filterOne
 export const filterMany = tasks.filterMany
 export const renderContent = tasks.renderContent
 export const renderExcerpt = tasks.renderExcerpt
+export const renderTitle = tasks.renderTitle
+export const renderComment = tasks.renderComment
+export const textOf = tasks.textOf
+export const linksOf = tasks.linksOf

@@ -92,6 +92,8 @@ export function oembedNamespace (services: Services): NamespaceDecl {
     path: '/proxy',
     endpoints: [endpoint({
       methods: ['GET'],
+      // Limited as expensive (rate limits): each call may fetch an outside page.
+      rateClass: 'expensive',
       args: {
         url: urlArg(),
         format: Enum(['json', 'xml'], { description: 'The oEmbed format to use.', default: 'json' }),

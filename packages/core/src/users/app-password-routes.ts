@@ -128,7 +128,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
         handler: async (req) => {
           const user = await owner(req)
           const { item, password } = await createApplicationPassword(store, user.id, {
-            name: userTextFilter(req.user)(req.params.name),
+            name: await userTextFilter(req.user)(req.params.name),
             appId: req.params.app_id ?? ''
           })
           return created(present(req, user, item, password), selfUrl(req, user, item))
@@ -199,7 +199,7 @@ export function applicationPasswordRoutesOf (services: Services): RelativeRouteD
         handler: async (req) => {
           const user = await owner(req)
           await itemOf(req, user)
-          const name = req.params.name === undefined ? undefined : userTextFilter(req.user)(req.params.name)
+          const name = req.params.name === undefined ? undefined : await userTextFilter(req.user)(req.params.name)
           const updated = await updateApplicationPassword(store, user.id, String(req.params.uuid), { name })
           if (updated === undefined) throw appPasswordErrors.rest_application_password_not_found()
           return present(req, user, updated)

@@ -214,7 +214,8 @@ ${whoBar(current.user, current.session.csrf)}`)
     return await signInForm(request, reply, 200, redirectTo)
   })
 
-  app.post(LOGIN_PATH, { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+  // `signIn`: its failures count as failed credential checks (rate limits).
+  app.post(LOGIN_PATH, { bodyLimit: FORM_BODY_LIMIT, config: { signIn: true } }, async (request, reply) => {
     const form = fieldsOf(request.body)
     const login = str(form.log).trim()
     const password = str(form.pwd)
@@ -343,7 +344,7 @@ ${whoBar(current.user, current.session.csrf)}`)
     }
     // The name comes from the application's link: kept as the approving user could have typed it.
     const writer = new Caller(current.user.id, current.user.login, current.user.roles)
-    const { password } = await createApplicationPassword(store, current.user.id, { name: userTextFilter(writer)(req.appName), appId: req.appId })
+    const { password } = await createApplicationPassword(store, current.user.id, { name: await userTextFilter(writer)(req.appName), appId: req.appId })
     if (req.successUrl !== '') {
       const o = await siteOptions()
       return await redirect(reply, withParams(req.successUrl, {

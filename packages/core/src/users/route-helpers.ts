@@ -6,7 +6,7 @@
 import { invalidParam, RestError, type Principal, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
 import { Caller } from './capabilities.js'
-import { filterTitleHtml } from '../content/kses.js'
+import { textPool } from '../content/text-pool.js'
 import { findUserById, type UserRecord } from './store.js'
 
 /** `2026-01-31T09:30:00` (UTC, no offset). */
@@ -24,10 +24,12 @@ export function invalidParamOf (name: string, inner: unknown): RestError {
  * How text a user stores about an account (display name, description,
  * first and last name, nickname, application password names) is kept: as
  * written for writers with `unfiltered_html`, else through the core's kses
- * rules for such fields (the small inline set).
+ * rules for such fields (the small inline set), in the text pool: a
+ * description may be a megabyte (the default string bound), seconds of
+ * filtering that must not hold the request thread.
  */
-export function userTextFilter (writer: Principal): (text: string) => string {
-  return writer.can('unfiltered_html') ? (text) => text : filterTitleHtml
+export function userTextFilter (writer: Principal): (text: string) => Promise<string> {
+  return writer.can('unfiltered_html') ? async (text) => text : async (text) => await textPool.filter(text, 'title')
 }
 
 /** The caller's application-password uuid when it signed in with one. */

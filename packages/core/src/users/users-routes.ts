@@ -188,16 +188,16 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     const kses = userTextFilter(req.user)
     const changes: UserChanges = {}
     if (typeof q.email === 'string' && q.email !== '') changes.email = q.email
-    if (typeof q.name === 'string') changes.displayName = kses(q.name)
+    if (typeof q.name === 'string') changes.displayName = await kses(q.name)
     if (typeof q.slug === 'string') changes.nicename = q.slug
     if (typeof q.url === 'string') changes.url = q.url
-    if (typeof q.description === 'string') changes.description = kses(q.description)
+    if (typeof q.description === 'string') changes.description = await kses(q.description)
     if (Array.isArray(q.roles) && q.roles.length > 0) changes.roles = q.roles as string[]
     if (typeof q.password === 'string') {
       try { changes.password = checkAccountPassword(q.password) } catch (e) { throw invalidParamOf('password', e) }
     }
     const profile: Partial<Record<ProfileField, string>> = {}
-    for (const key of PROFILE_FIELDS) if (typeof q[key] === 'string') profile[key] = key === 'locale' ? q[key] : kses(q[key])
+    for (const key of PROFILE_FIELDS) if (typeof q[key] === 'string') profile[key] = key === 'locale' ? q[key] : await kses(q[key])
     changes.profile = profile
     // Registered user meta: every key checked (all failures at once), its authorize and sanitizer; null removes a key.
     if (q.meta !== undefined && metaKeys.length > 0) {

@@ -1,0 +1,264 @@
+#!/usr/bin/env node
+/**
+ * Runs the test command's plan (scripts/test-all.sh writes it on stdin), a
+ * few jobs at a time: every test file of every suite is one job, and so is
+ * each static check. On 2 cores the suites ran one package after another
+ * (19 minutes in CI), half of the time on one core; one pool of file jobs
+ * keeps every core busy to the end.
+ *
+ *   suite <dir> <label> [VAR=value ...]    every test file of <dir> (its .taprc's
+ *                                          include), with those variables
+ *   check <name> <shell command>           one check, passed when it exits 0
+ *
+ * A test file runs as tap's runner would run it (`node <.taprc node-arg>
+ * file`, in its package, TAP_TIMEOUT from the .taprc), without the runner
+ * itself: tap's runner costs about 2 s of CPU per package and adds its
+ * coverage loader (@tapjs/processinfo) to every test process and to every
+ * process a test starts (NODE_OPTIONS), with coverage off. `npx tap` in a
+ * package still runs its suite the usual way.
+ *
+ * A file whose first lines say `test-all: first pass only` runs in the first
+ * suite of its directory only: it does not read CMS_TEST_DATABASE_URL, so a
+ * second pass would repeat it exactly (the file says why).
+ *
+ * Jobs start longest first (the last durations of this machine, in the
+ * temporary directory, else scripts/test-durations.json), so no long file is
+ * left for the end. Each suite prints its block when its last file is done:
+ * the failures with tap's diagnostics, the skips, its counts and time. The
+ * totals go to <logs>/totals ("passed failed skipped"); test-all.sh prints
+ * the final line.
+ *
+ *   node scripts/test-run.mjs --logs DIR [--jobs N] < plan
+ */
+import { spawn } from 'node:child_process'
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir, userInfo } from 'node:os'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import YAML from 'yaml'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const { values: opts } = parseArgs({ options: { logs: { type: 'string' }, jobs: { type: 'string' } } })
+if (opts.logs === undefined) throw new Error('--logs DIR is required')
+const LOGS = opts.logs
+// As many as cores, at most 4 unless asked (each job holds a few hundred MB and its own connections to the test server).
+const JOBS = Math.max(1, Number(opts.jobs ?? process.env.CMS_TEST_JOBS ?? Math.min(4, availableParallelism())) || 1)
+
+// ---- the plan ----------------------------------------------------------------
+
+const suites = [] // { key, dir, label, env, files: [], done: 0, results: [] }
+const jobs = [] // { kind: 'file' | 'check', suite?, file?, name?, command?, key }
+const firstSuiteOf = new Map()
+
+for (const line of readFileSync(0, 'utf8').split('\n')) {
+  const [kind, ...rest] = line.trim().split(/\s+/)
+  if (kind === undefined || kind === '') continue
+  if (kind === 'check') {
+    const name = rest[0]
+    const command = line.trim().replace(/^check\s+\S+\s+/, '')
+    const suite = { key: name, title: name, files: [name], done: 0, results: [], check: true }
+    suites.push(suite)
+    jobs.push({ kind: 'check', suite, name, command, key: `check ${name}` })
+  } else if (kind === 'suite') {
+    const [dir, label, ...vars] = rest
+    const env = Object.fromEntries(vars.map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]))
+    const rc = taprc(dir)
+    const first = !firstSuiteOf.has(dir)
+    if (first) firstSuiteOf.set(dir, label)
+    const files = testFiles(dir, rc.include).filter((f) => first || !firstPassOnly(join(ROOT, dir, f)))
+    const suite = { key: `${dir} ${label}`, title: `${dir} (${label})`, dir, label, env, rc, files, done: 0, results: [] }
+    suites.push(suite)
+    for (const file of files) jobs.push({ kind: 'file', suite, file, key: `${dir} ${label} ${file}` })
+  } else {
+    throw new Error(`plan: unknown line "${line}"`)
+  }
+}
+
+function taprc (dir) {
+  let text = ''
+  try { text = readFileSync(join(ROOT, dir, '.taprc'), 'utf8') } catch {}
+  const rc = YAML.parse(text) ?? {}
+  const nodeArgs = [rc['node-arg'] ?? []].flat()
+  const include = [rc.include ?? ['test/**/*.test.ts']].flat()
+  return { nodeArgs, include, timeout: Number(rc.timeout ?? 30) }
+}
+
+/** The files of `include` patterns of the form `<folder>/**\/*<suffix>` (what every .taprc uses), sorted; fixtures and dist excluded as tap does. */
+function testFiles (dir, include) {
+  const out = []
+  for (const pattern of include) {
+    const m = /^([^*]+)\/\*\*\/\*([^*/]+)$/.exec(pattern)
+    if (m === null) throw new Error(`${dir}/.taprc: include pattern "${pattern}" is not of the form folder/**/*suffix`)
+    const walk = (folder) => {
+      let entries
+      try { entries = readdirSync(join(ROOT, dir, folder), { withFileTypes: true }) } catch { return }
+      for (const e of entries) {
+        const path = `${folder}/${e.name}`
+        if (e.isDirectory()) {
+          if (!/^(fixtures?|dist|node_modules)$/.test(e.name)) walk(path)
+        } else if (e.name.endsWith(m[2])) out.push(path)
+      }
+    }
+    walk(m[1])
+  }
+  return [...new Set(out)].sort()
+}
+
+function firstPassOnly (path) {
+  return readFileSync(path, 'utf8').split('\n', 40).some((l) => l.includes('test-all: first pass only'))
+}
+
+// ---- order: longest first -----------------------------------------------------
+
+const HISTORY = join(tmpdir(), `cms-test-durations-${userInfo().uid}.json`)
+const readJson = (path) => { try { return JSON.parse(readFileSync(path, 'utf8')) } catch { return {} } }
+const seed = readJson(join(ROOT, 'scripts', 'test-durations.json'))
+const history = { ...seed, ...readJson(HISTORY) }
+// A file known under another database only: that time (PGlite-only machines); unknown: a middling guess.
+const byFile = new Map(Object.entries(history).map(([key, seconds]) => [key.replace(/^(\S+) \S+ /, '$1 '), seconds]))
+const estimate = (job) => history[job.key] ?? (job.kind === 'file' ? byFile.get(`${job.suite.dir} ${job.file}`) : undefined) ?? 10
+jobs.sort((a, b) => estimate(b) - estimate(a))
+
+// ---- running ------------------------------------------------------------------
+
+const running = new Set()
+let passed = 0
+let failed = 0
+let skipped = 0
+const slow = []
+
+function logPath (job) {
+  const name = job.kind === 'check' ? job.name : `${job.suite.dir}-${job.suite.label}-${job.file}`
+  return join(LOGS, 'files', `${name.replace(/[/\\]/g, '_')}.log`)
+}
+
+function start (job) {
+  mkdirSync(join(LOGS, 'files'), { recursive: true })
+  const log = logPath(job)
+  const fd = openSync(log, 'w')
+  let child
+  let limit
+  if (job.kind === 'check') {
+    child = spawn('bash', ['-c', job.command], { cwd: ROOT, stdio: ['ignore', fd, fd], detached: true })
+    limit = 1800
+  } else {
+    const { dir, env, rc } = job.suite
+    child = spawn(process.execPath, [...rc.nodeArgs, job.file], {
+      cwd: join(ROOT, dir),
+      env: { ...process.env, ...env, TAP_TIMEOUT: String(rc.timeout) },
+      stdio: ['ignore', fd, fd],
+      detached: true,
+    })
+    limit = rc.timeout + 60
+  }
+  closeSync(fd)
+  const started = Date.now()
+  // tap ends a file at its own timeout; this is for a process that does not end then.
+  let killed = false
+  const timer = setTimeout(() => { killed = true; killGroup(child, 'SIGKILL') }, limit * 1000)
+  const entry = { job, child }
+  running.add(entry)
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      running.delete(entry)
+      resolve({ job, log, code: code ?? 1, signal, killed, seconds: (Date.now() - started) / 1000 })
+    })
+  })
+}
+
+function killGroup (child, signal) {
+  try { process.kill(-child.pid, signal) } catch {}
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const { child } of running) killGroup(child, 'SIGTERM')
+    process.exit(130)
+  })
+}
+
+/** Counts of one file's run: tap's last summary line; a crash, a timeout or no summary is a failure. */
+function countsOf (result) {
+  const text = readFileSync(result.log, 'utf8')
+  if (result.job.kind === 'check') return { text, p: result.code === 0 ? 1 : 0, f: result.code === 0 ? 0 : 1, s: 0 }
+  const summary = text.split('\n').filter((l) => /^# \{ total: \d+/.test(l)).pop()
+  const num = (name) => Number(new RegExp(`\\b${name}: (\\d+)`).exec(summary ?? '')?.[1] ?? 0)
+  let f = num('fail')
+  if (result.code !== 0 && f === 0) f = 1
+  if (summary === undefined) f = Math.max(f, 1)
+  return { text, p: num('pass'), f, s: num('skip') }
+}
+
+/** The failures of a file's TAP output, each with tap's diagnostics under it. */
+function failuresOf (text, max = 40) {
+  const lines = text.split('\n')
+  const out = []
+  for (let i = 0; i < lines.length && out.length < max; i++) {
+    if (!/^\s*not ok/.test(lines[i])) continue
+    out.push(lines[i])
+    const indent = /^\s*/.exec(lines[i])[0].length
+    if (lines[i + 1]?.trim() !== '---') continue
+    for (let j = i + 1; j < lines.length && out.length < max; j++) {
+      out.push(lines[j])
+      if (lines[j].trim() === '...' && /^\s*/.exec(lines[j])[0].length <= indent + 2) break
+    }
+  }
+  return out
+}
+
+function report (suite) {
+  const out = [`== ${suite.title}`]
+  let p = 0
+  let f = 0
+  let s = 0
+  let seconds = 0
+  for (const r of suite.results.sort((a, b) => (a.job.file < b.job.file ? -1 : 1))) {
+    const c = countsOf(r)
+    p += c.p; f += c.f; s += c.s; seconds += r.seconds
+    if (r.job.kind === 'file') slow.push({ key: r.job.key, seconds: r.seconds })
+    if (c.f > 0) {
+      if (r.job.kind === 'check') {
+        out.push(...c.text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('npm warn')).slice(0, 40).map((l) => `  ${l}`))
+      } else {
+        const failures = failuresOf(c.text)
+        out.push(`  ${r.job.file}: ${r.killed ? `killed after ${Math.round(r.seconds)} s, ` : ''}exit ${r.signal ?? r.code} (log: ${relative(ROOT, r.log).startsWith('..') ? r.log : relative(ROOT, r.log)})`)
+        // A crash prints no "not ok": its last lines say why.
+        out.push(...(failures.length > 0 ? failures : c.text.trimEnd().split('\n').slice(-20)).map((l) => `    ${l}`))
+      }
+    }
+    for (const m of c.text.matchAll(/^\s*ok \d+ - (.*) # SKIP ?(.*)$/gm)) out.push(`  skipped: ${m[1]} (${m[2]})`)
+  }
+  passed += p; failed += f; skipped += s
+  out.push(`  -> ${p} passed, ${f} failed${s > 0 ? `, ${s} skipped` : ''}`)
+  out.push(suite.check ? `  (${Math.round(seconds)} s)` : `  (${Math.round(seconds)} s in ${suite.results.length} file${suite.results.length === 1 ? '' : 's'})`)
+  // One log per suite as well, the files' logs one after another.
+  if (!suite.check) {
+    writeFileSync(join(LOGS, `${suite.key.replace(/[/ ]/g, '_')}.log`), suite.results.map((r) => `# ${r.job.file} (${r.seconds.toFixed(1)} s)\n${readFileSync(r.log, 'utf8')}`).join('\n'))
+  }
+  process.stdout.write(`${out.join('\n')}\n`)
+}
+
+for (const suite of suites) if (suite.files.length === 0) { process.stdout.write(`== ${suite.title}\n  (no tests)\n`) }
+
+const queue = [...jobs]
+const inFlight = new Set()
+const durations = {}
+const startedAt = Date.now()
+while (queue.length > 0 || inFlight.size > 0) {
+  while (inFlight.size < JOBS && queue.length > 0) {
+    const p = start(queue.shift()).then((result) => { inFlight.delete(p); return result })
+    inFlight.add(p)
+  }
+  const result = await Promise.race(inFlight)
+  durations[result.job.key] = Math.round(result.seconds * 10) / 10
+  const suite = result.job.suite
+  suite.results.push(result)
+  if (suite.results.length === suite.files.length) report(suite)
+}
+
+try { writeFileSync(HISTORY, JSON.stringify({ ...readJson(HISTORY), ...durations }, null, 1)) } catch {}
+process.stdout.write(`slowest files: ${slow.sort((a, b) => b.seconds - a.seconds).slice(0, 8).map((x) => `${x.key} ${Math.round(x.seconds)} s`).join(', ')}\n`)
+process.stdout.write(`${jobs.length} jobs, ${JOBS} at a time: ${Math.round((Date.now() - startedAt) / 1000)} s\n`)
+writeFileSync(join(LOGS, 'totals'), `${passed} ${failed} ${skipped}\n`)
