@@ -32,7 +32,9 @@ export async function * readRest (root: string, src: RestSource): AsyncGenerator
   if (src.user !== undefined && src.password !== undefined) headers.authorization = `Basic ${Buffer.from(`${src.user}:${src.password}`).toString('base64')}`
   const get = async (path: string): Promise<{ body: any, total: number }> => {
     const url = `${base}/${path}`
-    const res = await src.outbound.fetch(url, { headers, maxBytes: MAX_PAGE_BYTES, timeoutMs: 60_000 })
+    const res = await src.outbound.fetch(url, { headers, maxBytes: MAX_PAGE_BYTES, timeoutMs: 60_000 }).catch((err: Error & { failure?: string }) => {
+      throw new Error(`${url}: ${err.message}${err.failure === 'blocked' ? ' (--allow-private reaches an address inside your own network)' : ''}`)
+    })
     if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${res.text().slice(0, 200)}`)
     const total = Number(res.headers['x-cms-total'] ?? res.headers['x-wp-total'] ?? 0)
     return { body: JSON.parse(res.text()), total: Number.isFinite(total) ? total : 0 }
@@ -59,8 +61,8 @@ export async function * readRest (root: string, src: RestSource): AsyncGenerator
   for await (const u of pages('users', '')) yield userOf(u)
   for await (const t of pages('categories', 'hide_empty=false')) yield termOf('category', t)
   for await (const t of pages('tags', 'hide_empty=false')) yield termOf('post_tag', t)
-  const status = signedIn ? 'status=any' : ''
-  for await (const m of pages('media', status)) yield postOf('attachment', m)
+  const status = signedIn ? 'status=publish,future,draft,pending,private' : ''
+  for await (const m of pages('media', signedIn ? 'status=inherit,private' : '')) yield postOf('attachment', m)
   for await (const p of pages('posts', status)) yield postOf('post', p)
   for await (const p of pages('pages', status)) yield postOf('page', p)
   for await (const c of pages('comments', signedIn ? 'status=all' : '')) yield commentOf(c)
@@ -77,7 +79,9 @@ function termOf (kind: 'category' | 'post_tag', t: any): SourceTerm {
 }
 
 function postOf (type: string, p: any): SourcePost {
-  const meta: Record<string, unknown> = typeof p.meta === 'object' && p.meta !== null && !Array.isArray(p.meta) ? { ...p.meta } : {}
+  // The API shows every registered key, unset ones as their default: empty values carry nothing.
+  const shown: Record<string, unknown> = typeof p.meta === 'object' && p.meta !== null && !Array.isArray(p.meta) ? p.meta : {}
+  const meta = Object.fromEntries(Object.entries(shown).filter(([, v]) => v !== '' && v !== null && !(Array.isArray(v) && v.length === 0)))
   if (Number(p.featured_media ?? 0) > 0) meta._thumbnail_id = String(p.featured_media)
   if (type === 'attachment' && str(p.alt_text) !== '') meta._wp_attachment_image_alt = str(p.alt_text)
   const parent = Number(type === 'attachment' ? p.post ?? 0 : p.parent ?? 0)
