@@ -8,6 +8,7 @@ import { importMigrations } from '../import/map.js'
 export const migrateCommand: CommandGroup = {
   name: 'migrate',
   summary: 'apply pending database migrations',
+  writes: ['*'],
   usage: `Usage: cms migrate
 
 Applies the pending database migrations of every installed package, each
