@@ -122,6 +122,13 @@ export interface PackageBase {
    * throws when none of its dependencies provided it.
    */
   require: <T>(key: ServiceKey<T>) => T
+  /**
+   * A service that a package this one does not depend on may provide in
+   * some compositions (the package registry, to act on other packages):
+   * looked up when the answered function is called, after every package
+   * registered; undefined where no package provided it.
+   */
+  optional: <T>(key: ServiceKey<T>) => () => T | undefined
 }
 
 /**
@@ -391,6 +398,7 @@ export class Platform {
       contentDir: this.services.settings.contentDir,
       resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path),
       secrets: packageSecrets(() => this.services.store, name),
+      optional: <T>(key: { name: string }) => (): T | undefined => this.provided.get(key.name)?.value as T | undefined,
       require: <T>(key: { name: string }): T => {
         const found = this.provided.get(key.name)
         // Only a dependency's services: it is registered first, and the dependency is declared.
