@@ -2,6 +2,7 @@
 import { OptionError, StoreLockedError, SettingError, storeErrorLine } from '@cms/store'
 import { defaultContext, UsageError } from './command.js'
 import type { CliContext, CommandGroup } from './command.js'
+import { audited } from './audit.js'
 
 /**
  * The groups a command line needs: the CLI's own when it names one of them
@@ -59,7 +60,18 @@ export async function run (argv: string[], io: RunIo = {}, given?: readonly Comm
         first.startsWith('-') ? `unknown option "${first}"` : `unknown command "${first}"`
       )
     }
-    return (await group.run(rest, ctx)) ?? 0
+    // A call that writes leaves an entry in the audit log (audit.ts), whether it succeeds or fails.
+    const call = audited(group, rest, ctx, err)
+    if (call === undefined) return (await group.run(rest, ctx)) ?? 0
+    let code: number
+    try {
+      code = (await group.run(rest, call.ctx)) ?? 0
+    } catch (e) {
+      await call.finish(e instanceof UsageError ? 2 : 1, e)
+      throw e
+    }
+    await call.finish(code)
+    return code
   } catch (e) {
     err(`cms: ${errorLine(e)}`)
     return e instanceof UsageError ? 2 : 1

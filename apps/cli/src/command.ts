@@ -22,6 +22,11 @@ export interface CommandGroup {
   usage: string;
   /** Runs with the arguments after the group name; returns the exit code (default 0). */
   run(args: string[], ctx: CliContext): Promise<number | void>;
+  /**
+   * The subcommands that write (`['create', 'delete']`; `'*'`: every call):
+   * each such call leaves an entry in the audit log (audit.ts).
+   */
+  writes?: readonly string[];
 }
 
 /** Bad command line: printed as one line, exit code 2. */

@@ -13,6 +13,7 @@ function groupOf (command: PackageCommand): CommandGroup {
     name: command.name,
     summary: command.summary,
     usage: command.usage,
+    ...(command.writes === undefined ? {} : { writes: command.writes }),
     async run (args, ctx) {
       let shown = false
       try {

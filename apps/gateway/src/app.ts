@@ -8,7 +8,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
-import { authenticator, createServices, frontPage, mediaFiles, Platform, registerPackages, remotePagesOf, Upstreams, type CmsPackage } from '@cms/core'
+import { auditObserver, authenticator, createServices, frontPage, mediaFiles, Platform, registerPackages, remotePagesOf, Upstreams, type CmsPackage } from '@cms/core'
 import { namespacesOf, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
 import { withPackagesUnder } from './discover.js'
@@ -99,7 +99,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   const profile = opts.profile ?? settings.profile
   const strangers = Object.keys(settings.remote).filter((ns) => !profile.namespaces.includes(ns))
   if (strangers.length > 0) throw new Error(`CMS_REMOTE_NAMESPACES names namespaces profile ${profile.name} does not expose: ${strangers.join(', ')}`)
-  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes, imageMaxPixels: settings.images.maxPixels, imageConcurrency: settings.images.concurrency, textLimits: settings.textLimits, textPool: settings.textPool, schedulerIntervalMs: settings.schedulerIntervalMs, environment: settings.environment, packages: settings.packages, adminUrl: settings.adminUrl, commentsAnonymous: settings.commentsAnonymous, rateLimits: settings.rateLimits }, upstreams: new Upstreams(settings.upstreams), events: settings.events })
+  const services = createServices({ store, settings: { profile: profile.name, contentDir: settings.contentDir, uploadMaxBytes: settings.uploadMaxBytes, imageMaxPixels: settings.images.maxPixels, imageConcurrency: settings.images.concurrency, textLimits: settings.textLimits, textPool: settings.textPool, schedulerIntervalMs: settings.schedulerIntervalMs, environment: settings.environment, packages: settings.packages, adminUrl: settings.adminUrl, commentsAnonymous: settings.commentsAnonymous, rateLimits: settings.rateLimits, webhooks: settings.webhooks, audit: settings.audit }, upstreams: new Upstreams(settings.upstreams), events: settings.events })
   const served = namespacesOf(profile, settings.namespaces)
   // A namespace another service serves is not built here: the kernel proxies all of it.
   const local = served.filter((ns) => settings.remote[ns] === undefined)
@@ -140,6 +140,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     horizon: async () => await store.horizon(),
     // A deactivated plugin's (or theme's) namespaces answer 404 and leave the index (platform.ts).
     activation: platform.activation(),
+    // Every write answered is recorded in the core's audit log (audit/), unless CMS_AUDIT_LOG=off.
+    onWrite: auditObserver(services.audit),
     openapi: { title: `CMS REST service (deployment ${profile.name})`, version: '0.1.0' }
   })
 

@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
 import { DEFAULT_JSON_BODY_LIMIT, DEFAULT_TEXT_LIMITS, isHostValue, type TextLimits } from '@cms/rest'
 import { loadProfiles, type Profile } from './profiles.js'
-import { EVENT_DEFAULTS, IMAGE_DEFAULTS, RATE_LIMIT_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, type PackageSettings, type RateLimitSettings, type UpstreamConfig } from '@cms/core'
+import { AUDIT_DEFAULTS, EVENT_DEFAULTS, IMAGE_DEFAULTS, RATE_LIMIT_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, webhookSettingsFromEnv, type PackageSettings, type RateLimitSettings, type UpstreamConfig, type WebhookSettings } from '@cms/core'
 
 const Env = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
@@ -66,6 +66,9 @@ const Env = Type.Object({
   CMS_EVENTS_POLL_MS: Type.Integer({ default: EVENT_DEFAULTS.pollMs, minimum: 10, maximum: 3_600_000 }),
   CMS_EVENTS_LEASE_MS: Type.Integer({ default: EVENT_DEFAULTS.leaseMs, minimum: 1000, maximum: 86_400_000 }),
   CMS_EVENTS_RETENTION_MS: Type.Integer({ default: EVENT_DEFAULTS.retentionMs, minimum: 0, maximum: 366 * 86_400_000 }),
+  // The audit log (core audit/): every write recorded, or none; how many days entries are kept (0: forever).
+  CMS_AUDIT_LOG: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  CMS_AUDIT_RETENTION_DAYS: Type.Integer({ default: AUDIT_DEFAULTS.retentionDays, minimum: 0, maximum: 36_500 }),
   // Rate limits (core platform/rate-limits, docs/guides/rate-limits.md): requests per window and caller
   // by class (0: the class is not limited), failed credential checks per address, how often replicas share counts.
   CMS_RATE_LIMITS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: RATE_LIMIT_DEFAULTS.enabled ? 'on' : 'off' }),
@@ -142,12 +145,16 @@ export interface Settings {
   logLevel: string
   /** The lifecycle-event worker: poll interval, lease and retention of delivered events (ms). */
   events: { pollMs: number, leaseMs: number, retentionMs: number }
+  /** The audit log: on or off, and how many days entries are kept (`CMS_AUDIT_LOG`, `CMS_AUDIT_RETENTION_DAYS`). */
+  audit: { enabled: boolean, retentionDays: number }
   /** Rate limits: `CMS_RATE_LIMITS` and `CMS_RATE_LIMIT_*`. */
   rateLimits: RateLimitSettings
   /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
   upstreams: Record<string, UpstreamConfig>
   /** Plugin and theme packages: `CMS_PACKAGE_SOURCE`, `CMS_PACKAGE_MAX_BYTES`, `CMS_PACKAGE_MAX_ENTRIES`. */
   packages: PackageSettings
+  /** Webhook deliveries: `CMS_WEBHOOKS_*` (core webhooks/settings.ts). */
+  webhooks: WebhookSettings
   /** From CMS_ADMIN_*: the administrator to create when no user exists. */
   firstAdmin?: FirstAdmin
 }
@@ -306,6 +313,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     adminUrl: adminUrlOf(raw.CMS_ADMIN_URL),
     logLevel: raw.LOG_LEVEL,
     events: { pollMs: raw.CMS_EVENTS_POLL_MS, leaseMs: raw.CMS_EVENTS_LEASE_MS, retentionMs: raw.CMS_EVENTS_RETENTION_MS },
+    audit: { enabled: raw.CMS_AUDIT_LOG === 'on', retentionDays: raw.CMS_AUDIT_RETENTION_DAYS },
     rateLimits: {
       enabled: raw.CMS_RATE_LIMITS === 'on',
       read: raw.CMS_RATE_LIMIT_READ,
@@ -318,6 +326,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     },
     upstreams: upstreamConfigFromEnv(env),
     packages: packageSettingsFromEnv(env, baseDirOf(env)),
+    webhooks: webhookSettingsFromEnv(env),
     firstAdmin: firstAdminOf(raw, env)
   }
 }

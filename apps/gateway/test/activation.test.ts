@@ -3,7 +3,9 @@
  * plugin's namespaces answer `404 rest_no_route` and leave the index, the
  * namespace roots, OpenAPI and batch, in every app on the database, at once
  * (the statuses are cached by the commit horizon); reactivating brings them
- * back with their data. The active theme decides theme-a/v1 (profile A) and
+ * back with their data. Its meta keys leave post answers and the schemas
+ * (index, OPTIONS, OpenAPI) with it and come back with their stored values.
+ * The active theme decides theme-a/v1 (profile A) and
  * theme-helper/v1 (profile B). Two apps share one database: on PostgreSQL
  * each has its own connection pool (as two processes), on PGlite they share
  * the in-memory database.
@@ -16,9 +18,11 @@ import type { FastifyInstance } from 'fastify'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
 import { openStore, type Store } from '@cms/store'
-import { createTestDatabase, openTestStore, testDatabaseUrl } from '@cms/store/testing'
+import { createTestDatabase, migrateTestStore, openTestStore, testDatabaseUrl } from '@cms/store/testing'
 import { packageRegistry } from '@cms/registry'
-import { gatewayApp, getJson } from './helpers.js'
+import { buildApp } from '../src/app.js'
+import { loadSettings } from '../src/settings.js'
+import { BASE, gatewayApp, getJson } from './helpers.js'
 
 /** Two stores on one database (PostgreSQL: two pools; PGlite: the same store twice). */
 async function twoStores (t: Test): Promise<[Store, Store]> {
@@ -64,6 +68,27 @@ async function seen (app: FastifyInstance, as: Awaited<ReturnType<typeof createC
   }
 }
 
+/**
+ * Where a client sees the page builder's meta key `_builder_data`: a post's
+ * `meta` (edit context), the posts route's OPTIONS schema and its index
+ * arguments, OpenAPI; and whether an SEO key (another package's) is still there.
+ */
+async function builderMeta (app: FastifyInstance, as: Awaited<ReturnType<typeof createCaller>>, post: number): Promise<Record<string, unknown>> {
+  const read = await call(app, 'GET', `/cms/v2/posts/${post}?context=edit`, { as })
+  const options = await call(app, 'OPTIONS', '/cms/v2/posts', { as })
+  const index = await call(app, 'GET', '/cms/v2', { as })
+  const openapi = JSON.stringify((await getJson(app, '/openapi.json')).body)
+  const argsMeta = index.body.routes['/cms/v2/posts'].endpoints.find((e: { methods: string[] }) => e.methods.includes('POST')).args.meta.properties
+  return {
+    post: [read.status, read.body.meta._builder_edit_mode ?? 'absent', '_seo_title' in read.body.meta],
+    options: '_builder_data' in options.body.schema.properties.meta.properties,
+    index: '_builder_data' in argsMeta,
+    openapi: openapi.includes('"_builder_data"'),
+    // The keyword marking contributed properties is never shown.
+    marker: [openapi, JSON.stringify(options.body), JSON.stringify(index.body)].some((text) => text.includes('x-cms-package'))
+  }
+}
+
 /** A write the batch route sends to the page builder (answered, whatever its outcome, while the route exists). */
 const CACHE = { method: 'DELETE', path: '/builder/v1/cache' }
 
@@ -86,6 +111,10 @@ t.test('profile B: deactivating the page builder in one app stops it in both; ac
   const colors = await call(two.app, 'GET', '/builder/v1/globals/colors', { as: admin })
   t.equal(colors.status, 200)
   t.same(await seen(two.app, admin, 'builder/v1', '/builder/v1/globals/colors', CACHE), served('builder/v1'), 'served before')
+  const post = await call(one.app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Built', status: 'publish', meta: { _builder_edit_mode: 'builder', _builder_data: '[]' } } })
+  t.equal(post.status, 201)
+  const metaShown = { post: [200, 'builder', true], options: true, index: true, openapi: true, marker: false }
+  t.same(await builderMeta(two.app, admin, post.body.id), metaShown, 'its meta shown before')
 
   const off = await call(one.app, 'POST', '/builder-one/v1/plugins/builder/deactivate', { as: admin })
   t.equal(off.status, 200)
@@ -94,6 +123,12 @@ t.test('profile B: deactivating the page builder in one app stops it in both; ac
     t.same(await seen(h.app, admin, 'builder/v1', '/builder/v1/globals/colors', CACHE), gone, `${name}: builder/v1 is gone`)
     t.same((await call(h.app, 'GET', '/builder-ai/v1', { as: admin })).status, 404, `${name}: the package's other namespaces too`)
   }
+  for (const [name, h] of [['the app that deactivated', one], ['the other app', two]] as const) {
+    t.same(await builderMeta(h.app, admin, post.body.id), { post: [200, 'absent', true], options: false, index: false, openapi: false, marker: false }, `${name}: its meta leaves the answers and schemas (the SEO package's stays)`)
+  }
+  // A write of its key is a write of an unregistered key: ignored, the stored value kept.
+  const write = await call(two.app, 'POST', `/cms/v2/posts/${post.body.id}`, { as: admin, body: { title: 'Built again', meta: { _builder_edit_mode: '' } } })
+  t.same([write.status, write.body.title.raw, '_builder_edit_mode' in write.body.meta], [200, 'Built again', false], 'its meta key written while off: ignored')
   t.same(await seen(two.app, admin, 'hdrftr/v1', '/hdrftr/v1/widgets', { method: 'POST', path: '/hdrftr/v1/email-webhook' }), served('hdrftr/v1'), 'another plugin is still served')
   t.equal((await call(two.app, 'GET', '/builder-one/v1/plugins', { as: admin })).status, 200, 'the management routes still answer')
 
@@ -101,6 +136,8 @@ t.test('profile B: deactivating the page builder in one app stops it in both; ac
   t.equal(on.status, 200)
   t.same(await seen(one.app, admin, 'builder/v1', '/builder/v1/globals/colors', CACHE), served('builder/v1'), 'back in the first app')
   t.same((await call(one.app, 'GET', '/builder/v1/globals/colors', { as: admin })).body, colors.body, 'its data kept')
+  t.same(await builderMeta(one.app, admin, post.body.id), metaShown, 'its meta back, the value written before deactivation kept')
+  t.equal((await call(one.app, 'GET', `/cms/v2/posts/${post.body.id}?context=edit`, { as: admin })).body.meta._builder_data, '[]')
 
   // The theme: theme-helper/v1 is served while theme-a is the active theme.
   t.equal((await call(one.app, 'POST', '/builder-one/v1/themes/dark/activate', { as: admin })).status, 200)
@@ -134,4 +171,22 @@ t.test('profile A: a theme switch moves theme-a/v1; package files follow activat
   await registry.activate('plugin', 'rollback', { actor })
   t.equal((await call(h.app, 'GET', '/rollback/v1', { as: admin })).status, 200)
   t.equal((await h.app.inject({ method: 'GET', url: '/cms-content/plugins/rollback/assets/style.css' })).statusCode, 200)
+})
+
+t.test('a process whose packages need no registry still honours activation: the registry is composed wherever a switched package is', async (t) => {
+  // A profile of the page builder alone: no package of it depends on @cms/registry.
+  const content = await sharedContent(t)
+  const store = await openTestStore({ migrate: 'later' })
+  t.teardown(async () => { await store.close() })
+  const settings = loadSettings({ CMS_BASE_URL: BASE, LOG_LEVEL: 'silent', CMS_DATA_DIR: '/nonexistent-not-used', CMS_CONTENT_DIR: content })
+  const app = await buildApp(settings, { store, logger: false, jobs: false, migrate: migrateTestStore, profile: { name: 'builder-only', namespaces: ['builder/v1', 'builder/v1/documents'] } })
+  t.teardown(async () => { await app.close() })
+  await app.ready()
+  t.ok(app.platform.packages().includes('@cms/registry'), 'the registry is composed')
+  const admin = await createCaller(store, 'administrator')
+  t.equal((await call(app, 'GET', '/builder/v1/globals/colors', { as: admin })).status, 200)
+  // What another process (or the CLI) stored: the builder deactivated.
+  await app.platform.service(packageRegistry)!.deactivate('plugin', 'builder', { actor: { userId: 0 } })
+  const off = await call(app, 'GET', '/builder/v1/globals/colors', { as: admin })
+  t.same([off.status, off.body.code], [404, 'rest_no_route'], 'its routes are gone here too')
 })

@@ -28,6 +28,7 @@ const id = (v: string | undefined, what: string): number => {
 export const addonsCommands: readonly PackageCommand[] = [{
   name: 'menu',
   summary: 'navigation menus and their mega-menu panels',
+  writes: ['create', 'add-item', 'set-mega'],
   usage,
   async run (args, ctx) {
     let parsed

@@ -10,7 +10,8 @@
  * are alike (the real product has no POST handler and fails). The item
  * routes with digit ids (`/checklist/{id}`, `GET /checklist/steps/{id}`)
  * answer `404 rest_invalid_step_id`: no step has a digit id (the real
- * product answers 405 or 500).
+ * product answers 405 or 500). A step write naming no step is `400
+ * rest_invalid_param` (the id is one of the steps).
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, handlerChecked, invalidParam, route, type RelativeRouteDecl, type RestRequest, neverSucceeds } from '@cms/rest'
@@ -188,7 +189,8 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
       endpoints: [endpoint({
         methods: writes,
         args: {
-          id: Type.String({ description: 'The step id.' }),
+          // One of the steps, else `400 rest_invalid_param` as the real route's argument check answers (builder-family.md §2.7).
+          id: Type.String({ description: 'The step id.', enum: STEP_IDS }),
           is_marked_completed: handlerChecked('The user marked the step done.'),
           is_absolute_completed: handlerChecked('The step is done on the site.'),
           is_immutable_completed: handlerChecked('The step was once done (kept).')
@@ -197,7 +199,6 @@ export function checklistRoutes (api: PackageApi, kits: KitStore, state: UserSta
         response: Type.Null(),
         permission: mayManageOptions.probing({ vars: { id: 'add_logo' }, body: { is_marked_completed: true } }),
         handler: async (req) => {
-          if (!STEP_IDS.includes(req.params.id)) noStep()
           const params = req.params as Record<string, unknown>
           const changes: Partial<StepProgress> = {}
           for (const key of ['is_marked_completed', 'is_absolute_completed', 'is_immutable_completed'] as const) {

@@ -73,7 +73,7 @@ export const builderPackage = definePackage({
     api.namespace('builder/v1', () => [
       ...globalsRoutes(kits),
       ...kitDefaultsRoutes(kits),
-      ...settingsRoutes(settings),
+      ...settingsRoutes(settings, api.services.store),
       ...postSearchRoutes(api),
       ...favoritesRoutes(state),
       ...userDataRoutes(api, state),

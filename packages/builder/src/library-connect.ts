@@ -13,7 +13,7 @@
  * (the real product: 500 `library_not_connected`), nothing kept.
  */
 import { Type } from '@sinclair/typebox'
-import { created, endpoint, kernelErrors, route, type RelativeRouteDecl, successObject } from '@cms/rest'
+import { created, secret, endpoint, kernelErrors, route, type RelativeRouteDecl, successObject } from '@cms/rest'
 import { findUserById, type PackageApi } from '@cms/core'
 import { mayManageOptions } from './access.js'
 import { USER_KEYS, type UserState } from './user-state.js'
@@ -28,7 +28,7 @@ export function libraryConnectRoutes (api: PackageApi, state: UserState): Relati
     endpoints: [
       endpoint({
         methods: ['POST'],
-        args: { token: Type.String({ description: 'The connect token from the library account dashboard.', minLength: 1, maxLength: 4096 }) },
+        args: { token: secret(Type.String({ description: 'The connect token from the library account dashboard.', minLength: 1, maxLength: 4096 })) },
         summary: 'Connect the current user to the template library',
         response: successObject({ message: Type.String() }),
         // An allowed probe may then meet the unconfigured library upstream (503).

@@ -132,7 +132,14 @@ t.test('the design kit', async (t) => {
       const outside = await h.call(method, '/builder/v1/settings/blogname', { as: admin, body: method === 'POST' ? { value: 'x' } : undefined })
       t.same([outside.status, outside.body.code], [400, 'rest_invalid_param'], `${method} of a key outside the prefix`)
     }
-    t.same((await h.call('POST', '/builder/v1/settings/builder_unknown_key', { as: admin, body: { value: 1 } })).status, 400, 'an undeclared key cannot be written')
+    // As the real product: any builder key is an option of its own, written and read back (stored only).
+    const undeclared = await h.call('POST', '/builder/v1/settings/builder_unknown_key', { as: admin, body: { value: { a: [1, 'two'] } } })
+    t.same([undeclared.status, undeclared.body], [200, { success: true, data: { message: 'Setting updated successfully.' } }], 'an undeclared builder key is written')
+    await h.call('POST', '/builder/v1/settings/builder_other_key', { as: admin, body: { value: 'x' } })
+    t.same((await h.call('GET', '/builder/v1/settings/builder_unknown_key', { as: admin })).body, { success: true, data: { value: { a: [1, 'two'] } } }, 'and read back')
+    t.same((await h.call('PUT', '/builder/v1/settings/builder_unknown_key', { as: admin, body: { value: { a: [1, 'two'] } } })).body, { success: true }, 'the same value: nothing to do')
+    t.same((await h.call('GET', '/builder/v1/settings/builder_other_key', { as: admin })).body.data.value, 'x', 'each key kept')
+    t.equal((await h.call('GET', '/builder/v1/settings/builder_other_settings', { as: admin })).status, 400, 'the record that keeps them is no key')
     t.equal((await h.call('GET', '/builder/v1/settings/builder_font_display', { as: editor })).status, 403)
     t.equal((await h.call('GET', '/builder/v1/settings/builder_font_display')).status, 401)
   })

@@ -42,4 +42,6 @@ export { contentReader, type ContentReader, type MediaDetails, type NewContent, 
 export type { MetaClause } from './content/post-query.js'
 export type { PostRow, TermRow } from './content/post-store.js'
 export { packageSettingsFromEnv, PACKAGE_DEFAULTS, type PackageSettings } from './platform/package-settings.js'
+export { webhookSettingsFromEnv, WEBHOOK_DEFAULTS, type WebhookSettings } from './webhooks/settings.js'
 export { maintenanceMode, type MaintenanceMode } from './platform/maintenance.js'
+export { auditObserver, appendAuditEntries, credentialOf, AuditLog, AUDIT_DEFAULTS, type AuditEntry, type AuditSettings } from './audit/index.js'

@@ -2,7 +2,7 @@
  * The core as a package like the others: cms/v2 (content, users,
  * application passwords), oembed/1.0, the site index `/` and `/batch/v1`,
  * the sign-in and authorization pages, scheduled publishing, the
- * lifecycle-event worker, and its migrations. It serves in every process.
+ * lifecycle-event worker, webhook deliveries, and its migrations. It serves in every process.
  */
 import { ATTACHMENT_POST_TYPE } from './media/media.js'
 import { Type } from '@sinclair/typebox'
@@ -17,10 +17,13 @@ import { authorizePage } from './users/index.js'
 import { hasAnyUser } from './users/store.js'
 import { isContentRoute, maintenanceHold } from './platform/maintenance.js'
 import { rateLimits } from './platform/rate-limits/limits.js'
+import { WEBHOOK_LISTENERS, webhookService } from './webhooks/index.js'
 
 export const corePackage = definePackage({
   name: '@cms/core',
   namespaces: ['cms/v2', 'oembed/1.0'],
+  // Webhooks: every lifecycle event becomes a delivery per subscription (webhooks/index.ts).
+  listeners: WEBHOOK_LISTENERS,
   options: Type.Object({
     /** Mount the sign-in and application authorization pages under /cms-admin/. */
     adminPages: Type.Boolean({ default: true })
@@ -38,9 +41,18 @@ export const corePackage = definePackage({
     api.background('scheduled publishing', () => startContentJobs(services))
     // Any replica may run it: events are taken with FOR UPDATE SKIP LOCKED (events/index.ts).
     // It also prunes delivered events, so it runs whether or not this process has listeners.
+    const webhooks = webhookService(services)
+    for (const name of Object.keys(WEBHOOK_LISTENERS)) api.on(name, async (event) => { await webhooks.enqueue(event) })
+    // Any replica may run it: deliveries are taken with FOR UPDATE SKIP LOCKED and a lease (webhooks/store.ts).
+    api.background('webhook deliveries', () => webhooks.start((message, err) => { app.log.error({ err }, message) }))
     api.background('lifecycle events', () => services.events.start((message, err) => { app.log.error({ err }, message) }))
     // Before any route it limits is added (the sign-in form's, then the kernel's).
     if (services.settings.rateLimits?.enabled === true) await rateLimits(app, { store: services.store, settings: services.settings.rateLimits })
+    // The audit log's queue reports to the app's log; its retention prune may run on any replica (audit/store.ts).
+    services.audit.logTo((message, err) => { app.log.error({ err }, message) })
+    api.background('audit log retention', () => services.audit.start())
+    // Entries still queued are written before the app (and its store) closes.
+    app.addHook('onClose', async () => { await services.audit.flush() })
     if (options.adminPages) await app.register(authorizePage, { services })
     // Maintenance mode (maintenance.ts): anonymous content reads wait; signed-in callers do not.
     // On the content routes only, as each is added (the kernel mounts them after the packages).

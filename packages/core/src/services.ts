@@ -20,7 +20,9 @@ import type { UserContentHandler } from './users/authors.js'
 import type { PackageSettings } from './platform/package-settings.js'
 import { maintenanceMode, type MaintenanceMode } from './platform/maintenance.js'
 import { textPool, type TextPoolSettings } from './content/text-pool.js'
+import { AuditLog, type AuditSettings } from './audit/store.js'
 import type { RateLimitOptions } from './platform/rate-limits/limits.js'
+import type { WebhookSettings } from './webhooks/settings.js'
 
 export interface Services {
   store: Store
@@ -46,8 +48,12 @@ export interface Services {
     packages?: PackageSettings
     /** Comments from callers who are not signed in are taken (`CMS_COMMENTS_ANONYMOUS=1`; default off). */
     commentsAnonymous?: boolean
+    /** Webhook deliveries: poll, timeout, retries, disabling, retention (`CMS_WEBHOOKS_*`, webhooks/settings.ts). */
+    webhooks?: WebhookSettings
     /** The admin front end's base URL (`CMS_ADMIN_URL`); unset: admin links are null or left out (admin-links.ts). */
     adminUrl?: string
+    /** The audit log: on or off (`CMS_AUDIT_LOG`), its retention (`CMS_AUDIT_RETENTION_DAYS`); default on, 90 days. */
+    audit?: Partial<AuditSettings>
     /** Rate limits (`CMS_RATE_LIMIT*`, platform/rate-limits); unset or not enabled: none. */
     rateLimits?: RateLimitOptions['settings']
   }
@@ -77,6 +83,8 @@ export interface Services {
   events: LifecycleEvents
   /** Maintenance mode: anonymous content reads answer 503 while a package holds it (maintenance.ts). */
   maintenance: MaintenanceMode
+  /** The audit log of every write (audit/store.ts): its queue, reader and prune. */
+  audit: AuditLog
   /** Read functions over the core's content (posts by query, a post with meta and terms, user meta): see content-reader.ts. */
   content: ContentReader
 }
@@ -87,5 +95,5 @@ export function createServices (base: Pick<Services, 'store' | 'settings' | 'med
   registerCoreMeta(meta)
   // The process's one text pool takes the settings of the deployment composed last (one per process in practice).
   textPool.configure(base.settings.textPool)
-  return { ...base, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), commentMeta: new MetaRegistry('comment'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir) }
+  return { ...base, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), commentMeta: new MetaRegistry('comment'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir), audit: new AuditLog(() => base.store, base.settings.audit) }
 }

@@ -26,7 +26,9 @@ import { createServices, type Services } from './services.js'
 import { Upstreams, upstreamConfigFromEnv } from './platform/upstream.js'
 import { authenticator } from './users/index.js'
 import { RATE_LIMIT_DEFAULTS, type RateLimitOptions } from './platform/rate-limits/limits.js'
+import { webhookSettingsFromEnv } from './webhooks/settings.js'
 import { createCaller, type TestUser, type TestUserOptions } from './probe/callers.js'
+import { auditObserver } from './audit/index.js'
 
 export type { TestCaller } from '@cms/rest/testing'
 export { createCaller, type TestUser, type TestUserOptions } from './probe/callers.js'
@@ -111,7 +113,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const env = opts.env ?? {}
   const services = createServices({
     store,
-    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, textPool: opts.textPool, textLimits: opts.textLimits, environment: opts.environment, packages: packageSettingsFromEnv(env), commentsAnonymous: env.CMS_COMMENTS_ANONYMOUS === '1', ...(opts.rateLimits === undefined ? {} : { rateLimits: { ...RATE_LIMIT_DEFAULTS, ...opts.rateLimits } }), ...(env.CMS_ADMIN_URL === undefined ? {} : { adminUrl: env.CMS_ADMIN_URL }) },
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, textPool: opts.textPool, textLimits: opts.textLimits, environment: opts.environment, packages: packageSettingsFromEnv(env), commentsAnonymous: env.CMS_COMMENTS_ANONYMOUS === '1', webhooks: webhookSettingsFromEnv(env), audit: { enabled: env.CMS_AUDIT_LOG !== 'off' }, ...(opts.rateLimits === undefined ? {} : { rateLimits: { ...RATE_LIMIT_DEFAULTS, ...opts.rateLimits } }), ...(env.CMS_ADMIN_URL === undefined ? {} : { adminUrl: env.CMS_ADMIN_URL }) },
     upstreams: new Upstreams(upstreamConfigFromEnv(env))
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions, local)
@@ -128,7 +130,8 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
       remote: opts.remote,
       remotePages: remotePagesOf(catalog, remote),
       horizon: opts.horizon === true ? async () => await store.horizon() : undefined,
-      openapi: opts.openapi
+      openapi: opts.openapi,
+      onWrite: auditObserver(services.audit)
     })
     await app.register(mediaFiles, { services })
     await app.ready()

@@ -12,8 +12,10 @@
  *                       names), the others kept; a body that is not an
  *                       object is `400 invalid_params`. The first time a
  *                       setting is turned on is a usage event.
- *   GET  mcp-abilities  the abilities, each `is_enabled` unless its short
- *                       or full name is listed in `disabled_abilities`
+ *   GET  mcp-abilities  the abilities registered with the site's abilities
+ *                       API: none, as the plugin answers without one (this
+ *                       service has no abilities API: cms-abilities/v1 serves
+ *                       its root only), so nothing is listed that cannot run
  *
  * Administrators only (`manage_options`).
  */
@@ -23,24 +25,6 @@ import type { PackageApi, PackageOption } from '@cms/core'
 import { mayManageSettings } from './access.js'
 import { hdrftrErrors } from './errors.js'
 import type { UsageEvents } from './usage-events.js'
-
-const ABILITY_PREFIX = 'hdrftr/'
-
-interface Ability { name: string, label: string, description: string, category: string, readonly: boolean, destructive: boolean }
-
-const ability = (name: string, label: string, category: string, description: string, readonly = true, destructive = false): Ability =>
-  ({ name, label, category, description, readonly, destructive })
-
-/** The abilities the plugin registers (write ones reach MCP clients only with `allow_modifications`). */
-export const ABILITIES: readonly Ability[] = [
-  ability('list-widgets', 'List widgets', 'widgets', 'List the header/footer widgets and whether each is active.'),
-  ability('toggle-widget', 'Turn a widget on or off', 'widgets', 'Activate or deactivate one widget.', false),
-  ability('list-templates', 'List templates', 'templates', 'List the header, footer and block templates with their display conditions.'),
-  ability('create-header', 'Create a header', 'templates', 'Create a header template.', false),
-  ability('create-footer', 'Create a footer', 'templates', 'Create a footer template.', false),
-  ability('update-display-conditions', 'Change where a template shows', 'templates', 'Set the display conditions of a template.', false),
-  ability('delete-template', 'Delete a template', 'templates', 'Delete a header, footer or block template.', false, true)
-]
 
 const KEYS = ['enable_abilities', 'allow_modifications', 'dedicated_server', 'assistant_enabled', 'disabled_abilities'] as const
 
@@ -84,8 +68,6 @@ export interface McpEnvironment {
 
 export function mcpRoutes (option: PackageOption<typeof MCP_SETTINGS>, usage: UsageEvents, env: McpEnvironment): RelativeRouteDecl[] {
   const current = async (): Promise<McpSettings> => ({ ...MCP_DEFAULTS, ...await option.get() })
-  const enabled = (s: McpSettings, a: Ability): boolean =>
-    !s.disabled_abilities.includes(a.name) && !s.disabled_abilities.includes(`${ABILITY_PREFIX}${a.name}`)
 
   return [
     route({
@@ -107,7 +89,8 @@ export function mcpRoutes (option: PackageOption<typeof MCP_SETTINGS>, usage: Us
               is_mcp_adapter_active: await env.mcpAdapterActive(),
               is_assistant_active: await env.assistantActive(req),
               dedicated_server_url: null,
-              total_abilities: ABILITIES.length
+              // Abilities registered with an abilities API: none here (see mcp-abilities).
+              total_abilities: 0
             }
           }
         }),
@@ -141,23 +124,11 @@ export function mcpRoutes (option: PackageOption<typeof MCP_SETTINGS>, usage: Us
       endpoints: [endpoint({
         methods: ['GET'],
         args: {},
-        summary: 'The plugin\'s abilities and whether each is enabled',
+        summary: 'The plugin\'s abilities registered with the abilities API (none: this service has no abilities API)',
         response: Type.Array(Type.Object({ name: Type.String(), full_name: Type.String(), label: Type.String(), description: Type.String(), category: Type.String(), source: Type.String(), readonly: Type.Boolean(), destructive: Type.Boolean(), is_enabled: Type.Boolean() })),
         permission: mayManageSettings,
-        handler: async () => {
-          const settings = await current()
-          return ABILITIES.map((a) => ({
-            name: a.name,
-            full_name: `${ABILITY_PREFIX}${a.name}`,
-            label: a.label,
-            description: a.description,
-            category: a.category,
-            source: 'hdrftr',
-            readonly: a.readonly,
-            destructive: a.destructive,
-            is_enabled: enabled(settings, a)
-          }))
-        }
+        // As the plugin answers without an ability registry: nothing an agent could not run is listed.
+        handler: async () => []
       })]
     })
   ]

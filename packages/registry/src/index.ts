@@ -28,6 +28,8 @@ export const registryPackage = definePackage({
   namespaces: [],
   options: Type.Object({}, { additionalProperties: false }),
   pages: PACKAGE_FILE_PATHS,
+  // Registered wherever a package switched by activation is (platform.ts), so every process honours it.
+  decidesActivation: true,
   // In every process: the registry is the dependent packages' service.
   contribute (api) {
     api.migrations(fileURLToPath(new URL('../migrations', import.meta.url)))

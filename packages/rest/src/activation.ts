@@ -13,6 +13,8 @@ import { send } from './render.js'
 import { dropBody, hasBody } from './early-refusal.js'
 import type { KernelOptions } from './options.js'
 
+const NONE: ReadonlySet<string> = new Set()
+
 /** Whether a namespace is off now (false, at no cost, for one that cannot be). */
 export type SwitchedOff = (namespace: string) => Promise<boolean>
 
@@ -24,10 +26,11 @@ export function switchedOff (opts: Pick<KernelOptions, 'activation' | 'horizon'>
   return async (namespace) => switchable.has(namespace) && (await activation.off(horizon)).has(namespace)
 }
 
-/** The namespaces off now (for the OpenAPI document). */
+/** The namespaces (and packages' contributions) off now (for the OpenAPI document). */
 export function offNow (opts: Pick<KernelOptions, 'activation' | 'horizon'>): () => Promise<ReadonlySet<string>> {
   const activation = opts.activation
-  if (activation === undefined || activation.namespaces.length === 0) return async () => new Set()
+  // Asked even when no local namespace can be off: the set names packages whose contributions are off too.
+  if (activation === undefined) return async () => NONE
   const horizon = opts.horizon ?? (async () => undefined)
   return async () => await activation.off(horizon)
 }

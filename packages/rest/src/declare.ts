@@ -30,7 +30,7 @@ import { Type, type TInteger, type TOptional, type TSchema, type TString, type T
 import { RestError } from './errors.js'
 import { contextsOf } from './context.js'
 import { ContextArg, Enum, IntList, type JsonSchema } from './schema.js'
-import { isUnvalidated, unlisted, unvalidated, type NamespaceDecl, type RouteDecl, type RouteInput } from './route.js'
+import { isSecret, isUnvalidated, secret, unlisted, unvalidated, type NamespaceDecl, type RouteDecl, type RouteInput } from './route.js'
 
 // --- namespaces --------------------------------------------------------------
 
@@ -129,7 +129,7 @@ const ARG_KEYWORDS = new Set([
  * (`'update'`) an item, from its schema, as `rest_get_endpoint_args_for_schema()`
  * makes them: read-only fields are left out; each argument keeps the
  * property's schema keywords (not `context`); `default` and `required`
- * apply on create only. A field marked `unvalidated` stays so.
+ * apply on create only. A field marked `unvalidated` or `secret` stays so.
  */
 export function argsFromSchema<P extends FieldMap> (schema: ItemSchema<P>, mode: 'create'): CreateArgs<P>
 export function argsFromSchema<P extends FieldMap> (schema: ItemSchema<P>, mode: 'update'): UpdateArgs<P>
@@ -143,7 +143,8 @@ export function argsFromSchema (schema: ItemSchema, mode: 'create' | 'update'): 
     if (create && prop.default !== undefined) arg.default = prop.default
     let typed: TSchema = Type.Unsafe(arg)
     if (!(create && (prop.required === true || prop.default !== undefined))) typed = Type.Optional(typed)
-    out[name] = isUnvalidated(prop) ? unvalidated(typed) : typed
+    if (isUnvalidated(prop)) typed = unvalidated(typed)
+    out[name] = isSecret(prop) ? secret(typed) : typed
   }
   return out
 }

@@ -19,8 +19,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { denied, kernelErrors, RestError } from './errors.js'
 import { send } from './render.js'
 import { mergeParams } from './params.js'
-import type { EndpointDecl, Method } from './route.js'
+import type { EndpointDecl, Method, RouteDecl } from './route.js'
 import { requestScope, restRequestOf, type PipelineContext } from './pipeline.js'
+import { restPathOf } from './addressing.js'
+import { reportWrite } from './writes.js'
 
 /** Whether a request carries a body (announced, or chunked). */
 export function hasBody (request: FastifyRequest): boolean {
@@ -55,7 +57,7 @@ export function refuseUnknownRoute (smallBytes: number) {
 }
 
 /** A route's hook: an anonymous caller its permission refuses is answered before the body is read. */
-export function refuseAnonymous (ep: EndpointDecl<any>, method: Method, pattern: string, ctx: PipelineContext, smallBytes: number) {
+export function refuseAnonymous (decl: RouteDecl, ep: EndpointDecl<any>, method: Method, pattern: string, ctx: PipelineContext, smallBytes: number) {
   const siteUrl = ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? ''
   const askHorizon = ctx.opts.horizon ?? (async () => undefined)
   // Declared open to everyone in every case: nothing to ask.
@@ -76,6 +78,8 @@ export function refuseAnonymous (ep: EndpointDecl<any>, method: Method, pattern:
     const error = allowed instanceof RestError ? allowed : denied(kernelErrors.rest_forbidden(), 0)
     if (error.status !== 401) return
     dropBody(request, reply, smallBytes)
+    // Refused without its body: reported with what the query and path sent.
+    reportWrite(ctx.opts.onWrite, decl, ep, pattern, method, request, restPathOf(request.url), error.status, error.toBody(), false)
     throw error
   }
 }

@@ -47,7 +47,8 @@ export function localDispatcher (from: Incoming, registry: Registry, executors: 
       callerAuthorization: from.callerAuthorization,
       ip: from.ip,
       ips: from.ips,
-      log: from.log
+      log: from.log,
+      dispatched: true
     })
     if (outcome.rendered === undefined) {
       return { status: outcome.status, headers: ownHeaders(outcome.headers), body: outcome.body ?? null }

@@ -80,7 +80,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
         config: { rateClass: rateClassOf(ep, method) },
         ...(offHook === undefined ? {} : { onRequest: offHook }),
         // An anonymous caller the permission refuses anyway: answered before the body is read.
-        ...(stream === undefined ? { preParsing: refuseAnonymous(ep, method, pattern, ctx, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT) } : {}),
+        ...(stream === undefined ? { preParsing: refuseAnonymous(decl, ep, method, pattern, ctx, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT) } : {}),
         exposeHeadRoute: method === 'GET',
         handler: async (request, reply) => {
           const outcome = await execute(stream === undefined ? request : Object.assign(request, { bodyStream: bodyStreamOf(request, stream) }))
@@ -126,7 +126,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
       if (found === undefined || await isOff(found.decl.namespace)) return reply.callNotFound()
       const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, params)
       const restReq = restRequestOf(request, 'GET' as Method, found.pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '', requestScope(ctx.opts.horizon ?? (async () => undefined)))
-      const entry = routeEntry(found.decl, { baseUrl: request.baseUrl, help: true })
+      const entry = routeEntry(found.decl, { baseUrl: request.baseUrl, help: true, off: await ctx.registry.off(restReq) })
       const allow = await allowHeader(found.decl, restReq)
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)
     }

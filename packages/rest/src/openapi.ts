@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { API_PREFIX } from './addressing.js'
 import { completeDocument } from './openapi-document.js'
+import { CONTRIBUTED_BY, contributedByOff } from './discovery.js'
 
 export interface OpenApiOptions {
   title: string
@@ -47,13 +48,27 @@ const DOCS_CSP = "default-src 'self'; base-uri 'self'; font-src 'self' https: da
 /**
  * `extraPaths`: paths served elsewhere (namespace services), added to this
  * document; `off`: the namespaces switched off now (a deactivated plugin's),
- * whose paths are left out.
+ * whose paths are left out, and the packages whose contributed properties
+ * are (`CONTRIBUTED_BY`).
  */
 export async function exposeOpenApi (app: FastifyInstance, extraPaths: () => Record<string, unknown> = () => ({}), off: () => Promise<ReadonlySet<string>> = async () => new Set()): Promise<void> {
-  // The local routes are fixed once the server is ready: their part is completed once.
-  let local: Record<string, unknown> | undefined
+  // The local routes are fixed once the server is ready: their part is completed once,
+  // and shown once per set of packages whose contributions are off.
+  let completed: Record<string, unknown> | undefined
+  const shownFor = new Map<string, Record<string, unknown>>()
+  const localFor = (gone: ReadonlySet<string>): Record<string, unknown> => {
+    completed ??= completeDocument(app.swagger() as unknown as Record<string, unknown>, app.restRoutes, API_PREFIX)
+    const key = [...gone].sort().join(' ')
+    let shown = shownFor.get(key)
+    if (shown === undefined) {
+      shown = withoutContributions(completed, gone) as Record<string, unknown>
+      if (shownFor.size >= 8) shownFor.clear()
+      shownFor.set(key, shown)
+    }
+    return shown
+  }
   const document = (request: FastifyRequest, gone: ReadonlySet<string>): Record<string, unknown> => {
-    local ??= completeDocument(app.swagger() as unknown as Record<string, unknown>, app.restRoutes, API_PREFIX)
+    const local = localFor(gone)
     const extra = extraPaths()
     const { openapi, info, ...rest } = local
     let paths = local.paths as Record<string, unknown>
@@ -79,6 +94,22 @@ export async function exposeOpenApi (app: FastifyInstance, extraPaths: () => Rec
     uiHooks: { preHandler: async (request) => { offFor.set(request, await off()) } },
     transformSpecification: (_spec, request) => document(request, offFor.get(request) ?? new Set())
   })
+}
+
+/** A copy of a document without the properties packages in `off` contributed, nor the keyword marking them. */
+function withoutContributions (value: unknown, off: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutContributions(v, off))
+  if (typeof value !== 'object' || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, sub] of Object.entries(value)) {
+    if (key === CONTRIBUTED_BY) continue
+    if (key === 'properties' && typeof sub === 'object' && sub !== null && !Array.isArray(sub)) {
+      out[key] = Object.fromEntries(Object.entries(sub).filter(([, p]) => !contributedByOff(p, off)).map(([name, p]) => [name, withoutContributions(p, off)]))
+      continue
+    }
+    out[key] = withoutContributions(sub, off)
+  }
+  return out
 }
 
 /** `/a/:id(^[\\d]+$)/b` -> `/a/:id/b`; the classes may hold parentheses of their own. */

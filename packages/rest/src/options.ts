@@ -11,6 +11,7 @@ import { parseQuery } from './params.js'
 import type { NamespaceDecl, Principal, RouteDecl } from './route.js'
 import type { OpenApiOptions } from './openapi.js'
 import type { TextLimits } from './json-scan.js'
+import type { WriteObserver } from './writes.js'
 
 export interface KernelOptions {
   /** Namespaces served here, in registration order. */
@@ -65,6 +66,9 @@ export interface KernelOptions {
    * answers those off now, asked with the request's horizon (a cached set
    * that follows commits). An off namespace answers as one never declared:
    * `404 rest_no_route`, gone from the index, namespace roots and OpenAPI.
+   * The set also names the packages whose contributions are off: schema
+   * properties marked with their name (`CONTRIBUTED_BY`, discovery.ts)
+   * leave the index, OPTIONS and OpenAPI with them.
    */
   activation?: Activation
   /** Memory for answers kept for reuse, in bytes (default 32 MiB). */
@@ -76,6 +80,12 @@ export interface KernelOptions {
   jsonBodyLimit?: number
   /** What a JSON body may hold: nesting, strings, characters (json-scan.ts); `413 rest_too_much_text` past it. */
   textLimits?: TextLimits
+  /**
+   * Called after every write a route answers (POST, PUT, PATCH, DELETE, over
+   * HTTP or dispatched in-process, refused or not): see writes.ts. Never
+   * awaited; what it throws is logged.
+   */
+  onWrite?: WriteObserver
 }
 
 /** Longest request target (path and query string) by default, in characters: as Apache's `LimitRequestLine`. */

@@ -20,6 +20,7 @@ import { KeptAnswers } from './kept-answers.js'
 import type { Rendered } from './render.js'
 import type { KernelOptions } from './options.js'
 import { routePathOf } from './route-path.js'
+import { reportWrite } from './writes.js'
 
 /**
  * What the pipeline reads of a request: a Fastify request, or a request
@@ -30,12 +31,14 @@ export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' 
   bodyStream?: RestRequest['body']
   /** The commit horizon taken while the caller was authenticated (GET and HEAD), reused by the pipeline. */
   horizonTaken?: string
+  /** Set on a request dispatched in-process (local-dispatch.ts), for the write observer. */
+  dispatched?: true
 }
 
 /** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
 export type Outcome =
   | { rendered: Rendered }
-  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, keep?: { key: string, horizon?: string } }
+  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, keep?: { key: string, horizon?: string }, data?: unknown }
 
 /** Runs one method of one route for a request. */
 export type Executor = (request: Incoming) => Promise<Outcome>
@@ -109,11 +112,12 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
       body = await shapeBody(body, decl, answered, query)
     }
     const keep = keepAs !== undefined && result.status === 200 ? { key: keepAs, horizon } : undefined
-    return { status: result.status, headers, body, keep }
+    // The write observer sees the handler's data before `_fields` shaped it (its `id`).
+    return { status: result.status, headers, body, keep, ...(method === 'GET' ? {} : { data: result.body }) }
   }
 
   // Errors of a matched route carry its Allow header and its representation.
-  return async (request) => {
+  const answer = async (request: Incoming): Promise<Outcome> => {
     let restReq: RestRequest | undefined
     try {
       return await handle(request, (r) => { restReq = r })
@@ -124,6 +128,17 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
       const allow = restReq === undefined ? '' : await allowHeader(decl, restReq)
       return { status: error.status, headers: allow === '' ? head.headers : { ...head.headers, Allow: allow }, body: error.toBody() }
     }
+  }
+  // Writes are reported once answered (writes.ts); reads pay nothing.
+  const observer = opts.onWrite
+  if (observer === undefined || ep.audited === false || method === 'GET') return answer
+  return async (request) => {
+    const outcome = await answer(request)
+    // A write's outcome is always data (kept answers are reads').
+    if (outcome.rendered === undefined) {
+      reportWrite(observer, decl, ep, pattern, method, request, restPathOf(request.url), outcome.status, outcome.data ?? outcome.body, request.dispatched === true)
+    }
+    return outcome
   }
 }
 

@@ -37,10 +37,10 @@ export function buildRegistry (
         // A remote namespace lists the routes its service listed (only its root until they are known).
         const of = (ns: string): Record<string, unknown> => remote.namespaces.includes(ns)
           ? remote.index(ns, baseUrl) ?? routesIndex([namespaceRoot(ns, () => [], byNamespace)], { baseUrl })
-          : routesIndex(byNamespace.get(ns) ?? [], { baseUrl })
+          : routesIndex(byNamespace.get(ns) ?? [], { baseUrl, off })
         cached = namespace !== undefined
           ? of(namespace)
-          : Object.assign(routesIndex(siteRoutes, { baseUrl }), ...namespaces.filter((ns) => !off.has(ns)).map(of)) as Record<string, unknown>
+          : Object.assign(routesIndex(siteRoutes, { baseUrl, off }), ...namespaces.filter((ns) => !off.has(ns)).map(of)) as Record<string, unknown>
         if (cache.size > 64) cache.clear()
         cache.set(key, cached)
       }
@@ -78,7 +78,7 @@ export function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: M
         return {
           namespace: wanted,
           routes: req.params.context === 'help'
-            ? routesIndex(routes, { baseUrl: req.baseUrl, help: true })
+            ? routesIndex(routes, { baseUrl: req.baseUrl, help: true, off })
             : req.registry.index(req.baseUrl, wanted, off),
           _links: { up: [{ href: restUrl(req.baseUrl, '/') }] }
         }

@@ -142,8 +142,9 @@ export interface Registry {
   index (baseUrl: string, namespace?: string, off?: ReadonlySet<string>): Record<string, unknown>
   /**
    * The namespaces switched off for this request (a deactivated plugin's,
-   * `KernelOptions.activation`): empty unless the deployment switches any.
-   * Asked once per request.
+   * `KernelOptions.activation`) and the packages whose contributions are
+   * off (their meta and fields leave the core's answers): empty unless the
+   * deployment switches any. Asked once per request.
    */
   off (req: Pick<RestRequest, 'memo' | 'horizon'>): Promise<ReadonlySet<string>>
   /**
@@ -166,6 +167,13 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
   args?: A
   /** Overrides the route's `allowBatch` for this endpoint. */
   allowBatch?: boolean
+  /**
+   * `false`: a write of this endpoint is not reported to the kernel's
+   * `onWrite` observer (the batch envelope, whose requests are each
+   * reported as they are dispatched). Default: every POST, PUT, PATCH and
+   * DELETE is reported.
+   */
+  audited?: false
   /**
    * `'public'`: the answer to an anonymous caller depends only on the URL and
    * the stored data. The kernel then keeps the bytes of such answers (200
@@ -386,6 +394,8 @@ export interface ArgInfo {
   validate: boolean
   /** Shown in the discovery index (see `unlisted`). */
   listed: boolean
+  /** A secret (see `secret`): its value is never kept or shown, only its name. */
+  secret: boolean
 }
 
 const UNVALIDATED = Symbol.for('cms.rest.unvalidated')
@@ -418,6 +428,25 @@ export function unlisted<T extends TSchema> (schema: T): T {
   return schema
 }
 
+const SECRET = Symbol.for('cms.rest.secret')
+
+/**
+ * An argument whose value is a secret (a password, a token, a key): what
+ * records requests (the audit log) keeps its name, never its value. The
+ * mark is not enumerable, so it changes nothing the index, validation or
+ * OpenAPI show; wrap the outermost schema (`secret(Type.Optional(...))`),
+ * as TypeBox's modifiers copy a schema without it. An item-schema field
+ * marked so stays marked in `argsFromSchema`'s arguments.
+ */
+export function secret<T extends TSchema> (schema: T): T {
+  Object.defineProperty(schema, SECRET, { value: true, enumerable: false })
+  return schema
+}
+
+export function isSecret (schema: object): boolean {
+  return SECRET in schema
+}
+
 /** The arguments of an endpoint in declaration order, with WordPress' `required` flag. */
 export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
   const args = (decl.args ?? {}) as Record<string, TSchema>
@@ -426,7 +455,8 @@ export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
     schema: schema as JsonSchema,
     required: !(OptionalKind in schema) && !('default' in schema),
     validate: !isUnvalidated(schema),
-    listed: !(UNLISTED in schema)
+    listed: !(UNLISTED in schema),
+    secret: isSecret(schema)
   }))
 }
 
@@ -456,7 +486,7 @@ export type Expected =
 /**
  * What the prober sends for a case. Path variables and query values name
  * fixture objects the prober makes first (`post`, `page`, `post.revision`,
- * `media`, `category`, `tag`, `comment`, `user`, `user.app-password`,
+ * `media`, `category`, `tag`, `comment`, `webhook`, `webhook.delivery`, `user`, `user.app-password`,
  * `self.app-password`); any other value is sent as written. Arguments not
  * given are filled with valid values from the route's declaration.
  */

@@ -24,7 +24,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { check, endpoint, Enum, kernelErrors, RestError, route, who, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { check, endpoint, Enum, kernelErrors, RestError, route, who, type RelativeRouteDecl, type RestRequest, secret } from '@cms/rest'
 import type { PackageApi, UpstreamClient } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { seoErrors } from './errors.js'
@@ -133,8 +133,8 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
     endpoints: [endpoint({
       methods: ['POST'],
       args: {
-        access_jwt: Type.String({ description: 'The access token.', minLength: 1, maxLength: 8192 }),
-        refresh_jwt: Type.String({ description: 'The token that refreshes the access token.', minLength: 1, maxLength: 8192 }),
+        access_jwt: secret(Type.String({ description: 'The access token.', minLength: 1, maxLength: 8192 })),
+        refresh_jwt: secret(Type.String({ description: 'The token that refreshes the access token.', minLength: 1, maxLength: 8192 })),
         code_challenge: Type.String({ description: 'The SHA-256 (hex) of the code verifier the site sent.', maxLength: 128 }),
         user_id: Type.Integer({ description: 'The user the tokens are for.', minimum: 1 })
       },

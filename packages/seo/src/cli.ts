@@ -33,6 +33,7 @@ function bar (done: number, total: number): string {
 export const seoCommands: readonly PackageCommand[] = [{
   name: 'seo',
   summary: 'rescan content with the SEO analysis (scores and reading time)',
+  writes: ['analyze'],
   usage,
   async run (args, ctx) {
     let parsed

@@ -14,9 +14,11 @@
  *   validate_data              checks the source data's shape (400 seo_error_validation naming what is wrong)
  *   cleanup                    removes the source plugin's meta and settings once the site is fine
  *
- * and `conflicting-plugins/deactivation`, which names the other SEO plugins
- * installed under the content directory (deactivating them is the package
- * registry's; see the report in docs/guides/seo.md).
+ * and `conflicting-plugins/deactivation`, which deactivates the other SEO
+ * plugins active on the site through the package registry where the
+ * deployment has one (it is not a dependency: a composition without it has
+ * no activation to change), and answers them; without the registry it names
+ * those installed under the content directory.
  *
  * A settings type runs once (its work is bounded: at most 100 types a
  * call) and is then done: called again it answers `{objects: [],
@@ -31,6 +33,7 @@ import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { can, endpoint, route, type RelativeRouteDecl } from '@cms/rest'
 import { findUserById, type PackageApi } from '@cms/core'
+import { packageRegistry } from '@cms/registry'
 import { webUrl } from './configuration.js'
 import { seoErrors } from './errors.js'
 import { rebuild } from './freshness.js'
@@ -287,8 +290,14 @@ export function importRoutes (api: PackageApi, head: HeadOptions, source: Source
     return { metadata_cleanup: removed, settings_cleanup: settings }
   }
 
-  /** The conflicting plugins installed under the content directory. */
+  const registryOf = api.optional(packageRegistry)
+  /** The conflicting plugins installed under the content directory (with a registry: those active). */
   const conflicting = async (): Promise<string[]> => {
+    const registry = registryOf()
+    if (registry !== undefined) {
+      const active = await registry.list({ type: 'plugin', status: ['active'] })
+      return CONFLICTING_PLUGINS.filter((slug) => active.some((p) => p.slug === slug))
+    }
     const dir = join(api.contentDir, 'plugins')
     const names = await readdir(dir).catch(() => [] as string[])
     const out: string[] = []
@@ -323,7 +332,8 @@ export function importRoutes (api: PackageApi, head: HeadOptions, source: Source
         if (plugin === 'conflicting-plugins') {
           const found = await conflicting()
           if (found.length === 0) throw seoErrors.rest_no_route()
-          // Named, not deactivated: the registry is not this package's (the lead's call, see the module comment).
+          const registry = registryOf()
+          for (const slug of found) await registry?.deactivate('plugin', slug, { actor: { userId: req.user.id } })
           return { objects: found.map((slug) => ({ slug, type: 'plugin' })), next_url: false }
         }
         const stored = await cursors.get()

@@ -76,8 +76,9 @@ export const seoPackage = definePackage({
   name: '@cms/seo',
   dependencies: ['@cms/core'],
   namespaces: ['seo/v1', 'analytics-connector/v1'],
-  // Served while the plugin `seo` is active (the registry's status); the connector's root while `analytics-connector` is.
-  activation: [{ type: 'plugin', slug: 'seo', namespaces: ['seo/v1'] }, { type: 'plugin', slug: 'analytics-connector', namespaces: ['analytics-connector/v1'] }],
+  // Served while the plugin `seo` is active (the registry's status), its meta and fields shown with it;
+  // the connector's root while `analytics-connector` is.
+  activation: [{ type: 'plugin', slug: 'seo', namespaces: ['seo/v1'], contributions: true }, { type: 'plugin', slug: 'analytics-connector', namespaces: ['analytics-connector/v1'] }],
   options: Type.Object({}, { additionalProperties: false }),
   commands: seoCommands,
   // Run where seo/v1 is served (once per event across its replicas); declared everywhere.

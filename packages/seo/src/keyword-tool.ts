@@ -11,7 +11,7 @@
  * rest_upstream_unconfigured`; the provider failing: 502, too slow: 504.
  */
 import { Type } from '@sinclair/typebox'
-import { can, endpoint, kernelErrors, route, type RelativeRouteDecl } from '@cms/rest'
+import { can, endpoint, kernelErrors, route, type RelativeRouteDecl, secret } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
 import { seoErrors } from './errors.js'
 import type { SeoOptions } from './state.js'
@@ -51,7 +51,7 @@ export function keywordToolRoutes (api: PackageApi, options: SeoOptions): Relati
     path: '/keyword_tool/authenticate',
     endpoints: [endpoint({
       methods: ['POST'],
-      args: { code: Type.String({ description: 'The authorization code.', minLength: 1, maxLength: 4096 }) },
+      args: { code: secret(Type.String({ description: 'The authorization code.', minLength: 1, maxLength: 4096 })) },
       summary: 'Connect the keyword tool',
       response: Type.Object({ tokens: MASKED_TOKENS, status: Type.Integer() }),
       permission: mayUse,

@@ -16,9 +16,10 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { can, endpoint, kernelErrors, Raw, route, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { can, endpoint, kernelErrors, Raw, route, type RelativeRouteDecl, type RestRequest, secret } from '@cms/rest'
 import type { PackageApi, UpstreamClient } from '@cms/core'
 import { seoErrors } from './errors.js'
+import { adminUrl } from './access.js'
 import type { SeoOptions } from './state.js'
 import { MASKED_TOKENS, maskedTokens, tokenStore } from './tokens.js'
 
@@ -61,11 +62,15 @@ export function rankTrackerRoutes (api: PackageApi, options: SeoOptions): Relati
   })
 
   return [
-    get('/rank_tracker/authorization-url', 'Where the user authorizes the rank tracker', Type.Object({ status: Type.Integer(), url: Type.String() }), async (req) => {
+    get('/rank_tracker/authorization-url', 'Where the user authorizes the rank tracker', Type.Object({ status: Type.Integer(), url: Type.String() }), async () => {
       const client = api.upstream(RANK_UPSTREAM)
       const url = new URL('oauth/authorize', client.baseUrl)
       url.searchParams.set('response_type', 'code')
-      url.searchParams.set('redirect_uri', `${req.siteUrl !== '' ? req.siteUrl : req.baseUrl}/cms-admin/admin.php?page=seo_dashboard`)
+      // Back to the SEO dashboard of the deployer's admin front end, which takes the code to
+      // rank_tracker/authenticate; without one (CMS_ADMIN_URL) no page of this service could, and the
+      // parameter is left out: the provider uses the redirect URI registered for the client (RFC 6749 §3.1.2.3).
+      const back = adminUrl(api, 'admin.php?page=seo_dashboard')
+      if (back !== null) url.searchParams.set('redirect_uri', back)
       return { status: 200, url: url.href }
     }),
     route({
@@ -73,7 +78,7 @@ export function rankTrackerRoutes (api: PackageApi, options: SeoOptions): Relati
       endpoints: [endpoint({
         methods: ['POST'],
         args: {
-          code: Type.String({ description: 'The authorization code.', minLength: 1, maxLength: 4096 }),
+          code: secret(Type.String({ description: 'The authorization code.', minLength: 1, maxLength: 4096 })),
           websiteId: Type.Integer({ description: 'The rank tracker\'s id of this site.', minimum: 1 })
         },
         summary: 'Connect the rank tracker',

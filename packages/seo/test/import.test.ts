@@ -3,7 +3,8 @@
  * SEO plugin (`seo-a`): its post meta seeded through cms/v2 (registered
  * meta), its settings through the package options; each importer in
  * batches with `next_url` until false, idempotent when re-run, a value set
- * here kept; validate_data, cleanup, the conflicting plugins; unknown
+ * here kept; validate_data, cleanup, the conflicting plugins (named, and
+ * deactivated where the deployment has the package registry); unknown
  * importers and absent data 404; the permission prober over the route.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { checkPermissions, testApp } from '@cms/testing'
+import { packageRegistry, registryPackage } from '@cms/registry'
 import { seoPackage } from '../src/index.js'
 
 const H = 'http://cms.test'
@@ -190,4 +192,25 @@ t.test('import from the source SEO plugin', async (t) => {
   t.test('permissions', async (t) => {
     t.equal(await checkPermissions(t, h, { only: (target) => target.key.includes('/seo/v1/import/') }), 1)
   })
+})
+
+t.test('with the package registry, the conflicting plugins active are deactivated', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'seo-conflict-'))
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  for (const slug of ['seo-b', 'seo-c']) {
+    mkdirSync(join(dir, 'plugins', slug), { recursive: true })
+    writeFileSync(join(dir, 'plugins', slug, 'manifest.json'), JSON.stringify({ name: slug, slug, version: '2.0.0' }))
+  }
+  const h = await testApp({ packages: [registryPackage, seoPackage], namespaces: ['cms/v2', 'seo/v1'], contentDir: dir })
+  t.teardown(h.close)
+  const registry = h.platform.service(packageRegistry)!
+  await registry.activate('plugin', 'seo-b', { actor: { userId: 1 } })
+  const admin = await h.caller('administrator')
+  const run = async (): Promise<{ status: number, body: any }> => await h.call('POST', '/seo/v1/import/conflicting-plugins/deactivation', { as: admin })
+  const res = await run()
+  t.same([res.status, res.body], [200, { objects: [{ slug: 'seo-b', type: 'plugin' }], next_url: false }], 'the active one, not the inactive seo-c')
+  t.equal((await registry.get('plugin', 'seo-b'))?.status, 'inactive', 'deactivated')
+  const log = await registry.log.list({ limit: 1 })
+  t.match(log.entries[0], { operation: 'deactivate', slug: 'seo-b', userId: admin.id }, 'in the operations log, as the caller')
+  t.equal((await run()).status, 404, 'none left active: nothing to deactivate')
 })

@@ -177,6 +177,7 @@ t.test('outside services', async (t) => {
     const url = await h.call('GET', '/seo/v1/rank_tracker/authorization-url', { as: author })
     t.equal(url.status, 200)
     t.match(url.body.url, new RegExp(`^${provider.url}/oauth/authorize\\?`))
+    t.notOk(new URL(url.body.url).searchParams.has('redirect_uri'), 'no admin front end configured: no redirect URI of this service (the client\'s registered one)')
     provider.answers['/api/oauth/token'] = { status: 200, body: { access_token: ACCESS, refresh_token: REFRESH } }
     const auth = await seen(await h.call('POST', '/seo/v1/rank_tracker/authenticate', { as: author, body: { code: 'c', websiteId: 42 } }))
     t.match(auth.body, { tokens: { access_token: '…6789' }, status: 200 })

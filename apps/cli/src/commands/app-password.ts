@@ -46,6 +46,7 @@ function date (value: Date | null): string {
 export const appPasswordCommand: CommandGroup = {
   name: 'app-password',
   summary: 'create, list and revoke application passwords (API credentials)',
+  writes: ['create', 'revoke'],
   usage,
   async run (args, ctx) {
     const { values, positionals } = parseOrUsage('app-password', () =>

@@ -54,6 +54,7 @@ function mb (bytes: number): string {
 export const mediaCommand: CommandGroup = {
   name: 'media',
   summary: 'import files and URLs into the media library',
+  writes: ['import'],
   usage,
   async run (args, ctx) {
     const { values, positionals } = parseOrUsage('media', () =>

@@ -7,6 +7,7 @@ import { withPackages } from '../packages.js'
 export const migrateCommand: CommandGroup = {
   name: 'migrate',
   summary: 'apply pending database migrations',
+  writes: ['*'],
   usage: `Usage: cms migrate
 
 Applies the pending database migrations of every installed package, each

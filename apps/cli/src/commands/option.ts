@@ -21,6 +21,7 @@ Flags:
 export const optionCommand: CommandGroup = {
   name: 'option',
   summary: "read and change the options packages declare (checked against each option's schema)",
+  writes: ['set', 'reset'],
   usage,
   async run (args, ctx) {
     const { values, positionals } = parseOrUsage('option', () =>

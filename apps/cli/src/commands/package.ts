@@ -42,6 +42,7 @@ function packageCommand (type: PackageType): CommandGroup {
     name: type,
     summary: `list, install, activate${type === 'plugin' ? ', deactivate' : ''}, upgrade and delete ${type}s (from CMS_PACKAGE_SOURCE)`,
     usage,
+    writes: actions.filter((a) => a !== 'list'),
     async run (args, ctx) {
       const { values, positionals } = parseOrUsage(type, () => parseArgs({
         args: argvForParse(args),

@@ -74,6 +74,7 @@ const paragraphs = (...texts: string[]): string => texts.map((t) => `<!-- wp:par
 export const seedCommand: CommandGroup = {
   name: 'seed',
   summary: 'add a demo site (users of each role, terms, images, posts, pages)',
+  writes: ['demo'],
   usage,
   async run (args, ctx) {
     const { values, positionals } = parseOrUsage('seed', () => parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }))

@@ -54,6 +54,7 @@ function format (value: OptionValue, json: boolean): string {
 export const siteCommand: CommandGroup = {
   name: 'site',
   summary: 'read and change site options (name, timezone_string, posts_per_page, ...)',
+  writes: ['set'],
   usage,
   async run (args, ctx) {
     const { values, positionals } = parseOrUsage('site', () =>

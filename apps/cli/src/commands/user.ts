@@ -55,6 +55,7 @@ export const userCommand: CommandGroup = {
   name: 'user',
   summary: 'create, list, change and delete users (the first administrator, for instance)',
   usage,
+  writes: ['create', 'set-password', 'set-role', 'delete'],
   async run (args, ctx) {
     const { values, positionals } = parseOrUsage('user', () =>
       parseArgs({

@@ -12,7 +12,7 @@ import { badSegments, someValue, unknownNames } from './values.js'
 import { validValue } from '@cms/core/testing'
 import { testTarget } from './target.js'
 import { describe, encodeParams, inject, type HttpRequest, type HttpResponse } from './requests.js'
-import { checkResponse } from './check.js'
+import { checkResponse, summary } from './check.js'
 import { adversarialStrings, probeRequest, stringProbes } from './adversarial.js'
 
 type Mode = 'json' | 'form' | 'query' | 'malformed-json' | 'wrong-type' | 'bracket' | 'repeat' | 'none'
@@ -223,7 +223,7 @@ export async function runFuzz (opts: FuzzOptions): Promise<FuzzStats> {
         }
         stats.requests++
         stats.byStatus[res.status] = (stats.byStatus[res.status] ?? 0) + 1
-        const verdict = judge(res, sent)
+        const verdict = await judgeHead(opts.app, res, sent, judge(res, sent))
         if (!verdict.ok) {
           stats.failures++
           const key = verdict.problem!.replace(/\d+/g, 'N').slice(0, 100)
@@ -265,6 +265,28 @@ function judge (res: HttpResponse, req: HttpRequest): ReturnType<typeof checkRes
     return [400, 414, 431].includes(res.status) ? { ok: true } : { ok: false, problem: `status ${res.status} for a request line of ${req.url.length} characters (400, 414 or 431 expected)` }
   }
   return res.status === 0 ? { ok: false, problem: res.body } : checkResponse(res, { head: isHead(req) })
+}
+
+/**
+ * A HEAD answered with a 5xx has no body to name its code, so whether the
+ * status is one the conventions document cannot be read from it: the same
+ * request as a GET must answer that status with a documented code.
+ */
+async function judgeHead (app: FastifyInstance, res: HttpResponse, req: HttpRequest, verdict: ReturnType<typeof checkResponse>): Promise<ReturnType<typeof checkResponse>> {
+  if (verdict.ok || res.status < 500 || !isHead(req)) return verdict
+  const asGet: HttpRequest = {
+    ...req,
+    method: req.method.toUpperCase() === 'HEAD' ? 'GET' : req.method,
+    url: req.url.replace(/([?&])_method=[^&]*/g, '$1_method=GET'),
+    headers: req.headers['x-http-method-override'] === undefined ? req.headers : { ...req.headers, 'x-http-method-override': 'GET' }
+  }
+  let again: HttpResponse
+  try {
+    again = await inject(app, asGet)
+  } catch {
+    return verdict
+  }
+  return again.status === res.status && checkResponse(again).ok ? { ok: true } : { ok: false, problem: `${verdict.problem!}; as a GET: ${again.status} ${summary(again.body)}` }
 }
 
 function isHead (req: HttpRequest): boolean {

@@ -6,9 +6,10 @@
  * side with HTTP 207.
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, Enum, everyone, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RouteDecl } from '@cms/rest'
+import { endpoint, Enum, everyone, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RestRequest, type RouteDecl } from '@cms/rest'
 import type { Services } from '../services.js'
-import { allowedMethods, prepare, type BatchItem } from './requests.js'
+import { allowedMethods, prepare, type BatchItem, type Prepared } from './requests.js'
+import { entryOf } from '../audit/entries.js'
 
 export const MAX_BATCH_SIZE = 25
 
@@ -48,7 +49,26 @@ interface Slot {
   headers: Record<string, HeaderValue> | []
 }
 
-export function batchRoutes (_services: Services): RouteDecl[] {
+export function batchRoutes (services: Services): RouteDecl[] {
+  // A request refused before it runs is recorded here; one that runs is recorded by the kernel as it is dispatched.
+  const recordRefused = (p: Extract<Prepared, { ok: false }>, req: RestRequest): void => {
+    if (!services.audit.enabled || p.route === undefined || p.sub === undefined || p.endpoint === undefined) return
+    services.audit.append(entryOf({
+      route: p.route,
+      endpoint: p.endpoint,
+      pattern: p.sub.route,
+      method: p.sub.method,
+      path: p.sub.path,
+      vars: p.vars ?? {},
+      caller: req.user,
+      ip: req.ip,
+      sent: p.sub.params,
+      status: p.error.status,
+      body: p.error.toBody(),
+      dispatched: true
+    }))
+  }
+
   return [route({
     namespace: '',
     path: '/batch/v1',
@@ -56,6 +76,8 @@ export function batchRoutes (_services: Services): RouteDecl[] {
       methods: ['POST'],
       // Multi-status: each request's own status is in `responses`.
       status: 207,
+      // Not recorded itself: each of its requests is (the audit log).
+      audited: false,
       args: {
         validation: Enum(['require-all-validate', 'normal'], { default: 'normal' }),
         requests: requestsArg
@@ -70,6 +92,7 @@ export function batchRoutes (_services: Services): RouteDecl[] {
         const off = await req.registry.off(req)
         const prepared = items.map((item) => prepare(item, req, off))
 
+        for (const p of prepared) if (!p.ok) recordRefused(p, req)
         if (req.params.validation === 'require-all-validate' && prepared.some((p) => !p.ok)) {
           const responses = prepared.map((p): Slot | null =>
             p.ok ? null : { body: p.error.toBody(), status: p.error.status, headers: [] })

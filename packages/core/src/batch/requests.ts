@@ -3,7 +3,7 @@
  * against the route it names before anything runs (route exists, batch
  * allowed, parameters valid), and turned into a dispatch request.
  */
-import { endpointValidator, isPlainObject, kernelErrors, mergeParams, parseQuery, patternOf, RestError, routePathOf, type DispatchRequest, type RestRequest, type RouteDecl } from '@cms/rest'
+import { endpointValidator, isPlainObject, kernelErrors, mergeParams, parseQuery, patternOf, RestError, routePathOf, type DispatchRequest, type EndpointDecl, type RestRequest, type RouteDecl } from '@cms/rest'
 // The kernel's validation, run ahead of dispatch; @cms/rest does not export it from its index.
 import { batchErrors } from './errors.js'
 
@@ -17,8 +17,8 @@ export interface BatchItem {
 
 export type Prepared =
   | { ok: true, dispatch: DispatchRequest }
-  /** `route` is set when the path matched a route (its Allow header goes with the error). */
-  | { ok: false, error: RestError, route?: RouteDecl, sub?: RestRequest }
+  /** `route` is set when the path matched a route (its Allow header goes with the error; the audit log records it). */
+  | { ok: false, error: RestError, route?: RouteDecl, sub?: RestRequest, endpoint?: EndpointDecl<any>, vars?: Record<string, string> }
 
 /** Parameters that shape a whole response; a sub-response is always plain JSON with its links. */
 const STEERING = new Set(['_method', '_envelope', '_embed', '_jsonp', '_pretty'])
@@ -94,12 +94,12 @@ export function prepare (item: BatchItem, parent: RestRequest, off: ReadonlySet<
     headers
   }
   if ((match.endpoint.allowBatch ?? match.route.allowBatch) !== true) {
-    return { ok: false, error: batchErrors.rest_batch_not_allowed(), route: match.route, sub }
+    return { ok: false, error: batchErrors.rest_batch_not_allowed(), route: match.route, sub, endpoint: match.endpoint, vars: match.vars }
   }
   try {
     endpointValidator(match.endpoint)(sub.params)
   } catch (err) {
-    if (err instanceof RestError) return { ok: false, error: err, route: match.route, sub }
+    if (err instanceof RestError) return { ok: false, error: err, route: match.route, sub, endpoint: match.endpoint, vars: match.vars }
     throw err
   }
   return {

@@ -12,7 +12,7 @@ import { sql } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
   collectionParams, check, contextParam, handlerChecked, denied, endpoint, Enum, field, IntList, invalidParam, itemSchema, paginationHeaders, restUrl, route, RestResponse, who,
-  RestError, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
+  RestError, secret, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
 } from '@cms/rest'
 import { getOptions } from '@cms/store'
 import type { Services } from '../services.js'
@@ -167,7 +167,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     update: { ...writable, type: Type.Optional(Type.String({ description: 'Type of the comment.' })) },
     remove: {
       force: Type.Boolean({ description: 'Whether to bypass Trash and force deletion.', default: false }),
-      password: Type.Optional(Type.String({ description: 'The password for the parent post of the comment (if the post is password protected).' }))
+      password: secret(Type.Optional(Type.String({ description: 'The password for the parent post of the comment (if the post is password protected).' })))
     }
   }
 
@@ -176,6 +176,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
   const format = async (rows: readonly CommentRow[], req: RestRequest): Promise<Array<Record<string, unknown>>> => {
     const settings = await requestSettings(store, req, services.meta)
     const options = await req.memo('comments:display', async () => await discussionDisplay())
+    const off = await req.registry.off(req)
     const ids = rows.map((r) => r.id)
     const [metas, parents, postRows, users] = await Promise.all([
       getCommentMeta(store, ids),
@@ -206,7 +207,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
         type: c.type
       }
       if (options.avatars) out.author_avatar_urls = avatarUrls(emails.get(c.userId) ?? c.authorEmail)
-      out.meta = metaResponse(services.commentMeta, metas.get(c.id) ?? {})
+      out.meta = metaResponse(services.commentMeta.visible(off), metas.get(c.id) ?? {})
       const links: Links = {
         self: [{ href: restUrl(base, `${collection}/${c.id}`) }],
         collection: [{ href: restUrl(base, collection) }]
@@ -454,7 +455,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       date,
       links: linkCount(await textPool.renderComment(row.content!, false))
     }
-    const meta = p.meta === undefined ? undefined : await parseMetaParam(services.commentMeta, p.meta, user)
+    const meta = p.meta === undefined ? undefined : await parseMetaParam(services.commentMeta.visible(await req.registry.off(req)), p.meta, user)
     const wanted = p.status === undefined ? undefined : statusChange(p.status, 'hold', null)
     const created = await store.transaction(async (tx) => {
       // One writer per post at a time: the duplicate and flood checks see every comment before them.
@@ -503,7 +504,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     const postId = row.postId !== undefined ? row.postId : comment.postId
     if (row.parent !== undefined || row.postId !== undefined) await checkParent(row.parent ?? comment.parent, postId, comment.id)
     const change = p.status === undefined ? undefined : statusChange(p.status, comment.status as CommentStatus, comment.previousStatus)
-    const meta = p.meta === undefined ? undefined : await parseMetaParam(services.commentMeta, p.meta, req.user, { id: comment.id, type: 'comment' })
+    const meta = p.meta === undefined ? undefined : await parseMetaParam(services.commentMeta.visible(await req.registry.off(req)), p.meta, req.user, { id: comment.id, type: 'comment' })
     const updated = await store.transaction(async (tx) => {
       const set: Partial<CommentRow> = { ...row }
       if (change !== undefined && change.status !== comment.status) Object.assign(set, { status: change.status, previousStatus: change.previous })

@@ -4,7 +4,7 @@
  * writer without `unfiltered_html` stores. Values are validated before
  * anything is written; unknown keys in a write are ignored.
  */
-import type { Principal } from '@cms/rest'
+import { CONTRIBUTED_BY, type Principal } from '@cms/rest'
 import { ChainedError, contentErrors, denied, invalidParam } from './errors.js'
 import { textPool } from './text-pool.js'
 import { sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
@@ -65,6 +65,8 @@ interface RegisteredMeta extends MetaKey {
 export class MetaRegistry {
   private readonly keys = new Map<string, RegisteredMeta>()
   private sealed = false
+  /** The views of {@link visible}, by the off set (the activation keeps one set per state). */
+  private readonly views = new WeakMap<ReadonlySet<string>, MetaRegistry>()
 
   /** The object type whose keys this registry holds (`post`: posts and pages of cms/v2; `user`: cms/v2 users; `comment`: cms/v2 comments). */
   constructor (readonly objectType: MetaObjectType = 'post') {}
@@ -89,6 +91,28 @@ export class MetaRegistry {
 
   /** Ends registration (the item schema is derived from the keys once). */
   seal (): void { this.sealed = true }
+
+  /**
+   * The keys shown while the packages `off` names are switched off (a
+   * deactivated plugin's: `req.registry.off(req)`): this registry when none
+   * of its keys is theirs, else a sealed view without them, made once per set.
+   * Reads and writes through the view treat their keys as unregistered; the
+   * stored values stay.
+   */
+  visible (off: ReadonlySet<string>): MetaRegistry {
+    if (off.size === 0) return this
+    let view = this.views.get(off)
+    if (view === undefined) {
+      const kept = [...this.keys].filter(([, spec]) => !off.has(spec.owner))
+      view = kept.length === this.keys.size ? this : new MetaRegistry(this.objectType)
+      if (view !== this) {
+        for (const [key, spec] of kept) view.keys.set(key, spec)
+        view.sealed = true
+      }
+      this.views.set(off, view)
+    }
+    return view
+  }
 
   get (key: string): RegisteredMeta | undefined { return this.keys.get(key) }
   get size (): number { return this.keys.size }
@@ -148,9 +172,11 @@ function defaultSanitizer (objectType: MetaObjectType): NonNullable<MetaKey['san
 /** Text without markup characters comes out of the filters unchanged. */
 const MARKUP = /[<>&\u00a0]/
 
+const CORE = '@cms/core'
+
 /** The core's own keys. */
 export function registerCoreMeta (registry: MetaRegistry): void {
-  registry.register('post', 'footnotes', { type: 'string', default: '', description: 'Footnotes of the content (JSON).', revisioned: true, sanitize: sanitizeFootnotes }, { owner: '@cms/core' })
+  registry.register('post', 'footnotes', { type: 'string', default: '', description: 'Footnotes of the content (JSON).', revisioned: true, sanitize: sanitizeFootnotes }, { owner: CORE })
 }
 
 /** The `meta` property of the item schema. */
@@ -164,6 +190,8 @@ export function metaSchema (registry: MetaRegistry): Record<string, unknown> {
     if (spec.properties !== undefined) prop.properties = spec.properties
     if (spec.additionalProperties !== undefined) prop.additionalProperties = spec.additionalProperties
     if (spec.context !== undefined) prop.context = [...spec.context]
+    // A package's key leaves the schemas the kernel shows while the package is off (discovery.ts).
+    if (spec.owner !== CORE) prop[CONTRIBUTED_BY] = spec.owner
     properties[key] = prop
   }
   return properties

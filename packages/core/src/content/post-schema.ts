@@ -5,7 +5,7 @@
  * fields each context shows.
  */
 import { Type } from '@sinclair/typebox'
-import { collectionParams, contextParam, Enum, field, IntList, itemSchema, Raw, StringList, unvalidated, type ItemSchema, type JsonSchema } from '@cms/rest'
+import { collectionParams, secret, contextParam, Enum, field, IntList, itemSchema, Raw, StringList, unvalidated, type ItemSchema, type JsonSchema } from '@cms/rest'
 import type { FieldRegistry } from '../platform/fields.js'
 import { metaSchema, type MetaRegistry } from './meta.js'
 import { LIST_STATUSES, POST_FORMATS, WRITE_STATUSES, type PostType } from './post-types.js'
@@ -41,7 +41,8 @@ function postFields (meta: MetaRegistry) {
     slug: field({ description: 'An alphanumeric identifier for the post unique to its type.', type: 'string', context: ALL }),
     status: field({ description: 'A named status for the post.', type: 'string', enum: [...WRITE_STATUSES], context: VE }),
     type: field({ description: 'Type of post.', type: 'string', context: ALL, readonly: true }),
-    password: field({ description: 'A password to protect access to the content and excerpt.', type: 'string', context: EDIT }),
+    // Secret: the audit log keeps its name only.
+    password: secret(field({ description: 'A password to protect access to the content and excerpt.', type: 'string', context: EDIT })),
     permalink_template: field({ description: 'Permalink template for the post.', type: 'string', context: EDIT, readonly: true }),
     generated_slug: field({ description: 'Slug automatically generated from the post title.', type: 'string', context: EDIT, readonly: true }),
     class_list: field({ description: 'An array of the class names for the post container element.', type: 'array', items: { type: 'string' }, context: VE, readonly: true }),

@@ -57,8 +57,12 @@ export function postLoader (store: Store, type: string, param = 'id'): {
 /** The site settings, once per request; GET requests reuse them while nothing is committed. */
 export async function requestSettings (store: Store, req: RestRequest, meta: MetaRegistry): Promise<SiteSettings> {
   return await req.memo('content:settings', async () => {
-    if (req.method !== 'GET') return await siteSettings(store, req, meta)
-    return await readCache<SiteSettings>(store, 'settings', 16).get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
+    const settings = req.method !== 'GET'
+      ? await siteSettings(store, req, meta)
+      : await readCache<SiteSettings>(store, 'settings', 16).get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
+    // A deactivated package's meta keys are unregistered for this request (the activation's set, cached by the horizon).
+    const shown = meta.visible(await req.registry.off(req))
+    return shown === settings.meta ? settings : { ...settings, meta: shown }
   })
 }
 
@@ -152,11 +156,12 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
   const { fields } = services
   const objectType = spec.type as FieldObjectType
   // Registered fields (fields.ts): rendered answers get theirs; none registered, nothing is done.
+  // A deactivated package's fields are left out (the activation's set, asked only when the type has fields).
   const addFields = async (bodies: Array<Record<string, unknown>>, req: RestRequest, context: string): Promise<string[]> =>
-    fields.has(objectType) ? await fields.render(objectType, bodies, req, context) : []
-  const fieldWrites = (req: RestRequest): ((tx: Tx, post: PostRow) => Promise<void>) | undefined => {
+    fields.has(objectType) ? await fields.visible(await req.registry.off(req)).render(objectType, bodies, req, context) : []
+  const fieldWrites = async (req: RestRequest): Promise<((tx: Tx, post: PostRow) => Promise<void>) | undefined> => {
     if (!fields.has(objectType)) return undefined
-    const writes = fields.writes(objectType, req.params)
+    const writes = fields.visible(await req.registry.off(req)).writes(objectType, req.params)
     if (writes.length === 0) return undefined
     return async (tx, post) => {
       for (const { field, value } of writes) await field.update!(value, { id: post.id, type: post.type }, { req, tx, objectType })
@@ -290,7 +295,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     const prepared = await preparePost(store, spec, req.params, req.user, settings, undefined)
     // The row as written: its slug was made unique in the same transaction. Without meta
     // in the request, what a read of its extras would answer is known.
-    const { post, newTerms } = await writePost(store, spec, prepared, req.user, settings, undefined, { revision: false, also: fieldWrites(req) })
+    const { post, newTerms } = await writePost(store, spec, prepared, req.user, settings, undefined, { revision: false, also: await fieldWrites(req) })
     const known: PostExtras | undefined = prepared.meta === undefined && (newTerms !== undefined || !spec.hasTerms)
       ? {
           meta: {},
@@ -334,7 +339,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     const existing = await mustLoad(req)
     const settings = await requestSettings(store, req, services.meta)
     const prepared = await preparePost(store, spec, req.params, req.user, settings, existing)
-    const { post } = await writePost(store, spec, prepared, req.user, settings, existing, { revision: true, also: fieldWrites(req) })
+    const { post } = await writePost(store, spec, prepared, req.user, settings, existing, { revision: true, also: await fieldWrites(req) })
     loader.forget(req)
     const body = await formatOne(store, spec, post, req, settings, 'edit')
     await addFields([body], req, 'edit')

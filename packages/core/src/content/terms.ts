@@ -58,7 +58,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
   /** Terms as answered, with the fields packages registered (a list computes each once for the page). */
   const formatAll = async (rows: readonly TermRow[], req: RestRequest): Promise<Array<Record<string, unknown>>> => {
     const bodies = await Promise.all(rows.map(async (t) => await format(t, req)))
-    if (services.fields.has(tax.name)) await services.fields.render(tax.name, bodies, req, typeof req.params.context === 'string' ? req.params.context : 'view')
+    if (services.fields.has(tax.name)) await services.fields.visible(await req.registry.off(req)).render(tax.name, bodies, req, typeof req.params.context === 'string' ? req.params.context : 'view')
     return bodies
   }
   const formatOne = async (term: TermRow, req: RestRequest): Promise<Record<string, unknown>> => (await formatAll([term], req))[0]!

@@ -12,7 +12,7 @@
  * A type without registered fields does no added work: the routes ask
  * `has(type)` once per answer.
  */
-import { parseFields, wantsField, type JsonSchema, type RestRequest } from '@cms/rest'
+import { CONTRIBUTED_BY, parseFields, wantsField, type JsonSchema, type RestRequest } from '@cms/rest'
 import type { Tx } from '@cms/store'
 
 /** The object types whose cms/v2 routes render registered fields (terms by their taxonomy's name, as the core CMS names them). */
@@ -105,6 +105,8 @@ const DEFAULT_CONTEXT = ['view', 'edit']
 export class FieldRegistry {
   private readonly byType = new Map<FieldObjectType, RegisteredField[]>()
   private sealed = false
+  /** The views of {@link visible}, by the off set (the activation keeps one set per state). */
+  private readonly views = new WeakMap<ReadonlySet<string>, FieldRegistry>()
 
   register (objectType: FieldObjectType, name: string, def: FieldDefinition<any>, owner = 'unknown'): void {
     if (!FIELD_OBJECT_TYPES.includes(objectType)) throw new TypeError(`fields cannot be registered on ${String(objectType)} objects (only ${FIELD_OBJECT_TYPES.join(', ')})`)
@@ -123,6 +125,29 @@ export class FieldRegistry {
   /** Ends registration (the item schemas are built from the fields once). */
   seal (): void { this.sealed = true }
 
+  /**
+   * The fields shown while the packages `off` names are switched off (a
+   * deactivated plugin's: `req.registry.off(req)`): this registry when none
+   * is theirs, else a sealed view without them, made once per set.
+   */
+  visible (off: ReadonlySet<string>): FieldRegistry {
+    if (off.size === 0) return this
+    let view = this.views.get(off)
+    if (view === undefined) {
+      const all = [...this.byType.values()].flat()
+      view = all.every((f) => !off.has(f.owner)) ? this : new FieldRegistry()
+      if (view !== this) {
+        for (const [type, fields] of this.byType) {
+          const kept = fields.filter((f) => !off.has(f.owner))
+          if (kept.length > 0) view.byType.set(type, kept)
+        }
+        view.sealed = true
+      }
+      this.views.set(off, view)
+    }
+    return view
+  }
+
   /** Whether the type has registered fields (the hot path's only question when it has none). */
   has (objectType: string): boolean { return this.byType.has(objectType as FieldObjectType) }
 
@@ -137,7 +162,8 @@ export class FieldRegistry {
     const out: Record<string, JsonSchema> = {}
     for (const f of this.of(objectType)) {
       if (f.name in core) throw new Error(`field ${f.name} registered by ${f.owner} on ${objectType} has the name of a core field`)
-      out[f.name] = { ...f.schema, context: [...f.context], readonly: f.update === undefined }
+      // The field leaves the schemas the kernel shows while its package is off (discovery.ts).
+      out[f.name] = { ...f.schema, context: [...f.context], readonly: f.update === undefined, [CONTRIBUTED_BY]: f.owner }
     }
     return out
   }

@@ -46,11 +46,16 @@ export type BackgroundStart = () => (() => Promise<void> | void)
  * whose activation decides whether namespaces of a code package are served:
  * `namespaces` (default all the code package's) are served only while every
  * site package naming them is active (a theme: the active theme).
+ * `contributions` (default: when it names no `namespaces`, the whole
+ * package) says whether the code package's meta keys and fields follow it
+ * too: they leave the core's answers and schemas while it is inactive (their
+ * stored values are kept) and are writable again once it is active.
  */
 export interface SitePackage {
   type: 'plugin' | 'theme'
   slug: string
   namespaces?: readonly string[]
+  contributions?: boolean
 }
 
 /**
@@ -117,6 +122,13 @@ export interface PackageBase {
    * throws when none of its dependencies provided it.
    */
   require: <T>(key: ServiceKey<T>) => T
+  /**
+   * A service that a package this one does not depend on may provide in
+   * some compositions (the package registry, to act on other packages):
+   * looked up when the answered function is called, after every package
+   * registered; undefined where no package provided it.
+   */
+  optional: <T>(key: ServiceKey<T>) => () => T | undefined
 }
 
 /**
@@ -223,6 +235,8 @@ export interface PackageCommand {
   usage: string
   /** Runs with the arguments after the name; answers the exit code (default 0). Throws `CommandUsageError` for a bad command line. */
   run: (args: string[], ctx: PackageCommandContext) => Promise<number | void>
+  /** The subcommands that write (`'*'`: every call): each such call leaves an entry in the audit log. */
+  writes?: readonly string[]
 }
 
 /** A bad command line in a package's command: one line and exit code 2, as the built-in commands. */
@@ -246,6 +260,8 @@ export interface CmsPackage {
   readonly pages: readonly string[]
   /** The site packages whose activation switches its namespaces (see {@link PackageDefinition.activation}). */
   readonly activation: readonly SitePackage[]
+  /** Whether it says which site packages are active (see {@link PackageDefinition.decidesActivation}). */
+  readonly decidesActivation: boolean
   readonly plugin: FastifyPluginAsync<PackagePluginOptions>
 }
 
@@ -284,6 +300,12 @@ export interface PackageDefinition<O extends TSchema, C = void> {
    */
   activation?: readonly SitePackage[]
   /**
+   * Whether its `contribute` calls `api.decidesActivation` (the registry):
+   * it is then registered in every process where a package declaring
+   * `activation` is, so each process honours the stored activation state.
+   */
+  decidesActivation?: boolean
+  /**
    * The lifecycle-event listeners the package runs where it serves, by
    * name (`analyse-created: 'post.created'`); `serve` gives each its
    * function with `api.on(name, fn)`. Known to every process, so no
@@ -317,7 +339,7 @@ export function definePackage<O extends TSchema, C = void> (def: PackageDefiniti
       if (first !== undefined) throw new TypeError(`${def.name}: invalid option ${first.path === '' ? '(root)' : first.path}: ${first.message}`)
     }
     // Registers the package (and declares its listeners) whether or not it contributes anything.
-    const contributing = platform.contributionApiFor(def.name, dependencies, listeners, { namespaces: def.namespaces, activation: def.activation ?? [] })
+    const contributing = platform.contributionApiFor(def.name, dependencies, listeners, { namespaces: def.namespaces, activation: def.activation ?? [], decides: def.decidesActivation === true })
     const contributed = await def.contribute?.(contributing, options as Static<O>) as C
     if (opts.serve === false) return
     const attached = new Set<string>()
@@ -332,6 +354,7 @@ export function definePackage<O extends TSchema, C = void> (def: PackageDefiniti
     commands: def.commands ?? [],
     pages: def.pages ?? [],
     activation: def.activation ?? [],
+    decidesActivation: def.decidesActivation === true,
     plugin: fp(plugin, { name: def.name, dependencies: [...dependencies], fastify: '5.x' })
   }
 }
@@ -348,6 +371,8 @@ export class Platform {
   private readonly provided = new Map<string, { owner: string, value: unknown }>()
   /** Namespace -> the site packages that must be active for it to be served. */
   private readonly switches = new Map<string, Array<{ type: SitePackage['type'], slug: string }>>()
+  /** Package name -> the site packages that must be active for its meta and fields to be shown. */
+  private readonly contributionSwitches = new Map<string, Array<{ type: SitePackage['type'], slug: string }>>()
   private reader: { owner: string, read: ActivationReader } | undefined
   private built = false
 
@@ -373,6 +398,7 @@ export class Platform {
       contentDir: this.services.settings.contentDir,
       resolveContent: async (path) => await resolveInside(this.services.settings.contentDir, path),
       secrets: packageSecrets(() => this.services.store, name),
+      optional: <T>(key: { name: string }) => (): T | undefined => this.provided.get(key.name)?.value as T | undefined,
       require: <T>(key: { name: string }): T => {
         const found = this.provided.get(key.name)
         // Only a dependency's services: it is registered first, and the dependency is declared.
@@ -388,7 +414,7 @@ export class Platform {
    * @internal The API handed to one package's `contribute`; declares its
    * listeners (run only where it serves, see `serveApiFor`).
    */
-  contributionApiFor (name: string, dependencies: readonly string[] = [], listeners: Readonly<Record<string, LifecycleTopic>> = {}, declared: { namespaces: readonly string[], activation: readonly SitePackage[] } = { namespaces: [], activation: [] }): ContributionApi {
+  contributionApiFor (name: string, dependencies: readonly string[] = [], listeners: Readonly<Record<string, LifecycleTopic>> = {}, declared: { namespaces: readonly string[], activation: readonly SitePackage[], decides?: boolean } = { namespaces: [], activation: [] }): ContributionApi {
     if (this.built) throw new Error(`${name} registered after the app was built`)
     if (this.registered.some((p) => p.name === name)) throw new Error(`${name} is registered twice`)
     this.registered.push({ name, dependencies })
@@ -396,6 +422,9 @@ export class Platform {
       for (const ns of site.namespaces ?? declared.namespaces) {
         if (!declared.namespaces.includes(ns)) throw new Error(`${name}: activation names ${ns}, which it does not serve`)
         this.switches.set(ns, [...this.switches.get(ns) ?? [], { type: site.type, slug: site.slug }])
+      }
+      if (site.contributions ?? site.namespaces === undefined) {
+        this.contributionSwitches.set(name, [...this.contributionSwitches.get(name) ?? [], { type: site.type, slug: site.slug }])
       }
     }
     for (const [listener, topic] of Object.entries(listeners)) this.services.events.declare(name, topic, listener)
@@ -410,6 +439,7 @@ export class Platform {
       postType: (def) => { this.services.types.registerPostType(def) },
       taxonomy: (def) => { this.services.types.registerTaxonomy(def) },
       decidesActivation: (read) => {
+        if (!declared.decides) throw new Error(`${name} decides activation without declaring it (definePackage({ decidesActivation: true }))`)
         if (this.reader !== undefined) throw new Error(`activation is decided by ${this.reader.owner} and ${name}`)
         this.reader = { owner: name, read }
       },
@@ -484,21 +514,29 @@ export class Platform {
 
   /**
    * The kernel's `activation`: the local namespaces a site package's
-   * activation switches, and those off now, derived from the deciding
+   * activation switches, and the set off now, derived from the deciding
    * package's answer (a new set only when that answer is a new one: it
-   * changes only after a commit). Undefined when nothing can be off.
+   * changes only after a commit). The set also names the packages whose
+   * contributions are off (their meta and fields: `visible(off)` of the
+   * registries, the schemas' `CONTRIBUTED_BY`), in every process, served
+   * here or not. Undefined when nothing can be off.
    */
   activation (): KernelOptions['activation'] {
     const reader = this.reader
     const switchable = [...this.switches.keys()].filter((ns) => this.local.includes(ns))
-    if (reader === undefined || switchable.length === 0) return undefined
+    const contributing = [...this.contributionSwitches.keys()]
+    if (reader === undefined || (switchable.length === 0 && contributing.length === 0)) return undefined
     let last: { from: unknown, off: ReadonlySet<string> } | undefined
     return {
       namespaces: switchable,
       off: async (horizon) => {
         const isActive = await reader.read(horizon)
         if (last?.from !== isActive) {
-          const off = new Set(switchable.filter((ns) => this.switches.get(ns)!.some((p) => !isActive(p.type, p.slug))))
+          const inactive = (sites: ReadonlyArray<{ type: SitePackage['type'], slug: string }>): boolean => sites.some((p) => !isActive(p.type, p.slug))
+          const off = new Set([
+            ...switchable.filter((ns) => inactive(this.switches.get(ns)!)),
+            ...contributing.filter((owner) => inactive(this.contributionSwitches.get(owner)!))
+          ])
           last = { from: isActive, off }
         }
         return last.off
@@ -546,6 +584,11 @@ function packagesFor (catalog: readonly CmsPackage[], served: readonly string[],
   }
   for (const pkg of catalog) {
     if (always.includes(pkg.name) || pkg.namespaces.some((ns) => served.includes(ns))) visit(pkg, [])
+  }
+  // Activation is stored data: where a package it switches registers, the package reading it does too
+  // (a process without it would serve what is deactivated).
+  if (out.some((p) => p.activation.length > 0)) {
+    for (const pkg of catalog) if (pkg.decidesActivation) visit(pkg, [])
   }
   return out
 }

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import { argsFromSchema, can, check, collectionParams, contextParam, endpoint, handlerChecked, Enum, field, itemSchema, Raw, RestResponse, restUrl, route, StringList, unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
+import { argsFromSchema, secret, can, check, collectionParams, contextParam, endpoint, handlerChecked, Enum, field, itemSchema, Raw, RestResponse, restUrl, route, StringList, unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
 import type { Services } from '../services.js'
 import type { FieldRegistry } from '../platform/fields.js'
 import { cachedSiteOptions } from '../site.js'
@@ -37,7 +37,8 @@ const userFields = {
   slug: field({ description: 'An alphanumeric identifier for the user.', type: 'string', context: CONTEXTS }),
   registered_date: field({ description: 'Registration date for the user.', type: 'string', format: 'date-time', context: ['edit'], readonly: true }),
   roles: field({ description: 'Roles assigned to the user.', type: 'array', items: { type: 'string' }, context: ['edit'] }),
-  password: field({ description: 'Password for the user (never included).', type: 'string', context: [], required: true }),
+  // Secret: the audit log keeps its name only.
+  password: secret(field({ description: 'Password for the user (never included).', type: 'string', context: [], required: true })),
   capabilities: field({ description: 'All capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true }),
   extra_capabilities: field({ description: 'Any extra capabilities assigned to the user.', type: 'object', context: ['edit'], readonly: true }),
   avatar_urls: field({
@@ -122,7 +123,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
   /** Users as the API shows them, with the fields packages registered (fields.ts; a list computes each once for the page). */
   async function presentAll (req: RestRequest, users: readonly UserRecord[], opts: { edit: boolean, links?: boolean }): Promise<Array<Record<string, unknown>>> {
     const bodies = await Promise.all(users.map(async (u) => await presentOne(req, u, opts)))
-    if (services.fields.has('user')) await services.fields.render('user', bodies, req, opts.edit ? 'edit' : typeof req.params.context === 'string' ? req.params.context : 'view')
+    if (services.fields.has('user')) await services.fields.visible(await req.registry.off(req)).render('user', bodies, req, opts.edit ? 'edit' : typeof req.params.context === 'string' ? req.params.context : 'view')
     return bodies
   }
 
@@ -154,7 +155,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     }
     out.avatar_urls = avatarUrls(user.email)
     // Every registered key; the kernel keeps those of the answer's context (none in embed; writes answer in edit).
-    if (metaKeys.length > 0 && (opts.edit || req.params.context !== 'embed')) out.meta = metaResponse(userMeta, await getUserMetas(store, user.id, metaKeys))
+    if (metaKeys.length > 0 && (opts.edit || req.params.context !== 'embed')) out.meta = metaResponse(userMeta.visible(await req.registry.off(req)), await getUserMetas(store, user.id, metaKeys))
     if (opts.links !== false) {
       out._links = {
         self: [{ href: restUrl(req.baseUrl, `/${NS}/users/${user.id}`) }],
@@ -201,7 +202,8 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
     changes.profile = profile
     // Registered user meta: every key checked (all failures at once), its authorize and sanitizer; null removes a key.
     if (q.meta !== undefined && metaKeys.length > 0) {
-      const parsed = await parseMetaParam(userMeta, q.meta, req.user, targetId === undefined ? undefined : { id: targetId, type: 'user' })
+      // A deactivated package's keys are unknown keys (ignored) while it is off.
+      const parsed = await parseMetaParam(userMeta.visible(await req.registry.off(req)), q.meta, req.user, targetId === undefined ? undefined : { id: targetId, type: 'user' })
       changes.meta = { ...parsed.set, ...Object.fromEntries(parsed.remove.map((key) => [key, null])) }
     }
     return changes
