@@ -53,8 +53,9 @@ t.test('a body that trickles is closed at the request time limit', async (t) => 
   const trickle = setInterval(() => { if (!socket.destroyed) socket.write('a') }, 200)
   const { ms, text } = await closed
   clearInterval(trickle)
+  // A timer must have fired: load only makes this later. No upper bound on the time (a loaded machine can be
+  // slow): the 408 below says the request limit closed it, and tap's file timeout catches a hang.
   t.ok(ms >= 1400, `held until the limit (${ms} ms)`)
-  t.ok(ms < 4500, `closed soon after it (${ms} ms)`)
   t.match(text, /^HTTP\/1\.1 408/, 'answered 408 Request Timeout')
   const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as unknown
   t.same(body, { code: 'rest_request_timeout', message: 'The request was not received within the time limit.', data: { status: 408 } }, 'in the error shape of every answer')
@@ -64,32 +65,36 @@ t.test('a body that trickles is closed at the request time limit', async (t) => 
 })
 
 t.test('headers that trickle are closed at the headers time limit', async (t) => {
-  const { port, close } = await listening({ CMS_REQUEST_TIMEOUT_MS: '5000', CMS_HEADERS_TIMEOUT_MS: '1000', CMS_CONNECTION_TIMEOUT_MS: '60000' })
+  // The other limits are far beyond any run (tap's file timeout is 8 minutes): a close is the headers limit's.
+  const { port, close } = await listening({ CMS_REQUEST_TIMEOUT_MS: '3600000', CMS_HEADERS_TIMEOUT_MS: '1000', CMS_CONNECTION_TIMEOUT_MS: '3600000' })
   t.teardown(close)
   const { socket, closed } = watch(port)
   socket.write('GET /healthz HTTP/1.1\r\nHost: cms.test\r\n')
   const trickle = setInterval(() => { if (!socket.destroyed) socket.write('X-Slow: a\r\n') }, 200)
   const { ms } = await closed
   clearInterval(trickle)
-  t.ok(ms >= 900 && ms < 4000, `closed at the headers limit, before the request limit (${ms} ms)`)
+  t.ok(ms >= 900, `closed at the headers limit, not before it (${ms} ms)`)
 })
 
 t.test('an idle connection is closed at the connection time limit', async (t) => {
-  const { port, close } = await listening({ CMS_REQUEST_TIMEOUT_MS: '30000', CMS_HEADERS_TIMEOUT_MS: '10000', CMS_CONNECTION_TIMEOUT_MS: '1000' })
+  // As above: only the connection limit is short enough to close it during a run.
+  const { port, close } = await listening({ CMS_REQUEST_TIMEOUT_MS: '3600000', CMS_HEADERS_TIMEOUT_MS: '3600000', CMS_CONNECTION_TIMEOUT_MS: '1000' })
   t.teardown(close)
   const { closed } = watch(port)
   const { ms } = await closed
-  t.ok(ms >= 900 && ms < 4000, `a connection that sends nothing is closed (${ms} ms)`)
+  t.ok(ms >= 900, `a connection that sends nothing is closed at the limit, not before it (${ms} ms)`)
 })
 
 t.test('a process holds at most CMS_MAX_CONNECTIONS connections', async (t) => {
-  const { port, close } = await listening({ CMS_MAX_CONNECTIONS: '3', CMS_CONNECTION_TIMEOUT_MS: '60000' })
+  // No time limit can close a connection during a run: one closed is the connection limit's.
+  const { port, close } = await listening({ CMS_MAX_CONNECTIONS: '3', CMS_REQUEST_TIMEOUT_MS: '3600000', CMS_HEADERS_TIMEOUT_MS: '3600000', CMS_CONNECTION_TIMEOUT_MS: '3600000' })
   t.teardown(close)
   const held = [watch(port), watch(port), watch(port)]
   await new Promise((resolve) => setTimeout(resolve, 300))
   const extra = watch(port)
-  const { ms } = await extra.closed
-  t.ok(ms < 2000, `the connection over the limit is dropped at once (${ms} ms)`)
+  const { text } = await extra.closed
+  t.equal(text, '', 'the connection over the limit is dropped, unanswered')
+  t.notOk(held.some((h) => h.socket.destroyed), 'while the others stay open')
   for (const h of held) h.socket.destroy()
   await Promise.all(held.map(async (h) => await h.closed))
   await new Promise((resolve) => setTimeout(resolve, 100))

@@ -12,8 +12,9 @@
  * Then the adversarial-string class (issue #11) for every route: each
  * string probe of every target once (harness/fuzz.ts `runAdversarialSweep`),
  * strings of 256 KiB in bodies (CMS_FUZZ_ADVERSARIAL_SIZE) and as long as the
- * default URL limit lets a query string be, each answered as above within
- * 2 s (CMS_ADVERSARIAL_FACTOR x 200 ms). The full class, at a megabyte with
+ * default URL limit lets a query string be, each answered as above using
+ * under 2 s of the process's CPU (CMS_ADVERSARIAL_FACTOR x 200 ms; not wall
+ * time, which a loaded machine stretches). The full class, at a megabyte with
  * the service timed from outside, is test/adversarial.test.ts.
  *
  * Then the prototype-name class (issue 27): every name `Object.prototype`
@@ -34,7 +35,8 @@ import { runAdversarialSweep, runFuzz, runPrototypeSweep, type FuzzStats } from 
 const RUNS = Number(process.env.CMS_FUZZ_RUNS ?? 1500)
 const SEED = Number(process.env.CMS_FUZZ_SEED ?? Date.now() % 1_000_000_007)
 const ADVERSARIAL_SIZE = Number(process.env.CMS_FUZZ_ADVERSARIAL_SIZE ?? 256 * 1024)
-const ADVERSARIAL_MS = 200 * Number(process.env.CMS_ADVERSARIAL_FACTOR ?? 10)
+// CPU time the process spends on one answer (harness/fuzz.ts): machine load does not add to it as it adds to wall time.
+const ADVERSARIAL_CPU_MS = 200 * Number(process.env.CMS_ADVERSARIAL_FACTOR ?? 10)
 
 t.comment(`fuzz: ${RUNS} requests per profile, seed ${SEED}`)
 // Thousands of requests: on a slow or busy machine this file may need more than the suite's per-file limit.
@@ -78,12 +80,12 @@ for (const profile of profilesUnderTest()) {
       headers: (await createCaller(h.store, 'administrator')).headers,
       bodySize: ADVERSARIAL_SIZE,
       queryRoom: 7000,
-      boundMs: ADVERSARIAL_MS
+      cpuBoundMs: ADVERSARIAL_CPU_MS
     })
-    t.comment(`profile ${profile}: adversarial strings, ${sweep.requests} requests (every string probe of every route), slowest ${sweep.slowest.toFixed(0)} ms`)
+    t.comment(`profile ${profile}: adversarial strings, ${sweep.requests} requests (every string probe of every route), slowest ${sweep.slowest.toFixed(0)} ms, costliest ${sweep.costliest.toFixed(0)} ms of CPU`)
     for (const p of sweep.problems) t.comment(`FAIL ${p}`)
     t.ok(sweep.requests > 0, 'routes that take strings were probed')
-    t.equal(sweep.problems.length, 0, `every adversarial string answered well within ${ADVERSARIAL_MS} ms`)
+    t.equal(sweep.problems.length, 0, `every adversarial string answered using well under ${ADVERSARIAL_CPU_MS} ms of CPU`)
 
     // One method per endpoint: the others share its handler.
     const protos = await runPrototypeSweep({

@@ -12,6 +12,7 @@ import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { check, endpoint, everyone, who, kernelServerOptions, restKernel, route, type RouteDecl } from '../src/index.js'
 import { DEFAULT_MAX_LENGTH, parseValue, validateValue } from '../src/validate.js'
+import { cpuMs } from '../../core/test/fixtures/timing.js'
 
 /** As the core declares an application password's name; creating one needs a signed-in caller. */
 const named = route({
@@ -99,13 +100,13 @@ t.test('declared patterns keep their meaning on the linear engine', async (t) =>
 })
 
 /** One HTTP request on a real socket; resolves with the status and when it was answered. */
-function send (port: number, method: string, path: string, body?: string): Promise<{ status: number, body: string, at: number }> {
+function send (port: number, method: string, path: string, body?: string): Promise<{ status: number, body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       let text = ''
       res.setEncoding('utf8')
       res.on('data', (c: string) => { text += c })
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: text, at: performance.now() }) })
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: text }) })
     })
     req.on('error', reject)
     req.end(body)
@@ -118,23 +119,23 @@ t.test('100,000 spaces against .*\\S.* are refused quickly, and /healthz is answ
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   const body = JSON.stringify({ name: ' '.repeat(100_000) })
-  // The backtracking engine took about 8 s on this input (issue #11): timed here on a tenth of it.
-  const backtracking = performance.now()
-  t.notOk(/.*\S.*/u.test(' '.repeat(10_000)), 'the old engine, on a tenth of the input')
-  const oldTenth = performance.now() - backtracking
+  // The backtracking engine took about 8 s on this input (issue #11): timed here on a tenth of it. CPU time,
+  // here and for the requests: other processes on a loaded machine stretch wall time, not the CPU work costs.
+  const oldTenth = cpuMs(() => t.notOk(/.*\S.*/u.test(' '.repeat(10_000)), 'the old engine, on a tenth of the input'))
 
-  const start = performance.now()
+  const started = process.cpuUsage()
   const slow = send(port, 'POST', '/cms-json/lin/v1/users/1/passwords', body)
   const health = send(port, 'GET', '/healthz')
   const [refused, healthy] = await Promise.all([slow, health])
-  const answered = refused.at - start
+  const used = process.cpuUsage(started)
+  const spent = (used.user + used.system) / 1000
   t.equal(refused.status, 400)
   t.match(JSON.parse(refused.body), { code: 'rest_invalid_param', data: { details: { name: { code: 'rest_invalid_pattern' } } } })
   t.equal(healthy.status, 200)
   // The stated bound is 200 ms, on an idle machine. On a shared one the
   // yardstick is the old engine measured now: on the whole input it takes at
   // least ten times what it takes on a tenth (a hundred, being quadratic).
+  // Both answers (this process is client and service) cost less than that.
   const oldWhole = oldTenth * 10
-  t.ok(answered < oldWhole, `refused in ${Math.round(answered)} ms, before the old engine would have finished (over ${Math.round(oldWhole)} ms)`)
-  t.ok(healthy.at - start < oldWhole, `/healthz answered in ${Math.round(healthy.at - start)} ms`)
+  t.ok(spent < oldWhole, `refused, and /healthz answered, for ${Math.round(spent)} ms of CPU, less than the old engine alone (over ${Math.round(oldWhole)} ms)`)
 })

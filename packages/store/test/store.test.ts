@@ -18,9 +18,9 @@ t.test('open, ping, execute', async (t) => {
   t.same(await store.execute('select 3 as three'), [{ three: 3 }])
   await store.close()
   await store.close() // idempotent
-  const started = Date.now()
-  t.equal(await store.ping(), false, 'ping after close is false')
-  t.ok(Date.now() - started < 2500, 'and quick')
+  // With a time limit no run reaches, a false answer is the closed store's refusal, not the timer's (the time
+  // itself is not asserted: a loaded machine is slow; tap's file timeout catches a hang).
+  t.equal(await store.ping(3_600_000), false, 'ping after close is false, at once: not by waiting for its time limit')
 })
 
 t.test('the commit horizon moves with every write that commits, and only then', async (t) => {

@@ -313,8 +313,11 @@ export interface SweepOptions {
   bodySize: number
   /** Room for the strings of a query string, all arguments together (the default URL limit is 8192). */
   queryRoom: number
-  /** An answer slower than this is a failure. */
-  boundMs: number
+  /**
+   * An answer that cost the process more CPU than this is a failure: CPU time is the work done (a quadratic
+   * scan burns it), while the wall time of an answer also counts the waits a loaded machine adds.
+   */
+  cpuBoundMs: number
 }
 
 /**
@@ -326,12 +329,13 @@ export interface SweepOptions {
  * limit so the handlers see them rather than a 414. Every answer is checked
  * as the fuzz checks it, and timed.
  */
-export async function runAdversarialSweep (opts: SweepOptions): Promise<{ requests: number, slowest: number, problems: string[] }> {
+export async function runAdversarialSweep (opts: SweepOptions): Promise<{ requests: number, slowest: number, costliest: number, problems: string[] }> {
   const big = adversarialStrings(opts.bodySize)
   let turn = 0
   const problems: string[] = []
   let requests = 0
   let slowest = 0
+  let costliest = 0
   for (const probe of opts.targets.flatMap(stringProbes)) {
     const read = probe.target.method === 'GET' || probe.target.method === 'DELETE'
     const s = big[turn++ % big.length]!
@@ -339,6 +343,7 @@ export async function runAdversarialSweep (opts: SweepOptions): Promise<{ reques
     const value = read ? s.value.slice(0, Math.floor(opts.queryRoom / 3 / probe.names.length)) : s.value
     const req = probeRequest(probe, value, opts.headers)
     const started = performance.now()
+    const cpu = process.cpuUsage()
     let res: HttpResponse
     try {
       res = await inject(opts.app, req)
@@ -346,15 +351,18 @@ export async function runAdversarialSweep (opts: SweepOptions): Promise<{ reques
       res = { status: 0, headers: {}, body: `inject threw: ${String(err)}` }
     }
     const ms = performance.now() - started
+    const used = process.cpuUsage(cpu)
+    const cpuMs = (used.user + used.system) / 1000
     requests++
     slowest = Math.max(slowest, ms)
+    costliest = Math.max(costliest, cpuMs)
     const where = `${probe.target.key} [${probe.names.join(', ')}] ${s.label} (${value.length} characters)`
     const verdict = res.status === 0 ? { ok: false, problem: res.body } : judge(res, req)
     if (!verdict.ok) problems.push(`${where}: ${verdict.problem!}`)
-    if (ms > opts.boundMs) problems.push(`${where}: answered ${res.status} after ${ms.toFixed(0)} ms`)
+    if (cpuMs > opts.cpuBoundMs) problems.push(`${where}: answered ${res.status} using ${cpuMs.toFixed(0)} ms of CPU (${ms.toFixed(0)} ms)`)
   }
   await healthCheck(opts.app)
-  return { requests, slowest, problems }
+  return { requests, slowest, costliest, problems }
 }
 
 /**
