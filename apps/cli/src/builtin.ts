@@ -10,5 +10,6 @@ import { pluginCommand, themeCommand } from './commands/package.js'
 import { statusCommand } from './commands/status.js'
 import { newCommand } from './commands/new.js'
 import { seedCommand } from './commands/seed.js'
+import { importCommand } from './commands/import.js'
 
-export const builtinGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand, newCommand, statusCommand, seedCommand]
+export const builtinGroups: readonly CommandGroup[] = [migrateCommand, siteCommand, optionCommand, userCommand, appPasswordCommand, mediaCommand, pluginCommand, themeCommand, newCommand, statusCommand, seedCommand, importCommand]

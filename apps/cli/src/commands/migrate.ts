@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { argvForParse, parseOrUsage, UsageError, withStore } from '../command.js'
 import type { CommandGroup } from '../command.js'
 import { withPackages } from '../packages.js'
+import { importMigrations } from '../import/map.js'
 
 export const migrateCommand: CommandGroup = {
   name: 'migrate',
@@ -26,7 +27,7 @@ CMS_DATA_DIR (default .data, relative to the directory pnpm was run from).`,
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, 'migrate')
     await withStore(ctx, async (store) => {
-      await withPackages(store, async (platform) => { await migrate(store, platform.migrationSets()) })
+      await withPackages(store, async (platform) => { await migrate(store, [...platform.migrationSets(), importMigrations]) })
       ctx.out(`Database migrated (${store.kind === 'pg' ? 'PostgreSQL' : 'embedded PGlite'}).`)
     })
   },
