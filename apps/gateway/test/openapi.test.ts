@@ -39,7 +39,7 @@ for (const deployment of ['A', 'B']) {
         ids.add(op.operationId)
         const success = Object.keys(op.responses).filter((s) => s.startsWith('2'))
         t.equal(success.length, 1, `${method} ${path}: one success status`)
-        for (const status of ['400', '401', '403', '404']) t.ok(op.responses[status], `${method} ${path} documents ${status}`)
+        for (const status of ['400', '401', '403', '404', '429']) t.ok(op.responses[status], `${method} ${path} documents ${status}`)
         if (!['get', 'head'].includes(method)) {
           for (const status of ['409', '412', '413']) t.ok(op.responses[status], `${method} ${path} documents ${status}`)
         }

@@ -327,23 +327,19 @@ t.test('crafted pages and provider answers are read in linear time', async (t) =
   const PROXY_LIMIT_MS = 10_000
 
   for (const [path, status] of [['/links', 404], ['/xml-page', 502]] as const) {
-    // The event loop's longest stall while the proxy reads the page, seen by a timer that should fire every 10 ms.
-    let longest = 0
-    let last = performance.now()
-    const probe = setInterval(() => {
-      const now = performance.now()
-      longest = Math.max(longest, now - last)
-      last = now
-    }, 10)
+    // The work, as CPU time of this process (client, service and page server): a stalled event loop is CPU
+    // spent, while wall time is stretched by other processes on a loaded machine.
     const started = performance.now()
+    const cpu = process.cpuUsage()
     const res = await proxy(h, editor, { url: `${server.origin}${path}` })
+    const used = process.cpuUsage(cpu)
+    const cpuMs = (used.user + used.system) / 1000
     const took = performance.now() - started
-    clearInterval(probe)
     t.equal(res.status, status, `${path}: ${res.body.code}`)
-    t.ok(took < PROXY_LIMIT_MS, `${path}: answered in ${took.toFixed(0)} ms, within the proxy's ${PROXY_LIMIT_MS} ms`)
-    // 200 ms on an idle core; ten times that for a loaded two-core machine. The patterns took 4 s for 180 KB
-    // (minutes for a megabyte).
-    t.ok(longest < 2000, `${path}: the event loop stalled at most ${longest.toFixed(0)} ms`)
+    t.comment(`${path}: answered in ${took.toFixed(0)} ms (the proxy's limit: ${PROXY_LIMIT_MS} ms)`)
+    // 200 ms on an idle core; ten times that as the bound, under the proxy's limit, so a page that took the
+    // whole limit to read fails here. The patterns took 4 s for 180 KB (minutes for a megabyte).
+    t.ok(cpuMs < 2000, `${path}: ${cpuMs.toFixed(0)} ms of CPU`)
   }
   t.ok(server.requests.some((r) => r.pathname === '/crafted.xml'), 'the XML provider was reached through the crafted page')
 })

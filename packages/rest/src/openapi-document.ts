@@ -36,9 +36,10 @@ const ERRORS: Record<string, string> = {
   404: 'No such route or item.',
   409: 'The request conflicts with the current state.',
   412: 'A precondition (If-Match, If-Unmodified-Since) failed.',
-  413: 'The request body is too large.'
+  413: 'The request body is too large.',
+  429: 'Too many requests from this caller (rate limits): `Retry-After` and `data.retry_after` say when to come back.'
 }
-const READ_ERRORS = ['400', '401', '403', '404']
+const READ_ERRORS = ['400', '401', '403', '404', '429']
 const WRITE_ERRORS = Object.keys(ERRORS)
 
 const PAGINATION_HEADERS = {

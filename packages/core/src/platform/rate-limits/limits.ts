@@ -111,17 +111,8 @@ function hookFor (route: RouteOptions, handlers: Map<RateClass, onRequestHookHan
   if (config.rateLimit === false || config.remoteNamespace !== undefined) return undefined
   if (config.rateClass !== undefined) return handlers.get(config.rateClass)
   const methods = [route.method].flat()
-  const read = (m: string): boolean => m === 'GET' || m === 'HEAD' || m === 'OPTIONS'
-  if (methods.every(read)) return handlers.get('read')
-  if (!methods.some(read)) return handlers.get('write')
-  // A route answering reads and writes: chosen per request.
-  const reads = handlers.get('read')
-  const writes = handlers.get('write')
-  return function (this: FastifyInstance, req, reply, done) {
-    const hook = read(req.method) ? reads : writes
-    if (hook === undefined) return done()
-    return (hook as (this: FastifyInstance, ...args: Parameters<onRequestHookHandler>) => unknown).call(this, req, reply, done)
-  }
+  // A plain route answering both reads and writes (none does today) counts as writes.
+  return handlers.get(methods.every((m) => m === 'GET' || m === 'HEAD' || m === 'OPTIONS') ? 'read' : 'write')
 }
 
 /**
@@ -163,8 +154,8 @@ function refusal (seconds: number): RestError {
 /** @fastify/rate-limit's store interface over the shared counts (a Redis store would take its place: the guide says how). */
 function storeOver (counts: SharedCounts): FastifyRateLimitStoreCtor {
   return class SharedStore implements FastifyRateLimitStore {
-    incr (key: string, cb: (err: Error | null, res?: Count) => void, timeWindow: number): void { cb(null, counts.count(key, timeWindow, 1)) }
-    read (key: string, cb: (err: Error | null, res?: Count) => void, timeWindow: number): void { cb(null, counts.count(key, timeWindow, 0)) }
+    incr (key: string, cb: (err: Error | null, res?: Count) => void, timeWindow: number, max: number): void { cb(null, counts.count(key, timeWindow, 1, max)) }
+    read (key: string, cb: (err: Error | null, res?: Count) => void, timeWindow: number, max: number): void { cb(null, counts.count(key, timeWindow, 0, max)) }
     // Keys carry their class: every route shares the one store.
     child (): FastifyRateLimitStore { return this }
   }

@@ -1,18 +1,20 @@
 /**
  * Hit counts per key and fixed window, shared by the replicas through the
  * database without a round trip per request: each replica counts locally
- * and, at most every `syncMs`, sends what it counted since in one statement
- * (`insert ... on conflict do update set hits = hits + excluded.hits
- * returning hits`), which answers the totals of every replica. A key's count
- * is then the last total read plus what this replica counted since: exact
- * on one replica, and behind the others' hits by at most one sync interval
- * (plus the statement's time) with several.
+ * and, at most every `syncMs` and only once some key has used a tenth of its
+ * limit, sends what it counted since in one statement (`insert ... on
+ * conflict do update set hits = hits + excluded.hits returning hits`),
+ * which answers the totals of every replica. A key's count is then the last
+ * total read plus what this replica counted since: exact on one replica;
+ * with several, behind the others' hits by at most one sync interval (plus
+ * the statement's time), and by what another replica counted of a key that
+ * stayed under a tenth of the limit there.
  *
  * Windows are aligned on the epoch (`start = now - now % window`) so every
  * replica names the same one; their clocks must agree (NTP) well within a
- * window. A send is a commit, so it renews the store's commit horizon: the
- * kept anonymous answers of a replica are computed again at most once per
- * sync interval (docs/guides/rate-limits.md measures it).
+ * window. A send is a commit, so it renews the store's commit horizon: while
+ * a caller nears a limit, kept anonymous answers are computed again at most
+ * once per sync interval (docs/guides/rate-limits.md).
  */
 import { sql } from 'drizzle-orm'
 import { LRUCache } from 'lru-cache'
@@ -38,6 +40,8 @@ export interface SharedCountsOptions {
 const KNOWN_KEYS = 100_000
 /** Keys waiting to be sent: past this many a send starts at once, and a failed send keeps no more. */
 const PENDING_KEYS = 20_000
+/** A key is sent once its count reaches 1/SHARE_FROM of its limit. */
+const SHARE_FROM = 10
 /** Rows per statement. */
 const CHUNK = 1000
 /** Ended windows are deleted at most this often. */
@@ -54,14 +58,19 @@ export class SharedCounts {
   private timer: NodeJS.Timeout | undefined
   private flushing: Promise<void> | undefined
   private lastPrune = 0
+  /** Some key's count reached a tenth of its limit since the last send. */
+  private hot = false
   private closed = false
 
   constructor (private readonly store: Store, private readonly opts: SharedCountsOptions) {
     this.now = opts.now ?? Date.now
   }
 
-  /** Counts a hit (`add` 1) or only reads (`add` 0) the key's count in its current window. */
-  count (key: string, windowMs: number, add: 0 | 1): Count {
+  /**
+   * Counts a hit (`add` 1) or only reads (`add` 0) the key's count in its
+   * current window, whose limit is `max`.
+   */
+  count (key: string, windowMs: number, add: 0 | 1, max: number): Count {
     const now = this.now()
     const start = now - (now % windowMs)
     const id = `${key}@${start}`
@@ -75,6 +84,8 @@ export class SharedCounts {
       this.schedule()
     }
     const current = (this.known.get(id) ?? 0) + (mine?.hits ?? 0) + (this.sending.get(id)?.hits ?? 0)
+    // Worth sharing once a tenth of the limit is used: below, the replicas' counts together stay under it (up to ten replicas).
+    if (add === 1 && current * SHARE_FROM >= max) this.hot = true
     return { current, ttl: start + windowMs - now }
   }
 
@@ -102,10 +113,26 @@ export class SharedCounts {
     if (this.timer !== undefined) return
     this.timer = setTimeout(() => {
       this.timer = undefined
-      void this.flush().then(() => { if (this.pending.size > 0) this.schedule() })
+      void this.tick().then(() => { if (this.pending.size > 0) this.schedule() })
     }, this.opts.syncMs)
     // A pending send never keeps the process alive; close() sends the rest.
     this.timer.unref()
+  }
+
+  /**
+   * Every sync interval while something was counted: sends only when some
+   * key is worth sharing (or too many wait). A send is a commit, which
+   * renews the commit horizon the kept answers follow: callers far from
+   * every limit (most anonymous readers) never cause one.
+   */
+  private async tick (): Promise<void> {
+    if (this.hot || this.pending.size >= PENDING_KEYS) {
+      this.hot = false
+      await this.flush()
+      return
+    }
+    const now = this.now()
+    for (const [id, h] of this.pending) if (h.start + h.windowMs <= now) this.pending.delete(id)
   }
 
   private async send (): Promise<void> {
