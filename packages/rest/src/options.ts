@@ -112,6 +112,10 @@ export function kernelServerOptions (opts: ServerLimits = {}): FastifyServerOpti
   return {
     bodyLimit: opts.bodyLimit ?? 8 * 1024 * 1024,
     http: { maxHeaderSize: maxUrlLength + HEADER_ALLOWANCE },
+    // Fastify's 10 s for one plugin to register is a wall-clock limit: on a loaded machine the
+    // kernel (every namespace's routes) and the packages took longer and the start failed
+    // (AVV_ERR_PLUGIN_EXEC_TIMEOUT). A plugin that truly hangs is still stopped, after two minutes.
+    pluginTimeout: 120_000,
     // Errors raised before any route runs (an undecodable URL, an overlong
     // path variable) get the same error shape as every other answer.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
