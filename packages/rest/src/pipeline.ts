@@ -109,7 +109,8 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     // A streamed body keeps its headers for HEAD too (it is simply not opened).
     let body = isHead && !(result.body instanceof StreamBody) ? null : result.body
     if (!isHead && body !== null && body !== undefined && !(body instanceof StreamBody)) {
-      body = await shapeBody(body, decl, answered, query)
+      // As the core's `rest_filter_response_fields`: an answer of status 400 or more keeps every field.
+      body = await shapeBody(body, decl, answered, result.status >= 400 ? { ...query, _fields: undefined } : query)
     }
     const keep = keepAs !== undefined && result.status === 200 ? { key: keepAs, horizon } : undefined
     // The write observer sees the handler's data before `_fields` shaped it (its `id`).

@@ -54,6 +54,12 @@ let cachedValue = 1
 let currentHorizon: string | undefined
 
 const routes = [
+  // A handler's own answer of status 404 with a body (as the SEO head's for an unknown URL).
+  route({
+    namespace: 'test/v1',
+    path: '/test/v1/gone',
+    endpoints: [endpoint({ methods: ['GET'], permission: everyone, handler: () => new RestResponse({ html: '<title>Not found</title>', status: 404 }, 404) })]
+  }),
   route({
     namespace: 'test/v1',
     path: '/test/v1/things',
@@ -435,6 +441,15 @@ t.test('responses: context, _fields, _envelope, _embed, _pretty, _jsonp', async 
   const badJsonp = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_jsonp=alert(1)')
   t.equal(badJsonp.status, 400)
   t.same(badJsonp.body, { code: 'rest_callback_invalid', message: 'Invalid JSONP callback function.', data: { status: 400 } }, 'with data.status, as every error here (the core leaves it out)')
+})
+
+t.test('_fields leaves an answer of status 400 or more whole, as the core does', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const res = await call(app, 'GET', '/index.php?rest_route=/test/v1/gone&_fields=id,constructor')
+  t.same([res.status, res.body], [404, { html: '<title>Not found</title>', status: 404 }])
+  const ok = await call(app, 'GET', '/index.php?rest_route=/test/v1/things/1&_fields=id')
+  t.same(ok.body, { id: 1 }, 'a success is still filtered')
 })
 
 t.test('pagination headers and links', async (t) => {
