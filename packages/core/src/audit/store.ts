@@ -29,6 +29,7 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
 import type { Store } from '@cms/store'
 import { auditLog } from './schema.js'
+import { repeatEvery } from '../platform/repeat.js'
 
 /** One entry as written. */
 export interface AuditEntry {
@@ -218,23 +219,14 @@ export class AuditLog {
    */
   start (log?: AuditLogger): () => Promise<void> {
     if (log !== undefined) this.log = log
-    let stopped = false
-    let running: Promise<void> | undefined
-    let timer: NodeJS.Timeout | undefined
-    const tick = (delay: number): void => {
-      timer = setTimeout(() => {
-        running = this.prune().then(
-          (n) => { if (n > 0) this.log(`audit log: ${n} entries older than ${this.settings.retentionDays} days pruned`) },
-          (err) => { this.log('audit log: prune failed', err) }
-        ).finally(() => { if (!stopped) tick(this.settings.pruneEveryMs) })
-      }, delay)
-      timer.unref()
-    }
-    tick(Math.min(60_000, this.settings.pruneEveryMs))
+    const stop = repeatEvery(this.settings.pruneEveryMs, async () => {
+      await this.prune().then(
+        (n) => { if (n > 0) this.log(`audit log: ${n} entries older than ${this.settings.retentionDays} days pruned`) },
+        (err) => { this.log('audit log: prune failed', err) }
+      )
+    }, { firstMs: Math.min(60_000, this.settings.pruneEveryMs) })
     return async () => {
-      stopped = true
-      clearTimeout(timer)
-      await running
+      await stop()
       await this.flush()
     }
   }

@@ -9,6 +9,7 @@ import { nowSeconds } from './dates.js'
 import { claimPostSlug, recountTerms, termIdsOfPost } from './post-store.js'
 import { posts } from './schema.js'
 import { textPool } from './text-pool.js'
+import { repeatEvery } from '../platform/repeat.js'
 
 /** Publishes every due scheduled post; returns their ids. */
 export async function publishDuePosts (store: Store, now = nowSeconds(), batch = 100): Promise<number[]> {
@@ -42,20 +43,6 @@ export interface JobOptions {
 
 /** Starts the timer; the returned function stops it and waits for a run in progress. */
 export function startScheduler (store: Store, opts: JobOptions = {}): () => Promise<void> {
-  const interval = opts.intervalMs ?? 10_000
-  let running: Promise<unknown> | undefined
-  let stopped = false
-  const tick = (): void => {
-    if (stopped || running !== undefined) return
-    running = publishDuePosts(store)
-      .catch((err: unknown) => { (opts.onError ?? ((e) => process.stderr.write(`content scheduler: ${String(e)}\n`)))(err) })
-      .finally(() => { running = undefined })
-  }
-  const timer = setInterval(tick, interval)
-  timer.unref()
-  return async () => {
-    stopped = true
-    clearInterval(timer)
-    await running
-  }
+  const onError = opts.onError ?? ((e) => process.stderr.write(`content scheduler: ${String(e)}\n`))
+  return repeatEvery(opts.intervalMs ?? 10_000, async () => { await publishDuePosts(store).then(() => {}, onError) })
 }

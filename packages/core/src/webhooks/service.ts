@@ -8,6 +8,7 @@ import type { Store } from '@cms/store'
 import { LIFECYCLE_TOPICS, type LifecycleEvent, type LifecycleTopic } from '../platform/events/index.js'
 import { outboundClientFromEnv, type OutboundClient } from '../platform/outbound/index.js'
 import { packageSecrets, type Secrets } from '../platform/secrets.js'
+import { repeatEvery } from '../platform/repeat.js'
 import type { Services } from '../services.js'
 import { sender } from './delivery.js'
 import { WEBHOOK_DEFAULTS, type WebhookSettings } from './settings.js'
@@ -68,9 +69,6 @@ function createService (store: () => Store, settings: WebhookSettings): WebhookS
     runDue: send.runDue,
     prune,
     start (log) {
-      let stopped = false
-      let timer: NodeJS.Timeout | undefined
-      let running: Promise<void> | undefined
       let lastPrune = -Infinity
       const work = async (): Promise<void> => {
         await send.runDue().catch((err) => { log('webhooks: sending failed', err) })
@@ -79,16 +77,7 @@ function createService (store: () => Store, settings: WebhookSettings): WebhookS
           await prune().catch((err) => { log('webhooks: pruning failed', err) })
         }
       }
-      const tick = (): void => {
-        timer = setTimeout(() => { running = work().finally(() => { if (!stopped) tick() }) }, settings.pollMs)
-        timer.unref()
-      }
-      tick()
-      return async () => {
-        stopped = true
-        clearTimeout(timer)
-        await running
-      }
+      return repeatEvery(settings.pollMs, work)
     }
   }
 }

@@ -41,6 +41,7 @@
  */
 import { sql } from 'drizzle-orm'
 import type { Store } from '@cms/store'
+import { repeatEvery } from '../repeat.js'
 
 export const LIFECYCLE_TOPICS = [
   'post.created', 'post.updated', 'post.status_changed', 'post.trashed', 'post.deleted', 'user.deleted',
@@ -173,9 +174,6 @@ export class LifecycleEvents {
    */
   start (log?: LifecycleOptions['log']): () => Promise<void> {
     if (log !== undefined) this.log = log
-    let stopped = false
-    let timer: NodeJS.Timeout | undefined
-    let running: Promise<void> | undefined
     let lastPrune = -Infinity
     const work = async (): Promise<void> => {
       if (this.active) await this.drain().catch((err) => { this.log?.('lifecycle events: drain failed', err) })
@@ -184,18 +182,7 @@ export class LifecycleEvents {
         await this.prune().catch((err) => { this.log?.('lifecycle events: prune failed', err) })
       }
     }
-    const tick = (): void => {
-      timer = setTimeout(() => {
-        running = work().finally(() => { if (!stopped) tick() })
-      }, this.pollMs)
-      timer.unref()
-    }
-    tick()
-    return async () => {
-      stopped = true
-      clearTimeout(timer)
-      await running
-    }
+    return repeatEvery(this.pollMs, work)
   }
 
   /**
