@@ -6,12 +6,13 @@
  * non-string entries dropped) and answers as GET. Any signed-in user.
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, invalidParam, Raw, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, invalidParam, Raw, route, unvalidated, type RelativeRouteDecl } from '@cms/rest'
 import { findUserById, type PackageApi } from '@cms/core'
 import { signedIn } from './access.js'
 import { USER_KEYS, type UserState } from './user-state.js'
 
 const MAX_KEY = 200
+const MAX_KEYS = 1000
 
 const USER_DATA = Type.Object({ suppressedMessages: Type.Array(Type.String()), capabilities: Type.Array(Type.String(), { description: 'The user\'s roles and capabilities.' }) })
 
@@ -33,13 +34,17 @@ export function userDataRoutes (api: PackageApi, state: UserState): RelativeRout
       endpoint({ methods: ['GET'], args: {}, summary: "The current user's editor data", response: USER_DATA, permission: signedIn, handler: async (req) => await answer(req.user.id) }),
       endpoint({
         methods: ['PATCH'],
-        // Any items: those that are not non-empty strings are dropped, as the real route drops them (builder-family.md §2.9).
-        args: { suppressedMessages: Type.Optional(Raw<unknown[]>({ description: 'Keys of suppressed messages (entries that are not non-empty strings are dropped).', type: 'array', maxItems: 1000 })) },
+        // Shown as the real route declares it (an array of strings), checked here: entries that are not
+        // non-empty strings are dropped, as the real route drops them (builder-family.md §2.9).
+        args: { suppressedMessages: unvalidated(Type.Optional(Raw<unknown[]>({ description: 'Keys of suppressed messages (entries that are not non-empty strings are dropped).', type: 'array', items: { type: 'string' }, maxItems: MAX_KEYS }))) },
         summary: "Replace the current user's suppressed messages",
         response: USER_DATA,
         permission: signedIn.probing({ body: { suppressedMessages: ['probe'] } }),
         handler: async (req) => {
-          const keys = (req.params.suppressedMessages ?? []).filter((k): k is string => typeof k === 'string' && k.trim() !== '')
+          const sent: unknown = req.params.suppressedMessages ?? []
+          if (!Array.isArray(sent)) throw invalidParam('suppressedMessages', 'suppressedMessages is not of type array.')
+          if (sent.length > MAX_KEYS) throw invalidParam('suppressedMessages', `suppressedMessages must contain at most ${MAX_KEYS} items.`)
+          const keys = sent.filter((k): k is string => typeof k === 'string' && k.trim() !== '')
           const long = keys.find((k) => k.length > MAX_KEY)
           if (long !== undefined) throw invalidParam('suppressedMessages', `Each key is at most ${MAX_KEY} characters.`)
           const value: Record<string, true> = {}
