@@ -377,33 +377,84 @@ function isStringSchema (schema: JsonSchema): boolean {
   return type === 'string' || type === undefined || (Array.isArray(type) && type.includes('string'))
 }
 
-/** Where a prototype name can go in a target's request: path variables, string arguments, string items, object keys. */
-function prototypePlaces (target: Target): Array<{ where: string, place: (name: string) => { vars?: Record<string, string>, params?: Record<string, unknown> } }> {
+/**
+ * A request with a prototype name placed: `vars` and `params` merged into a
+ * valid request; `query` added to the query string as it is (bracket keys:
+ * `filter[constructor]`); `body` the body's JSON text as it is (so
+ * `__proto__` is an own key, as a client's body would carry it); `form` a
+ * form-encoded body instead of JSON.
+ */
+interface Placed { vars?: Record<string, string>, params?: Record<string, unknown>, query?: string, body?: (params: Record<string, unknown>) => string, form?: string }
+
+/** A JSON object text with `name` as a key before the other members. */
+const withKey = (name: string, value: string, rest: Record<string, unknown> = {}): string => {
+  const others = JSON.stringify(rest).slice(1, -1)
+  return `{${JSON.stringify(name)}:${value}${others === '' ? '' : `,${others}`}}`
+}
+
+/**
+ * Where a prototype name can go in a target's request: path variables,
+ * string arguments, string items, keys (and nested keys) of object
+ * arguments, the body's own top-level keys (undeclared: a settings name, a
+ * meta key at the top), query keys (plain, and bracketed as `qs` parses them:
+ * `name[x]`, `filter[name]`), the global `_fields` and `_embed` lists, and
+ * form-encoded bracket keys (these last, read by the kernel for every route
+ * alike, when `generic`).
+ */
+function prototypePlaces (target: Target, generic: boolean): Array<{ where: string, place: (name: string) => Placed }> {
   const out: ReturnType<typeof prototypePlaces> = []
+  const read = target.method === 'GET' || target.method === 'DELETE'
   for (const v of target.vars) out.push({ where: `{${v}}`, place: (name) => ({ vars: { [v]: name } }) })
   for (const a of bodyArgs(target)) {
     const items = (a.schema.items ?? {}) as JsonSchema
     if (isStringSchema(a.schema)) out.push({ where: a.name, place: (name) => ({ params: { [a.name]: name } }) })
     else if (a.schema.type === 'array' && isStringSchema(items)) out.push({ where: `${a.name}[]`, place: (name) => ({ params: { [a.name]: [name] } }) })
     else if (a.schema.type === 'object') {
-      // As a key (JSON.parse makes `__proto__` an own key, as a client's body would carry it).
-      out.push({ where: `${a.name}{key}`, place: (name) => ({ params: { [a.name]: JSON.parse(`{${JSON.stringify(name)}:"x"}`) as unknown } }) })
+      // As a key (JSON.parse makes `__proto__` an own key), and as a key inside that key's value.
+      out.push({ where: `${a.name}{key}`, place: (name) => ({ params: { [a.name]: JSON.parse(withKey(name, '"x"')) as unknown } }) })
+      out.push({ where: `${a.name}{key:{key}}`, place: (name) => ({ params: { [a.name]: JSON.parse(withKey(name, withKey(name, '"x"'))) as unknown } }) })
+      if (read) out.push({ where: `${a.name}[key]`, place: (name) => ({ query: `${encodeURIComponent(a.name)}[${encodeURIComponent(name)}]=x` }) })
     }
+  }
+  // The kernel reads these for every route alike: sent to one read and one write of each route family.
+  if (!generic) return out
+  out.push({ where: '?key', place: (name) => ({ query: `${encodeURIComponent(name)}=x` }) })
+  out.push({ where: '?key[x]', place: (name) => ({ query: `${encodeURIComponent(name)}[polluted]=x` }) })
+  out.push({ where: '?filter[key]', place: (name) => ({ query: `filter[${encodeURIComponent(name)}]=x` }) })
+  out.push({ where: '_fields', place: (name) => ({ query: `_fields=${encodeURIComponent(`id,${name},${name}.x`)}` }) })
+  out.push({ where: '_embed', place: (name) => ({ query: `_embed=${encodeURIComponent(name)}` }) })
+  if (!read) {
+    out.push({ where: 'body{key}', place: (name) => ({ body: (params) => withKey(name, '{"polluted":"x"}', params) }) })
+    out.push({ where: 'form key[x]', place: (name) => ({ form: `${encodeURIComponent(name)}[polluted]=x&${encodeURIComponent(name)}=x` }) })
   }
   return out
 }
 
+/** Names that a polluted prototype would show: none may appear on a fresh object. */
+function pollution (): string[] {
+  const fresh = {} as Record<string, unknown>
+  const found = [...Object.keys(Object.prototype), ...Object.keys(Array.prototype)]
+  if (fresh.polluted !== undefined || fresh.x !== undefined) found.push('polluted')
+  return found
+}
+
 /**
- * Every prototype name in every path variable and string argument of every
- * target (alone, the other arguments valid), and as a key of every object
- * argument: each answered as the fuzz checks answers (no 500: a name is a
- * key like any other, unknown or refused).
+ * Every prototype name in every place of every target (alone, the other
+ * arguments valid): each answered as the fuzz checks answers (no 500: a
+ * name is a key like any other, unknown or refused), and afterwards no
+ * prototype of this process (which the injected requests ran in) was
+ * changed.
  */
 export async function runPrototypeSweep (opts: { app: FastifyInstance, targets: Target[], headers: Record<string, string> }): Promise<{ requests: number, problems: string[] }> {
   const problems: string[] = []
   let requests = 0
+  // A route family: a namespace and its first path segment (`/cms/v2/posts`); its first read and first write take the generic places.
+  const families = new Set<string>()
   for (const target of opts.targets) {
-    for (const { where, place } of prototypePlaces(target)) {
+    const family = `${target.decl.path.split('/').slice(0, 4).join('/')} ${target.method === 'GET' || target.method === 'DELETE' ? 'read' : 'write'}`
+    const generic = !families.has(family)
+    families.add(family)
+    for (const { where, place } of prototypePlaces(target, generic)) {
       for (const name of PROTOTYPE_NAMES) {
         const placed = place(name)
         const vars = Object.fromEntries(target.vars.map((v) => [v, sampleVar(target.decl.vars![v]!)]))
@@ -413,9 +464,12 @@ export async function runPrototypeSweep (opts: { app: FastifyInstance, targets: 
         Object.assign(params, placed.params)
         const path = fillPath(target.decl.path, vars)
         const read = target.method === 'GET' || target.method === 'DELETE'
+        const query = [read ? encodeParams(params) : '', placed.query ?? ''].filter((q) => q !== '').join('&')
         const req: HttpRequest = read
-          ? { method: target.method, url: urlOf(path, encodeParams(params)), headers: opts.headers }
-          : { method: target.method, url: urlOf(path, ''), headers: { ...opts.headers, 'content-type': 'application/json' }, payload: JSON.stringify(params) }
+          ? { method: target.method, url: urlOf(path, query), headers: opts.headers }
+          : placed.form !== undefined
+            ? { method: target.method, url: urlOf(path, query), headers: { ...opts.headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: [encodeParams(params), placed.form].filter((q) => q !== '').join('&') }
+            : { method: target.method, url: urlOf(path, query), headers: { ...opts.headers, 'content-type': 'application/json' }, payload: placed.body === undefined ? JSON.stringify(params) : placed.body(params) }
         let res: HttpResponse
         try {
           res = await inject(opts.app, req)
@@ -428,6 +482,8 @@ export async function runPrototypeSweep (opts: { app: FastifyInstance, targets: 
       }
     }
   }
+  const polluted = pollution()
+  if (polluted.length > 0) problems.push(`a prototype was changed: ${polluted.join(', ')}`)
   await healthCheck(opts.app)
   return { requests, problems }
 }
