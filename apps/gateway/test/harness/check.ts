@@ -52,7 +52,7 @@ export interface CheckOptions {
  * what cannot be trashed (501, as the core answers), an outside service
  * that is not configured (503) or failed (502). Anything else is a fault.
  */
-const DOCUMENTED_5XX: Record<number, string[]> = {
+export const DOCUMENTED_5XX: Record<number, string[]> = {
   501: ['rest_trash_not_supported'],
   502: ['rest_upstream_error'],
   503: ['rest_upstream_unconfigured']

@@ -34,6 +34,7 @@ import { createInterface } from 'node:readline'
 import { request } from 'undici'
 import { describe, type HttpRequest } from './requests.js'
 import { probeRequest, type AdversarialString, type StringProbe } from './adversarial.js'
+import { codeOf, DOCUMENTED_5XX } from './check.js'
 
 /** A small seeded generator (mulberry32): the same seed draws the same sequence. */
 export function generator (seed: number): () => number {
@@ -94,7 +95,7 @@ export async function stop (served: Served): Promise<void> {
  * Node does with an unread body. Whether the service is still up is checked
  * after each such answer.
  */
-async function timed (base: string, req: HttpRequest, timeoutMs: number): Promise<{ status: number, ms: number }> {
+async function timed (base: string, req: HttpRequest, timeoutMs: number): Promise<{ status: number, ms: number, code?: string }> {
   // Timers take whole milliseconds: undici refuses a fractional timeout before sending anything.
   const timeout = Math.ceil(timeoutMs)
   const started = performance.now()
@@ -107,8 +108,10 @@ async function timed (base: string, req: HttpRequest, timeoutMs: number): Promis
       bodyTimeout: timeout,
       signal: AbortSignal.timeout(timeout)
     })
-    await res.body.text()
-    return { status: res.statusCode, ms: performance.now() - started }
+    const text = await res.body.text()
+    const ms = performance.now() - started
+    // A 5xx's code says whether it is one the conventions document (an outside service not configured).
+    return res.statusCode >= 500 ? { status: res.statusCode, ms, code: codeOf({ status: res.statusCode, headers: {}, body: text }) } : { status: res.statusCode, ms }
   } catch {
     const ms = performance.now() - started
     return { status: ms < timeout && req.payload !== undefined ? -1 : 0, ms }
@@ -125,7 +128,7 @@ function megabytes (req: HttpRequest): number {
   return Math.max(1, sizeOf(req) / 1_000_000)
 }
 
-interface Measured { status: number, ms: number, health: number }
+interface Measured { status: number, ms: number, health: number, code?: string }
 
 const HEALTHZ: HttpRequest = { method: 'GET', url: '/healthz', headers: {} }
 
@@ -151,9 +154,14 @@ async function measure (base: string, req: HttpRequest, timeoutMs: number): Prom
   return { ...answer, health }
 }
 
-/** A documented answer: anything below 500, and the 502 of a proxy whose remote end cannot be reached. */
-function answered (status: number): boolean {
-  return status > 0 && (status < 500 || status === 502)
+/**
+ * A documented answer: anything below 500, the 502 of a proxy whose remote
+ * end cannot be reached, and the conventions' other 5xx by their codes (a
+ * valid request to an outside service that is not configured: 503
+ * `rest_upstream_unconfigured`).
+ */
+function answered (status: number, code: string | undefined): boolean {
+  return status > 0 && (status < 500 || status === 502 || DOCUMENTED_5XX[status]?.includes(code ?? '') === true)
 }
 
 export interface Probed {
@@ -211,7 +219,7 @@ export async function checkStalls (items: readonly Probed[], opts: StallOptions)
           found.push(`${where}: the connection was closed and the service is down`)
           answer.status = 0
         }
-      } else if (!answered(answer.status)) {
+      } else if (!answered(answer.status, answer.code)) {
         found.push(`${where}: ${answer.status === 0 ? `no answer after ${answer.ms.toFixed(0)} ms` : `status ${answer.status}`}`)
       }
       if (answer.status > 0 && (answer.ms > answerBound || answer.health > healthBound)) {
