@@ -4,13 +4,15 @@
  * `denied()`.
  */
 import { declareErrors, kernelErrors } from '@cms/rest'
+import { contentErrors } from '../content/index.js'
 
 export const commentErrors = {
   rest_forbidden_context: kernelErrors.rest_forbidden_context,
   rest_trash_not_supported: kernelErrors.rest_trash_not_supported,
+  // A comment's post not found is the posts' own error.
+  rest_post_invalid_id: contentErrors.rest_post_invalid_id,
   ...declareErrors({
     rest_comment_invalid_id: { status: 404, message: 'Invalid comment ID.' },
-    rest_post_invalid_id: { status: 404, message: 'Invalid post ID.' },
     rest_cannot_read: { status: 401, message: 'Sorry, you are not allowed to read this comment.' },
     rest_cannot_read_post: { status: 401, message: 'Sorry, you are not allowed to read the post for this comment.' },
     rest_forbidden_param: { status: 401, message: 'Query parameter not permitted.' },
