@@ -34,7 +34,7 @@
  */
 import t from 'tap'
 import { Writable } from 'node:stream'
-import { profilesUnderTest } from './harness/target.js'
+import { profilesUnderTest, testTarget } from './harness/target.js'
 import { gatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { anonymous } from '@cms/rest/testing'
@@ -113,15 +113,19 @@ for (const profile of profilesUnderTest()) {
   })
 }
 
-t.test('the adversarial sweep\'s CPU bound finds a route quadratic in a run of spaces', async (t) => {
-  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' }, packages: [quadraticPackage] })
-  t.teardown(h.close)
-  const key = `POST /${QUADRATIC_NAMESPACE}/echo`
-  const fixture = targetsOf(h.app).filter((target) => target.key === key)
-  t.equal(fixture.length, 1, 'the fixture route is a target')
-  // The data file's first string, 60,000 spaces: 1.8e9 steps there (seconds of CPU on any machine; plain text of
-  // that length costs microseconds), held to the issue's 200 ms.
-  const sweep = await runAdversarialSweep({ app: h.app, targets: fixture, headers: anonymous.headers, bodySize: 60_000, queryRoom: 7000, cpuBoundMs: 200 })
-  t.equal(sweep.requests, 1)
-  t.match(sweep.problems, [new RegExp(`^${key} \\[text\\] " " \\(60000 characters\\): answered 200 using \\d+ ms of CPU`)], `found: ${sweep.problems.join('; ')}`)
-})
+// The harness checked, in process only: against a deployment (CMS_TEST_TARGET) requests go to it, which serves
+// no fixture, and the check of the harness would only repeat this one.
+if (testTarget() === undefined) {
+  t.test('the adversarial sweep\'s CPU bound finds a route quadratic in a run of spaces', async (t) => {
+    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' }, packages: [quadraticPackage] })
+    t.teardown(h.close)
+    const key = `POST /${QUADRATIC_NAMESPACE}/echo`
+    const fixture = targetsOf(h.app).filter((target) => target.key === key)
+    t.equal(fixture.length, 1, 'the fixture route is a target')
+    // The data file's first string, 60,000 spaces: 1.8e9 steps there (seconds of CPU on any machine; plain text of
+    // that length costs microseconds), held to the issue's 200 ms.
+    const sweep = await runAdversarialSweep({ app: h.app, targets: fixture, headers: anonymous.headers, bodySize: 60_000, queryRoom: 7000, cpuBoundMs: 200 })
+    t.equal(sweep.requests, 1)
+    t.match(sweep.problems, [new RegExp(`^${key} \\[text\\] " " \\(60000 characters\\): answered 200 using \\d+ ms of CPU`)], `found: ${sweep.problems.join('; ')}`)
+  })
+}
