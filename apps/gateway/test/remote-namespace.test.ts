@@ -17,6 +17,7 @@ import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
 import { authenticator, coreMigrations, definePackage, type CmsPackage } from '@cms/core'
 import { createCaller } from '@cms/core/testing'
+import { packageRegistry } from '@cms/registry'
 import { gatewayApp, listenLoopback } from './helpers.js'
 
 // The timeout under test, on a gateway of its own; the other gateways wait up to HANG_MS, which only a true
@@ -276,6 +277,46 @@ t.test('a namespace service behind the gateway', async (t) => {
       }).on('error', reject).end()
     })
     t.equal(status, 400)
+  })
+
+  t.test('its plugin deactivated: the namespace leaves the gateway\'s index, roots and OpenAPI and answers 404 there; reactivated: back', async (t) => {
+    const registry = gateway.app.platform.service(packageRegistry)!
+    const seen = async (): Promise<Record<string, unknown>> => {
+      const index = JSON.parse((await get(`${api}/`)).text)
+      const doc = JSON.parse((await get(`${gateway.url}/openapi.json`)).text)
+      const note = await get(`${api}/seo/v1/notes/1`)
+      const pretty = await get(`${gateway.url}/index.php?rest_route=/seo/v1/notes/1`)
+      const root = await get(`${api}/seo/v1`)
+      const write = await send(`${api}/seo/v1/notes`, 'POST', { title: 'While off?' }, editor.headers)
+      const options = await gateway.app.inject({ method: 'OPTIONS', url: '/cms-json/seo/v1/notes', headers: { host: 'cms.test' } })
+      const batch = await send(`${api}/batch/v1`, 'POST', { requests: [{ path: '/seo/v1/notes', body: { title: 'Batched while off?' } }] }, editor.headers)
+      const codeOf = (r: { status: number, text: string }): unknown => [r.status, r.status === 404 ? JSON.parse(r.text).code : 'served']
+      return {
+        listed: index.namespaces.includes('seo/v1'),
+        indexRoutes: Object.keys(index.routes).some((r) => r.startsWith('/seo/v1')),
+        openapi: Object.keys(doc.paths).some((p) => p.startsWith('/cms-json/seo/v1')),
+        root: codeOf(root),
+        note: codeOf(note),
+        pretty: codeOf(pretty),
+        write: [write.status, write.status === 404 ? write.body.code : 'served'],
+        options: [options.statusCode, JSON.parse(options.body).length === 0 ? 'empty' : 'entry'],
+        batch: batch.body.responses[0].body.code === 'rest_no_route' ? 'no route' : 'routed'
+      }
+    }
+    const served = { listed: true, indexRoutes: true, openapi: true, root: [200, 'served'], note: [200, 'served'], pretty: [200, 'served'], write: [201, 'served'], options: [200, 'entry'], batch: 'routed' }
+    t.same(await seen(), served, 'served before')
+
+    // The SEO plugin is what seo/v1 is (the SEO package's activation): the gateway decides from the stored status.
+    await registry.deactivate('plugin', 'seo', { actor: { userId: 0 } })
+    const listed = JSON.parse((await get(`http://127.0.0.1:${service.port}/cms-json/seo/v1/notes`)).text).length
+    t.same(await seen(), {
+      listed: false, indexRoutes: false, openapi: false, root: [404, 'rest_no_route'], note: [404, 'rest_no_route'], pretty: [404, 'rest_no_route'], write: [404, 'rest_no_route'], options: [200, 'empty'], batch: 'no route'
+    }, 'gone at the gateway')
+    t.equal(JSON.parse((await get(`http://127.0.0.1:${service.port}/cms-json/seo/v1/notes`)).text).length, listed, 'no write reached the service')
+    t.ok(JSON.parse((await get(`${api}/`)).text).namespaces.includes('cms/v2'), 'the gateway\'s own namespaces stay')
+
+    await registry.activate('plugin', 'seo', { actor: { userId: 0 } })
+    t.same(await seen(), served, 'back once reactivated')
   })
 })
 
