@@ -162,13 +162,23 @@ export function shapeName (prefix: string, text: string): string | undefined {
  * for every parameter (no LIMIT parameter: see post-query's `inline`).
  */
 export async function executeShaped<T> (query: { prepare: (name: string) => { execute: () => Promise<T> } }, prefix: string): Promise<T> {
+  return await prepareShaped(query, prefix).execute()
+}
+
+/**
+ * {@link executeShaped}'s statement, built and named but not run: its
+ * parameters are part of it, so it may run again as is, by any number of
+ * requests at once, without building the query again (what a caller keeping
+ * the statements of frequent queries needs).
+ */
+export function prepareShaped<T> (query: { prepare: (name: string) => { execute: () => Promise<T> } }, prefix: string): { execute: () => Promise<T> } {
   const prepared = query.prepare(prefix) as { execute: () => Promise<T>, queryString?: unknown, queryConfig?: { name?: string }, rawQueryConfig?: { name?: string } }
   const name = typeof prepared.queryString === 'string' ? shapeName(prefix, prepared.queryString) : undefined
   if (prepared.queryConfig !== undefined && prepared.rawQueryConfig !== undefined) {
     prepared.queryConfig.name = name
     prepared.rawQueryConfig.name = name
   }
-  return await prepared.execute()
+  return prepared
 }
 
 // ---------------------------------------------------------------------------
