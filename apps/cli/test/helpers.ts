@@ -17,7 +17,8 @@ export interface Result {
 
 export function cms (args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import=tsx', main, ...args], {
+    // Run as this test runs (tsx, or the test command's loader of the compiled sources: scripts/test-loader.mjs).
+    const child = spawn(process.execPath, [...process.execArgv, main, ...args], {
       env: { ...process.env, DATABASE_URL: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

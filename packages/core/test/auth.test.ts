@@ -160,7 +160,7 @@ t.test('authentication', async (t) => {
     t.equal(deleted.body.code, 'invalid_username')
   })
 
-  // Kept by the credentials epoch (core migration 0012), not by the commit horizon: other commits leave them.
+  // Kept by the credentials epoch (core migration 0013), not by the commit horizon: other commits leave them.
   t.test('credential rows are kept across commits of anything else, and read again after any change to credentials', async (t) => {
     const user = await createCaller(store, 'author', { login: 'steady' })
     t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: user })).status, 200, 'the first use is recorded (a change to credentials)')

@@ -9,7 +9,7 @@
  */
 import type { JsonSchema } from './schema.js'
 import type { EndpointDecl, Method, RouteDecl } from './route.js'
-import { argsOf } from './route.js'
+import { argsOf } from './arg-marks.js'
 
 type Doc = Record<string, any>
 

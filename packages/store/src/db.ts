@@ -78,7 +78,7 @@ export interface Store {
   horizon(): Promise<string | undefined>;
   /**
    * The commit horizon and, read by the same statement, the epochs
-   * (`cms_epochs`, made by the core's migration 0012: a value per kind of
+   * (`cms_epochs`, made by the core's migration 0013: a value per kind of
    * change, renewed by triggers in the transaction of each such change): a
    * value kept while its epoch reads the same is valid whatever else was
    * committed meanwhile. Shared by the calls of one turn, as `horizon()`.

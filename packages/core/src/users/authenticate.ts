@@ -7,7 +7,7 @@
  * rows are kept while the credentials epoch stays (`store.snapshot()`: read
  * by the statement of the commit horizon, which every request asks anyway,
  * and renewed by triggers in the transaction of every change to a login, an
- * e-mail address, roles or an application password, core migration 0012),
+ * e-mail address, roles or an application password, core migration 0013),
  * so a revoked password, a changed role or a deleted user is seen by the
  * next request on every replica, and commits of anything else (posts,
  * events) leave the kept rows valid (recording a password's use, at most
@@ -28,6 +28,7 @@ import { keyedHash, normalizeAppPassword, sameHash, siteKey } from './passwords.
 import { isEmail, recordApplicationPasswordUse } from './store.js'
 import { authErrors } from './errors.js'
 import { readCache, type ReadCache } from '../content/read-cache.js'
+import type { SiteActivation } from '../platform/activation.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const DUMMY_HASH = randomBytes(32).toString('base64url')
@@ -120,16 +121,19 @@ export async function authenticateBasic (store: Store, credentials: BasicCredent
   return new Caller(matched.id, matched.login, matched.roles.filter(isRole), matched.uuid, roles)
 }
 
-export function authenticator (services: { store: Store, roles?: RoleRegistry }): (request: FastifyRequest) => Promise<Principal> {
-  const { store, roles } = services
+export function authenticator (services: { store: Store, roles?: RoleRegistry, activation?: SiteActivation }): (request: FastifyRequest) => Promise<Principal> {
+  const { store, roles, activation } = services
   return async (request) => {
     const header = request.headers.authorization
     if (header === undefined || header.trim() === '') return anonymousCaller
     const credentials = parseBasicAuthorization(header)
     const snapshot = await store.snapshot()
     // A read's pipeline keeps its reads under the same horizon (a write's asks afresh, after what it wrote).
-    if (request.method === 'GET' || request.method === 'HEAD') request.horizonTaken = snapshot?.horizon
+    const horizon = snapshot?.horizon
+    if (request.method === 'GET' || request.method === 'HEAD') request.horizonTaken = horizon
+    // A deactivated package's grants are left out (activation.ts), under the same horizon.
+    const granted = roles === undefined || activation === undefined ? roles : roles.visible(await activation.off(async () => horizon))
     const epoch = snapshot?.epochs.credentials
-    return await authenticateBasic(store, credentials, request.ip, roles, epoch !== undefined ? `epoch ${epoch}` : snapshot?.horizon)
+    return await authenticateBasic(store, credentials, request.ip, granted, epoch !== undefined ? `epoch ${epoch}` : horizon)
   }
 }

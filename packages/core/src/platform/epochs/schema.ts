@@ -1,5 +1,5 @@
 /**
- * Epochs (core migration 0012): values that triggers renew in the
+ * Epochs (core migration 0013): values that triggers renew in the
  * transaction of a change, one per kind of change (the id of the last
  * transaction that made one: never a value seen before). The store reads them all
  * in the statement of its commit horizon (`store.snapshot()`), so a value
