@@ -239,8 +239,9 @@ export class LifecycleEvents {
         for (const listener of this.listeners) {
           if (listener.topic !== event.topic || done.has(`${event.id} ${listener.key}`)) continue
           if (off?.has(listener.owner) === true) {
-            // Its package is deactivated: skipped, recorded as handled (see the top of this file).
-            await this.store().execute(sql`insert into cms_event_deliveries (event_id, listener) values (${event.id}, ${listener.key}) on conflict do nothing`)
+            // Its package is deactivated: skipped, recorded as handled (see the top of this file), with the batch's deliveries.
+            deliveries.events.push(event.id)
+            deliveries.listeners.push(listener.key)
             continue
           }
           try {
