@@ -18,6 +18,8 @@ export interface Measurement {
   idlePercent?: number
   /** The server's peak resident memory during the run, in MB (when measured). */
   peakRssMb?: number
+  /** Answers by HTTP status (what the errors were). */
+  statuses?: Record<string, number>
 }
 
 export interface LoadOptions {
@@ -50,6 +52,7 @@ export async function measure (opts: LoadOptions): Promise<Measurement> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
-    requests: result.requests.total
+    requests: result.requests.total,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count: number }).count]))
   }
 }

@@ -14,12 +14,15 @@
  *     /readyz answering) to being served through the gateway again is measured.
  *
  * Figures are printed as one JSON line per phase (and kept under bench/results/).
+ * The load comes from one address: start the topology with the read limit off
+ * (`CMS_RATE_LIMIT_READ=0` in the secrets file), or the limiter's 429s, not the
+ * replicas, decide the throughput; `replicas` refuses to measure otherwise.
  */
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { cpuOf, treeCpuOf } from './proc.js'
 import { measure } from './load.js'
 
@@ -102,6 +105,8 @@ function save (name: string, data: unknown): void {
 async function replicas (seconds: number, connections: number): Promise<void> {
   let s = state()
   const url = await seoRoute(s)
+  const limited = (await fetch(url)).headers.get('ratelimit-limit')
+  if (limited !== null) throw new Error(`reads are rate limited (${limited} a minute per address): start the topology with CMS_RATE_LIMIT_READ=0 in its secrets file`)
   const statsPort = s.services['seo-lb']![0]!.ports['8404']!
   const rows = []
   for (const seoReplicas of [2, 1]) {
@@ -115,8 +120,10 @@ async function replicas (seconds: number, connections: number): Promise<void> {
     const m = await measure({ url, duration: seconds, connections })
     const after = cpuByService(s)
     const cpuUsPerRequest = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, Math.round((v - (before[k] ?? 0)) * 1e6 / Math.max(1, m.requests))]).filter(([, v]) => Number(v) > 0))
-    const row = { seoReplicas, route: 'GET /seo/v1/get_head', seconds, connections, cores: cpus().length, requestsPerSec: Math.round(m.requestsPerSec), p50: m.p50, p99: m.p99, errors: m.errors, requests: m.requests, cpuUsPerRequest }
+    const row = { seoReplicas, route: 'GET /seo/v1/get_head', seconds, connections, cores: cpus().length, requestsPerSec: Math.round(m.requestsPerSec), p50: m.p50, p99: m.p99, errors: m.errors, statuses: m.statuses, requests: m.requests, cpuUsPerRequest, loadAverage: loadavg().map((l) => l.toFixed(1)).join(' ') }
     console.log(JSON.stringify(row))
+    // A rate with failed answers in it measures the failures, not the replicas.
+    if (m.errors > 0) throw new Error(`${m.errors} of ${m.requests} answers were not 2xx (${JSON.stringify(m.statuses)}): no throughput figure`)
     rows.push(row)
   }
   await topology('start', PROFILE, 'seo', '2')

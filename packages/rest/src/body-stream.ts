@@ -7,7 +7,37 @@ import { Transform, type Readable } from 'node:stream'
 import type { FastifyRequest } from 'fastify'
 import type { MultipartFile, MultipartValue } from '@fastify/multipart'
 import type { RestError } from './errors.js'
-import type { BodyPart, BodyStream, StreamBodyOptions } from './route.js'
+
+/**
+ * A request body an endpoint reads itself (see `EndpointDecl.streamBody`):
+ * nothing of it has been read when the handler starts.
+ */
+export interface BodyStream {
+  /** The Content-Type header as sent ('' when absent). */
+  readonly contentType: string
+  /** Whether the body is `multipart/form-data` (read it with `parts()`, else with `bytes()`). */
+  readonly multipart: boolean
+  /** The body's bytes as they arrive; the stream fails with the endpoint's `tooLarge` error past `maxBytes`. */
+  bytes (): Readable
+  /**
+   * The parts of a multipart body, in order: fields as text, files as
+   * streams (read each file before asking for the next part). A file longer
+   * than `maxBytes` fails with `tooLarge`.
+   */
+  parts (): AsyncIterable<BodyPart>
+}
+
+export type BodyPart =
+  | { kind: 'field', name: string, value: string }
+  | { kind: 'file', name: string, filename: string, contentType: string, stream: Readable }
+
+/** What an endpoint that streams its body accepts. */
+export interface StreamBodyOptions {
+  /** The largest body (for multipart: the largest file) in bytes, read on each request. */
+  maxBytes: () => number
+  /** The error of a body over the limit (by its Content-Length before anything is read, or once that many bytes came). */
+  tooLarge: () => RestError
+}
 
 /** Fields of a multipart upload are small: a megabyte each, a hundred at most. */
 const FIELD_LIMITS = { fieldSize: 1024 * 1024, fields: 100, files: 1, parts: 101, headerPairs: 200 }

@@ -29,7 +29,8 @@
 import { Type, type TInteger, type TOptional, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox'
 import { contextsOf } from './context.js'
 import { ContextArg, Enum, IntList, type JsonSchema } from './schema.js'
-import { isSecret, isUnvalidated, secret, unlisted, unvalidated, type NamespaceDecl, type RouteDecl, type RouteInput } from './route.js'
+import { isSecret, isUnvalidated, secret, unlisted, unvalidated } from './arg-marks.js'
+import type { NamespaceDecl, RouteDecl, RouteInput } from './route.js'
 
 // --- namespaces --------------------------------------------------------------
 

@@ -6,7 +6,9 @@
  * registered fields) carry its name under {@link CONTRIBUTED_BY}: left out
  * while that package's contributions are off, the keyword itself never shown.
  */
-import { argsOf, patternOf, type RouteDecl } from './route.js'
+import { argsOf } from './arg-marks.js'
+import { patternOf } from './route-path.js'
+import type { RouteDecl } from './route.js'
 import { restUrl } from './links.js'
 import type { JsonSchema } from './schema.js'
 

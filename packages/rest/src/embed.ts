@@ -5,7 +5,8 @@
  * most EMBED_REQUEST_LIMIT of them, EMBED_CONCURRENCY at a time, so a page of
  * a hundred items costs a bounded multiple of a plain page.
  */
-import { argsOf, type RestRequest } from './route.js'
+import { argsOf } from './arg-marks.js'
+import type { RestRequest } from './route.js'
 import { splitPath } from './dispatch.js'
 import { CURIE, LINK_REL_BASE, routeOfHref, type Links } from './links.js'
 

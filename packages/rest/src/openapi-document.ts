@@ -8,8 +8,10 @@
  * as the handlers do). All of it is read from the route declarations.
  */
 import type { JsonSchema } from './schema.js'
-import type { EndpointDecl, Method, PermissionCase, RouteDecl } from './route.js'
-import { argsOf, rateClassOf } from './route.js'
+import type { EndpointDecl, Method, RouteDecl } from './route.js'
+import type { PermissionCase } from './permission-cases.js'
+import { rateClassOf } from './rate-class.js'
+import { argsOf } from './arg-marks.js'
 
 type Doc = Record<string, any>
 

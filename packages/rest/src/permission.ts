@@ -16,7 +16,8 @@
  */
 import { denied, kernelErrors, type ErrorFactory, type RestError } from './errors.js'
 // The declaration types live beside the route types they name (one module, no import cycle).
-import type { CheckResult, Expected, Outcome, Permission, PermissionCase, Probe, RestRequest } from './route.js'
+import type { CheckResult, Permission, RestRequest } from './route.js'
+import type { Expected, Outcome, PermissionCase, Probe } from './permission-cases.js'
 
 export type { CheckResult, Expected, Outcome, Permission, PermissionCase, Probe }
 

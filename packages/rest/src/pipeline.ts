@@ -6,7 +6,9 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { denied, kernelErrors, RestError } from './errors.js'
-import { argsOf, patternOf, requestMemo, type EndpointDecl, type Method, type Registry, type RestRequest, type RouteDecl } from './route.js'
+import { argsOf } from './arg-marks.js'
+import { requestMemo } from './memo.js'
+import type { EndpointDecl, Method, Registry, RestRequest, RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
 import { endpointValidator } from './request-args.js'
 import { restPathOf } from './addressing.js'
@@ -19,7 +21,7 @@ import { errorHead, toRestError } from './error-handler.js'
 import { KeptAnswers } from './kept-answers.js'
 import type { Rendered } from './render.js'
 import type { KernelOptions } from './options.js'
-import { routePathOf } from './route-path.js'
+import { patternOf, routePathOf } from './route-path.js'
 import { reportWrite } from './writes.js'
 
 /**

@@ -8,7 +8,8 @@ import { RestError } from './errors.js'
 import type { JsonSchema } from './schema.js'
 import { hasOwn, isPlainObject, isset, setOwn } from './php.js'
 import { compileSchema, parseValue, sanitizeStrict, type ValidationIssue } from './validate.js'
-import { argsOf, type EndpointDecl } from './route.js'
+import { argsOf } from './arg-marks.js'
+import type { EndpointDecl } from './route.js'
 
 /** One declared handler argument. Its default is read from `schema.default`. */
 export interface ArgSpec { name: string; schema: JsonSchema; required: boolean; /** false: passed on as sent, the handler checks it */ validate?: boolean }

@@ -4,11 +4,15 @@
  * check and handler; the kernel derives the Fastify route, validation, the
  * discovery entry, batch eligibility and the OpenAPI operation from it.
  */
-import { OptionalKind, Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
-import type { Readable } from 'node:stream'
+import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox'
 import type { RestError } from './errors.js'
 import type { JsonSchema } from './schema.js'
 import type { Dispatch } from './dispatch.js'
+import type { RequestMemo } from './memo.js'
+import type { BodyStream, StreamBodyOptions } from './body-stream.js'
+import type { RateClass } from './rate-class.js'
+import type { PermissionCase, Probe } from './permission-cases.js'
+import { pathVariableArg, variablesOf, withPathVariables } from './route-path.js'
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 export type Method = typeof METHODS[number]
@@ -77,60 +81,6 @@ export interface RestRequest<P = Record<string, unknown>> {
    * when there is no body.
    */
   readonly sentBody?: unknown
-}
-
-/** Values loaded once per request, by key. */
-export interface RequestMemo {
-  <T>(key: string, load: () => Promise<T>): Promise<T>
-  /** Forgets a key: the next call loads again (after a write changed it). */
-  forget (key: string): void
-}
-
-/**
- * A request body an endpoint reads itself (see `EndpointDecl.streamBody`):
- * nothing of it has been read when the handler starts.
- */
-export interface BodyStream {
-  /** The Content-Type header as sent ('' when absent). */
-  readonly contentType: string
-  /** Whether the body is `multipart/form-data` (read it with `parts()`, else with `bytes()`). */
-  readonly multipart: boolean
-  /** The body's bytes as they arrive; the stream fails with the endpoint's `tooLarge` error past `maxBytes`. */
-  bytes (): Readable
-  /**
-   * The parts of a multipart body, in order: fields as text, files as
-   * streams (read each file before asking for the next part). A file longer
-   * than `maxBytes` fails with `tooLarge`.
-   */
-  parts (): AsyncIterable<BodyPart>
-}
-
-export type BodyPart =
-  | { kind: 'field', name: string, value: string }
-  | { kind: 'file', name: string, filename: string, contentType: string, stream: Readable }
-
-/** What an endpoint that streams its body accepts. */
-export interface StreamBodyOptions {
-  /** The largest body (for multipart: the largest file) in bytes, read on each request. */
-  maxBytes: () => number
-  /** The error of a body over the limit (by its Content-Length before anything is read, or once that many bytes came). */
-  tooLarge: () => RestError
-}
-
-/** A fresh per-request memo. */
-export function requestMemo (): RequestMemo {
-  const cache = new Map<string, Promise<unknown>>()
-  const memo = async <T>(key: string, load: () => Promise<T>): Promise<T> => {
-    let pending = cache.get(key) as Promise<T> | undefined
-    if (pending === undefined) {
-      pending = load()
-      cache.set(key, pending)
-      // A failed load is not remembered: the next caller tries again.
-      pending.catch(() => { if (cache.get(key) === pending) cache.delete(key) })
-    }
-    return await pending
-  }
-  return Object.assign(memo, { forget: (key: string) => { cache.delete(key) } })
 }
 
 export interface Registry {
@@ -260,23 +210,6 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
   serialize?: Serializer
 }
 
-/** What a request counts against (see `EndpointDecl.rateClass`). */
-export type RateClass = 'read' | 'write' | 'expensive'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The endpoint's rate-limit class (the kernel's routes set it; see `EndpointDecl.rateClass`). */
-    rateClass?: RateClass
-  }
-}
-
-/** An endpoint's class for a method: its declared one, else `expensive` for an upload (a streamed body), else by the method. */
-export function rateClassOf (ep: Pick<EndpointDecl<any>, 'rateClass' | 'streamBody'>, method: string): RateClass {
-  if (ep.rateClass !== undefined) return ep.rateClass
-  if (ep.streamBody !== undefined) return 'expensive'
-  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? 'read' : 'write'
-}
-
 export type Serializer = (query: Record<string, unknown>, status: number, body: unknown) => { contentType: string, payload: string } | undefined
 
 export interface RouteDecl {
@@ -338,180 +271,12 @@ export function route (input: RouteInput): RouteInput {
   return { ...decl, endpoints }
 }
 
-/** `/a/(?P<id>[\d]+)` -> `/a/{id}` with `vars.id = '[\d]+'` (groups inside a class are kept). */
-function withPathVariables<R extends RouteInput> (decl: R): R {
-  if (!decl.path.includes('(?P<')) return decl
-  const vars: Record<string, string> = { ...decl.vars }
-  let path = ''
-  let i = 0
-  while (i < decl.path.length) {
-    const start = decl.path.indexOf('(?P<', i)
-    if (start < 0) {
-      path += decl.path.slice(i)
-      break
-    }
-    path += decl.path.slice(i, start)
-    const close = decl.path.indexOf('>', start)
-    const name = decl.path.slice(start + 4, close)
-    let depth = 1
-    let j = close + 1
-    for (; j < decl.path.length && depth > 0; j++) {
-      const c = decl.path[j]
-      if (c === '\\') j++
-      else if (c === '(') depth++
-      else if (c === ')') depth--
-    }
-    if (depth !== 0 || !/^\w+$/.test(name)) throw new Error(`route ${decl.path}: malformed variable`)
-    vars[name] = decl.path.slice(close + 1, j - 1)
-    path += `{${name}}`
-    i = j
-  }
-  return { ...decl, path, vars }
-}
-
-/** A path variable no declaration describes: an integer for a digits class, else a string. */
-function pathVariableArg (cls: string): TSchema {
-  return Type.Optional(Type.Unsafe({ type: /^(\[\\d\]|\\d|\[0-9\])\+$/.test(cls) ? 'integer' : 'string' }))
-}
-
-export function variablesOf (path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
-}
-
-/** `/cms/v2/posts/{id}` -> `/cms/v2/posts/(?P<id>[\d]+)`, the index key. */
-export function patternOf (decl: Pick<RouteDecl, 'path' | 'vars'>): string {
-  return decl.path.replace(/\{(\w+)\}/g, (_, name: string) => `(?P<${name}>${decl.vars![name]})`)
-}
-
-/** The Fastify (find-my-way) path under the given prefix, with regex parameters. */
-export function fastifyPathOf (decl: Pick<RouteDecl, 'path' | 'vars'>, prefix: string): string {
-  const path = decl.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    // find-my-way takes the class as a regex parameter; groups inside it
-    // (`(?:[\d]+|me)`) work as they are.
-    return `:${name}(^${decl.vars![name]}$)`
-  })
-  return prefix + (path === '/' ? '/' : path)
-}
-
-export interface ArgInfo {
-  name: string
-  schema: JsonSchema
-  required: boolean
-  validate: boolean
-  /** Shown in the discovery index (see `unlisted`). */
-  listed: boolean
-  /** A secret (see `secret`): its value is never kept or shown, only its name. */
-  secret: boolean
-}
-
-const UNVALIDATED = Symbol.for('cms.rest.unvalidated')
-
-/**
- * An argument the handler checks itself (the core's title, content, meta:
- * a string or an object, nulls that delete). It is still declared and shown
- * with its schema; the kernel passes its value on as sent.
- */
-export function unvalidated<T extends TSchema> (schema: T): T {
-  Object.defineProperty(schema, UNVALIDATED, { value: true, enumerable: false })
-  return schema
-}
-
-export function isUnvalidated (schema: object): boolean {
-  return UNVALIDATED in schema
-}
-
-const UNLISTED = Symbol.for('cms.rest.unlisted')
-
-/**
- * An argument the real product reads from the request without declaring it
- * (the reference's route listing does not show it): declared here all the
- * same, so it is validated and reaches the handler (handlers see declared
- * arguments only), documented in the OpenAPI document, and left out of the
- * discovery index, which shows the reference's arguments.
- */
-export function unlisted<T extends TSchema> (schema: T): T {
-  Object.defineProperty(schema, UNLISTED, { value: true, enumerable: false })
-  return schema
-}
-
-const SECRET = Symbol.for('cms.rest.secret')
-
-/**
- * An argument whose value is a secret (a password, a token, a key): what
- * records requests (the audit log) keeps its name, never its value. The
- * mark is not enumerable, so it changes nothing the index, validation or
- * OpenAPI show; wrap the outermost schema (`secret(Type.Optional(...))`),
- * as TypeBox's modifiers copy a schema without it. An item-schema field
- * marked so stays marked in `argsFromSchema`'s arguments.
- */
-export function secret<T extends TSchema> (schema: T): T {
-  Object.defineProperty(schema, SECRET, { value: true, enumerable: false })
-  return schema
-}
-
-export function isSecret (schema: object): boolean {
-  return SECRET in schema
-}
-
-/** The arguments of an endpoint in declaration order, with WordPress' `required` flag. */
-export function argsOf (decl: EndpointDecl<any>): ArgInfo[] {
-  const args = (decl.args ?? {}) as Record<string, TSchema>
-  return Object.entries(args).map(([name, schema]) => ({
-    name,
-    schema: schema as JsonSchema,
-    required: !(OptionalKind in schema) && !('default' in schema),
-    validate: !isUnvalidated(schema),
-    listed: !(UNLISTED in schema),
-    secret: isSecret(schema)
-  }))
-}
-
 export interface NamespaceDecl {
   name: string
   routes: RouteDecl[]
 }
 
-// Permission declarations (permission.ts builds them): here, beside RestRequest, which they name.
-
-/** What a caller gets: the check passed (any status but 401/403), or the refusal's status. */
-export type Outcome = 'allowed' | 401 | 403
-
-/** Who is expected to pass, as the matrix row is derived from it. */
-export type Expected =
-  /** Anyone, signed in or not. */
-  | { readonly kind: 'everyone' }
-  /** Any signed-in caller; anonymous 401. */
-  | { readonly kind: 'signed-in' }
-  /** No one: anonymous 401, every role 403. */
-  | { readonly kind: 'nobody' }
-  /** Holders of any of these primitive capabilities (from the roles' grants); anonymous 401, others 403. */
-  | { readonly kind: 'can', readonly anyOf: readonly string[] }
-  /** Written out per caller kind (`anonymous` and each role). */
-  | { readonly kind: 'outcomes', readonly outcomes: Readonly<Record<string, Outcome>> }
-
-/**
- * What the prober sends for a case. Path variables and query values name
- * fixture objects the prober makes first (`post`, `page`, `post.revision`,
- * `media`, `category`, `tag`, `comment`, `webhook`, `webhook.delivery`, `user`, `user.app-password`,
- * `self.app-password`); any other value is sent as written. Arguments not
- * given are filled with valid values from the route's declaration.
- */
-export interface Probe {
-  vars?: Record<string, string>
-  query?: Record<string, unknown>
-  /** Query parameters whose value is a fixture object's id, named as in `vars` (`{ post_id: 'post' }`). */
-  queryVars?: Record<string, string>
-  body?: Record<string, unknown>
-  /** Body members whose value is a fixture object's id (`{ post: 'post' }`: a comment's post). */
-  bodyVars?: Record<string, string>
-}
-
-/** One row of the matrix: who passes, why (the rule's source), and what the probe sends. */
-export interface PermissionCase {
-  readonly why: string
-  readonly expect: Expected
-  readonly probe?: Probe
-}
+// The permission check (permission.ts builds it): here, beside RestRequest, which it names.
 
 /** `true`, or the error to answer (`false`: the kernel's `rest_forbidden`). */
 export type CheckResult = boolean | RestError | Promise<boolean | RestError>

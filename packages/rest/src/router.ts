@@ -10,7 +10,8 @@
  * declaration it is.)
  */
 import { createRequire } from 'node:module'
-import { fastifyPathOf, type EndpointDecl, type RouteDecl } from './route.js'
+import { fastifyPathOf } from './route-path.js'
+import type { EndpointDecl, RouteDecl } from './route.js'
 import { API_PREFIX } from './addressing.js'
 import { ROUTER_OPTIONS } from './options.js'
 
