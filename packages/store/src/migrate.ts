@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import { casing, storeDriver } from './db.js'
+import { casing, epochsMayExist, storeDriver } from './db.js'
 import type { Store, StoreDriver } from './db.js'
 
 /** Absolute path of the store's own migrations folder (the `options` table). */
@@ -95,6 +95,8 @@ export async function migrate (store: Store, sets: readonly MigrationSet[] = [])
     await run
   } finally {
     if (running.get(driver) === run) running.delete(driver)
+    // A store that found no epochs table looks again: these migrations may have made it.
+    epochsMayExist(store)
   }
 }
 
