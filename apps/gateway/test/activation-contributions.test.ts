@@ -89,9 +89,14 @@ t.test('profile B: plugins deactivated in one app: their capabilities and listen
   const before = await post(one, 'Before')
   t.same(seen.filter((id) => id === before), [before], 'the listener ran once for a post made while active')
 
+  // The page builder's current-user list names every capability of the caller: the SEO plugin's only while it is active.
+  const builderList = async (h: GatewayApp): Promise<boolean> =>
+    (await call(h.app, 'GET', '/builder/v1/user-data/current-user', { as: admin })).body.capabilities.includes('manage_seo_options')
+  t.ok(await builderList(two), 'the builder lists the SEO capability')
+  await registryOf(one).deactivate('plugin', 'seo', { actor: { userId: admin.id } })
+  t.notOk(await builderList(two), 'not once the SEO plugin is off (in the other app)')
   const off = await call(one.app, 'POST', '/builder-one/v1/plugins/builder/deactivate', { as: admin })
   t.same([off.status, off.body.status], [200, 'inactive'])
-  await registryOf(one).deactivate('plugin', 'seo', { actor: { userId: admin.id } })
   for (const [name, h] of [['the app that deactivated', one], ['the other app', two]] as const) {
     t.same(await grants(h), withdrawn, `${name}: the plugin's grants are gone (the core's stay)`)
   }
@@ -104,6 +109,7 @@ t.test('profile B: plugins deactivated in one app: their capabilities and listen
   const on = await call(two.app, 'POST', '/builder-one/v1/plugins/builder/activate', { as: admin })
   t.same([on.status, on.body.status], [200, 'active'])
   await registryOf(two).activate('plugin', 'seo', { actor: { userId: admin.id } })
+  t.ok(await builderList(one), 'the builder lists it again')
   for (const [name, h] of [['the app that deactivated', one], ['the other app', two]] as const) {
     t.same(await grants(h), granted, `${name}: granted again`)
   }
