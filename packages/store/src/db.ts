@@ -78,6 +78,24 @@ export interface Store {
   horizon(): Promise<string | undefined>;
   /** Closes the pool / the embedded database. Idempotent. */
   close(): Promise<void>;
+  /**
+   * What a module keeps with this store (prepared statements, read caches,
+   * a key read once): the slot's value, made on first use and kept while
+   * the store lives. Absent on a store standing for a transaction (the
+   * importer's view): nothing made there may outlive it.
+   */
+  readonly local?: <T>(slot: StoreSlot<T>) => T;
+}
+
+/** A typed value kept per store (`store.local(slot)`), made by `make` the first time a store is asked for it. */
+export interface StoreSlot<T> {
+  readonly name: string;
+  readonly make: (store: Store) => T;
+}
+
+/** A slot named for what it keeps (`content/post-statements`). */
+export function storeSlot<T> (name: string, make: (store: Store) => T): StoreSlot<T> {
+  return { name, make }
 }
 
 /** Raised when an on-disk PGlite directory is already open (in this or another process). */
@@ -330,8 +348,13 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
       return pendingHorizon
     },
     close,
+    local: <T>(slot: StoreSlot<T>): T => {
+      if (!locals.has(slot)) locals.set(slot, slot.make(store))
+      return locals.get(slot) as T
+    },
     [driverKey]: driver,
   }
+  const locals = new Map<StoreSlot<unknown>, unknown>()
   let pendingHorizon: Promise<string | undefined> | undefined
   let horizonQuery: { execute: () => Promise<unknown> } | undefined
   return store
