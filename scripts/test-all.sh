@@ -58,17 +58,20 @@ elif [ "${CI:-}" = "true" ]; then
   echo "PostgreSQL server binaries are missing in CI"; failed_here=$((failed_here + 1))
 fi
 
-if have_postgres && [ "${CMS_TEST_BOTH:-}" != 1 ]; then
-  plan+=("suite packages/rest pglite CMS_TEST_DATABASE_URL=")
-  plan+=("suite packages/store pglite CMS_TEST_DATABASE_URL=")
-else
-  for dir in "${PACKAGES[@]}"; do plan+=("suite $dir pglite CMS_TEST_DATABASE_URL="); done
-fi
+# The PostgreSQL suites are planned first: a file marked `test-all: first pass only` runs in the first
+# suite of its package, and the store's lost-connection test then uses this server instead of starting
+# (initdb) one of its own.
 if [ -n "$url" ]; then
   for dir in "${DB_PACKAGES[@]}"; do plan+=("suite $dir postgres CMS_TEST_DATABASE_URL=$url"); done
   plan+=("suite bench postgres CMS_TEST_DATABASE_URL=$url")
 elif ! have_postgres; then
   echo "(PostgreSQL binaries not found: database suites ran on PGlite only)"
+fi
+if have_postgres && [ "${CMS_TEST_BOTH:-}" != 1 ]; then
+  plan+=("suite packages/rest pglite CMS_TEST_DATABASE_URL=")
+  plan+=("suite packages/store pglite CMS_TEST_DATABASE_URL=")
+else
+  for dir in "${PACKAGES[@]}"; do plan+=("suite $dir pglite CMS_TEST_DATABASE_URL="); done
 fi
 
 started=$SECONDS

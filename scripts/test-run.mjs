@@ -17,6 +17,12 @@
  * process a test starts (NODE_OPTIONS), with coverage off. `npx tap` in a
  * package still runs its suite the usual way.
  *
+ * The workspace's sources run compiled: scripts/build-dist.mjs brings every
+ * package's dist/ up to date first, and `--import=tsx` becomes
+ * `--import=scripts/test-loader.mjs`, which loads them from dist/ and
+ * transpiles only the tests' own files (about 2 s of CPU less per test
+ * process). CMS_TEST_TSX=1 runs everything through tsx as `npx tap` does.
+ *
  * A file whose first lines say `test-all: first pass only` runs in the first
  * suite of its directory only: it does not read CMS_TEST_DATABASE_URL, so a
  * second pass would repeat it exactly (the file says why).
@@ -30,7 +36,7 @@
  *
  *   node scripts/test-run.mjs --logs DIR [--jobs N] < plan
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir, userInfo } from 'node:os'
 import { join, relative } from 'node:path'
@@ -44,6 +50,9 @@ if (opts.logs === undefined) throw new Error('--logs DIR is required')
 const LOGS = opts.logs
 // As many as cores, at most 4 unless asked (each job holds a few hundred MB and its own connections to the test server).
 const JOBS = Math.max(1, Number(opts.jobs ?? process.env.CMS_TEST_JOBS ?? Math.min(4, availableParallelism())) || 1)
+
+const TSX = process.env.CMS_TEST_TSX === '1'
+const LOADER = `--import=${join(ROOT, 'scripts', 'test-loader.mjs')}`
 
 // ---- the plan ----------------------------------------------------------------
 
@@ -79,7 +88,7 @@ function taprc (dir) {
   let text = ''
   try { text = readFileSync(join(ROOT, dir, '.taprc'), 'utf8') } catch {}
   const rc = YAML.parse(text) ?? {}
-  const nodeArgs = [rc['node-arg'] ?? []].flat()
+  const nodeArgs = [rc['node-arg'] ?? []].flat().map((arg) => (!TSX && arg === '--import=tsx' ? LOADER : arg))
   const include = [rc.include ?? ['test/**/*.test.ts']].flat()
   return { nodeArgs, include, timeout: Number(rc.timeout ?? 30) }
 }
@@ -241,6 +250,15 @@ function report (suite) {
 }
 
 for (const suite of suites) if (suite.files.length === 0) { process.stdout.write(`== ${suite.title}\n  (no tests)\n`) }
+
+if (!TSX) {
+  // What the loader runs must be the sources as they are (a no-op when nothing changed: a few milliseconds).
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-dist.mjs')], { cwd: ROOT, encoding: 'utf8' })
+  if (build.status !== 0) {
+    process.stdout.write(`build-dist failed, so the tests cannot run compiled:\n${build.stdout}${build.stderr}`)
+    process.exit(1)
+  }
+}
 
 const queue = [...jobs]
 const inFlight = new Set()

@@ -11,6 +11,10 @@ export interface CliContext {
   out(text: string): void;
   /** Opens the store configured by the environment (DATABASE_URL / CMS_DATA_DIR). */
   openStore(): Promise<Store>;
+  /** Where a progress bar goes (default standard error; drawn only when it is a terminal). */
+  terminal?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Aborted to interrupt a long command (default: on SIGINT or SIGTERM, for the commands that listen). */
+  signal?: AbortSignal;
 }
 
 export interface CommandGroup {

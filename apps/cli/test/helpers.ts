@@ -17,7 +17,8 @@ export interface Result {
 
 export function cms (args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import=tsx', main, ...args], {
+    // Run as this test runs (tsx, or the test command's loader of the compiled sources: scripts/test-loader.mjs).
+    const child = spawn(process.execPath, [...process.execArgv, main, ...args], {
       env: { ...process.env, DATABASE_URL: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -36,7 +37,8 @@ export function cms (args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
  */
 export function inProcess (store?: Store, env: NodeJS.ProcessEnv = {}) {
   let opened = 0
-  const exec = async (args: string[]): Promise<Result> => {
+  /** `io`: where a progress bar goes, a signal that interrupts (the context's own). */
+  const exec = async (args: string[], io: Pick<CliContext, 'terminal' | 'signal'> = {}): Promise<Result> => {
     let stdout = ''
     let stderr = ''
     const ctx: CliContext = {
@@ -47,6 +49,7 @@ export function inProcess (store?: Store, env: NodeJS.ProcessEnv = {}) {
         if (!store) throw new Error('this command should not open the database')
         return { ...store, close: async () => {} }
       },
+      ...io,
     }
     const code = await run(args, { ctx, err: (line) => (stderr += `${line}\n`) })
     return { code, stdout, stderr }

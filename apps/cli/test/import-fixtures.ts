@@ -3,19 +3,40 @@
 // server for its attachment files.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { crc32 } from 'node:zlib'
 
 /** A 1x1 PNG (as media.test.ts has it). */
 export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 
-export async function fileServer (): Promise<{ url: string, hits: () => number, close: () => Promise<void> }> {
+/** The PNG with its header (IHDR, CRC fixed) declaring 16000 x 16000 pixels: its data cannot fill it. */
+export const BOMB = (() => {
+  const file = Buffer.from(PNG)
+  file.writeUInt32BE(16000, 16)
+  file.writeUInt32BE(16000, 20)
+  file.writeUInt32BE(crc32(file.subarray(12, 29)), 29)
+  return file
+})()
+
+/** Files by path under /wp-content/uploads/2020/01/: the photo, a declared-huge image, 64 KB of text. */
+const FILES: Record<string, [type: string, body: Buffer]> = {
+  'photo.png': ['image/png', PNG],
+  'bomb.png': ['image/png', BOMB],
+  'big.txt': ['text/plain', Buffer.alloc(64 * 1024, 'a')]
+}
+
+/** `onServe` is told each file's name as it is served (a test interrupts an import there). */
+export async function fileServer (onServe?: (name: string) => void): Promise<{ url: string, hits: () => number, close: () => Promise<void> }> {
   let hits = 0
   const server: Server = createServer((req, res) => {
     hits++
-    if (req.url === '/wp-content/uploads/2020/01/photo.png') {
-      res.writeHead(200, { 'content-type': 'image/png' }).end(PNG)
+    const name = /^\/wp-content\/uploads\/2020\/01\/([^/]+)$/.exec(req.url ?? '')?.[1]
+    const file = name === undefined ? undefined : FILES[name]
+    if (name === undefined || file === undefined) {
+      res.writeHead(404).end()
       return
     }
-    res.writeHead(404).end()
+    onServe?.(name)
+    res.writeHead(200, { 'content-type': file[0] }).end(file[1])
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits: () => hits, close: async () => { await new Promise((resolve) => server.close(resolve)) } }

@@ -1,23 +1,41 @@
 // `cms import wxr`: an export file the test writes with every feature
 // (import-fixtures.ts), its attachment files from a local server, into a
 // fresh site; read back through the service (profile B, so the SEO
-// package's importer maps the source SEO plugin's meta); a second run
-// changes nothing; a run stopped part way resumes; --dry-run writes nothing.
+// package's importer maps the source SEO plugin's meta); a run interrupted
+// mid-batch resumes; a second run changes nothing; --dry-run writes
+// nothing. Then, on the same database from another source site: authors
+// mapped by --authors, files over the size and pixel limits, a bad command
+// line.
 import t from 'tap'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import { openTestStore } from '@cms/store/testing'
 import { coreMigrations, createApplicationPassword, createUser } from '@cms/core'
 import { buildApp, loadSettings } from '@cms/gateway'
+import { importMigrations } from '../src/import/map.js'
 import { inProcess } from './helpers.js'
-import { fileServer, fullExport } from './import-fixtures.js'
+import { fileServer, fullExport, head, itemXml, TAIL } from './import-fixtures.js'
+
+/** A terminal as the progress bar sees one: what it drew, kept. */
+class Terminal extends Writable {
+  text = ''
+  readonly isTTY = true
+  readonly columns = 160
+  override _write (chunk: Buffer, _encoding: string, done: () => void): void {
+    this.text += String(chunk)
+    done()
+  }
+}
 
 t.test('cms import wxr', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cms-import-wxr-'))
-  const db = await openTestStore({ migrations: [coreMigrations] })
-  const files = await fileServer()
+  // The import's own migrations in the template too: one migrated store for every part of this file.
+  const db = await openTestStore({ migrations: [coreMigrations, importMigrations] })
+  let onPhoto: (() => void) | undefined
+  const files = await fileServer((name) => { if (name === 'photo.png') onPhoto?.() })
   t.teardown(async () => {
     await files.close()
     await db.close()
@@ -36,15 +54,26 @@ t.test('cms import wxr', async (t) => {
   t.match(dry.stdout, /Dry run \(nothing written\) from http:\/\/old\.example: created 16, updated 0, unchanged 0, skipped 2, failed 0/)
   t.equal((await db.execute<{ n: number }>("select count(*)::int as n from posts where type <> 'revision'"))[0]!.n, 0, 'a dry run writes nothing')
 
-  // Interrupted after 6 records (users and terms and one post), then resumed.
-  const first = await exec(['import', 'wxr', file, '--stop-after', '6', '--batch', '4'])
-  t.equal(first.code, 0, first.stdout + first.stderr)
-  t.match(first.stdout, /created 8, updated 0, unchanged 0, skipped 0, failed 0\n/)
-  t.match(first.stdout, / {2}post {8}created 1,/)
-  t.match(first.stdout, /Stopped early/)
-  const resumed = await exec(['import', 'wxr', file, '--batch', '4'])
+  // Interrupted in its third batch of 4 (users and categories; the tag and posts 20-22; posts 23-25 and the
+  // photo): the photo is fetched before the batch's transaction, which writes post 23, then rolls back.
+  const interrupt = new AbortController()
+  onPhoto = () => { interrupt.abort() }
+  const first = await exec(['import', 'wxr', file, '--batch', '4'], { signal: interrupt.signal })
+  onPhoto = undefined
+  t.equal(first.code, 130, `interrupted: exit code 130 ${first.stdout}${first.stderr}`)
+  t.match(first.stdout, /: created 10, updated 0, unchanged 0, skipped 0, failed 0\n/, 'two whole batches counted (and post 20\'s two comments)')
+  t.match(first.stdout, / {2}post {8}created 3,/)
+  t.match(first.stdout, /Interrupted: the batch under way was rolled back/)
+  const left = await db.execute<{ slug: string }>("select slug from posts where type in ('post', 'page', 'attachment') order by id")
+  t.same(left.map((r) => r.slug), ['gruesse', 'secret', 'tomorrow'], 'post 23, written in the third batch, rolled back with it')
+  const mapRows = await db.execute<{ n: number }>('select count(*)::int as n from import_map')
+  t.equal(mapRows[0]!.n, 10, 'the id map holds what the two batches wrote, nothing more')
+  // Resumed: a bar on a terminal, then the summary.
+  const terminal = new Terminal()
+  const resumed = await exec(['import', 'wxr', file, '--batch', '4'], { terminal })
   t.equal(resumed.code, 1, 'a file failed: exit code 1')
-  t.match(resumed.stdout, /Imported from http:\/\/old\.example: created 7, updated 0, unchanged 8, skipped 2, failed 1/)
+  t.match(resumed.stdout, /Imported from http:\/\/old\.example: created 5, updated 0, unchanged 10, skipped 2, failed 1/)
+  t.match(terminal.text, /100% \| 16 records, [0-9.]+\/s \| created 5, updated 0, unchanged 10, failed 1/, 'the progress bar: the whole file read, records, rate, counts')
   t.match(resumed.stdout, /attachment 11 "Gone": .*missing\.png answered 404/)
   t.match(resumed.stdout, /post: status trash is not imported \(1\)/)
   t.match(resumed.stdout, /nav_menu_item: type nav_menu_item is not imported \(1\)/)
@@ -135,4 +164,39 @@ t.test('cms import wxr', async (t) => {
   writeFileSync(file, fullExport(files.url).replace('<p>Draft</p>', '<p>Draft, revised</p>'))
   const changed = await exec(['import', 'wxr', file])
   t.match(changed.stdout, /created 0, updated 1, unchanged 14, skipped 2, failed 1/)
+
+  // Another source site into the same database (the id map is per site): its author mapped to a user here
+  // by --authors, its terms linked to those of the same names; files over the upload limit and over the
+  // pixel limit fail their attachments only.
+  await t.test('another site: --authors, the size and pixel limits, a bad command line', async (t) => {
+    const site = 'http://second.example'
+    const limited = inProcess(db, { ...env, CMS_UPLOAD_MAX_BYTES: String(32 * 1024), CMS_IMAGE_MAX_PIXELS: '1000000' })
+    const upload = (id: number, name: string): string => itemXml(site, { id, type: 'attachment', title: name, status: 'inherit', slug: name.replace('.', '-'), attachmentUrl: `${files.url}/wp-content/uploads/2020/01/${name}`, creator: 'olduser' })
+    const second = join(dir, 'second.xml')
+    writeFileSync(second, head(site).replace(/<wp:author>.*<\/wp:author>\n/g, '') +
+      '<wp:author><wp:author_login>olduser</wp:author_login><wp:author_email>old@second.example</wp:author_email></wp:author>\n' +
+      itemXml(site, { id: 1, title: 'By the old user', slug: 'by-old-user', creator: 'olduser' }) +
+      upload(2, 'big.txt') + upload(3, 'bomb.png') + upload(4, 'photo.png') + TAIL)
+    const authors = join(dir, 'authors.txt')
+    writeFileSync(authors, '# source login = login here\nolduser = admin\n')
+
+    const bad = await limited.exec(['import', 'wxr', second, '--batch', '0'])
+    t.equal(bad.code, 2, 'a bad command line: exit code 2')
+    t.match(bad.stderr, /--batch takes a whole number of at least 1/)
+    const both = await limited.exec(['import', 'wxr', second, '--author', 'admin', '--authors', authors])
+    t.equal(both.code, 2)
+    const missing = await limited.exec(['import', 'wxr', second, '--authors', join(dir, 'authors-none.txt')])
+    t.match(missing.stderr, /no file .*authors-none\.txt \(--authors\)/)
+
+    const done = await limited.exec(['import', 'wxr', second, '--authors', authors])
+    t.equal(done.code, 1, 'two files failed: exit code 1')
+    t.match(done.stdout, /Imported from http:\/\/second\.example: created 2, updated 0, unchanged 0, skipped 4, failed 2/)
+    t.match(done.stdout, /user: mapped to a user here by --authors \(1\)/)
+    t.match(done.stdout, /attachment 2 "big\.txt": .*big\.txt: .*(larger|too large|limit)/i, 'over CMS_UPLOAD_MAX_BYTES: failed, with the reason')
+    t.match(done.stdout, /attachment 3 "bomb\.png": .*(CMS_IMAGE_MAX_PIXELS|pixels)/i, 'over CMS_IMAGE_MAX_PIXELS: failed, with the reason')
+    const rows = await db.execute<{ slug: string, author: number, type: string }>("select slug, author, type from posts where slug in ('by-old-user', 'photo-png', 'big-txt', 'bomb-png') order by slug")
+    t.same(rows.map((r) => [r.slug, r.type]), [['by-old-user', 'post'], ['photo-png', 'attachment']], 'the refused files left no attachment')
+    t.equal(rows[0]!.author, admin.id, 'the post is the mapped user\'s')
+    t.equal((await db.execute<{ n: number }>("select count(*)::int as n from users where login = 'olduser'"))[0]!.n, 0, 'no user made for a mapped author')
+  })
 })

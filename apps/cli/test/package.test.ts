@@ -94,3 +94,23 @@ t.test('cms plugin activate is the way back: a running app serves the package ag
   t.same(await exec(['plugin', 'deactivate', 'builder']), { code: 0, stdout: 'plugin builder deactivated: 0.1.0, inactive\n', stderr: '' })
   t.equal(await get('/builder/v1/globals/colors'), 404, 'and gone again')
 })
+
+t.test('cms plugin activate brings back the management package itself: profile A\'s rollback plugin, whose routes are gone while it is off', async (t) => {
+  const db = await openTestStore({ migrate: false })
+  t.teardown(() => db.close())
+  const content = await mkdtemp(join(tmpdir(), 'cms-cli-content-'))
+  const settings = loadSettings({ CMS_DEPLOYMENT: 'A', CMS_BASE_URL: 'http://cms.test', LOG_LEVEL: 'silent', CMS_CONTENT_DIR: content, CMS_DATA_DIR: '/nonexistent-not-used' })
+  const app = await buildApp(settings, { store: db, logger: false, jobs: false })
+  t.teardown(() => app.close())
+  const admin = await createCaller(db, 'administrator')
+  const get = async (url: string): Promise<number> => (await app.inject({ method: 'GET', url: `/cms-json${url}`, headers: admin.headers })).statusCode
+  const { exec } = inProcess(db, { CMS_CONTENT_DIR: content, CMS_DEPLOYMENT: 'A' })
+
+  // rollback/v1 is the one package-management namespace of profile A: with it off, no route of the service manages packages.
+  t.equal(await get('/rollback/v1'), 200)
+  t.same(await exec(['plugin', 'deactivate', 'rollback']), { code: 0, stdout: 'plugin rollback deactivated: 0.1.0, inactive\n', stderr: '' })
+  t.equal(await get('/rollback/v1'), 404, 'its routes are gone from the running app')
+  t.notOk(JSON.parse((await app.inject({ method: 'GET', url: '/cms-json/', headers: admin.headers })).body).namespaces.includes('rollback/v1'))
+  t.same(await exec(['plugin', 'activate', 'rollback']), { code: 0, stdout: 'plugin rollback activated: 0.1.0, active\n', stderr: '' })
+  t.equal(await get('/rollback/v1'), 200, 'served again by the running app, without a restart')
+})

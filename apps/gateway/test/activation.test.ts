@@ -17,26 +17,11 @@ import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
-import { openStore, type Store } from '@cms/store'
-import { createTestDatabase, migrateTestStore, openTestStore, testDatabaseUrl } from '@cms/store/testing'
+import { migrateTestStore, openTestStore } from '@cms/store/testing'
 import { packageRegistry } from '@cms/registry'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
-import { BASE, gatewayApp, getJson } from './helpers.js'
-
-/** Two stores on one database (PostgreSQL: two pools; PGlite: the same store twice). */
-async function twoStores (t: Test): Promise<[Store, Store]> {
-  if (testDatabaseUrl() === undefined) {
-    const store = await openTestStore({ migrate: false })
-    t.teardown(async () => { await store.close() })
-    return [store, store]
-  }
-  const db = await createTestDatabase()
-  const one = await openStore({ databaseUrl: db.url, poolSize: 3 })
-  const two = await openStore({ databaseUrl: db.url, poolSize: 3 })
-  t.teardown(async () => { await one.close(); await two.close(); await db.drop() })
-  return [one, two]
-}
+import { BASE, gatewayApp, getJson, twoStores } from './helpers.js'
 
 /** A content directory both apps use, holding a second theme (`dark`) beside the seeded packages. */
 async function sharedContent (t: Test): Promise<string> {

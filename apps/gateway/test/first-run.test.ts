@@ -61,7 +61,7 @@ t.test('each bad setting is one line: the setting, the value, what is allowed', 
 
 t.test('the service prints that one line and stops, without a stack trace', async (t) => {
   const start = (env: Record<string, string>): { status: number | null, stderr: string } => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', MAIN], { env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', ...env }, encoding: 'utf8', timeout: 120_000 })
+    const r = spawnSync(process.execPath, [...process.execArgv, MAIN], { env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', ...env }, encoding: 'utf8', timeout: 120_000 })
     return { status: r.status, stderr: r.stderr.replace(/^\(node:\d+\) .*\n(\(Use .*\n)?/gm, '') }
   }
   const bad = start({ CMS_DEPLOYMENT: 'C' })

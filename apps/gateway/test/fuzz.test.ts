@@ -17,8 +17,10 @@
  * time, which a loaded machine stretches; the process's CPU includes its text
  * threads and background jobs, and the costliest answer measured 1.86 s in A
  * and 1.98 s in B on 2026-11-28, so 2 s was a coin toss: a quadratic answer
- * to 256 KiB still costs far more). The full class, at a megabyte with
- * the service timed from outside, is test/adversarial.test.ts.
+ * to 256 KiB still costs far more). The bound is itself checked: a fixture
+ * route quadratic in a run of spaces (test/fixtures/quadratic-package.ts)
+ * must be found. The full class, at a megabyte with the service timed from
+ * outside, is a bench (wall time): `bench/reliability/run.sh adversarial`.
  *
  * Then the prototype-name class (issue 27): every name `Object.prototype`
  * answers to (`constructor`, `__proto__`, `toString`...) in every path
@@ -32,12 +34,13 @@
  */
 import t from 'tap'
 import { Writable } from 'node:stream'
-import { profilesUnderTest } from './harness/target.js'
+import { profilesUnderTest, testTarget } from './harness/target.js'
 import { gatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
 import { anonymous } from '@cms/rest/testing'
 import { targetsOf } from './harness/routes.js'
 import { runAdversarialSweep, runFuzz, runPrototypeSweep, type FuzzStats } from './harness/fuzz.js'
+import { QUADRATIC_NAMESPACE, quadraticPackage } from './fixtures/quadratic-package.js'
 
 const RUNS = Number(process.env.CMS_FUZZ_RUNS ?? 1500)
 const SEED = Number(process.env.CMS_FUZZ_SEED ?? Date.now() % 1_000_000_007)
@@ -107,5 +110,22 @@ for (const profile of profilesUnderTest()) {
     const typeErrors = logged.filter((line) => /TypeError/.test(line))
     for (const line of typeErrors.slice(0, 5)) t.comment(line.slice(0, 600))
     t.equal(typeErrors.length, 0, 'no TypeError reached the operations log')
+  })
+}
+
+// The harness checked, in process only: against a deployment (CMS_TEST_TARGET) requests go to it, which serves
+// no fixture, and the check of the harness would only repeat this one.
+if (testTarget() === undefined) {
+  t.test('the adversarial sweep\'s CPU bound finds a route quadratic in a run of spaces', async (t) => {
+    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' }, packages: [quadraticPackage] })
+    t.teardown(h.close)
+    const key = `POST /${QUADRATIC_NAMESPACE}/echo`
+    const fixture = targetsOf(h.app).filter((target) => target.key === key)
+    t.equal(fixture.length, 1, 'the fixture route is a target')
+    // The data file's first string, 60,000 spaces: 1.8e9 steps there (seconds of CPU on any machine; plain text of
+    // that length costs microseconds), held to the issue's 200 ms.
+    const sweep = await runAdversarialSweep({ app: h.app, targets: fixture, headers: anonymous.headers, bodySize: 60_000, queryRoom: 7000, cpuBoundMs: 200 })
+    t.equal(sweep.requests, 1)
+    t.match(sweep.problems, [new RegExp(`^${key} \\[text\\] " " \\(60000 characters\\): answered 200 using \\d+ ms of CPU`)], `found: ${sweep.problems.join('; ')}`)
   })
 }

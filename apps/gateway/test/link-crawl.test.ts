@@ -12,8 +12,12 @@
  * the deployment does not configure). A route that takes no GET (the index
  * links `POST /batch/v1`, as the core's does) answers when OPTIONS lists it.
  *
- * Profile A runs without CMS_ADMIN_URL (admin links are null or left out),
- * profile B with it: admin links point at that front end and are not fetched.
+ * Profile B (which emits most admin links: the SEO package's, the plugin
+ * catalogue's, the builder's) runs without CMS_ADMIN_URL: no answer may
+ * name an admin screen (a `*.php` page that is not the service's own URL),
+ * they are null or left out; profile A runs with it: admin links point at
+ * that front end (and are not fetched), and no admin screen is named
+ * anywhere else.
  * Links in the answers of DELETE requests are left out (their `previous`
  * names what was just deleted).
  */
@@ -24,14 +28,25 @@ import { BASE, gatewayApp } from './helpers.js'
 
 const ADMIN = 'http://admin.test/cms-admin'
 
-/** URLs of the service in a JSON value (any string starting with the base URL; templates left out); `admin` counts those of the admin front end. */
-function urlsIn (value: unknown, out: Set<string>, admin?: { count: number }): void {
+/**
+ * A link to an admin screen (`/cms-admin/edit.php?...`, `.../options-general.php`, `post.php?post=1`): one
+ * token, not prose; a bare file name (`main.php`, a snippet's) is none.
+ */
+const ADMIN_SCREEN = /^\S*\/[a-z][a-z-]*\.php(?:[?#]\S*)?$|^[a-z][a-z-]*\.php[?#]\S*$/
+
+/**
+ * URLs of the service in a JSON value (any string starting with the base
+ * URL; templates left out); `admin` counts those of the admin front end and
+ * collects the strings naming an admin screen anywhere else.
+ */
+function urlsIn (value: unknown, out: Set<string>, admin?: { count: number, elsewhere: string[] }): void {
   const stack: unknown[] = [value]
   while (stack.length > 0) {
     const v = stack.pop()
     if (typeof v === 'string') {
       if ((v === BASE || v.startsWith(`${BASE}/`) || v.startsWith(`${BASE}?`)) && !/[{}%]/.test(decodeURIComponentSafe(v))) out.add(v)
       if (admin !== undefined && v.startsWith(`${ADMIN}/`)) admin.count++
+      else if (admin !== undefined && !v.startsWith(BASE) && ADMIN_SCREEN.test(v)) admin.elsewhere.push(v.slice(0, 200))
     } else if (Array.isArray(v)) {
       stack.push(...v)
     } else if (typeof v === 'object' && v !== null) {
@@ -65,7 +80,7 @@ function patternOf (url: URL): string {
 
 for (const profile of ['A', 'B'] as const) {
   t.test(`profile ${profile}: every link in every answer answers`, async (t) => {
-    const env: Record<string, string> = { CMS_DEPLOYMENT: profile, ...(profile === 'B' ? { CMS_ADMIN_URL: ADMIN } : {}) }
+    const env: Record<string, string> = { CMS_DEPLOYMENT: profile, ...(profile === 'A' ? { CMS_ADMIN_URL: ADMIN } : {}) }
     const h = await gatewayApp({ env })
     t.teardown(h.close)
     const matrix = new Map(permissionMatrix(h.app.restRoutes, h.app.platform.services.roles).map((e) => [e.key, e.rows]))
@@ -84,7 +99,7 @@ for (const profile of ['A', 'B'] as const) {
     const broken: string[] = []
     let answers = 0
     let links = 0
-    const adminLinks = { count: 0 }
+    const adminLinks = { count: 0, elsewhere: [] as string[] }
     for (const target of targetsOf(h.app)) {
       const c = matrix.get(target.key)?.[0]
       if (c === undefined) continue // the permission test fails such a route
@@ -115,8 +130,9 @@ for (const profile of ['A', 'B'] as const) {
     t.ok(answers > 100 && fetched.size > 20, 'the run answered and linked')
     t.same(broken, [], 'no link answers 404 or a server error')
     t.comment(`profile ${profile}: ${adminLinks.count} links to the admin front end (not fetched)`)
-    // With CMS_ADMIN_URL the admin links point there (B: the SEO scores, the plugin catalogue...); without it there are none.
-    if (profile === 'B') t.ok(adminLinks.count > 0, 'admin links point at the configured front end')
+    // With CMS_ADMIN_URL the admin links point there (A: the builder's checklist, the plugin catalogue...); without it there are none.
+    if (profile === 'A') t.ok(adminLinks.count > 0, 'admin links point at the configured front end')
     else t.equal(adminLinks.count, 0)
+    t.same([...new Set(adminLinks.elsewhere)], [], 'no answer names an admin screen but under CMS_ADMIN_URL')
   })
 }

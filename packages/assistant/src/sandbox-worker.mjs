@@ -26,6 +26,8 @@ async function execute ({ code, timeoutMs, memoryBytes }) {
   runtime.setMemoryLimit(memoryBytes)
   runtime.setMaxStackSize(1024 * 1024)
   let interrupted = false
+  // The host counts its own limit from here too (sandbox.ts): starting the thread is not the code's time.
+  parentPort.postMessage({ started: true })
   const started = performance.now()
   const deadline = started + timeoutMs
   runtime.setInterruptHandler(() => {
@@ -157,5 +159,7 @@ function located (err) {
 }
 
 const job = workerData
+// A check's limit counts once the thread runs (an execute's once QuickJS is loaded, above).
+if (job.kind !== 'execute') parentPort.postMessage({ started: true })
 const run = job.kind === 'execute' ? execute(job) : check(job)
 run.then((result) => { parentPort.postMessage({ result }) }, (err) => { parentPort.postMessage({ failed: String(err?.message ?? err) }) })

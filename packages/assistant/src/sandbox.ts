@@ -11,8 +11,13 @@ import { assistantErrors } from './errors.js'
 
 const MAX_RUNNING = 2
 const MAX_WAITING = 32
-/** Time a thread gets beyond its job's own limit (starting QuickJS) before it is ended from outside. */
+/** Time a thread gets beyond its job's own limit, once its job started, before it is ended from outside. */
 const GRACE_MS = 5_000
+/**
+ * Time a thread gets to start (spawn, load QuickJS) before its job's limit counts: on a loaded machine that
+ * alone took more than the limit and its grace, and code that runs in milliseconds was answered as too slow.
+ */
+const STARTUP_MS = 60_000
 
 export interface ExecuteAnswer {
   success: boolean
@@ -71,8 +76,11 @@ async function inWorker<T> (job: Record<string, unknown>, limitMs: number, onLim
         fn()
         void worker.terminate()
       }
-      const timer = setTimeout(() => { finish(() => { resolve(onLimit()) }) }, limitMs + GRACE_MS)
-      worker.on('message', (m: { result?: T, failed?: string }) => {
+      const limit = (ms: number): NodeJS.Timeout => setTimeout(() => { finish(() => { resolve(onLimit()) }) }, ms)
+      let timer = limit(STARTUP_MS + limitMs + GRACE_MS)
+      worker.on('message', (m: { started?: true, result?: T, failed?: string }) => {
+        // The job's own limit counts from here, as the thread's interrupt handler counts it.
+        if (m.started === true) { clearTimeout(timer); timer = limit(limitMs + GRACE_MS); return }
         finish(() => { m.result !== undefined ? resolve(m.result) : reject(new Error(`sandbox job failed: ${m.failed ?? 'no answer'}`)) })
       })
       worker.on('error', (err) => { finish(() => { reject(err) }) })

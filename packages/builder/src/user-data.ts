@@ -6,7 +6,7 @@
  * non-string entries dropped) and answers as GET. Any signed-in user.
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, invalidParam, Raw, route, unvalidated, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, invalidParam, Raw, route, unvalidated, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import { findUserById, type PackageApi } from '@cms/core'
 import { signedIn } from './access.js'
 import { USER_KEYS, type UserState } from './user-state.js'
@@ -17,13 +17,15 @@ const MAX_KEYS = 1000
 const USER_DATA = Type.Object({ suppressedMessages: Type.Array(Type.String()), capabilities: Type.Array(Type.String(), { description: 'The user\'s roles and capabilities.' }) })
 
 export function userDataRoutes (api: PackageApi, state: UserState): RelativeRouteDecl[] {
-  async function answer (userId: number): Promise<Record<string, unknown>> {
+  async function answer (req: RestRequest, userId: number): Promise<Record<string, unknown>> {
     const stored = await state.get<Record<string, unknown>>(userId, USER_KEYS.introduction)
     const suppressed = typeof stored === 'object' && stored !== null ? Object.keys(stored).filter((k) => stored[k] === true) : []
     const user = await findUserById(api.services.store, userId)
     const caps = new Set<string>()
+    // Without what a deactivated package granted (its capabilities follow its activation).
+    const granted = api.services.roles.visible(await req.registry.off(req))
     for (const role of user?.roles ?? []) {
-      for (const cap of api.services.roles.capabilitiesOf(role)) caps.add(cap)
+      for (const cap of granted.capabilitiesOf(role)) caps.add(cap)
       caps.add(role)
     }
     return { suppressedMessages: suppressed, capabilities: [...caps] }
@@ -31,7 +33,7 @@ export function userDataRoutes (api: PackageApi, state: UserState): RelativeRout
   return [route({
     path: '/user-data/current-user',
     endpoints: [
-      endpoint({ methods: ['GET'], args: {}, summary: "The current user's editor data", response: USER_DATA, permission: signedIn, handler: async (req) => await answer(req.user.id) }),
+      endpoint({ methods: ['GET'], args: {}, summary: "The current user's editor data", response: USER_DATA, permission: signedIn, handler: async (req) => await answer(req, req.user.id) }),
       endpoint({
         methods: ['PATCH'],
         // Shown as the real route declares it (an array of strings), checked here: entries that are not
@@ -50,7 +52,7 @@ export function userDataRoutes (api: PackageApi, state: UserState): RelativeRout
           const value: Record<string, true> = {}
           for (const k of keys) Object.defineProperty(value, k, { value: true, enumerable: true, writable: true, configurable: true })
           await state.set(req.user.id, USER_KEYS.introduction, value)
-          return await answer(req.user.id)
+          return await answer(req, req.user.id)
         }
       })
     ]

@@ -11,6 +11,7 @@ import { RoleRegistry } from './users/capabilities.js'
 import { Upstreams } from './platform/upstream.js'
 import { PackageOptions } from './platform/package-options.js'
 import { LifecycleEvents, type LifecycleOptions } from './platform/events/index.js'
+import { SiteActivation } from './platform/activation.js'
 import { contentReader, type ContentReader } from './content/reader.js'
 import type { MediaStorage } from './media/storage.js'
 import { mediaPlaceOf, type MediaPlace } from './media/place.js'
@@ -76,6 +77,8 @@ export interface Services {
   fields: FieldRegistry
   /** The roles and the capabilities each grants (the core's five, plus packages' grants). */
   roles: RoleRegistry
+  /** Which packages' contributions are off now (a deactivated plugin's: its capabilities and listeners too; activation.ts). */
+  activation: SiteActivation
   /** The outside services configured for this deployment (`CMS_UPSTREAM_<NAME>_*`, see upstream.ts). */
   upstreams: Upstreams
   /** The site options packages declared, with their schemas (see package-options.ts). */
@@ -98,5 +101,6 @@ export function createServices (base: Pick<Services, 'store' | 'settings' | 'med
   registerCoreMeta(meta)
   // The process's one text pool takes the settings of the deployment composed last (one per process in practice).
   textPool.configure(base.settings.textPool)
-  return { ...base, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), commentMeta: new MetaRegistry('comment'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir), audit: new AuditLog(() => base.store, base.settings.audit), webhooks: createWebhookService(() => base.store, base.settings.webhooks) }
+  const activation = new SiteActivation(() => base.store)
+  return { ...base, activation, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), commentMeta: new MetaRegistry('comment'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events, async () => await activation.off()), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir), audit: new AuditLog(() => base.store, base.settings.audit), webhooks: createWebhookService(() => base.store, base.settings.webhooks) }
 }

@@ -152,6 +152,46 @@ t.test('limits off: no headers, no count', async (t) => {
   t.same(await h.store.execute('select count(*)::int as n from rate_limit_hits'), [{ n: 0 }])
 })
 
+const hitRows = async (store: Store): Promise<Array<{ key: string, hits: number }>> =>
+  await store.execute<{ key: string, hits: number }>('select key, hits from rate_limit_hits order by key')
+
+/**
+ * Lets every sync interval due so far run: Node runs timers in order of
+ * expiry, so the limiter's timer (`syncMs` after the first hit, due
+ * earlier) runs before this one; its check sends nothing unless some key
+ * reached a tenth of its limit.
+ */
+const afterSyncs = async (syncMs: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, syncMs * 20)) }
+
+t.test('callers under a tenth of every limit cost the database nothing; past a tenth, the count is shared', async (t) => {
+  const syncMs = 5
+  // A tenth of each class: 100 requests.
+  const h = await limitedApp({ read: 1000, write: 1000, expensive: 1000, authFailures: 1000, syncMs })
+  t.teardown(h.close)
+  const author = await h.caller('author')
+  const ips = ['198.51.100.1', '198.51.100.2', '2001:db8:5::1']
+  let sent = 0
+  for (let round = 0; round < 3; round++) {
+    for (const ip of ips) {
+      // Reads, expensive reads and an anonymous refused write per address; a signed-in caller's reads and writes.
+      for (let i = 0; i < 30; i++) sent += Number((await send(h, 'GET', '/heavy/v1/light', { ip })).status === 200)
+      for (let i = 0; i < 3; i++) sent += Number((await send(h, 'GET', '/heavy/v1/analyze', { ip })).status === 200)
+      sent += Number((await send(h, 'POST', '/cms/v2/posts', { ip, body: { title: 'x' } })).status === 401)
+    }
+    for (let i = 0; i < 20; i++) sent += Number((await send(h, 'GET', '/heavy/v1/light', { headers: author.headers })).status === 200)
+    for (let i = 0; i < 3; i++) sent += Number((await send(h, 'POST', '/cms/v2/posts', { headers: author.headers, body: { title: `Post ${round}.${i}` } })).status === 201)
+    await afterSyncs(syncMs)
+    t.same(await hitRows(h.store), [], `round ${round + 1}: no row written`)
+  }
+  t.equal(sent, 3 * (3 * 34 + 23), 'every request answered as expected (none limited)')
+  const last = await send(h, 'GET', '/heavy/v1/light', { ip: ips[0] })
+  t.equal(last.headers['ratelimit-remaining'], String(1000 - 91), 'counted all the same: 91 reads of that address')
+
+  // The first address reaches a tenth of the read limit (100): its count is sent, with the others counted meanwhile.
+  t.same(await statuses(9, async () => await send(h, 'GET', '/heavy/v1/light', { ip: ips[0] })), Array(9).fill(200))
+  t.equal(await stored(h.store, 'read|ip:198.51.100.1', 100), 100, 'written once a tenth of the limit is used')
+})
+
 /** Waits (counting tries, never asserting on time) until the shared row of `key` holds `hits`. */
 async function stored (store: Store, key: string, hits: number): Promise<number> {
   let last = -1

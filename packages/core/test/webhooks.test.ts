@@ -4,7 +4,8 @@
  * operator would): a signed delivery the test verifies with the
  * `standardwebhooks` library, retries after a 500 and after a timeout
  * (time moved by advancing `next_at` in the database, never by waiting),
- * giving up and the replay of the failed delivery, a test delivery,
+ * giving up and the replay of the failed delivery, a test delivery, the
+ * secret's rotation (both signatures during its grace period),
  * disabling after a day of failures, one delivery per event and
  * subscription with two apps on one database, the secret shown once and
  * nowhere else (answers, the table, the log), bad input, and every route's
@@ -235,6 +236,71 @@ t.test('a delivery that keeps failing gives up; its replay delivers it', async (
   t.equal(elsewhere.status, 404, 'a delivery of another webhook is not found under this one')
 })
 
+t.test('rotating the secret: both signatures during the grace period, then the new one only', async (t) => {
+  const h = await fresh()
+  const rx = await receiver(t)
+  const admin = await h.caller('administrator')
+  const hook = await subscribe(h, admin, rx.url)
+  const signatures = (r: Received): string[] => String(r.headers['webhook-signature']).split(' ')
+
+  const rotated = await h.call('POST', `/cms/v2/webhooks/${hook.id}/rotate-secret`, { as: admin })
+  t.equal(rotated.status, 200)
+  const secret = rotated.body.secret as string
+  t.match(secret, /^whsec_[A-Za-z0-9+/]{32}$/, 'the new secret, in this answer')
+  t.not(secret, hook.secret)
+  const expires = Date.parse(rotated.body.previous_secret_expires as string)
+  t.ok(Math.abs(expires - Date.now() - 86_400_000) < 600_000, 'the old secret signs for a day by default')
+  const read = await h.call('GET', `/cms/v2/webhooks/${hook.id}`, { as: admin })
+  t.equal(read.body.secret, undefined, 'never shown again')
+  t.equal(read.body.previous_secret_expires, rotated.body.previous_secret_expires)
+  t.notOk(JSON.stringify(await h.store.execute('select * from webhooks')).includes(secret.slice(6)), 'sealed at rest')
+  t.notOk(logLines.some((l) => l.includes(secret.slice(6))), 'not in the log')
+
+  await post(h, admin)
+  t.equal(await deliver(h), 1)
+  const during = rx.received[0]!
+  t.equal(signatures(during).length, 2, 'two signatures, space-separated')
+  t.match(verify(secret, during), { type: 'post.created' }, 'a receiver with the new secret verifies it')
+  t.match(verify(hook.secret, during), { type: 'post.created' }, 'and one still holding the old secret')
+  const [byNew, byOld] = signatures(during)
+  const only = (signature: string | undefined): Received => ({ body: during.body, headers: { ...during.headers, 'webhook-signature': signature } })
+  t.match(verify(secret, only(byNew)), { type: 'post.created' }, 'the first is the new secret\'s')
+  t.match(verify(hook.secret, only(byOld)), { type: 'post.created' }, 'the second the old one\'s')
+
+  // The grace period ends (moved in the database, not waited for): the old secret no longer signs.
+  await h.store.execute(`update webhooks set previous_secret_until = now() - interval '1 second' where id = ${hook.id}`)
+  t.equal((await h.call('GET', `/cms/v2/webhooks/${hook.id}`, { as: admin })).body.previous_secret_expires, null)
+  const test = await h.call('POST', `/cms/v2/webhooks/${hook.id}/test`, { as: admin })
+  t.equal(test.status, 202)
+  t.equal(await h.services.webhooks.runDue(), 1)
+  const after = rx.received[1]!
+  t.equal(signatures(after).length, 1, 'one signature')
+  t.match(verify(secret, after), { type: 'webhook.test' })
+  t.throws(() => verify(hook.secret, after), 'the old secret does not verify any more')
+
+  // No grace period: the old secret stops at once; a rotation during a grace period keeps only the last two.
+  const third = (await h.call('POST', `/cms/v2/webhooks/${hook.id}/rotate-secret`, { as: admin, body: { grace_period: 0 } })).body
+  t.equal(third.previous_secret_expires, null)
+  const fourth = (await h.call('POST', `/cms/v2/webhooks/${hook.id}/rotate-secret`, { as: admin, body: { grace_period: 3600 } })).body
+  const fifth = (await h.call('POST', `/cms/v2/webhooks/${hook.id}/rotate-secret`, { as: admin, body: { grace_period: 3600 } })).body
+  await h.call('POST', `/cms/v2/webhooks/${hook.id}/test`, { as: admin })
+  t.equal(await h.services.webhooks.runDue(), 1)
+  const last = rx.received[2]!
+  t.equal(signatures(last).length, 2)
+  t.match(verify(fifth.secret, last), { type: 'webhook.test' })
+  t.match(verify(fourth.secret, last), { type: 'webhook.test' })
+  t.throws(() => verify(third.secret, last), 'the secret before the last two does not verify')
+
+  for (const [body, why] of [[{ grace_period: -1 }, 'negative'], [{ grace_period: 8 * 86_400 }, 'more than a week'], [{ grace_period: 'soon' }, 'not a number']] as const) {
+    const bad = await h.call('POST', `/cms/v2/webhooks/${hook.id}/rotate-secret`, { as: admin, body })
+    t.match([bad.status, bad.body], [400, { code: 'rest_invalid_param', data: { status: 400 } }], why)
+  }
+  const unknown = await h.call('POST', '/cms/v2/webhooks/999999/rotate-secret', { as: admin })
+  t.match([unknown.status, unknown.body.code], [404, 'rest_webhook_invalid_id'])
+  t.equal((await h.call('POST', `/cms/v2/webhooks/${hook.id}/rotate-secret`, { as: await h.caller('editor') })).status, 403, 'administrators only')
+  t.equal(rx.received.length, 3, 'nothing else was sent')
+})
+
 t.test('a subscription failing for a day is disabled and says so; active: true re-enables it', async (t) => {
   const h = await fresh()
   const rx = await receiver(t)
@@ -373,5 +439,5 @@ t.test('permissions: administrators only; every route\'s cases', async (t) => {
   }
   t.equal((await h.call('GET', '/cms/v2/webhooks', { as: admin })).status, 200, 'administrator')
   const probed = await checkPermissions(t, h, { only: (target) => target.key.includes(' /cms/v2/webhooks') })
-  t.equal(probed, 10, 'list, create, read, update (POST, PUT, PATCH), delete, test, deliveries, replay')
+  t.equal(probed, 11, 'list, create, read, update (POST, PUT, PATCH), delete, test, rotate-secret, deliveries, replay')
 })

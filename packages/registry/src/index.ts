@@ -37,7 +37,9 @@ export const registryPackage = definePackage({
       store: api.services.store,
       contentDir: api.contentDir,
       settings: api.services.settings.packages ?? { ...PACKAGE_DEFAULTS },
-      seeds: seedPackagesFor(api.serves)
+      // The packages of every namespace the deployment serves, here or through another process: a gateway
+      // decides whether a remote namespace is listed by the same statuses (platform.ts).
+      seeds: seedPackagesFor(api.exposes)
     })
     api.provide(packageRegistry, registry)
     // Which plugins and themes are active decides which packages' namespaces are served (platform.ts).

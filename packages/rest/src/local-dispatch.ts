@@ -15,8 +15,13 @@ import type { SwitchedOff } from './activation.js'
 export function localDispatcher (from: Incoming, registry: Registry, executors: Map<RouteDecl, Map<string, Executor>>, remote: RemoteNamespaces, isOff: SwitchedOff): Dispatch {
   return async (req: DispatchRequest) => {
     const { pathname, search } = splitPath(req.path)
-    // A remote namespace's sub-request goes to its service, as the caller.
-    if (remote.serviceOf(pathname) !== undefined) {
+    // A remote namespace's sub-request goes to its service, as the caller (unless it is switched off).
+    const remoteNs = remote.serviceOf(pathname)
+    if (remoteNs !== undefined) {
+      if (await isOff(remoteNs)) {
+        const error = kernelErrors.rest_no_route()
+        return { status: error.status, headers: {}, body: error.toBody() }
+      }
       return await remote.dispatch({
         authorization: from.callerAuthorization,
         headers: from.headers,

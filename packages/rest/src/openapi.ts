@@ -46,12 +46,12 @@ const DOCS_CSP = "default-src 'self'; base-uri 'self'; font-src 'self' https: da
   "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' https: 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; upgrade-insecure-requests;"
 
 /**
- * `extraPaths`: paths served elsewhere (namespace services), added to this
- * document; `off`: the namespaces switched off now (a deactivated plugin's),
+ * `extraPaths`: paths served elsewhere (namespace services, but those off),
+ * added to this document; `off`: the namespaces switched off now (a deactivated plugin's),
  * whose paths are left out, and the packages whose contributed properties
  * are (`CONTRIBUTED_BY`).
  */
-export async function exposeOpenApi (app: FastifyInstance, extraPaths: () => Record<string, unknown> = () => ({}), off: () => Promise<ReadonlySet<string>> = async () => new Set()): Promise<void> {
+export async function exposeOpenApi (app: FastifyInstance, extraPaths: (off: ReadonlySet<string>) => Record<string, unknown> = () => ({}), off: () => Promise<ReadonlySet<string>> = async () => new Set()): Promise<void> {
   // The local routes are fixed once the server is ready: their part is completed once,
   // and shown once per set of packages whose contributions are off.
   let completed: Record<string, unknown> | undefined
@@ -69,7 +69,7 @@ export async function exposeOpenApi (app: FastifyInstance, extraPaths: () => Rec
   }
   const document = (request: FastifyRequest, gone: ReadonlySet<string>): Record<string, unknown> => {
     const local = localFor(gone)
-    const extra = extraPaths()
+    const extra = extraPaths(gone)
     const { openapi, info, ...rest } = local
     let paths = local.paths as Record<string, unknown>
     if (gone.size > 0) {

@@ -11,7 +11,7 @@
  * A refused or reset connection is `502 rest_upstream_error`; no answer
  * within the timeout is `504 rest_upstream_timeout`.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import replyFrom from '@fastify/reply-from'
 import { Agent, request as undiciRequest } from 'undici'
 import { kernelErrors, type RestError } from './errors.js'
@@ -76,12 +76,16 @@ export interface RemoteNamespaces {
   index (namespace: string, baseUrl: string): Record<string, unknown> | undefined
   /** A stand-in declaration of the remote route serving this method and path (batch eligibility). */
   match (method: string, path: string): { route: RouteDecl, endpoint: EndpointDecl<any>, vars: Record<string, string> } | null
-  /** OpenAPI paths of every remote namespace. */
-  openApiPaths (): Record<string, unknown>
+  /** OpenAPI paths of every remote namespace but those in `off` (switched off: a deactivated plugin's). */
+  openApiPaths (off?: ReadonlySet<string>): Record<string, unknown>
   /** Sends a sub-request (batch, `_embed`) to the service, as the caller. */
   dispatch (caller: Caller, req: DispatchRequest): Promise<DispatchResponse>
-  /** Registers the proxy routes and the fetching of route tables on the app. */
-  register (app: FastifyInstance, prefix: string): Promise<void>
+  /**
+   * Registers the proxy routes and the fetching of route tables on the app;
+   * `refuseOff(namespace)`: the `onRequest` hook refusing a namespace while
+   * it is switched off (activation.ts), undefined when it cannot be.
+   */
+  register (app: FastifyInstance, prefix: string, refuseOff?: (namespace: string) => onRequestHookHandler | undefined): Promise<void>
 }
 
 export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
@@ -168,7 +172,7 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
     }
   }
 
-  async function register (app: FastifyInstance, prefix: string): Promise<void> {
+  async function register (app: FastifyInstance, prefix: string, refuseOff?: (namespace: string) => onRequestHookHandler | undefined): Promise<void> {
     if (services.length === 0) return
     log = app.log
     // Its own scope: bodies are not parsed here but streamed to the service as they come.
@@ -207,11 +211,14 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
             }
           })
         }
+        // Switched off (its plugin deactivated): answered here as a route never declared, nothing sent on.
+        const offHook = refuseOff?.(service.namespace)
         for (const url of [`${prefix}/${service.namespace}`, `${prefix}/${service.namespace}/*`, ...(opts.pages?.[service.namespace] ?? [])]) {
           scope.route({
             method: [...PROXIED_METHODS],
             url,
             exposeHeadRoute: false,
+            ...(offHook === undefined || !url.startsWith(`${prefix}/`) ? {} : { onRequest: offHook }),
             config: { remoteNamespace: service.namespace } as Record<string, unknown>,
             schema: { hide: true } as Record<string, unknown>,
             handler
@@ -254,8 +261,8 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
       // As the service's own router would find it.
       return service?.find?.(method, path) ?? null
     },
-    openApiPaths () {
-      return Object.assign({}, ...services.map((s) => s.paths ?? {})) as Record<string, unknown>
+    openApiPaths (off) {
+      return Object.assign({}, ...services.filter((s) => off?.has(s.namespace) !== true).map((s) => s.paths ?? {})) as Record<string, unknown>
     },
     dispatch,
     register

@@ -26,7 +26,7 @@ import type { Executor, Incoming } from './pipeline.js'
 import type { KernelOptions } from './options.js'
 import { remoteNamespaces } from './remote.js'
 import { assertNamespaced } from './declare.js'
-import { offNow, switchedOff } from './activation.js'
+import { offNow, refuseSwitchedOff, switchedOff } from './activation.js'
 
 export { API_PREFIX } from './addressing.js'
 export { kernelServerOptions, type KernelOptions } from './options.js'
@@ -68,7 +68,7 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
 
   if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi, API_PREFIX)
   for (const decl of allRoutes) executors.set(decl, mountRoute(app, decl, ctx))
-  await remote.register(app, API_PREFIX)
+  await remote.register(app, API_PREFIX, (ns) => refuseSwitchedOff(ns, opts, opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT))
   if (opts.openapi !== undefined) await exposeOpenApi(app, remote.openApiPaths, offNow(opts))
 
   // A callback hook: no promise per response.

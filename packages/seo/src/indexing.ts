@@ -7,7 +7,8 @@
  * built and, when its batch was full, the full REST URL to call again
  * (else false). Posts and terms are walked in id order from a cursor kept
  * in the `seo_indexing` option (keyset reads of at most a batch), so a call
- * costs the same at the first post and the hundred-thousandth. Permission:
+ * costs the same at the first post and the hundred-thousandth. The steps
+ * that build a batch are in the expensive rate-limit class. Permission:
  * `edit_posts`. The work covers every post, but an answer lists only the
  * post rows the caller may edit (the core's `postVisibility`): a
  * contributor learns progress and counts, not other users' private, draft
@@ -73,7 +74,9 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
   const update = async (patch: Record<string, unknown>): Promise<void> => { await option.set({ ...(await option.get()), ...patch }) }
   const home = async (req: RestRequest): Promise<string> => await homeUrl(store(), req.siteUrl)
 
-  const steps: Record<string, { path: string, run: (req: RestRequest) => Promise<Batch> }> = {
+  // `heavy`: the step builds a batch of rows (reads posts or terms, parses content for links):
+  // counted in the expensive rate-limit class. The others only move the run's state.
+  const steps: Record<string, { path: string, heavy?: true, run: (req: RestRequest) => Promise<Batch> }> = {
     prepare: {
       path: '/indexing/prepare',
       run: async () => {
@@ -83,6 +86,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     },
     posts: {
       path: '/indexing/posts',
+      heavy: true,
       run: async (req) => {
         const s = await option.get()
         const { posts } = await api.content.posts({ type: INDEXABLE_TYPES, status: INDEXED_STATUSES, orderby: 'id', order: 'asc', perPage: BATCH.posts, idAfter: s.posts_cursor })
@@ -109,6 +113,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     },
     terms: {
       path: '/indexing/terms',
+      heavy: true,
       run: async (req) => {
         const s = await option.get()
         const terms = await api.content.terms({ taxonomy: ['category', 'post_tag'], idAfter: s.terms_cursor, perPage: BATCH.terms })
@@ -121,6 +126,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     },
     'post-type-archives': {
       path: '/indexing/post-type-archives',
+      heavy: true,
       run: async (req) => {
         // Of the indexable types only `post` has an archive (pages have none).
         const missing = await store().execute(sql`select 1 from seo_indexables where object_key = 'post-type-archive:post'`)
@@ -130,6 +136,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     },
     general: {
       path: '/indexing/general',
+      heavy: true,
       run: async (req) => {
         const all = systemIndexables(await home(req))
         const have = new Set((await store().execute<{ object_key: string }>(sql`select object_key from seo_indexables
@@ -154,6 +161,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     },
     'link-posts': {
       path: '/link-indexing/posts',
+      heavy: true,
       run: async (req) => {
         const due = await store().execute<{ object_id: string | number }>(sql`select object_id from seo_indexables
           where object_type = 'post' and post_status = 'publish' and link_count is null order by object_id limit ${BATCH.links}`)
@@ -171,6 +179,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     },
     'link-terms': {
       path: '/link-indexing/terms',
+      heavy: true,
       run: async () => {
         // Term descriptions are plain text here (the core filters them): no links to index.
         const due = await store().execute(sql`update seo_indexables set link_count = 0 where object_id in (
@@ -185,6 +194,7 @@ export function indexingRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}${step.path}`,
     endpoints: [endpoint({
       methods: ['POST'],
+      ...(step.heavy === true ? { rateClass: 'expensive' as const } : {}),
       args: {},
       summary: STEP_SUMMARIES[key]!,
       response: Type.Object({

@@ -38,6 +38,8 @@ export function scoreRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/${kind}_scores`,
     endpoints: [endpoint({
       methods: ['GET'],
+      // Catches up on up to 100 posts' indexables, then groups every published one.
+      rateClass: 'expensive',
       summary: `How many published posts of a type fall in each ${kind} score group`,
       response: Type.Object({
         scores: Type.Array(Type.Object({ name: Type.String({ description: 'good, ok, bad or notAnalyzed.' }), amount: Type.Integer(), links: Type.Object({ view: Type.Union([Type.String(), Type.Null()], { description: 'An admin screen under CMS_ADMIN_URL; null without one.' }) }), ids: Type.Optional(Type.String({ description: 'With troubleshooting: the ids, comma-separated.' })) })),

@@ -38,6 +38,8 @@ export function statisticsRoutes (api: PackageApi): RouteDecl[] {
     path: `/${NS}/statistics`,
     endpoints: [endpoint({
       methods: ['GET'],
+      // Catches up on up to 100 posts' indexables, then groups every published one.
+      rateClass: 'expensive',
       args: {},
       summary: 'How the published posts score, by rank (the caller\'s own unless they edit others\' posts)',
       response: Type.Object({

@@ -40,7 +40,7 @@ t.test('concurrent migrate on PostgreSQL', async (t) => {
   const fixture = fileURLToPath(new URL('./fixtures/migrate-once.ts', import.meta.url))
   const child = () =>
     new Promise<number>((resolve, reject) => {
-      const p = spawn(process.execPath, ['--import=tsx', fixture, url.toString()], { stdio: 'inherit' })
+      const p = spawn(process.execPath, [...process.execArgv, fixture, url.toString()], { stdio: 'inherit' })
       p.on('error', reject)
       p.on('exit', (code) => resolve(code ?? 1))
     })

@@ -4,7 +4,8 @@
 // waits for a connection forever, and closing the store hangs).
 // Without CMS_TEST_DATABASE_URL (the PGlite pass) the test starts its own
 // throwaway server, so it runs, and can fail, in every pass; as both passes
-// then test the same thing, it runs in one (test-all: first pass only).
+// then test the same thing, it runs in one (test-all: first pass only); scripts/test-all.sh
+// plans the PostgreSQL pass first where there is one, so there it uses that server.
 import { execFileSync } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'

@@ -24,20 +24,41 @@ Flags:
   --dry-run            print what would change, write nothing
   --as <login>         the administrator the import runs as (default: the first one)
   --author <login>     give every imported post to this existing user (no users created)
+  --authors <file>     map source authors to existing users: lines "source-login=login"
+                       (# comments); authors not named become users as usual
   --user <login>       (rest) the source site's user, with --password: drafts and private content
   --password <pw>      (rest) that user's application password (or CMS_IMPORT_PASSWORD)
   --allow-private      fetch from private addresses too (a source inside your own network)
   --concurrency <n>    files fetched at once (default 4)
   --retries <n>        tries again per failed file (default 2)
   --batch <n>          records per transaction (default 50)
-  --stop-after <n>     stop once n records were written (then run again to resume)
   -h, --help           show this help
 
-Exit code: 0 when nothing failed, 1 when something did (listed in the summary).
+Ctrl-C (or SIGTERM) interrupts: the batch under way is rolled back, the
+summary printed; run the same command again to resume after the last
+whole batch.
+
+Exit code: 0 when nothing failed, 1 when something did (listed in the
+summary), 2 for a bad command line, 130 when interrupted.
 Private addresses are also reachable when CMS_OUTBOUND_ALLOW names them.`
 
 /** Private, loopback and link-local ranges (`--allow-private`); cloud metadata addresses stay refused unless named one by one. */
 const PRIVATE = '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8,169.254.0.0/16,100.64.0.0/10,::1/128,fc00::/7,fe80::/10'
+
+/** An `--authors` file: `source-login=login` a line; blank lines and `#` comments left out. */
+async function authorsFile (file: string): Promise<Map<string, string>> {
+  const { readFile } = await import('node:fs/promises')
+  const text = await readFile(file, 'utf8').catch(() => { throw new UsageError(`no file ${file} (--authors)`, 'import') })
+  const map = new Map<string, string>()
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.replace(/#.*$/, '').trim()
+    if (line === '') continue
+    const m = /^([^=\s]+)\s*=\s*(\S+)$/.exec(line)
+    if (m === null) throw new UsageError(`${file}:${i + 1}: expected source-login=login (--authors)`, 'import')
+    map.set(m[1]!, m[2]!)
+  }
+  return map
+}
 
 function count (value: string | undefined, flag: string, fallback: number, min = 1): number {
   if (value === undefined) return fallback
@@ -57,13 +78,13 @@ export const importCommand: CommandGroup = {
         'dry-run': { type: 'boolean' },
         as: { type: 'string' },
         author: { type: 'string' },
+        authors: { type: 'string' },
         user: { type: 'string' },
         password: { type: 'string' },
         'allow-private': { type: 'boolean' },
         concurrency: { type: 'string' },
         retries: { type: 'string' },
         batch: { type: 'string' },
-        'stop-after': { type: 'string' },
         help: { type: 'boolean', short: 'h' }
       }
     }))
@@ -81,12 +102,13 @@ export const importCommand: CommandGroup = {
     const batchSize = count(values.batch, '--batch', 50)
     const concurrency = count(values.concurrency, '--concurrency', 4)
     const retries = count(values.retries, '--retries', 2, 0)
-    const stopAfter = values['stop-after'] === undefined ? undefined : count(values['stop-after'], '--stop-after', 1)
+    if (values.author !== undefined && values.authors !== undefined) throw new UsageError('--author and --authors: one or the other', 'import')
+    const authors = values.authors === undefined ? undefined : await authorsFile(values.authors)
     const dryRun = values['dry-run'] === true
 
     // A bar on a terminal only: records read (and bytes of a file), with rates.
-    const tty = process.stderr.isTTY === true
-    const bar = tty ? new cliProgress.SingleBar({ format: '{bar} {percentage}% | {records} records, {rate}/s | created {created}, updated {updated}, unchanged {unchanged}, failed {failed}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : undefined
+    const terminal = ctx.terminal ?? process.stderr
+    const bar = terminal.isTTY === true ? new cliProgress.SingleBar({ format: '{bar} {percentage}% | {records} records, {rate}/s | created {created}, updated {updated}, unchanged {unchanged}, failed {failed}', stream: terminal, hideCursor: true }, cliProgress.Presets.shades_classic) : undefined
     const started = Date.now()
     let bytesTotal = 0
     const payload = (records: number, c?: { created: number, updated: number, unchanged: number, failed: number }): Record<string, unknown> => ({
@@ -101,6 +123,14 @@ export const importCommand: CommandGroup = {
       const { stat } = await import('node:fs/promises')
       bytesTotal = (await stat(target).catch(() => { throw new UsageError(`no file ${target}`, 'import') })).size
     }
+    // Interrupted by Ctrl-C or SIGTERM (a second Ctrl-C ends the process at once).
+    const interrupt = new AbortController()
+    const onSignal = (): void => { interrupt.abort() }
+    const signal = ctx.signal ?? interrupt.signal
+    if (ctx.signal === undefined) {
+      process.once('SIGINT', onSignal)
+      process.once('SIGTERM', onSignal)
+    }
     bar?.start(Math.max(bytesTotal, 1), 0, payload(0))
     try {
       const summary = await withStore(ctx, async (store) => await runImport({
@@ -108,10 +138,11 @@ export const importCommand: CommandGroup = {
         env: ctx.env,
         records: reader,
         dryRun,
-        ...(stopAfter === undefined ? {} : { stopAfter }),
+        signal,
         batchSize,
         ...(values.as === undefined ? {} : { as: values.as }),
         ...(values.author === undefined ? {} : { author: values.author }),
+        ...(authors === undefined ? {} : { authors }),
         outbound,
         concurrency,
         retries,
@@ -125,9 +156,11 @@ export const importCommand: CommandGroup = {
       }))
       bar?.stop()
       ctx.out(summaryText(summary, dryRun))
-      return summary.total.failed > 0 ? 1 : 0
+      return summary.interrupted ? 130 : summary.total.failed > 0 ? 1 : 0
     } finally {
       bar?.stop()
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
     }
   }
 }

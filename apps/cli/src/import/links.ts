@@ -23,6 +23,16 @@ function candidates (url: string): string[] {
   return out.flatMap((u) => [u, u.replace(/^https:/, 'http:'), u.replace(/^http:/, 'https:')])
 }
 
+const QUERY_ID = /[?&](?:p|page_id|attachment_id)=(\d+)/
+const IMAGE_ID = /wp-image-(\d+)|<!-- wp:image \{"id":(\d+)/g
+
+/** The source ids a text refers to (`?p=` links, image ids): read ahead for its batch. */
+export function linkedKeys (content: string): string[] {
+  if (content === '') return []
+  const ids = (content.match(URL_RE) ?? []).map((u) => QUERY_ID.exec(u)?.[1]).filter((id) => id !== undefined)
+  return [...ids, ...[...content.matchAll(IMAGE_ID)].map((m) => m[1] ?? m[2]!)]
+}
+
 export interface Rewritten {
   content: string
   /** A link to the source site (or to an uploaded file) not known yet. */
@@ -40,10 +50,10 @@ export async function rewriteLinks (content: string, site: string, map: IdMap, i
   const mustResolve = (u: string): boolean => (host !== '' && hostOf(u) === host) || /\/uploads\//.test(u)
   const byQuery = new Map<string, string>()
   for (const u of found) {
-    const m = /[?&](?:p|page_id|attachment_id)=(\d+)/.exec(u)
+    const m = QUERY_ID.exec(u)
     if (m !== null) byQuery.set(u, m[1]!)
   }
-  const imageIds = !ids ? [] : [...content.matchAll(/wp-image-(\d+)|<!-- wp:image \{"id":(\d+)/g)].map((m) => m[1] ?? m[2]!)
+  const imageIds = !ids ? [] : [...content.matchAll(IMAGE_ID)].map((m) => m[1] ?? m[2]!)
   const [byUrl, byKey] = await Promise.all([map.byUrl(found.flatMap(candidates)), map.lookup('post', [...byQuery.values(), ...imageIds])])
   let unresolved = false
   const replacement = new Map<string, string>()

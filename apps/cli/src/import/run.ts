@@ -13,6 +13,7 @@ import { migrate, type Store } from '@cms/store'
 import { checksumOf, type SourceComment, type SourceCommentRecord, type SourceRecord } from './model.js'
 import { IdMap, importMigrations, runOn, type Mapped } from './map.js'
 import { fetchAll } from './media.js'
+import { linkedKeys } from './links.js'
 import { switchableStore } from './tx-store.js'
 import { refusal, resolvePending, writeComment, writePost, writeTerm, writeUser, type Outcome, type WriterContext } from './writer.js'
 
@@ -22,13 +23,15 @@ export interface ImportRun {
   /** Records to import (the first one names the site). */
   records: AsyncIterable<SourceRecord>
   dryRun: boolean
-  /** Stop after this many records were created or updated (a test's interruption). */
-  stopAfter?: number
+  /** Interrupts the run: the batch under way is rolled back (Ctrl-C). */
+  signal?: AbortSignal
   batchSize: number
   /** The administrator the import runs as (login; default the first administrator). */
   as?: string
   /** Every source author becomes this existing user (login). */
   author?: string
+  /** Source logins mapped to existing users' logins (`--authors`). */
+  authors?: ReadonlyMap<string, string>
   outbound: OutboundClient
   concurrency: number
   retries: number
@@ -49,8 +52,12 @@ export interface Summary {
   skipped: Map<string, number>
   /** One line per failed record (at most 200 kept). */
   failed: string[]
-  stopped: boolean
+  /** Interrupted (the batch under way rolled back): a run again resumes. */
+  interrupted: boolean
 }
+
+/** Thrown inside a batch's transaction when the run is interrupted: the batch rolls back. */
+class Interrupted extends Error {}
 
 const zero = (): Counts => ({ created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 })
 const FAILED_KEPT = 200
@@ -84,7 +91,7 @@ function labelOf (rec: Item): string {
 
 export async function runImport (run: ImportRun): Promise<Summary> {
   await migrate(run.store, [importMigrations])
-  const summary: Summary = { site: '', kinds: {}, total: zero(), skipped: new Map(), failed: [], stopped: false }
+  const summary: Summary = { site: '', kinds: {}, total: zero(), skipped: new Map(), failed: [], interrupted: false }
   const count = (kind: string, what: Outcome, label: string): void => {
     const k = (summary.kinds[kind] ??= zero())
     k[what.result]++
@@ -97,8 +104,8 @@ export async function runImport (run: ImportRun): Promise<Summary> {
   let close = async (): Promise<void> => {}
   let map: IdMap | undefined
   let work: string | undefined
-  let written = 0
   let read = 0
+  const check = (): void => { if (run.signal?.aborted === true) throw new Interrupted('interrupted') }
 
   let fresh = false
   const open = async (site: string): Promise<void> => {
@@ -112,12 +119,19 @@ export async function runImport (run: ImportRun): Promise<Summary> {
     const owner = await administrator(run.store, run.as)
     const author = run.author === undefined ? undefined : await findUserByLogin(run.store, run.author)
     if (run.author !== undefined && author === undefined) throw new Error(`no user "${run.author}" (--author)`)
+    const authors = new Map<string, UserRecord>()
+    for (const [from, login] of run.authors ?? []) {
+      const user = await findUserByLogin(run.store, login)
+      if (user === undefined) throw new Error(`no user "${login}" (--authors, for ${from})`)
+      authors.set(from, user)
+    }
     // The service's own app on the switchable store; loaded only for an import.
     const { buildApp, loadSettings } = await import('@cms/gateway')
     const roles = owner.roles.filter(isRole)
     const known: { roles?: Services['roles'] } = {}
     // Errors of the routes are logged with CMS_IMPORT_DEBUG=1 (a failed record otherwise says only its code).
-    const app = await buildApp(loadSettings(run.env), {
+    // No rate limits: every request is this process's own, thousands of them from one caller.
+    const app = await buildApp(loadSettings({ ...run.env, CMS_RATE_LIMITS: 'off' }), {
       store: switchable.store,
       jobs: false,
       logger: run.env.CMS_IMPORT_DEBUG === '1' ? { level: 'error' } : false,
@@ -128,20 +142,29 @@ export async function runImport (run: ImportRun): Promise<Summary> {
     work = await mkdtemp(join(tmpdir(), 'cms-import-'))
     const services = app.platform.services
     const baseUrl = (run.env.CMS_BASE_URL ?? '').replace(/\/+$/, '') || 'http://127.0.0.1:8080'
-    writer = { app, services, store: switchable.store, map, site, owner, ...(author === undefined ? {} : { author }), files: new Map(), baseUrl }
+    writer = { app, services, store: switchable.store, map, site, owner, ...(author === undefined ? {} : { author }), authors, files: new Map(), baseUrl }
   }
 
   /** Writes one batch in one transaction; each record (and each comment) in a savepoint. */
   const batch = async (items: Item[]): Promise<void> => {
+    check()
     const m = map!
+    try {
+      await batchOf(m, items)
+    } finally {
+      m.forget()
+    }
+  }
+
+  const batchOf = async (m: IdMap, items: Item[]): Promise<void> => {
+    // What the records are and refer to, read in one query a kind: the writer then asks nothing of its own.
     const mapped = new Map<string, Map<string, Mapped>>()
-    for (const kind of new Set(items.map((i) => i.kind))) mapped.set(kind, fresh ? new Map() : await m.lookup(kind, items.filter((i) => i.kind === kind).map((i) => i.key)))
-    const comments = items.flatMap((i) => i.kind === 'post' ? i.comments.map((c) => c.key) : [])
-    const mappedComments = fresh ? new Map<string, Mapped>() : await m.lookup('comment', comments)
+    for (const [kind, keys] of keysOf(items)) mapped.set(kind, fresh ? new Map() : await m.lookup(kind, [...keys]))
+    const mappedComments = mapped.get('comment') ?? new Map<string, Mapped>()
     const kindOf = (rec: Item): string => rec.kind === 'post' ? rec.type : rec.kind
     if (run.dryRun) {
       for (const rec of items) {
-        const had = mapped.get(rec.kind)!.get(rec.key)
+        const had = mapped.get(rec.kind)?.get(rec.key)
         const refused = rec.kind === 'post' ? refusal(rec) : undefined
         if (refused !== undefined) {
           count(kindOf(rec), { result: 'skipped', reason: refused }, labelOf(rec))
@@ -171,27 +194,32 @@ export async function runImport (run: ImportRun): Promise<Summary> {
     const outcomes: Array<[string, Outcome, string]> = []
     await run.store.transaction(async (tx) => {
       await switchable.within(tx, async () => {
+        // One record in a savepoint: a failure takes back its writes and the id map rows it put.
+        const attempt = async (write: () => Promise<Outcome>): Promise<Outcome> => {
+          const mark = m.mark()
+          return await tx.transaction(async (sp) => await switchable.within(sp, write))
+            .catch((err: Error): Outcome => { m.undo(mark); return { result: 'failed', reason: err.message } })
+        }
         for (const rec of items) {
-          if (run.stopAfter !== undefined && written >= run.stopAfter) {
-            summary.stopped = true
-            return
-          }
-          const had = mapped.get(rec.kind)!.get(rec.key)
-          const outcome = await tx.transaction(async (sp) => await switchable.within(sp, async () => {
+          const had = mapped.get(rec.kind)?.get(rec.key)
+          const outcome = await attempt(async () => {
             if (rec.kind === 'user') return await writeUser(w, rec, had)
             if (rec.kind === 'post') return await writePost(w, rec, had)
             if (rec.kind === 'comment') return await writeComment(w, rec.post, commentPart(rec), had)
             return await writeTerm(w, rec, had)
-          })).catch((err: Error): Outcome => ({ result: 'failed', reason: err.message }))
+          })
           outcomes.push([kindOf(rec), outcome, labelOf(rec)])
-          if (outcome.result === 'created' || outcome.result === 'updated') written++
-          if (rec.kind !== 'post' || outcome.result === 'failed' || outcome.result === 'skipped') continue
-          for (const c of rec.comments) {
-            const done = await tx.transaction(async (sp) => await switchable.within(sp, async () => await writeComment(w, rec.key, c, mappedComments.get(c.key))))
-              .catch((err: Error): Outcome => ({ result: 'failed', reason: err.message }))
-            outcomes.push(['comment', done, `comment ${c.key} on ${rec.type} ${rec.key}`])
+          if (rec.kind === 'post' && outcome.result !== 'failed' && outcome.result !== 'skipped') {
+            for (const c of rec.comments) {
+              const done = await attempt(async () => await writeComment(w, rec.key, c, mappedComments.get(c.key)))
+              outcomes.push(['comment', done, `comment ${c.key} on ${rec.type} ${rec.key}`])
+            }
           }
+          // After each record: an interruption rolls back what this batch wrote.
+          check()
         }
+        // The batch's id map rows, in one statement, committed with what they describe.
+        await m.flush()
       })
     })
     // Counted once the batch committed.
@@ -214,14 +242,16 @@ export async function runImport (run: ImportRun): Promise<Summary> {
         await batch(items)
         items = []
         run.tick?.(read, summary.total)
-        if (summary.stopped) break
       }
     }
-    if (items.length > 0 && !summary.stopped) {
+    if (items.length > 0) {
       await batch(items)
       run.tick?.(read, summary.total)
     }
-    if (!run.dryRun && !summary.stopped && map !== undefined) await resolveAll(map, writer!, switchable, run.store, run.batchSize, summary)
+    if (!run.dryRun && map !== undefined) await resolveAll(map, writer!, switchable, run.store, run.batchSize, summary, check)
+  } catch (err) {
+    if (!(err instanceof Interrupted)) throw err
+    summary.interrupted = true
   } finally {
     await close()
     if (work !== undefined) await rm(work, { recursive: true, force: true })
@@ -229,15 +259,48 @@ export async function runImport (run: ImportRun): Promise<Summary> {
   return summary
 }
 
+/** The keys a batch's records are and refer to, by kind. */
+function keysOf (items: Item[]): Map<string, Set<string>> {
+  const keys = new Map<string, Set<string>>()
+  const add = (kind: string, key: string | undefined): void => {
+    if (key === undefined || key === '' || key === '0') return
+    let set = keys.get(kind)
+    if (set === undefined) keys.set(kind, set = new Set())
+    set.add(key)
+  }
+  for (const rec of items) {
+    add(rec.kind, rec.key)
+    if (rec.kind === 'category' || rec.kind === 'post_tag') add(rec.kind, rec.parent)
+    if (rec.kind === 'comment') {
+      add('post', rec.post)
+      add('comment', rec.parent)
+    }
+    if (rec.kind !== 'post') continue
+    add('user', rec.author)
+    add('post', rec.parent)
+    if (rec.meta._thumbnail_id !== undefined) add('post', String(rec.meta._thumbnail_id))
+    for (const c of rec.categories) add('category', c)
+    for (const tag of rec.tags) add('post_tag', tag)
+    for (const key of linkedKeys(rec.content)) add('post', key)
+    for (const c of rec.comments) {
+      add('comment', c.key)
+      add('comment', c.parent)
+    }
+  }
+  return keys
+}
+
 /** The references that pointed forward, now that every record is in the map. */
-async function resolveAll (map: IdMap, w: WriterContext, switchable: ReturnType<typeof switchableStore>, store: Store, size: number, summary: Summary): Promise<void> {
+async function resolveAll (map: IdMap, w: WriterContext, switchable: ReturnType<typeof switchableStore>, store: Store, size: number, summary: Summary, check: () => void): Promise<void> {
   let after = ''
   for (;;) {
+    check()
     const rows = await map.pendingAfter(after, size)
     if (rows.length === 0) return
     after = rows[rows.length - 1]!.key
     await store.transaction(async (tx) => {
       await switchable.within(tx, async () => {
+        map.forget()
         for (const row of rows) {
           await tx.transaction(async (sp) => { await switchable.within(sp, async () => { await resolvePending(w, row) }) })
             .catch((err: Error) => {
@@ -257,6 +320,6 @@ export function summaryText (s: Summary, dryRun: boolean): string {
   for (const [kind, c] of Object.entries(s.kinds)) lines.push(`  ${kind.padEnd(11)} ${line(c)}`)
   if (s.skipped.size > 0) lines.push('Skipped:', ...[...s.skipped].map(([reason, n]) => `  ${reason} (${n})`))
   if (s.failed.length > 0) lines.push('Failed:', ...s.failed.map((f) => `  ${f}`))
-  if (s.stopped) lines.push('Stopped early (--stop-after): run the same command again to resume.')
+  if (s.interrupted) lines.push('Interrupted: the batch under way was rolled back; run the same command again to resume.')
   return lines.join('\n')
 }

@@ -40,6 +40,8 @@ export interface WriterContext {
   owner: UserRecord
   /** Every source author becomes this user (`--author`). */
   author?: UserRecord
+  /** Source logins mapped to users here (`--authors`). */
+  authors: ReadonlyMap<string, UserRecord>
   /** The attachment files fetched for this batch (source key -> file or error). */
   files: Map<string, { path?: string, error?: string }>
   baseUrl: string
@@ -58,18 +60,19 @@ export async function writeUser (w: WriterContext, rec: SourceUser, mapped: Mapp
   if (mapped !== undefined) {
     // Only what the source says of a user it created; a matched user of the site is left as it is.
     if (mapped.newUrl === 'created') await updateUser(w.store, mapped.newId, { displayName: rec.displayName || rec.login, profile: { first_name: rec.firstName, last_name: rec.lastName } })
-    await w.map.put({ kind: 'user', key: rec.key, newId: mapped.newId, checksum, newUrl: mapped.newUrl ?? undefined })
+    w.map.put({ kind: 'user', key: rec.key, newId: mapped.newId, checksum, newUrl: mapped.newUrl ?? undefined })
     return { result: 'updated' }
   }
-  const existing = w.author ?? await findUserByLogin(w.store, rec.login) ?? (rec.email === '' ? undefined : await findUserByLogin(w.store, rec.email))
+  const chosen = w.author ?? w.authors.get(rec.login)
+  const existing = chosen ?? await findUserByLogin(w.store, rec.login) ?? (rec.email === '' ? undefined : await findUserByLogin(w.store, rec.email))
   if (existing !== undefined) {
-    await w.map.put({ kind: 'user', key: rec.key, newId: existing.id, checksum, newUrl: 'matched' })
-    return { result: 'skipped', reason: w.author !== undefined ? 'author given by --author' : 'a user of the same login or email exists here (linked to it)' }
+    w.map.put({ kind: 'user', key: rec.key, newId: existing.id, checksum, newUrl: 'matched' })
+    return { result: 'skipped', reason: w.author !== undefined ? 'author given by --author' : chosen !== undefined ? 'mapped to a user here by --authors' : 'a user of the same login or email exists here (linked to it)' }
   }
   const email = rec.email !== '' ? rec.email : `${rec.login.replace(/[^A-Za-z0-9._-]/g, '-')}@import.invalid`
   const roles = (rec.roles ?? []).filter((r) => ['administrator', 'editor', 'author', 'contributor', 'subscriber'].includes(r))
   const user = await createUser(w.store, { login: rec.login, email, roles: roles.length > 0 ? roles : ['author'], displayName: rec.displayName || rec.login, profile: { first_name: rec.firstName, last_name: rec.lastName } })
-  await w.map.put({ kind: 'user', key: rec.key, newId: user.id, checksum, newUrl: 'created' })
+  w.map.put({ kind: 'user', key: rec.key, newId: user.id, checksum, newUrl: 'created' })
   return { result: 'created' }
 }
 
@@ -81,16 +84,16 @@ export async function writeTerm (w: WriterContext, rec: SourceTerm, mapped: Mapp
   const body = { name: rec.name, slug: rec.slug, description: rec.description, ...(rec.kind === 'category' ? { parent: parent?.newId ?? 0 } : {}) }
   if (mapped !== undefined) {
     await rest(w.app, 'POST', `${path}/${mapped.newId}`, body)
-    await w.map.put({ kind: rec.kind, key: rec.key, newId: mapped.newId, checksum })
+    w.map.put({ kind: rec.kind, key: rec.key, newId: mapped.newId, checksum })
     return { result: 'updated' }
   }
   try {
     const made = await rest(w.app, 'POST', path, body)
-    await w.map.put({ kind: rec.kind, key: rec.key, newId: made.id, checksum })
+    w.map.put({ kind: rec.kind, key: rec.key, newId: made.id, checksum })
     return { result: 'created' }
   } catch (err) {
     if (!(err instanceof RestFailure) || err.code !== 'term_exists') throw err
-    await w.map.put({ kind: rec.kind, key: rec.key, newId: Number(err.data?.term_id), checksum })
+    w.map.put({ kind: rec.kind, key: rec.key, newId: Number(err.data?.term_id), checksum })
     return { result: 'skipped', reason: 'a term of the same name exists here (linked to it)' }
   }
 }
@@ -170,7 +173,7 @@ export async function writePost (w: WriterContext, rec: SourcePost, mapped: Mapp
   }
   if (Object.keys(kept).length > 0) await w.services.content.updateMeta(id, kept, [], { touch: false })
   if (Object.keys(pending).length > 0) pending.type = rec.type
-  await w.map.put({ kind: 'post', key: rec.key, newId: id, checksum, sourceUrl: rec.type === 'attachment' ? rec.fileUrl : rec.link, newUrl: rec.type === 'attachment' ? answer.source_url : answer.link, pending })
+  w.map.put({ kind: 'post', key: rec.key, newId: id, checksum, sourceUrl: rec.type === 'attachment' ? rec.fileUrl : rec.link, newUrl: rec.type === 'attachment' ? answer.source_url : answer.link, pending })
   return { result: mapped === undefined ? 'created' : 'updated' }
 }
 
@@ -194,7 +197,7 @@ export async function writeComment (w: WriterContext, postKey: string, rec: Sour
   }
   if (mapped !== undefined) {
     await rest(w.app, 'POST', `/comments/${mapped.newId}`, body)
-    await w.map.put({ kind: 'comment', key: rec.key, newId: mapped.newId, checksum })
+    w.map.put({ kind: 'comment', key: rec.key, newId: mapped.newId, checksum })
     return { result: 'updated' }
   }
   let made: any
@@ -207,7 +210,7 @@ export async function writeComment (w: WriterContext, postKey: string, rec: Sour
     made = await rest(w.app, 'POST', '/comments', body)
     await rest(w.app, 'POST', `/${kind}/${post.newId}`, { comment_status: 'closed' })
   }
-  await w.map.put({ kind: 'comment', key: rec.key, newId: made.id, checksum })
+  w.map.put({ kind: 'comment', key: rec.key, newId: made.id, checksum })
   return { result: 'created' }
 }
 

@@ -1,5 +1,6 @@
 /**
- * Timing adversarial requests from outside the service (test/adversarial.test.ts):
+ * Timing adversarial requests from outside the service (test/adversarial.run.ts,
+ * a bench run by bench/reliability/run.sh, never by the test command: it judges wall time):
  * the service runs in a child process (serve.ts) so that a stalled event
  * loop is seen by a client that is not stalled with it; each request is sent
  * with `/healthz` asked one after another while it is in flight.
@@ -68,7 +69,7 @@ export interface Served { child: ChildProcess, base: string, headers: Record<str
 export async function serve (profile: 'A' | 'B', size: number, env: Record<string, string> = {}): Promise<Served> {
   const script = fileURLToPath(new URL('./serve.ts', import.meta.url))
   // Query strings of several megabytes (percent-encoded, 1 MB of `<` is 3 MB).
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...process.execArgv, script], {
     // JSON bodies as large as any body (8 probes of a megabyte): the handlers, not the JSON limit, are what is probed.
     env: { ...process.env, CMS_JSON_BODY_LIMIT: String(8 * 1024 * 1024), ...env, CMS_DEPLOYMENT: profile, CMS_MAX_URL_LENGTH: String(Math.max(8192, 8 * size + 4096)) },
     stdio: ['pipe', 'pipe', 'inherit']

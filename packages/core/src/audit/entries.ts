@@ -52,15 +52,29 @@ export function credentialOf (caller: Principal): Pick<AuditEntry, 'userId' | 'c
     : { userId: caller.id, credential: 'cookie', credentialId: null }
 }
 
+interface Recorded { name: string, schema: JsonSchema, secret: boolean }
+
+/** The arguments an endpoint's entries may name, worked out once per endpoint (not per write). */
+const recordedArgs = new WeakMap<object, Recorded[]>()
+
+function recordedOf (endpoint: WriteRecord['endpoint']): Recorded[] {
+  let args = recordedArgs.get(endpoint)
+  if (args === undefined) {
+    args = argsOf(endpoint).filter((a) => !NOT_CHANGES.has(a.name)).map((a) => ({ name: a.name, schema: a.schema, secret: a.secret || SECRET_NAME.test(a.name) }))
+    recordedArgs.set(endpoint, args)
+  }
+  return args
+}
+
 /** The declared arguments sent (path variables aside), and the values of the harmless ones. */
 function changesOf (record: WriteRecord): { fields: string[], values: Record<string, unknown> } {
   const fields: string[] = []
   const values: Record<string, unknown> = {}
-  for (const arg of argsOf(record.endpoint)) {
-    if (NOT_CHANGES.has(arg.name) || arg.name in record.vars || !(arg.name in record.sent)) continue
+  for (const arg of recordedOf(record.endpoint)) {
+    if (!(arg.name in record.sent) || arg.name in record.vars) continue
     fields.push(arg.name)
+    if (arg.secret) continue
     const value = record.sent[arg.name]
-    if (arg.secret || SECRET_NAME.test(arg.name)) continue
     if (harmless(arg.schema, value)) values[arg.name] = value
   }
   return { fields, values }

@@ -4,8 +4,10 @@
  * How an entry is written, and what can be lost. A route's write is
  * recorded after it is answered: the entry goes to a queue in this process
  * (synchronously, no I/O), and the queue is inserted in batches (one
- * multi-row INSERT of up to `batch` entries) `flushMs` after the first
- * entry queued, or at once when `batch` are waiting. This was chosen over
+ * INSERT of up to `batch` entries) `flushMs` after the first
+ * entry queued, or at once when `batch` are waiting; the INSERT's text is
+ * the same for every batch size, a named statement planned once per
+ * connection (`appendAuditEntries`). This was chosen over
  * the write's own transaction or an outbox row because both put an INSERT
  * on the write's path: the write would wait for the log table, and fail
  * with it; and because the kernel records every write, refused ones
@@ -27,7 +29,7 @@
  * holds (`FOR UPDATE SKIP LOCKED`).
  */
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
-import type { Store } from '@cms/store'
+import { executeNamed, type Store } from '@cms/store'
 import { auditLog } from './schema.js'
 import { repeatEvery } from '../platform/repeat.js'
 
@@ -89,10 +91,26 @@ export interface AuditQuery {
   before?: Date
 }
 
-/** Inserts entries now (one statement); what the queue's flush and the command line use. */
+/**
+ * Inserts entries now, in one statement whose text never changes (a named
+ * prepared statement: parsed and planned once per connection), the entries
+ * given column by column as arrays. A multi-row VALUES list had a text of
+ * its own for each batch size, so PostgreSQL parsed and planned every flush
+ * anew (up to 56 ms for a batch of 60: bench:profile, docs/benchmarks.md).
+ * What the queue's flush and the command line use.
+ */
 export async function appendAuditEntries (store: Store, entries: readonly AuditEntry[]): Promise<void> {
   if (entries.length === 0) return
-  await store.db.insert(auditLog).values(entries.map((e) => ({ ...e })))
+  const column = <T>(f: (e: AuditEntry) => T): ReturnType<typeof sql.param> => sql.param(entries.map(f))
+  await executeNamed(store, 'audit_append', sql`
+    insert into audit_log (at, user_id, credential, credential_id, ip, method, route, path, object_type, object_id, status, error_code, fields, "values")
+    select e.at, e.user_id, e.credential, e.credential_id, e.ip, e.method, e.route, e.path, e.object_type, e.object_id, e.status, e.error_code,
+      array(select jsonb_array_elements_text(e.fields)), e.vals
+    from unnest(${column((e) => e.at.toISOString())}::timestamptz[], ${column((e) => e.userId)}::int[], ${column((e) => e.credential)}::text[],
+      ${column((e) => e.credentialId)}::text[], ${column((e) => e.ip)}::text[], ${column((e) => e.method)}::text[], ${column((e) => e.route)}::text[],
+      ${column((e) => e.path)}::text[], ${column((e) => e.objectType)}::text[], ${column((e) => e.objectId)}::text[], ${column((e) => e.status)}::int[],
+      ${column((e) => e.errorCode)}::text[], ${column((e) => JSON.stringify(e.fields))}::jsonb[], ${column((e) => JSON.stringify(e.values))}::jsonb[])
+      as e(at, user_id, credential, credential_id, ip, method, route, path, object_type, object_id, status, error_code, fields, vals)`)
 }
 
 export class AuditLog {

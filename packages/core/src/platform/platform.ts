@@ -89,6 +89,8 @@ export interface PackageBase {
   readonly services: Services
   /** Whether this process builds `namespace` (a profile, a namespace service or a remote namespace may leave it out). */
   serves: (namespace: string) => boolean
+  /** Whether the deployment serves `namespace`, built here or proxied to another process (a remote namespace). */
+  exposes: (namespace: string) => boolean
   /**
    * The outside service `name` (`rank-tracker`), configured by
    * `CMS_UPSTREAM_RANK_TRACKER_URL` / `_TOKEN` / `_TIMEOUT_MS`; throws
@@ -376,6 +378,8 @@ export class Platform {
   /** Package name -> the site packages that must be active for its meta and fields to be shown. */
   private readonly contributionSwitches = new Map<string, Array<{ type: SitePackage['type'], slug: string }>>()
   private reader: { owner: string, read: ActivationReader } | undefined
+  /** The last off set, with the deciding package's answer it was derived from. */
+  private lastOff: { from: unknown, off: ReadonlySet<string> } | undefined
   private built = false
 
   constructor (
@@ -394,6 +398,7 @@ export class Platform {
       name,
       services: this.services,
       serves: (ns) => this.local.includes(ns),
+      exposes: (ns) => this.served.includes(ns),
       upstream: (upstream) => this.services.upstreams.get(upstream),
       option: (option, schema, opts) => this.services.options.handle(this.services.options.declare(name, option, schema, opts.default, opts.description)),
       content: this.services.content,
@@ -449,10 +454,13 @@ export class Platform {
         if (!declared.decides) throw new Error(`${name} decides activation without declaring it (definePackage({ decidesActivation: true }))`)
         if (this.reader !== undefined) throw new Error(`activation is decided by ${this.reader.owner} and ${name}`)
         this.reader = { owner: name, read }
+        // What follows activation outside the kernel (a caller's capabilities, the listeners) asks the same set.
+        this.services.activation.decideBy(async (horizon) => await this.offNow(horizon))
       },
       capability: (capability, grantedTo) => {
         this.services.roles.declare(capability, name)
-        for (const role of grantedTo) this.services.roles.grant(role, [capability])
+        // Granted in the package's name: while its contributions are off, the grant is too (RoleRegistry.visible).
+        for (const role of grantedTo) this.services.roles.grant(role, [capability], name)
       }
     }
   }
@@ -515,35 +523,40 @@ export class Platform {
   routes (): RouteDecl[] { return this.outside.flatMap((build) => build()) }
 
   /**
-   * The kernel's `activation`: the local namespaces a site package's
-   * activation switches, and the set off now, derived from the deciding
-   * package's answer (a new set only when that answer is a new one: it
-   * changes only after a commit). The set also names the packages whose
-   * contributions are off (their meta and fields: `visible(off)` of the
-   * registries, the schemas' `CONTRIBUTED_BY`), in every process, served
-   * here or not. Undefined when nothing can be off.
+   * The kernel's `activation`: the namespaces a site package's activation
+   * switches (built here or served by another process: a remote one leaves
+   * the index and answers 404 at this gateway too), and the set off now.
+   * Undefined when nothing can be off.
    */
   activation (): KernelOptions['activation'] {
-    const reader = this.reader
-    const switchable = [...this.switches.keys()].filter((ns) => this.local.includes(ns))
-    const contributing = [...this.contributionSwitches.keys()]
-    if (reader === undefined || (switchable.length === 0 && contributing.length === 0)) return undefined
-    let last: { from: unknown, off: ReadonlySet<string> } | undefined
-    return {
-      namespaces: switchable,
-      off: async (horizon) => {
-        const isActive = await reader.read(horizon)
-        if (last?.from !== isActive) {
-          const inactive = (sites: ReadonlyArray<{ type: SitePackage['type'], slug: string }>): boolean => sites.some((p) => !isActive(p.type, p.slug))
-          const off = new Set([
-            ...switchable.filter((ns) => inactive(this.switches.get(ns)!)),
-            ...contributing.filter((owner) => inactive(this.contributionSwitches.get(owner)!))
-          ])
-          last = { from: isActive, off }
-        }
-        return last.off
-      }
+    if (this.reader === undefined || (this.switchable().length === 0 && this.contributionSwitches.size === 0)) return undefined
+    return { namespaces: this.switchable(), off: async (horizon) => await this.offNow(horizon) }
+  }
+
+  /** The served namespaces (local or remote) a site package's activation switches. */
+  private switchable (): string[] {
+    return [...this.switches.keys()].filter((ns) => this.served.includes(ns))
+  }
+
+  /**
+   * The set off now, derived from the deciding package's answer (a new set
+   * only when that answer is a new one: it changes only after a commit). It
+   * names the switched namespaces off and the packages whose contributions
+   * are off (their meta and fields: `visible(off)` of the registries, the
+   * schemas' `CONTRIBUTED_BY`; their capabilities and listeners), in every
+   * process, served here or not.
+   */
+  private async offNow (horizon: () => Promise<string | undefined>): Promise<ReadonlySet<string>> {
+    const isActive = await this.reader!.read(horizon)
+    if (this.lastOff?.from !== isActive) {
+      const inactive = (sites: ReadonlyArray<{ type: SitePackage['type'], slug: string }>): boolean => sites.some((p) => !isActive(p.type, p.slug))
+      const off = new Set([
+        ...this.switchable().filter((ns) => inactive(this.switches.get(ns)!)),
+        ...[...this.contributionSwitches].filter(([, sites]) => inactive(sites)).map(([owner]) => owner)
+      ])
+      this.lastOff = { from: isActive, off }
     }
+    return this.lastOff.off
   }
 
   /** Starts the background work of every package; returns what stops it all. */

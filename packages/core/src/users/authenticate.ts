@@ -23,6 +23,7 @@ import { keyedHash, normalizeAppPassword, sameHash, siteKey } from './passwords.
 import { isEmail, recordApplicationPasswordUse } from './store.js'
 import { authErrors } from './errors.js'
 import { readCache, type ReadCache } from '../content/read-cache.js'
+import type { SiteActivation } from '../platform/activation.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const DUMMY_HASH = randomBytes(32).toString('base64url')
@@ -109,8 +110,8 @@ export async function authenticateBasic (store: Store, credentials: BasicCredent
   return new Caller(matched.id, matched.login, matched.roles.filter(isRole), matched.uuid, roles)
 }
 
-export function authenticator (services: { store: Store, roles?: RoleRegistry }): (request: FastifyRequest) => Promise<Principal> {
-  const { store, roles } = services
+export function authenticator (services: { store: Store, roles?: RoleRegistry, activation?: SiteActivation }): (request: FastifyRequest) => Promise<Principal> {
+  const { store, roles, activation } = services
   return async (request) => {
     const header = request.headers.authorization
     if (header === undefined || header.trim() === '') return anonymousCaller
@@ -118,6 +119,8 @@ export function authenticator (services: { store: Store, roles?: RoleRegistry })
     const horizon = await store.horizon()
     // A read's pipeline keeps its reads under the same horizon (a write's asks afresh, after what it wrote).
     if (request.method === 'GET' || request.method === 'HEAD') request.horizonTaken = horizon
-    return await authenticateBasic(store, credentials, request.ip, roles, horizon)
+    // A deactivated package's grants are left out (activation.ts), under the same horizon.
+    const granted = roles === undefined || activation === undefined ? roles : roles.visible(await activation.off(async () => horizon))
+    return await authenticateBasic(store, credentials, request.ip, granted, horizon)
   }
 }

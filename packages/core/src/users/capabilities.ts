@@ -41,13 +41,20 @@ export const roleCapabilities: Readonly<Record<Role, ReadonlySet<string>>> = {
 /**
  * The capabilities each role grants in one composed app: the core's sets,
  * plus what packages grant while they register (the SEO package's
- * `manage_seo_options` to administrators and editors). `can()` answers
- * from these sets, so a granted capability is checked like a core one.
+ * `manage_seo_options` to administrators). `can()` answers from these sets,
+ * so a granted capability is checked like a core one. A package's grant
+ * follows its activation: `visible(off)` leaves out what only packages
+ * whose contributions are off granted (a deactivated plugin's capability
+ * grants nothing; a core capability is never taken away).
  */
 export class RoleRegistry {
   private readonly caps = new Map<Role, Set<string>>(ROLES.map((r) => [r, new Set(roleCapabilities[r])]))
   /** Capabilities packages declared, with the package that declared each. */
   private readonly declared = new Map<string, string>()
+  /** Per role, the capabilities granted only by packages, with the packages granting each. */
+  private readonly grantedBy = new Map<Role, Map<string, Set<string>>>()
+  /** The views of {@link visible}, by the off set (the activation keeps one set per state). */
+  private readonly views = new WeakMap<ReadonlySet<string>, RoleRegistry>()
 
   /** Declares a capability a package checks (documentation and a guard against typos in grants). */
   declare (capability: string, owner: string): void {
@@ -55,16 +62,52 @@ export class RoleRegistry {
     this.declared.set(capability, owner)
   }
 
-  /** Grants capabilities to a role (granting one twice is harmless). */
-  grant (role: Role, capabilities: readonly string[]): void {
+  /** Grants capabilities to a role (granting one twice is harmless); `owner`: the package granting them. */
+  grant (role: Role, capabilities: readonly string[], owner?: string): void {
     const set = this.caps.get(role)
     if (set === undefined) throw new TypeError(`there is no role ${String(role)}`)
-    for (const cap of capabilities) set.add(cap)
+    for (const cap of capabilities) {
+      const known = set.has(cap)
+      set.add(cap)
+      const owners = this.grantedBy.get(role)?.get(cap)
+      if (owner === undefined || (known && owners === undefined)) {
+        // The core's or an ownerless grant: never off.
+        this.grantedBy.get(role)?.delete(cap)
+        continue
+      }
+      if (owners !== undefined) owners.add(owner)
+      else this.grantedBy.set(role, (this.grantedBy.get(role) ?? new Map<string, Set<string>>()).set(cap, new Set([owner])))
+    }
   }
 
   /** The capabilities of a role (empty for an unknown role). */
   capabilitiesOf (role: string): ReadonlySet<string> {
     return this.caps.get(role as Role) ?? new Set()
+  }
+
+  /**
+   * The grants in force while the packages `off` names are switched off (a
+   * deactivated plugin's: the activation's off set): this registry when no
+   * grant is theirs alone, else a view without those, made once per set.
+   */
+  visible (off: ReadonlySet<string>): RoleRegistry {
+    if (off.size === 0 || this.grantedBy.size === 0) return this
+    let view = this.views.get(off)
+    if (view === undefined) {
+      view = this
+      for (const [role, granted] of this.grantedBy) {
+        const gone = [...granted].filter(([, owners]) => [...owners].every((o) => off.has(o))).map(([cap]) => cap)
+        if (gone.length === 0) continue
+        if (view === this) {
+          view = new RoleRegistry()
+          for (const [r, caps] of this.caps) view.caps.set(r, new Set(caps))
+          for (const [cap, owner] of this.declared) view.declared.set(cap, owner)
+        }
+        for (const cap of gone) view.caps.get(role)!.delete(cap)
+      }
+      this.views.set(off, view)
+    }
+    return view
   }
 
   /** Capabilities declared by packages (name -> package). */

@@ -149,7 +149,7 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
       Object.assign(out, {
         roles: [...user.roles],
         registered_date: utcDate(user.registered),
-        capabilities: allCapabilities(services.roles, user.roles),
+        capabilities: allCapabilities(services.roles.visible(await req.registry.off(req)), user.roles),
         extra_capabilities: Object.fromEntries(user.roles.map((r) => [r, true]))
       })
     }
@@ -292,8 +292,9 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
           const hpp = q.has_published_posts
           if (hpp === true) publishedIn = AUTHOR_POST_TYPES
           else if (Array.isArray(hpp) && hpp.length > 0) publishedIn = hpp
+          const granted = services.roles.visible(await req.registry.off(req))
           const capabilityRoles = (q.capabilities?.length ?? 0) > 0
-            ? ROLES.filter((r) => q.capabilities!.some((c) => c === r || services.roles.capabilitiesOf(r).has(c)))
+            ? ROLES.filter((r) => q.capabilities!.some((c) => c === r || granted.capabilitiesOf(r).has(c)))
             : undefined
           const { users, total } = await listUsers(store, {
             search: q.search,

@@ -2,7 +2,8 @@
  * Sending deliveries: the worker any replica runs. It takes due deliveries
  * (store.ts `claimDue`: `FOR UPDATE SKIP LOCKED` and a lease), signs each
  * as Standard Webhooks says (the `standardwebhooks` library: `webhook-id`,
- * `webhook-timestamp`, `webhook-signature` over `id.timestamp.body`), POSTs
+ * `webhook-timestamp`, `webhook-signature` over `id.timestamp.body`; after
+ * a secret's rotation, a signature by each of the two secrets), POSTs
  * it through the SSRF-guarded outbound client (the URL checked again at
  * every attempt, no redirects followed, a timeout), and records the attempt:
  * a 2xx delivers it; anything else is retried with exponential backoff and
@@ -42,9 +43,13 @@ export function sender (store: () => Store, outbound: OutboundClient, secrets: S
     const started = performance.now()
     const took = (): number => Math.round(performance.now() - started)
     try {
-      const secret = await secrets.open(claimed.secretSealed)
       const now = new Date()
-      const signature = new Webhook(secret).sign(delivery.messageId, now, delivery.body)
+      // During a rotation's grace period, the previous secret signs too: Standard Webhooks puts
+      // several signatures in the header, space-separated, and a receiver accepts any that verifies.
+      const sealed = claimed.previousSealed === null ? [claimed.secretSealed] : [claimed.secretSealed, claimed.previousSealed]
+      const signatures: string[] = []
+      for (const s of sealed) signatures.push(new Webhook(await secrets.open(s)).sign(delivery.messageId, now, delivery.body))
+      const signature = signatures.join(' ')
       const res = await outbound.fetch(claimed.url, {
         method: 'POST',
         body: delivery.body,

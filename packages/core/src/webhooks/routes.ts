@@ -1,10 +1,11 @@
 /**
  * `/cms/v2/webhooks`: subscriptions (create, list, read, update, delete),
- * a test delivery (`/{id}/test`), the delivery log (`/{id}/deliveries`) and
- * the replay of a finished delivery (`/{id}/deliveries/{delivery_id}/replay`).
+ * a test delivery (`/{id}/test`), the secret's rotation (`/{id}/rotate-secret`),
+ * the delivery log (`/{id}/deliveries`) and the replay of a finished delivery
+ * (`/{id}/deliveries/{delivery_id}/replay`).
  * Administrators only (`manage_options`: like the site settings, a
- * subscription sends the site's content elsewhere). The secret is in the
- * create's answer only; a URL is checked by the outbound client when it is
+ * subscription sends the site's content elsewhere). A secret is in the
+ * answer of the create or the rotation that made it only; a URL is checked by the outbound client when it is
  * given (and again at every delivery, delivery.ts).
  */
 import { Type } from '@sinclair/typebox'
@@ -16,7 +17,7 @@ import { OutboundError } from '../platform/outbound/index.js'
 import type { Services } from '../services.js'
 import { RESPONSE_KEPT } from './delivery.js'
 import { webhookErrors } from './errors.js'
-import { addTestDelivery, addWebhook } from './service.js'
+import { addTestDelivery, addWebhook, rotateSecret } from './service.js'
 import { deleteWebhook, getDelivery, getWebhook, listDeliveries, listWebhooks, replayDelivery, updateWebhook, type DeliveryRow, type WebhookRow } from './store.js'
 
 const VE = ['view', 'edit']
@@ -35,7 +36,8 @@ const webhookSchema = itemSchema('webhook', {
   failing_since: field({ description: 'The first failed delivery since the last success (GMT), or null.', ...NULLABLE_DATE, context: VE, readonly: true }),
   date_created: field({ description: 'When the webhook was created (GMT).', ...DATE, context: VE, readonly: true }),
   date_modified: field({ description: 'When the webhook was last changed (GMT).', ...DATE, context: VE, readonly: true }),
-  secret: field({ description: 'The signing secret (whsec_...): in the answer of the create only, never again.', type: 'string', context: VE, readonly: true })
+  previous_secret_expires: field({ description: 'After a rotation, until when deliveries are also signed with the secret it replaced (GMT); null when only one secret signs.', ...NULLABLE_DATE, context: VE, readonly: true }),
+  secret: field({ description: 'The signing secret (whsec_...): in the answer of the create or the rotation that made it only, never again.', type: 'string', context: VE, readonly: true })
 })
 
 const deliverySchema = itemSchema('webhook-delivery', {
@@ -56,6 +58,10 @@ const deliverySchema = itemSchema('webhook-delivery', {
   next_attempt: field({ description: 'When it is tried next (GMT), or null when it is finished.', ...NULLABLE_DATE, context: VE, readonly: true }),
   retry_until: field({ description: 'Retries stop after this time (GMT).', ...DATE, context: VE, readonly: true })
 })
+
+/** How long the old secret signs after a rotation, by default and at most (Standard Webhooks' receivers switch within a day). */
+const DEFAULT_GRACE_S = 86_400
+const MAX_GRACE_S = 7 * 86_400
 
 const dateOrNull = (d: Date | null): string | null => d === null ? null : formatGmt(d)
 
@@ -78,10 +84,12 @@ export function webhookRoutes (services: Services): RelativeRouteDecl[] {
   const url = Type.String({ description: 'The URL deliveries are POSTed to.', format: 'uri', maxLength: 2000 })
   const description = Type.String({ description: 'What the webhook is for.', maxLength: 1000 })
   const active = Type.Boolean({ description: 'Whether events are delivered (true also re-enables a disabled webhook).' })
+  const gracePeriod = Type.Integer({ description: 'Seconds during which deliveries are signed with the old secret too (0: the old secret stops at once).', default: DEFAULT_GRACE_S, minimum: 0, maximum: MAX_GRACE_S })
   const args = {
     list: { page, per_page: perPage },
     create: { url, events, description: Type.Optional(description), active: Type.Optional(active) },
     update: { url: Type.Optional(url), events: Type.Optional(events), description: Type.Optional(description), active: Type.Optional(active) },
+    rotate: { grace_period: gracePeriod },
     deliveries: { page, per_page: perPage, status: Type.Optional(Enum(['pending', 'delivered', 'failed'] as const, { description: 'Limit the log to deliveries of this status.' })) }
   }
 
@@ -97,6 +105,7 @@ export function webhookRoutes (services: Services): RelativeRouteDecl[] {
     failing_since: dateOrNull(w.failingSince),
     date_created: formatGmt(w.created),
     date_modified: formatGmt(w.modified),
+    previous_secret_expires: w.previousSecretUntil !== null && w.previousSecretUntil.getTime() > Date.now() ? formatGmt(w.previousSecretUntil) : null,
     _links: {
       self: [{ href: restUrl(baseUrl, `${collection}/${w.id}`) }],
       collection: [{ href: restUrl(baseUrl, collection) }],
@@ -190,6 +199,13 @@ export function webhookRoutes (services: Services): RelativeRouteDecl[] {
     return new RestResponse(formatDelivery(delivery, req.baseUrl), 202)
   }
 
+  const rotate = async (req: RestRequest<Params<typeof args.rotate>>): Promise<unknown> => {
+    const hook = await load(req)
+    const rotated = await rotateSecret(store, service.secrets, hook.id, req.params.grace_period * 1000)
+    if (rotated === undefined) throw webhookErrors.rest_webhook_invalid_id()
+    return { ...format(rotated.row, req.baseUrl), secret: rotated.secret }
+  }
+
   const deliveries = async (req: RestRequest<Params<typeof args.deliveries>>): Promise<RestResponse> => {
     const p = req.params
     const hook = await load(req)
@@ -236,6 +252,14 @@ export function webhookRoutes (services: Services): RelativeRouteDecl[] {
       args: idArg,
       endpoints: [
         endpoint({ methods: ['POST'], summary: 'Send a test delivery (webhook.test) now', status: 202, response: deliverySchema, permission: permission(own), handler: test })
+      ]
+    }),
+    route({
+      path: '/webhooks/{id}/rotate-secret',
+      vars: { id: '[\\d]+' },
+      args: idArg,
+      endpoints: [
+        endpoint({ methods: ['POST'], summary: 'Give the webhook a new secret (in this answer only); the old one signs too during the grace period', args: args.rotate, response: webhookSchema, permission: permission(own), handler: rotate })
       ]
     }),
     route({

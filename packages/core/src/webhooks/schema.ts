@@ -19,6 +19,13 @@ export const webhooks = pgTable('webhooks', {
   events: text('events').array().notNull(),
   /** The signing secret (`whsec_...`), sealed with the core's secrets helper: never stored or shown in clear after the create. */
   secretSealed: text('secret_sealed').notNull(),
+  /**
+   * After a rotation, the secret it replaced (sealed) and until when
+   * deliveries are signed with it too (Standard Webhooks: both signatures
+   * in `webhook-signature`), so receivers can switch without a gap.
+   */
+  previousSecretSealed: text('previous_secret_sealed'),
+  previousSecretUntil: instant('previous_secret_until'),
   /** The administrator's switch: an inactive subscription gets no new deliveries. */
   active: boolean('active').notNull().default(true),
   /** Set when deliveries kept failing for the configured period (CMS_WEBHOOKS_DISABLE_AFTER_MS); cleared by `active: true`. */

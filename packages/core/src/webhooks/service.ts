@@ -11,7 +11,7 @@ import { packageSecrets, type Secrets } from '../platform/secrets.js'
 import { repeatEvery } from '../platform/repeat.js'
 import { sender } from './delivery.js'
 import { WEBHOOK_DEFAULTS, type WebhookSettings } from './settings.js'
-import { enqueueEvent, insertDelivery, insertWebhook, messageId, pruneDeliveries, type DeliveryRow, type WebhookRow } from './store.js'
+import { enqueueEvent, insertDelivery, insertWebhook, messageId, pruneDeliveries, rotateWebhookSecret, type DeliveryRow, type WebhookRow } from './store.js'
 
 /** The core's listeners, one per topic (declared by the core package: events are kept until each has had them). */
 export const WEBHOOK_LISTENERS: Readonly<Record<string, LifecycleTopic>> = Object.fromEntries(LIFECYCLE_TOPICS.map((topic) => [`webhooks.${topic}`, topic]))
@@ -80,6 +80,13 @@ export async function addWebhook (store: Store, secrets: Secrets, values: { url:
   const secret = newSecret()
   const row = await insertWebhook(store, { ...values, secretSealed: await secrets.seal(secret) })
   return { row, secret }
+}
+
+/** Gives a subscription a new secret, sealed at rest; the old one signs too for `graceMs`. Answers the row and the secret (to be shown once). */
+export async function rotateSecret (store: Store, secrets: Secrets, id: number, graceMs: number): Promise<{ row: WebhookRow, secret: string } | undefined> {
+  const secret = newSecret()
+  const row = await rotateWebhookSecret(store, id, await secrets.seal(secret), graceMs)
+  return row === undefined ? undefined : { row, secret }
 }
 
 /** A test delivery (`webhook.test`), due now. */

@@ -35,6 +35,23 @@ export async function updateWebhook (store: Store, id: number, set: Partial<Pick
   return row
 }
 
+/**
+ * Replaces a subscription's secret (sealed) in one statement. With a grace
+ * period, the secret it replaces is kept as the previous one until then:
+ * deliveries carry both signatures meanwhile (delivery.ts). A rotation
+ * during a grace period drops the oldest secret: only the last two sign.
+ */
+export async function rotateWebhookSecret (store: Store, id: number, secretSealed: string, graceMs: number): Promise<WebhookRow | undefined> {
+  const keep = graceMs > 0
+  const [row] = await store.db.update(webhooks).set({
+    previousSecretSealed: keep ? sql`${webhooks.secretSealed}` : null,
+    previousSecretUntil: keep ? sql`now() + make_interval(secs => ${graceMs / 1000})` : null,
+    secretSealed,
+    modified: sql`now()`
+  }).where(eq(webhooks.id, id)).returning()
+  return row
+}
+
 /** Deletes a subscription and (cascade) its deliveries. */
 export async function deleteWebhook (store: Store, id: number): Promise<boolean> {
   return (await store.db.delete(webhooks).where(eq(webhooks.id, id)).returning({ id: webhooks.id })).length > 0
@@ -113,6 +130,8 @@ export interface Claimed {
   delivery: DeliveryRow
   url: string
   secretSealed: string
+  /** The secret a rotation replaced, while its grace period lasts (by the database's clock); else null. */
+  previousSealed: string | null
   /** The subscription takes deliveries (active and not disabled); a test is sent regardless. */
   open: boolean
   token: string
@@ -137,11 +156,18 @@ export async function claimDue (store: Store, limit: number, leaseMs: number): P
     await tx.update(webhookDeliveries)
       .set({ leaseUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})`, leaseToken: token })
       .where(sql`${webhookDeliveries.id} = any(${sql.param(ids)}::bigint[])`)
-    const rows = await tx.select({ delivery: webhookDeliveries, url: webhooks.url, secretSealed: webhooks.secretSealed, active: webhooks.active, disabledAt: webhooks.disabledAt })
+    const rows = await tx.select({
+      delivery: webhookDeliveries,
+      url: webhooks.url,
+      secretSealed: webhooks.secretSealed,
+      previousSealed: sql<string | null>`case when ${webhooks.previousSecretUntil} > now() then ${webhooks.previousSecretSealed} end`,
+      active: webhooks.active,
+      disabledAt: webhooks.disabledAt
+    })
       .from(webhookDeliveries).innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
       .where(sql`${webhookDeliveries.id} = any(${sql.param(ids)}::bigint[])`)
       .orderBy(webhookDeliveries.nextAt, webhookDeliveries.id)
-    return rows.map((r) => ({ delivery: r.delivery, url: r.url, secretSealed: r.secretSealed, open: r.active && r.disabledAt === null, token }))
+    return rows.map((r) => ({ delivery: r.delivery, url: r.url, secretSealed: r.secretSealed, previousSealed: r.previousSealed ?? null, open: r.active && r.disabledAt === null, token }))
   })
 }
 

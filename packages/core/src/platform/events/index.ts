@@ -32,6 +32,14 @@
  * embedded PGlite cannot fully stand in for; two small tables and a trigger
  * run the same on both.
  *
+ * A deactivated package's listeners do not run, as a deactivated plugin's
+ * hooks do not in the core CMS: while its contributions are off (the
+ * activation's off set, activation.ts, read by the worker at each batch),
+ * an event its listener takes is recorded as handled without running it
+ * (skipped, not kept for later: reactivating does not replay what happened
+ * meanwhile, and pruning is not held back). The state is the one when the
+ * worker delivers the event (within the poll interval of its commit).
+ *
  * Topics: post.created, post.updated, post.status_changed ({from, to}),
  * post.trashed, post.deleted (posts and pages; revisions and autosaves
  * excluded), user.deleted; comment.created, comment.approved,
@@ -75,7 +83,7 @@ export interface LifecycleOptions {
   log?: (message: string, err: unknown) => void
 }
 
-interface Registered { key: string, topic: LifecycleTopic, handler: LifecycleListener }
+interface Registered { key: string, owner: string, topic: LifecycleTopic, handler: LifecycleListener }
 
 export const EVENT_DEFAULTS = { leaseMs: 60_000, pollMs: 1000, retentionMs: 7 * 24 * 3600_000 } as const
 
@@ -97,7 +105,11 @@ export class LifecycleEvents {
   private readonly batch: number
   private log: LifecycleOptions['log']
 
-  constructor (private readonly store: () => Store, opts: LifecycleOptions = {}) {
+  /**
+   * `off`: the packages whose contributions are off now (activation.ts):
+   * their listeners are skipped. Default none.
+   */
+  constructor (private readonly store: () => Store, opts: LifecycleOptions = {}, private readonly off: () => Promise<ReadonlySet<string>> = async () => new Set()) {
     this.leaseMs = opts.leaseMs ?? EVENT_DEFAULTS.leaseMs
     this.pollMs = opts.pollMs ?? EVENT_DEFAULTS.pollMs
     this.retentionMs = opts.retentionMs ?? EVENT_DEFAULTS.retentionMs
@@ -125,7 +137,7 @@ export class LifecycleEvents {
     const found = this.declared.find((l) => l.key === key)
     if (found === undefined) throw new Error(`listener ${key} is not declared`)
     if (this.listeners.some((l) => l.key === key)) throw new Error(`listener ${key} is given twice`)
-    this.listeners.push({ key, topic: found.topic, handler })
+    this.listeners.push({ key, owner, topic: found.topic, handler })
   }
 
   /** Whether any listener runs here. */
@@ -218,11 +230,17 @@ export class LifecycleEvents {
     let delivered = 0
     for (;;) {
       const { events, done } = await this.claim()
+      const off = events.length === 0 ? undefined : await this.off()
       const finished: number[] = []
       for (const event of events) {
         let failed = false
         for (const listener of this.listeners) {
           if (listener.topic !== event.topic || done.has(`${event.id} ${listener.key}`)) continue
+          if (off?.has(listener.owner) === true) {
+            // Its package is deactivated: skipped, recorded as handled (see the top of this file).
+            await this.store().execute(sql`insert into cms_event_deliveries (event_id, listener) values (${event.id}, ${listener.key}) on conflict do nothing`)
+            continue
+          }
           try {
             await listener.handler(event)
           } catch (err) {

@@ -8,17 +8,22 @@
  * `/healthz` asked meanwhile (harness/stall-check.ts says what fails and
  * how the bounds follow the machine's load).
  *
- * In the suite, a sample: one probe of every route family (a namespace and
- * its first path segment: `/cms/v2/posts`, `/seo/v1`), in one of the
- * profiles that serve it, and every string at least once, drawn by
- * CMS_ADVERSARIAL_SEED (default: the day's number, so the sample moves day
- * by day; printed, and any run replays by setting it). About 40 requests of
- * a megabyte, under two minutes on a loaded two-core machine.
+ * A bench, not a test of the suites: it judges wall times, which a loaded
+ * machine stretches (the suites' fuzz.test.ts sends the same strings in
+ * process and bounds the CPU each answer costs). Run it with
+ * `bench/reliability/run.sh adversarial [PER_PROBE|all|sample]`.
  *
- * CMS_ADVERSARIAL_PER_PROBE=N (`bench/reliability/run.sh adversarial`, 3 by
- * default; `all`: every string) sends every probe of both profiles N
- * strings instead, rotated so that each string is sent about equally often
- * (about 200 probes: an hour with `all`). CMS_ADVERSARIAL_ONLY=<regex>
+ * `sample` (CMS_ADVERSARIAL_PER_PROBE unset): one probe of every route
+ * family (a namespace and its first path segment: `/cms/v2/posts`,
+ * `/seo/v1`), in one of the profiles that serve it, and every string at
+ * least once, drawn by CMS_ADVERSARIAL_SEED (default: the day's number, so
+ * the sample moves day by day; printed, and any run replays by setting it).
+ * About 40 requests of a megabyte, a few minutes on a loaded machine.
+ *
+ * CMS_ADVERSARIAL_PER_PROBE=N (run.sh's default: 3; `all`: every string)
+ * sends every probe of both profiles N strings instead, rotated so that
+ * each string is sent about equally often (about 200 probes: an hour with
+ * `all`). CMS_ADVERSARIAL_ONLY=<regex>
  * limits either to the routes it matches (`^POST /cms/v2/users/me$`).
  * CMS_ADVERSARIAL_FACTOR (default 5) scales the bounds, CMS_ADVERSARIAL_RATIO
  * (default 8 in the suite, 4 in the full run) the comparison with plain text, CMS_ADVERSARIAL_SIZE (default
@@ -39,7 +44,7 @@ import { QUADRATIC_NAMESPACE, quadraticPackage } from './fixtures/quadratic-pack
 const SIZE = Number(process.env.CMS_ADVERSARIAL_SIZE ?? 1_000_000)
 const FACTOR = Number(process.env.CMS_ADVERSARIAL_FACTOR ?? 5)
 const PER_PROBE_SETTING = process.env.CMS_ADVERSARIAL_PER_PROBE
-// Generous in the suite (8): what this check exists for took seconds to minutes per megabyte, a hundred times plain text and more;
+// Generous in the sample (8): what this check exists for took seconds to minutes per megabyte, a hundred times plain text and more;
 // a loaded machine's pauses (a collection after a megabyte) are not. The full run, watched by a person, looks closer (4).
 const RATIO = Number(process.env.CMS_ADVERSARIAL_RATIO ?? (PER_PROBE_SETTING === undefined ? 8 : 4))
 const ONLY = process.env.CMS_ADVERSARIAL_ONLY === undefined ? undefined : new RegExp(process.env.CMS_ADVERSARIAL_ONLY)
