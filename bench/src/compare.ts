@@ -12,6 +12,7 @@
  *   git worktree add /tmp/before HEAD~1 && (cd /tmp/before && pnpm install --frozen-lockfile --offline)
  *   pnpm bench:compare --other /tmp/before [--scenarios list-signed-in,list-uncached,create] [--rounds 3] [--duration 4]
  *   pnpm bench:compare --other .. --other-env CMS_RATE_LIMITS=off --scenarios list    # the rate limiter's cost on a cached read
+ *   pnpm bench:compare --other /tmp/before --pg-options '-c commit_delay=200'         # both sides with group commit
  */
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
@@ -33,7 +34,9 @@ const { values: opts } = parseArgs({
     // Settings for this checkout's gateway and the other's, NAME=VALUE,...: one checkout against itself
     // with a setting changed (`--other . --other-env CMS_RATE_LIMITS=off`: the limiter's cost).
     env: { type: 'string', default: '' },
-    'other-env': { type: 'string', default: '' }
+    'other-env': { type: 'string', default: '' },
+    // Server settings for the PostgreSQL both sides share: `-c commit_delay=200 -c commit_siblings=2` (group commit).
+    'pg-options': { type: 'string', default: '' }
   }
 })
 const envOf = (list: string): Record<string, string> => Object.fromEntries(list.split(',').filter((p) => p.includes('=')).map((p) => [p.slice(0, p.indexOf('=')).trim(), p.slice(p.indexOf('=') + 1).trim()]))
@@ -77,11 +80,31 @@ const SCENARIOS: Record<string, Scenario> = {
   })
 }
 
+/** Scenarios that write: their runs end once the database is quiet again (`settle`). */
+const WRITES = new Set(['create', 'batch'])
+
+/**
+ * Waits until nothing has been committed for a second (the server's commit
+ * horizon, `pg_current_snapshot()`, reads the same twice a second apart), at
+ * most a minute: the gateways' background work on what was written is done.
+ */
+async function settle (): Promise<void> {
+  const horizon = async (): Promise<string> => String((await db.query('select pg_current_snapshot()::text as h'))[0]?.h)
+  const until = Date.now() + 60_000
+  let last = await horizon()
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const now = await horizon()
+    if (now === last) return
+    last = now
+  }
+}
+
 const names = opts.scenarios!.split(',')
 for (const name of names) if (SCENARIOS[name] === undefined) throw new Error(`unknown scenario ${name} (${Object.keys(SCENARIOS).join(', ')})`)
 
 interface Side { label: string, gateway: Service, auth: string }
-const db = await startDatabase()
+const db = await startDatabase(undefined, { options: opts['pg-options'] })
 const sides: Side[] = []
 const results = new Map<string, Measurement[]>()
 try {
@@ -101,6 +124,7 @@ try {
   for (const name of names) {
     for (const side of sides) await measure({ ...SCENARIOS[name]!(side.gateway.url, side.auth), duration: 2 })
   }
+  await settle()
   console.log('| scenario | round | gateway | req/s | p50 ms | p99 ms | errors | CPU µs/req | PostgreSQL CPU µs/req | both µs/req | idle % |')
   console.log('|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (let round = 1; round <= Number(opts.rounds); round++) {
@@ -108,7 +132,14 @@ try {
       const scenario = SCENARIOS[name]!
       // Each round changes who goes first: the run after another scenario's writes pays for them (vacuum, a new horizon).
       for (const side of round % 2 === 1 ? sides : [...sides].reverse()) {
-        const m = await observe(side.gateway, db, async () => await measure({ ...scenario(side.gateway.url, side.auth), duration: Number(opts.duration) }))
+        // A write's run lasts until the work it left behind is done (the lifecycle events' deliveries, the
+        // audit log): that CPU is the writes', and left running it would be counted in the next run, of
+        // either side (one PostgreSQL server), and renew the horizon under its kept answers.
+        const m = await observe(side.gateway, db, async () => {
+          const run = await measure({ ...scenario(side.gateway.url, side.auth), duration: Number(opts.duration) })
+          if (WRITES.has(name)) await settle()
+          return run
+        })
         const key = `${name}\u0000${side.label}`
         results.set(key, [...(results.get(key) ?? []), m])
         console.log(`| ${name} | ${round} | ${side.label} | ${m.requestsPerSec.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.errors} | ${fmt(m.cpuUsPerRequest)} | ${fmt(m.dbCpuUsPerRequest)} | ${fmt(both(m))} | ${fmt(m.idlePercent)} |`)

@@ -10,6 +10,7 @@
  *
  *   pnpm --filter @cms/bench bench:profile --scenario list-signed-in [--duration 10] [--connections 10]
  *   pnpm --filter @cms/bench bench:profile --scenario create
+ *   pnpm --filter @cms/bench bench:profile --scenario list           # the cached anonymous list
  *
  * The profile is written to bench/results/profile-<scenario>-<time>.cpuprofile
  * (open it in Chrome's DevTools for the flame chart).
@@ -37,6 +38,8 @@ const connections = Number(opts.connections)
 
 const SCENARIOS: Record<string, (base: string, auth: string) => Omit<LoadOptions, 'duration'>> = {
   'list-signed-in': (base, auth) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, headers: { authorization: auth }, connections }),
+  // Anonymous, answered from the kept answers while nothing is committed: what a cached read costs.
+  list: (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, connections }),
   'list-uncached': (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10&nocache=[<id>]`, idReplacement: true, connections }),
   create: (base, auth) => ({
     url: `${base}/index.php?rest_route=/cms/v2/posts`,

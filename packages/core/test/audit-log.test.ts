@@ -1,14 +1,16 @@
 /**
  * The audit log through HTTP on a real database: an entry for every write
  * (a create, method overrides, each request of a batch, a refused write, an
- * anonymous write refused before its body), none holding a secret's value,
+ * anonymous write refused before its body, writes a package's hook or the
+ * rate limiter refused, the admin pages' forms), none holding a secret's value,
  * `GET /cms/v2/audit-log` with its filters, paging and permissions, the
  * table refusing changes, the retention prune (two at once), and
  * `CMS_AUDIT_LOG=off`.
  */
 import t from 'tap'
 import { sql } from 'drizzle-orm'
-import { AuditLog, type AuditEntry } from '../src/index.js'
+import { RestError } from '@cms/rest'
+import { AuditLog, createUser, definePackage, type AuditEntry } from '../src/index.js'
 import { checkPermissions, testApp } from '../src/testing.js'
 import { withContentUsers, type ContentHarness } from './fixtures/content/harness.js'
 
@@ -140,6 +142,94 @@ t.test('no entry holds a password, an application password or a post password', 
   t.ok(rows[0]!.fields.includes('password') && !('password' in rows[0]!.values), 'a password is named, its value kept out')
   t.ok(rows[3]!.fields.includes('password') && !('password' in rows[3]!.values), 'a post password too')
   t.match(rows[4], { user_id: user.body.id, credential: 'app-password', credential_id: app.body.uuid })
+})
+
+t.test('writes a hook answers before the endpoint runs: a package\'s hook refusing one, the rate limiter', async (t) => {
+  // A package's own Fastify hook (its `serve` may add one) refusing some writes before the kernel runs them.
+  const guard = definePackage({
+    name: 'audit-guard-fixture',
+    namespaces: [],
+    serve: (_api, _options, app) => {
+      app.addHook('preHandler', async (request) => {
+        const body = request.body as { title?: unknown } | undefined
+        if (request.method === 'POST' && body?.title === 'Forbidden title') throw new RestError('fixture_refused', 'Not that title.', 422)
+      })
+    }
+  })
+  const h = await withContentUsers(await testApp({ namespaces: ['cms/v2'], packages: [guard], rateLimits: { write: 3 } }))
+  t.teardown(() => h.app.close())
+  const { admin } = h.users
+  const refused = await h.call('POST', POST_ROUTE, { as: admin, body: { title: 'Forbidden title', status: 'draft' } })
+  t.same([refused.status, refused.body.code], [422, 'fixture_refused'], 'the hook refused it')
+  t.equal((await h.call('POST', POST_ROUTE, { as: admin, body: { title: 'Fine' } })).status, 201)
+  t.equal((await h.call('POST', POST_ROUTE, { as: admin, body: { title: 'Fine too' } })).status, 201)
+  const limited = await h.call('POST', POST_ROUTE, { as: admin, body: { title: 'One too many' } })
+  t.same([limited.status, limited.body.code], [429, 'rest_rate_limited'])
+
+  const rows = await stored(h)
+  t.same(rows.map((r) => [r.method, r.route, r.status, r.error_code, r.user_id]), [
+    ['POST', POST_ROUTE, 422, 'fixture_refused', admin.id],
+    ['POST', POST_ROUTE, 201, null, admin.id],
+    ['POST', POST_ROUTE, 201, null, admin.id],
+    ['POST', POST_ROUTE, 429, 'rest_rate_limited', admin.id]
+  ], 'one entry each, refused ones with their code, none twice')
+  t.same([...rows[0]!.fields].sort(), ['status', 'title'], 'what the refused write sent')
+  t.same(rows[0]!.values, { status: 'draft' })
+  t.same(rows[3]!.fields, [], 'refused before its body was read: nothing sent is known')
+})
+
+t.test('the admin pages\' forms: each post an entry with its outcome, never a password', async (t) => {
+  const h = await harness()
+  t.teardown(() => h.app.close())
+  const password = 'Admin-Page-Secret-3e7d'
+  const user = await createUser(h.store, { login: 'pagewriter', email: 'pagewriter@example.com', roles: ['editor'], password })
+  const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+  const cookie = (res: { headers: Record<string, unknown> }, name: string): string =>
+    [res.headers['set-cookie'] as string | string[]].flat().map((c) => new RegExp(`^${name}=([^;]*)`).exec(c ?? '')?.[1]).find((v) => v !== undefined) ?? ''
+  const field = (html: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? ''
+  const signIn = async (pwd: string): Promise<{ status: number, session: string }> => {
+    const form = await h.app.inject({ method: 'GET', url: '/cms-admin/login' })
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/cms-admin/login',
+      headers: { ...FORM, cookie: `cms_signin_nonce=${cookie(form, 'cms_signin_nonce')}` },
+      payload: new URLSearchParams({ csrf: field(form.body, 'csrf'), redirect_to: '', log: 'pagewriter', pwd }).toString()
+    })
+    return { status: res.statusCode, session: cookie(res, 'cms_session') }
+  }
+
+  t.equal((await signIn('not-the-password')).status, 401)
+  const ok = await signIn(password)
+  t.equal(ok.status, 303)
+  const page = await h.app.inject({ method: 'GET', url: '/cms-admin/authorize-application.php?app_name=Audited%20App', headers: { cookie: `cms_session=${ok.session}` } })
+  t.equal(page.statusCode, 200)
+  const csrf = field(page.body, 'csrf')
+  const approve = async (fields: Record<string, string>): Promise<{ statusCode: number, body: string }> => await h.app.inject({
+    method: 'POST',
+    url: '/cms-admin/authorize-application.php',
+    headers: { ...FORM, cookie: `cms_session=${ok.session}` },
+    payload: new URLSearchParams({ app_id: '', success_url: '', reject_url: '', ...fields }).toString()
+  })
+  t.equal((await approve({ csrf: 'forged', app_name: 'Audited App', action: 'approve' })).statusCode, 403)
+  const approved = await approve({ csrf, app_name: 'Audited App', action: 'approve' })
+  t.equal(approved.statusCode, 201)
+  const appPassword = /<kbd id="new-password">([^<]*)</.exec(approved.body)?.[1] ?? ''
+  t.ok(appPassword.length > 20)
+  t.equal((await h.app.inject({ method: 'POST', url: '/cms-admin/logout', headers: { ...FORM, cookie: `cms_session=${ok.session}` }, payload: `csrf=${csrf}` })).statusCode, 303)
+  const uuid = (await h.store.execute<{ uuid: string }>(sql`select uuid from application_passwords where user_id = ${user.id}`))[0]!.uuid
+
+  const rows = await stored(h)
+  t.same(rows.map((r) => [r.method, r.route, r.object_type, r.object_id, r.status, r.error_code, r.user_id, r.credential]), [
+    ['POST', '/cms-admin/login', 'session', null, 401, 'cms_admin_incorrect_password', 0, 'anonymous'],
+    ['POST', '/cms-admin/login', 'session', null, 303, null, user.id, 'cookie'],
+    ['POST', '/cms-admin/authorize-application.php', 'application-password', null, 403, 'cms_admin_form_expired', user.id, 'cookie'],
+    ['POST', '/cms-admin/authorize-application.php', 'application-password', uuid, 201, null, user.id, 'cookie'],
+    ['POST', '/cms-admin/logout', 'session', null, 303, null, user.id, 'cookie']
+  ], 'a failed and a good sign-in, a refused and a good approval, a sign-out')
+  t.same(rows[1]!.fields, ['csrf', 'redirect_to', 'log', 'pwd'], 'the form\'s field names')
+  t.same(rows[3]!.values, { action: 'approve' }, 'the choice made; nothing typed')
+  const text = (await h.store.execute<{ t: string }>(sql`select row_to_json(a)::text as t from audit_log a`)).map((r) => r.t).join('\n')
+  for (const secret of [password, appPassword, appPassword.replace(/\s/g, ''), ok.session, csrf]) t.notOk(text.includes(secret), `no entry holds ${secret.slice(0, 6)}...`)
 })
 
 t.test('GET /cms/v2/audit-log: newest first, paged with totals, filtered; administrators only', async (t) => {

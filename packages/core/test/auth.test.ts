@@ -159,6 +159,26 @@ t.test('authentication', async (t) => {
     t.equal(deleted.status, 401)
     t.equal(deleted.body.code, 'invalid_username')
   })
+
+  // Kept by the credentials epoch (core migration 0013), not by the commit horizon: other commits leave them.
+  t.test('credential rows are kept across commits of anything else, and read again after any change to credentials', async (t) => {
+    const user = await createCaller(store, 'author', { login: 'steady' })
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: user })).status, 200, 'the first use is recorded (a change to credentials)')
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: user })).status, 200, 'the row as recorded, read and kept')
+    // The stored hash changed behind the epoch's back (triggers off): only a read of the row would see it.
+    await store.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`)
+      await tx.execute(sql`update application_passwords set hash = 'not-the-hash' where uuid = ${user.uuid}`)
+    })
+    const before = await store.horizon()
+    await store.execute(sql`insert into options (name, value) values ('unrelated_commit', '1'::jsonb)`)
+    t.not(await store.horizon(), before, 'a commit of something else moved the horizon')
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: user })).status, 200, 'the kept row was used: not read again')
+    await store.execute(sql`update users set email = 'steady-2@example.com' where id = ${user.user.id}`)
+    const changed = await call(app, 'GET', '/cms/v2/users/me', { as: user })
+    t.equal(changed.status, 401, 'a change to credentials renews the epoch: the row is read again')
+    t.equal(changed.body.code, 'incorrect_password')
+  })
 })
 
 t.test('passwords and Authorization headers never reach a log', async (t) => {

@@ -33,6 +33,7 @@ export class RestError extends Error {
 
   /** The same error with another status (401 versus 403, for instance). */
   withStatus (status: number): RestError {
+    if (decidingOnly) return REFUSED
     const { status: _old, ...extra } = this.data
     return new RestError(this.code, this.message, status, extra)
   }
@@ -58,9 +59,30 @@ export function declareErrors<C extends Catalogue> (catalogue: C): ErrorFactorie
   const out = {} as ErrorFactories<C>
   for (const code of Object.keys(catalogue) as Array<keyof C & string>) {
     const spec = catalogue[code]!
-    out[code] = (extra, message) => new RestError(code, message ?? spec.message, spec.status, extra)
+    out[code] = (extra, message) => decidingOnly ? REFUSED : new RestError(code, message ?? spec.message, spec.status, extra)
   }
   return out
+}
+
+/** Set while a refusal only decides (`decideOnly`): declared errors are then this one, built once. */
+let decidingOnly = false
+const REFUSED = new RestError('rest_forbidden', 'Refused.', 403)
+
+/**
+ * Runs `fn` (a permission check whose refusal only decides something, such
+ * as the Allow header's list of methods): every declared error it makes
+ * before its first `await` (all of them, for most checks) is one shared
+ * error instead of a new object, since nobody reads it. Nothing else runs
+ * meanwhile: the flag is reset before any other code can make an error.
+ */
+export function decideOnly<T> (fn: () => T): T {
+  const before = decidingOnly
+  decidingOnly = true
+  try {
+    return fn()
+  } finally {
+    decidingOnly = before
+  }
 }
 
 /** A permission error with the status the caller gets: 401 anonymous, 403 signed in (as the core does). */

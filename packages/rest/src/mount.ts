@@ -20,6 +20,7 @@ import { StreamBody } from './response.js'
 import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
 import { refuseAnonymous } from './early-refusal.js'
+import { reportUnreported } from './writes.js'
 import { DEFAULT_JSON_BODY_LIMIT } from './body-parsers.js'
 import { refuseSwitchedOff, switchedOff } from './activation.js'
 
@@ -82,6 +83,8 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
         // Read by whoever limits requests (the core's rate limits) as routes are added.
         config: { rateClass: rateClassOf(ep, method) },
         ...(offHook === undefined ? {} : { onRequest: offHook }),
+        // A write answered by a hook before the endpoint ran is recorded too (writes.ts).
+        ...withOnSend(reportUnreported(ctx.opts.onWrite, decl, ep, pattern, method)),
         // An anonymous caller the permission refuses anyway: answered before the body is read.
         ...(stream === undefined ? { preParsing: refuseAnonymous(decl, ep, method, pattern, ctx, ctx.opts.jsonBodyLimit ?? DEFAULT_JSON_BODY_LIMIT) } : {}),
         exposeHeadRoute: method === 'GET',
@@ -156,6 +159,10 @@ function streamedBodySchema (args: { properties: Record<string, unknown> }): Rec
  * of its own where no body parser reads anything (multipart bodies are
  * marked for @fastify/multipart, which reads them when the handler asks).
  */
+function withOnSend (hook: ReturnType<typeof reportUnreported>): Pick<RouteOptions, 'onSend'> {
+  return hook === undefined ? {} : { onSend: hook }
+}
+
 function addRoute (app: FastifyInstance, streamed: boolean, options: RouteOptions): void {
   if (!streamed) {
     app.route(options)

@@ -5,7 +5,7 @@
  * and in-process dispatch (batch, `_embed`).
  */
 import type { FastifyRequest } from 'fastify'
-import { denied, kernelErrors, RestError } from './errors.js'
+import { decideOnly, denied, kernelErrors, RestError } from './errors.js'
 import { argsOf } from './arg-marks.js'
 import { requestMemo } from './memo.js'
 import type { EndpointDecl, Method, Registry, RestRequest, RouteDecl } from './route.js'
@@ -204,16 +204,17 @@ export async function allowHeader (decl: RouteDecl, req: RestRequest): Promise<s
 /**
  * A permission check whose refusal only decides a header: the error it
  * returns is dropped, so the part of the check that runs before its first
- * `await` (all of it, for most checks) builds its error without a stack
- * trace, the costly part of an Error (an anonymous list built two for its
- * create endpoint on every uncached answer). Nothing else runs meanwhile: the
- * limit is restored before any other code can create an error.
+ * `await` (all of it, for most checks) makes no error object (`decideOnly`:
+ * declared errors are one shared error meanwhile) and no stack trace (an
+ * anonymous list built two errors with stacks for its create endpoint on
+ * every uncached answer). Nothing else runs meanwhile: both are restored
+ * before any other code can create an error.
  */
 function checkQuietly (ep: RouteDecl['endpoints'][number], req: RestRequest): ReturnType<typeof ep.permission.check> {
   const limit = Error.stackTraceLimit
   Error.stackTraceLimit = 0
   try {
-    return ep.permission.check(req)
+    return decideOnly(() => ep.permission.check(req))
   } finally {
     Error.stackTraceLimit = limit
   }

@@ -76,6 +76,15 @@ export interface Store {
    * prepared statement). Undefined when it cannot be read.
    */
   horizon(): Promise<string | undefined>;
+  /**
+   * The commit horizon and, read by the same statement, the epochs
+   * (`cms_epochs`, made by the core's migration 0013: a value per kind of
+   * change, renewed by triggers in the transaction of each such change): a
+   * value kept while its epoch reads the same is valid whatever else was
+   * committed meanwhile. Shared by the calls of one turn, as `horizon()`.
+   * Without the table, no epochs; undefined when nothing can be read.
+   */
+  snapshot(): Promise<Snapshot | undefined>;
   /** Closes the pool / the embedded database. Idempotent. */
   close(): Promise<void>;
   /**
@@ -98,6 +107,13 @@ export function storeSlot<T> (name: string, make: (store: Store) => T): StoreSlo
   return { name, make }
 }
 
+/** The commit horizon and the epochs read with it (`Store.snapshot`). */
+export interface Snapshot {
+  horizon: string;
+  /** Epoch values by name (`credentials`); empty without the epochs table. */
+  epochs: Readonly<Record<string, string>>;
+}
+
 /** Raised when an on-disk PGlite directory is already open (in this or another process). */
 export class StoreLockedError extends Error {
   readonly code = 'store_locked'
@@ -118,7 +134,10 @@ export type StoreDriver =
 /** @internal */
 export const driverKey: unique symbol = Symbol.for('@cms/store.driver')
 
-type StoreWithDriver = Store & { [driverKey]?: StoreDriver }
+/** @internal Tells a store that the epochs table may exist now (after migrations ran). */
+export const epochsKey: unique symbol = Symbol.for('@cms/store.epochs')
+
+type StoreWithDriver = Store & { [driverKey]?: StoreDriver, [epochsKey]?: () => void }
 
 /** @internal The driver behind a store (survives `{ ...store, close }` wrapping). */
 export function storeDriver (store: Store): StoreDriver {
@@ -180,13 +199,23 @@ export function shapeName (prefix: string, text: string): string | undefined {
  * for every parameter (no LIMIT parameter: see post-query's `inline`).
  */
 export async function executeShaped<T> (query: { prepare: (name: string) => { execute: () => Promise<T> } }, prefix: string): Promise<T> {
+  return await prepareShaped(query, prefix).execute()
+}
+
+/**
+ * {@link executeShaped}'s statement, built and named but not run: its
+ * parameters are part of it, so it may run again as is, by any number of
+ * requests at once, without building the query again (what a caller keeping
+ * the statements of frequent queries needs).
+ */
+export function prepareShaped<T> (query: { prepare: (name: string) => { execute: () => Promise<T> } }, prefix: string): { execute: () => Promise<T> } {
   const prepared = query.prepare(prefix) as { execute: () => Promise<T>, queryString?: unknown, queryConfig?: { name?: string }, rawQueryConfig?: { name?: string } }
   const name = typeof prepared.queryString === 'string' ? shapeName(prefix, prepared.queryString) : undefined
   if (prepared.queryConfig !== undefined && prepared.rawQueryConfig !== undefined) {
     prepared.queryConfig.name = name
     prepared.rawQueryConfig.name = name
   }
-  return await prepared.execute()
+  return prepared
 }
 
 // ---------------------------------------------------------------------------
@@ -332,20 +361,16 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
       const res = (await db.execute(query)) as unknown as { rows: T[] }
       return res.rows
     },
-    horizon: () => {
+    horizon: async () => (await store.snapshot())?.horizon,
+    snapshot: () => {
       // Calls of one turn of the event loop share the query sent at its end.
-      pendingHorizon ??= new Promise((resolve) => {
+      pendingSnapshot ??= new Promise((resolve) => {
         setImmediate(() => {
-          pendingHorizon = undefined
-          // Built once: it is asked on every anonymous read of a kept answer.
-          horizonQuery ??= db._.session.prepareQuery(dialect.sqlToQuery(sql`select pg_current_snapshot()::text as h`), undefined, 'store_horizon', false)
-          resolve(horizonQuery.execute().then(
-            (result) => (result as { rows: Array<{ h: string }> }).rows[0]?.h,
-            () => undefined
-          ))
+          pendingSnapshot = undefined
+          resolve(readSnapshot())
         })
       })
-      return pendingHorizon
+      return pendingSnapshot
     },
     close,
     local: <T>(slot: StoreSlot<T>): T => {
@@ -353,11 +378,45 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
       return locals.get(slot) as T
     },
     [driverKey]: driver,
+    [epochsKey]: () => { withEpochs = true },
   }
   const locals = new Map<StoreSlot<unknown>, unknown>()
-  let pendingHorizon: Promise<string | undefined> | undefined
+  let pendingSnapshot: Promise<Snapshot | undefined> | undefined
+  // Until a statement finds no epochs table (a database the core has not migrated); migrate() sets it again.
+  let withEpochs = true
+  // Built once: they are asked on every anonymous read of a kept answer.
+  let snapshotQuery: { execute: () => Promise<unknown> } | undefined
   let horizonQuery: { execute: () => Promise<unknown> } | undefined
+  const readSnapshot = async (): Promise<Snapshot | undefined> => {
+    if (withEpochs) {
+      snapshotQuery ??= db._.session.prepareQuery(dialect.sqlToQuery(sql`select pg_current_snapshot()::text as h,
+        (select json_object_agg(name, value::text) from cms_epochs) as e`), undefined, 'store_snapshot', false)
+      try {
+        const row = ((await snapshotQuery.execute()) as { rows: Array<{ h: string, e: Record<string, string> | string | null }> }).rows[0]
+        if (row === undefined) return undefined
+        const epochs = typeof row.e === 'string' ? JSON.parse(row.e) as Record<string, string> : row.e ?? {}
+        return { horizon: row.h, epochs }
+      } catch (err) {
+        // 42P01: no such table (drizzle wraps the driver's error). Any other failure: nothing can be read.
+        const e = err as { code?: string, cause?: { code?: string } }
+        if ((e.code ?? e.cause?.code) !== '42P01') return undefined
+        withEpochs = false
+      }
+    }
+    horizonQuery ??= db._.session.prepareQuery(dialect.sqlToQuery(sql`select pg_current_snapshot()::text as h`), undefined, 'store_horizon', false)
+    try {
+      const h = ((await horizonQuery.execute()) as { rows: Array<{ h: string }> }).rows[0]?.h
+      return h === undefined ? undefined : { horizon: h, epochs: {} }
+    } catch {
+      return undefined
+    }
+  }
   return store
+}
+
+/** @internal */
+export function epochsMayExist (store: Store): void {
+  (store as Store & { [epochsKey]?: () => void })[epochsKey]?.()
 }
 
 async function ping (db: Db, timeoutMs: number): Promise<boolean> {

@@ -13,7 +13,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
-import { casing, storeDriver } from './db.js'
+import { casing, epochsMayExist, storeDriver } from './db.js'
 import type { Store, StoreDriver } from './db.js'
 
 /** Absolute path of the store's own migrations folder (the `options` table). */
@@ -98,6 +98,8 @@ export async function migrate (store: Store, sets: readonly MigrationSet[] = [])
     await run
   } finally {
     if (running.get(driver) === run) running.delete(driver)
+    // A store that found no epochs table looks again: these migrations may have made it.
+    epochsMayExist(store)
   }
 }
 

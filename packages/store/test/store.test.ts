@@ -43,6 +43,25 @@ t.test('the commit horizon moves with every write that commits, and only then', 
   t.equal(await store.horizon(), undefined, 'undefined when it cannot be read')
 })
 
+t.test('the epochs are read by the statement of the horizon, once their table exists', async (t) => {
+  const store = await openTestStore()
+  t.teardown(() => store.close())
+  await migrate(store)
+  t.same((await store.snapshot())?.epochs, {}, 'no table (the core makes it): no epochs, the horizon still')
+  t.type((await store.snapshot())?.horizon, 'string')
+  await store.execute(sql`create table cms_epochs (name text primary key, value bigint not null)`)
+  await store.execute(sql`insert into cms_epochs values ('credentials', 7)`)
+  t.same((await store.snapshot())?.epochs, {}, 'not looked for again until migrations ran')
+  await migrate(store)
+  const snapshot = await store.snapshot()
+  t.same(snapshot?.epochs, { credentials: '7' }, 'read after migrations ran')
+  t.equal(snapshot?.horizon, await store.horizon(), 'the same horizon as horizon() answers')
+  await store.execute(sql`update cms_epochs set value = 8`)
+  const after = await store.snapshot()
+  t.same(after?.epochs, { credentials: '8' })
+  t.not(after?.horizon, snapshot?.horizon)
+})
+
 t.test('transaction rollback leaves no row', async (t) => {
   const store = await openTestStore()
   t.teardown(() => store.close())

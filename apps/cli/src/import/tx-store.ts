@@ -23,6 +23,7 @@ function viewOf (base: Store, tx: Tx): Store {
     execute: async <T extends Record<string, unknown>>(q: Parameters<Store['execute']>[0]) => ((await (tx as Queryable).execute(q as never)) as unknown as { rows: T[] }).rows,
     // No reuse of answers while a transaction is open (the horizon is for committed data).
     horizon: async () => undefined,
+    snapshot: async () => undefined,
     close: async () => {}
   }
 }

@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, not, notInArray, or, sql, type SQL } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
-import { dbOf, executeShaped, type Queryable, type Store } from '@cms/store'
+import { dbOf, prepareShaped, type Queryable, type Store } from '@cms/store'
 import { canEdit, canRead } from './post-format.js'
 import { LIST_STATUSES } from './post-types.js'
 import { posts } from './schema.js'
@@ -350,13 +350,17 @@ const FEW_MATCHES = EXACT_TOTAL_MARGIN
 export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?: TotalCache, withExtras = false): Promise<{ rows: PostRow[], total: number, extras?: Map<number, PostExtrasRow> }> {
   checkSearchLength(q.search)
   const d = dbOf(db)
-  const where = whereOf(q)
+  // Built only when a statement is: a kept first page needs neither.
+  let built: { where: SQL, order: SQL[] } | undefined
+  const where = (): SQL => (built ??= { where: whereOf(q), order: orderOf(q) }).where
+  const order = (): SQL[] => (built ??= { where: whereOf(q), order: orderOf(q) }).order
   if (q.perPage === undefined) {
-    const rows = await d.select().from(posts).where(where).orderBy(...orderOf(q))
+    const rows = await d.select().from(posts).where(where()).orderBy(...order())
     return { rows, total: rows.length }
   }
-  const offset = Math.max(0, q.offset ?? (q.page - 1) * q.perPage)
-  const cap = offset + q.perPage + EXACT_TOTAL_MARGIN
+  const perPage = q.perPage
+  const offset = Math.max(0, q.offset ?? (q.page - 1) * perPage)
+  const cap = offset + perPage + EXACT_TOTAL_MARGIN
   const key = filterKey(q)
   let known = await totals?.get(key)
   if (known !== undefined && !known.exact && cap > known.cap) known = undefined
@@ -366,37 +370,86 @@ export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?
   // sorted (no limit: planned as if all were wanted), and the page's slice of them is read.
   const searching = q.search !== undefined && q.search !== ''
   if (searching && known === undefined) {
-    known = await totalOf(d, where, cap, key)
+    known = await totalOf(d, where(), cap, key)
     await totals?.set(key, known)
   }
+  // A first page outside searches runs as a named statement of its shape (see `inline`), built
+  // once per query and kept (`builtPage`); with `withExtras` it brings the rows' extras, and the
+  // total when it is not known yet (an uncorrelated subquery: counted once).
+  const firstPage = offset === 0 && !searching
+  const shape = `${q.orderby}\0${q.order}\0${perPage}\0${key}`
   if (known !== undefined) {
-    const order = orderOf(q)
     if (searching && known.exact && known.total <= FEW_MATCHES) {
-      const ids = sql`(array(select ${posts.id} from ${posts} where ${where} order by ${sql.join(order, sql`, `)}))[${offset + 1}:${offset + q.perPage}]`
-      const rows = await d.select().from(posts).where(sql`${posts.id} = any(${ids})`).orderBy(...order).limit(q.perPage)
+      const ids = sql`(array(select ${posts.id} from ${posts} where ${where()} order by ${sql.join(order(), sql`, `)}))[${offset + 1}:${offset + perPage}]`
+      const rows = await d.select().from(posts).where(sql`${posts.id} = any(${ids})`).orderBy(...order()).limit(perPage)
       return { rows, total: known.total }
     }
-    if (offset === 0 && !searching) {
-      // A first page outside searches runs as a named statement of its shape (see `inline`).
-      if (!withExtras) return { rows: await executeShaped(d.select().from(posts).where(where).orderBy(...order).limit(inline(q.perPage)), 'content_list'), total: known.total }
-      // The page's ids in order, then the rows and their extras in that order.
-      const ids = d.select({ id: posts.id }).from(posts).where(where).orderBy(...order).limit(inline(q.perPage))
-      const page = await executeShaped(d.select({ post: posts, ...extrasColumns() })
-        .from(sql`unnest(array(${ids})) with ordinality as p (id, n)`)
-        .innerJoin(posts, sql`${posts.id} = p.id`)
-        .orderBy(sql`p.n`), 'content_page')
+    if (firstPage && !withExtras) {
+      const list = builtPage(d, `list\0${shape}`, () => prepareShaped(d.select().from(posts).where(where()).orderBy(...order()).limit(inline(perPage)), 'content_list'))
+      return { rows: await list.execute(), total: known.total }
+    }
+    if (firstPage) {
+      const page = await builtPage(d, `page\0${shape}`, () => prepareShaped(pageWithExtras(d, where(), order(), perPage), 'content_page')).execute()
       return { rows: page.map((r) => r.post), total: known.total, extras: new Map(page.map((r) => [r.post.id, extrasOf(r)])) }
     }
-    return { rows: await d.select().from(posts).where(where).orderBy(...order).limit(q.perPage).offset(offset), total: known.total }
+    return { rows: await d.select().from(posts).where(where()).orderBy(...order()).limit(perPage).offset(offset), total: known.total }
+  }
+  if (firstPage && withExtras) {
+    const page = await builtPage(d, `counted\0${shape}`, () => prepareShaped(pageWithExtras(d, where(), order(), perPage, cappedCount(where(), cap)), 'content_page')).execute()
+    if (page.length === 0) return { rows: [], total: 0 }
+    const found = await totalOf(d, where(), cap, key, page[0]!.counted ?? undefined)
+    await totals?.set(key, found)
+    return { rows: page.map((r) => r.post), total: found.total, extras: new Map(page.map((r) => [r.post.id, extrasOf(r)])) }
   }
   // The page and the (capped) count in one statement.
-  const page = await d.select({ post: posts, counted: cappedCount(where, cap) }).from(posts).where(where).orderBy(...orderOf(q)).limit(q.perPage).offset(offset)
+  const page = await d.select({ post: posts, counted: cappedCount(where(), cap) }).from(posts).where(where()).orderBy(...order()).limit(perPage).offset(offset)
   const rows = page.map((r) => r.post)
   if (rows.length === 0 && offset === 0) return { rows, total: 0 }
   // Past the end, no row carries the count.
-  const found = await totalOf(d, where, cap, key, rows.length > 0 ? page[0]!.counted : undefined)
+  const found = await totalOf(d, where(), cap, key, rows.length > 0 ? page[0]!.counted : undefined)
   await totals?.set(key, found)
   return { rows, total: found.total }
+}
+
+/**
+ * A first page with its rows' extras (see post-store's `extrasColumns`):
+ * the page's ids in order, then the rows and their extras in that order;
+ * with `counted`, that count in every row.
+ */
+function pageWithExtras (d: ReturnType<typeof dbOf>, where: SQL, order: SQL[], perPage: number, counted?: SQL<number>) {
+  const ids = d.select({ id: posts.id }).from(posts).where(where).orderBy(...order).limit(inline(perPage))
+  return d.select({ post: posts, ...extrasColumns(), counted: counted ?? sql<number | null>`null::int` })
+    .from(sql`unnest(array(${ids})) with ordinality as p (id, n)`)
+    .innerJoin(posts, sql`${posts.id} = p.id`)
+    .orderBy(sql`p.n`)
+}
+
+/** A statement kept by {@link builtPage}: its parameters are in it. */
+interface Built<T> { execute: () => Promise<T> }
+
+const builtPages = new WeakMap<object, Map<string, Built<any>>>()
+/** Statements kept per database handle; past it the oldest goes. */
+const BUILT_LIMIT = 256
+
+/**
+ * The statement of a frequent first page, built once and run again as is:
+ * building it with drizzle (the filters, the ordering, the text) cost the
+ * gateway more than PostgreSQL's execution of it. `key` holds everything
+ * the statement is built from (the filter, the ordering and the page size).
+ */
+function builtPage<T> (d: ReturnType<typeof dbOf>, key: string, build: () => Built<T>): Built<T> {
+  let kept = builtPages.get(d)
+  if (kept === undefined) {
+    kept = new Map()
+    builtPages.set(d, kept)
+  }
+  let statement = kept.get(key) as Built<T> | undefined
+  if (statement === undefined) {
+    statement = build()
+    if (kept.size >= BUILT_LIMIT) kept.delete(kept.keys().next().value!)
+    kept.set(key, statement)
+  }
+  return statement
 }
 
 const estimates = new WeakMap<object, Map<string, { at: number, rows: number }>>()

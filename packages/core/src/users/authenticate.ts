@@ -4,10 +4,15 @@
  * 401 on every route, public ones included.
  *
  * One indexed query reads the user and all their password hashes; its
- * rows are kept while nothing is committed (the commit horizon, as every
- * read cache: a revoked password, a changed role or a deleted user is a
- * commit, seen by the next request on every replica), so a signed-in read
- * costs the horizon it needs anyway instead of a query of its own. The
+ * rows are kept while the credentials epoch stays (`store.snapshot()`: read
+ * by the statement of the commit horizon, which every request asks anyway,
+ * and renewed by triggers in the transaction of every change to a login, an
+ * e-mail address, roles or an application password, core migration 0013),
+ * so a revoked password, a changed role or a deleted user is seen by the
+ * next request on every replica, and commits of anything else (posts,
+ * events) leave the kept rows valid (recording a password's use, at most
+ * daily, renews the epoch: the kept row then shows it). Without the
+ * epochs table they are kept while nothing at all is committed. The
  * presented password is hashed on every request and compared with every
  * candidate (a dummy when the login is unknown), so a wrong password costs
  * the same whether the login exists or not.
@@ -77,15 +82,16 @@ function credentialCache (store: Store): ReadCache<CredentialRow[]> {
 
 /**
  * Checks credentials against the store; resolves to the caller or throws the 401.
- * `horizon`: the commit horizon taken for this request, under which the
- * credential rows may be reused (undefined: read afresh).
+ * `validity`: a token (the credentials epoch, else the commit horizon) taken
+ * for this request, under which the credential rows may be reused
+ * (undefined: read afresh).
  */
-export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string, roles?: RoleRegistry, horizon?: string): Promise<Caller> {
+export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string, roles?: RoleRegistry, validity?: string): Promise<Caller> {
   const presented = keyedHash(await siteKey(store), normalizeAppPassword(credentials.password))
   const login = credentials.login.trim()
   // No stored login holds a NUL character (and the database refuses to compare one).
   if (login.includes('\u0000')) throw authErrors.invalid_username()
-  const rows = await credentialCache(store).getUnder(horizon, login, async () => await credentialsQuery(store).execute({ login }))
+  const rows = await credentialCache(store).getUnder(validity, login, async () => await credentialsQuery(store).execute({ login }))
 
   // A login that equals another user's e-mail address names the login's owner.
   const byLogin = rows.find((r) => r.login.toLowerCase() === login.toLowerCase())
@@ -116,11 +122,13 @@ export function authenticator (services: { store: Store, roles?: RoleRegistry, a
     const header = request.headers.authorization
     if (header === undefined || header.trim() === '') return anonymousCaller
     const credentials = parseBasicAuthorization(header)
-    const horizon = await store.horizon()
+    const snapshot = await store.snapshot()
     // A read's pipeline keeps its reads under the same horizon (a write's asks afresh, after what it wrote).
+    const horizon = snapshot?.horizon
     if (request.method === 'GET' || request.method === 'HEAD') request.horizonTaken = horizon
     // A deactivated package's grants are left out (activation.ts), under the same horizon.
     const granted = roles === undefined || activation === undefined ? roles : roles.visible(await activation.off(async () => horizon))
-    return await authenticateBasic(store, credentials, request.ip, granted, horizon)
+    const epoch = snapshot?.epochs.credentials
+    return await authenticateBasic(store, credentials, request.ip, granted, epoch !== undefined ? `epoch ${epoch}` : horizon)
   }
 }

@@ -11,10 +11,15 @@
  * Every form carries a CSRF token; failed sign-ins are slowed down and, per
  * login and address, limited. Passwords never reach a log. Forms post to
  * relative URLs, so the pages also work behind a proxy that adds a path.
+ *
+ * Every form post is a write (a session begun or ended, a failure counted,
+ * an application password made) and is in the audit log with its outcome,
+ * as the REST routes' writes are (`auditedForm`): the form's field names,
+ * never their values.
  */
 import { createHmac, timingSafeEqual, randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify'
 import { RestError } from '@cms/rest'
 import type { Services } from '../services.js'
 import { Caller } from './capabilities.js'
@@ -133,6 +138,47 @@ function safeAdminPath (value: string): string | undefined {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** What a form's handler tells its audit entry: who (once known), which object, why it was refused. */
+interface FormNote { userId?: number, objectId?: string, errorCode?: string }
+const notes = new WeakMap<FastifyRequest, FormNote>()
+function note (request: FastifyRequest, add: FormNote): void { notes.set(request, { ...notes.get(request), ...add }) }
+
+/** Field names kept per entry, and their length (the form is the sender's). */
+const FORM_FIELDS = 50
+const FIELD_NAME = 100
+
+/**
+ * A form route's `onResponse` hook: its audit entry, once answered (the
+ * handler's note, the status sent). Refusals the handler did not name (an
+ * unreadable form) are `cms_admin_invalid_form`, failures `cms_admin_failed`.
+ */
+function auditedForm (services: Services, objectType: string): onResponseHookHandler {
+  return function record (request, reply, done) {
+    const n = notes.get(request) ?? {}
+    const status = reply.statusCode
+    const form = fieldsOf(request.body)
+    const action = form.action === 'approve' || form.action === 'reject' ? { action: form.action } : {}
+    const userId = n.userId ?? 0
+    services.audit.append({
+      at: new Date(),
+      userId,
+      credential: userId === 0 ? 'anonymous' : 'cookie',
+      credentialId: null,
+      ip: request.ip,
+      method: request.method,
+      route: request.routeOptions.url ?? '',
+      path: request.url.split('?')[0]!,
+      objectType,
+      objectId: n.objectId ?? null,
+      status,
+      errorCode: n.errorCode ?? (status >= 500 ? 'cms_admin_failed' : status >= 400 ? 'cms_admin_invalid_form' : null),
+      fields: Object.keys(form).slice(0, FORM_FIELDS).map((f) => f.slice(0, FIELD_NAME)),
+      values: action
+    })
+    done()
+  }
+}
+
 export async function authorizePage (app: FastifyInstance, opts: AuthorizePageOptions): Promise<void> {
   if (opts?.services?.store === undefined) throw new Error('authorizePage: the services (with a store) are required')
   const { store } = opts.services
@@ -215,21 +261,24 @@ ${whoBar(current.user, current.session.csrf)}`)
   })
 
   // `signIn`: its failures count as failed credential checks (rate limits).
-  app.post(LOGIN_PATH, { bodyLimit: FORM_BODY_LIMIT, config: { signIn: true } }, async (request, reply) => {
+  app.post(LOGIN_PATH, { bodyLimit: FORM_BODY_LIMIT, config: { signIn: true }, onResponse: auditedForm(opts.services, 'session') }, async (request, reply) => {
     const form = fieldsOf(request.body)
     const login = str(form.log).trim()
     const password = str(form.pwd)
     const redirectTo = safeAdminPath(str(form.redirect_to)) ?? ''
     const nonce = parseCookies(request.headers.cookie)[NONCE_COOKIE] ?? ''
     if (nonce === '' || !sameToken(str(form.csrf), await signInToken(nonce))) {
+      note(request, { errorCode: 'cms_admin_form_expired' })
       return await signInForm(request, reply, 403, redirectTo, 'The sign-in form expired. Please try again.', login)
     }
     if (login === '' || password === '') {
+      note(request, { errorCode: 'cms_admin_missing_fields' })
       return await signInForm(request, reply, 400, redirectTo, 'Enter your username (or email address) and your password.', login)
     }
     const keys = throttleKeys(login, request.ip)
     const recent = await recentFailures(store, keys)
     if (recent.pair >= MAX_FAILURES_PER_LOGIN) {
+      note(request, { errorCode: 'cms_admin_too_many_failures' })
       await sleep(failureDelayMs(recent.address))
       reply.header('Retry-After', '900')
       return await signInForm(request, reply, 429, redirectTo, 'Too many failed sign-in attempts. Please wait 15 minutes and try again.', login)
@@ -239,11 +288,13 @@ ${whoBar(current.user, current.session.csrf)}`)
     const ok = await verifyAccountPassword(password, found?.passHash)
     const user = found?.user
     if (user === undefined || !ok) {
+      note(request, { errorCode: 'cms_admin_incorrect_password' })
       await recordFailure(store, keys)
       await sleep(failureDelayMs(recent.address + 1))
       return await signInForm(request, reply, 401, redirectTo, 'The username or password is incorrect.', login)
     }
     await clearFailures(store, keys)
+    note(request, { userId: user.id })
     const { token } = await createSession(store, user.id)
     reply.header('Set-Cookie', [
       cookie(request, SESSION_COOKIE, token, Math.floor(SESSION_TTL_MS / 1000)),
@@ -252,10 +303,14 @@ ${whoBar(current.user, current.session.csrf)}`)
     return await redirect(reply, baseOf(request) + (redirectTo === '' ? LOGIN_PATH : redirectTo))
   })
 
-  app.post(LOGOUT_PATH, { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+  app.post(LOGOUT_PATH, { bodyLimit: FORM_BODY_LIMIT, onResponse: auditedForm(opts.services, 'session') }, async (request, reply) => {
     const current = await signedIn(request)
     if (current !== undefined && sameToken(str(fieldsOf(request.body).csrf), current.session.csrf)) {
+      note(request, { userId: current.user.id })
       await endSession(store, current.token)
+    } else {
+      // Answered as a sign-out all the same (the cookie is cleared): nothing was ended.
+      note(request, { ...(current === undefined ? {} : { userId: current.user.id }), errorCode: current === undefined ? 'cms_admin_signed_out' : 'cms_admin_form_expired' })
     }
     reply.header('Set-Cookie', cookie(request, SESSION_COOKIE, '', 0))
     return await redirect(reply, baseOf(request) + LOGIN_PATH)
@@ -313,22 +368,28 @@ ${whoBar(user, session.csrf)}`)
     return await authorizeForm(reply, 200, current.user, current.session, req)
   })
 
-  app.post(AUTHORIZE_PATH, { bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+  app.post(AUTHORIZE_PATH, { bodyLimit: FORM_BODY_LIMIT, onResponse: auditedForm(opts.services, 'application-password') }, async (request, reply) => {
     const current = await signedIn(request)
     if (current === undefined) {
+      note(request, { errorCode: 'cms_admin_signed_out' })
       return await send(reply, 401, 'Authorize Application', html`<h1>Authorize Application</h1>
 ${notice('Your session has ended. Sign in again and repeat the request from the application.')}
 <p><a href="login">Sign in</a></p>`)
     }
+    note(request, { userId: current.user.id })
     const form = fieldsOf(request.body)
     if (!sameToken(str(form.csrf), current.session.csrf)) {
+      note(request, { errorCode: 'cms_admin_form_expired' })
       return await send(reply, 403, 'Authorize Application', html`<h1>Authorize Application</h1>
 ${notice('The link you followed has expired. Go back to the application and try again.')}`)
     }
     const req = requestOf(form)
     const problems = problemsOf(req, local)
     if (req.malformed) problems.push('Invalid URL format.')
-    if (problems.length > 0) return await refuse(reply, problems)
+    if (problems.length > 0) {
+      note(request, { errorCode: 'cms_admin_invalid_request' })
+      return await refuse(reply, problems)
+    }
 
     if (form.action === 'reject') {
       // Serialised through URL so nothing raw from the request reaches the Location header.
@@ -338,13 +399,15 @@ ${notice('The link you followed has expired. Go back to the application and try 
 ${notice('You rejected the request. No password was created.', 'success')}
 ${whoBar(current.user, current.session.csrf)}`)
     }
+    if (form.action !== 'approve' || req.appName === '') note(request, { errorCode: 'cms_admin_invalid_request' })
     if (form.action !== 'approve') return await authorizeForm(reply, 400, current.user, current.session, req, 'Choose to approve or reject the connection.')
     if (req.appName === '') {
       return await authorizeForm(reply, 400, current.user, current.session, req, 'An application name is required to create an application password.')
     }
     // The name comes from the application's link: kept as the approving user could have typed it.
     const writer = new Caller(current.user.id, current.user.login, current.user.roles)
-    const { password } = await createApplicationPassword(store, current.user.id, { name: await userTextFilter(writer)(req.appName), appId: req.appId })
+    const { password, uuid } = await createApplicationPassword(store, current.user.id, { name: await userTextFilter(writer)(req.appName), appId: req.appId })
+    note(request, { objectId: uuid })
     if (req.successUrl !== '') {
       const o = await siteOptions()
       return await redirect(reply, withParams(req.successUrl, {
@@ -366,4 +429,11 @@ ${whoBar(current.user, current.session.csrf)}`)
     const message = status >= 500 ? 'Something went wrong. Please try again.' : err instanceof RestError ? err.message : 'The form could not be read.'
     return await send(reply, status, 'Error', html`<h1>Error</h1>${notice(message)}`)
   })
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The sign-in form: its failures count as failed credential checks (rate limits). */
+    signIn?: boolean
+  }
 }
