@@ -29,9 +29,11 @@ export $(scripts/topology.sh env split-b | xargs)
 
 passed=0
 failed=0
+# One after another (they share the topology's database), each as scripts/test-run.mjs runs a file: node
+# with the test loader (the workspace compiled, built by `topology.sh up`), no tap runner around it.
 for file in conformance permissions fuzz; do
   log="$LOG_DIR/$file.log"
-  (cd apps/gateway && npx tap --reporter=tap "test/$file.test.ts") >"$log" 2>&1
+  (cd apps/gateway && TAP_TIMEOUT=480 node --import="$PWD/../../scripts/test-loader.mjs" "test/$file.test.ts") >"$log" 2>&1
   status=$?
   summary="$(grep -a -E '^# \{ total: [0-9]+' "$log" | tail -1)"
   p="$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary")"; p="${p:-0}"

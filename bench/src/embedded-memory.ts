@@ -12,7 +12,9 @@
  * start` does, after compiling what changed (not timed); a checkout without
  * that script is started with `node --import tsx apps/gateway/src/main.ts`.
  * Prints one line per reading: the seconds from the command to the first
- * answer of /readyz, the resident size once ready, after the requests, and
+ * answer of /readyz, the CPU seconds spent until then (the service and the
+ * children it waited for: PGlite's initdb on a fresh start; on a shared
+ * machine the figure to compare, as the wall time mostly measures the load), the resident size once ready, after the requests, and
  * the peak (VmHWM, the most the process ever held), in MB, and the processes
  * the command left running (the service alone, or wrappers beside it).
  */
@@ -20,11 +22,11 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { rssOf } from './proc.js'
+import { rssOf, treeCpuOf } from './proc.js'
 
 const { values: opts } = parseArgs({ options: { 'database-url': { type: 'string' }, runner: { type: 'string', default: 'dist' }, checkout: { type: 'string' } } })
 const ROOT = opts.checkout === undefined ? fileURLToPath(new URL('../..', import.meta.url)) : resolve(opts.checkout)
@@ -65,7 +67,7 @@ async function freePort (): Promise<number> {
   })
 }
 
-interface Reading { ready: number, afterRequests: number, peak: number, startSeconds: number, log: string, tree: string[] }
+interface Reading { ready: number, afterRequests: number, peak: number, startSeconds: number, cpuSeconds: number, log: string, tree: string[] }
 
 async function run (dataDir: string): Promise<Reading> {
   const port = await freePort()
@@ -88,11 +90,12 @@ async function run (dataDir: string): Promise<Reading> {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     const startSeconds = (Date.now() - started) / 1000
+    const cpuSeconds = treeCpuOf(child.pid ?? 0)
     const ready = rssOf(child.pid)
     for (const path of ['/index.php?rest_route=/', '/index.php?rest_route=/cms/v2/posts', '/index.php?rest_route=/cms/v2/categories', '/openapi.json']) {
       for (let i = 0; i < 5; i++) await (await fetch(base + path)).arrayBuffer()
     }
-    return { ready, afterRequests: rssOf(child.pid), peak: peakOf(child.pid), startSeconds, log, tree: treeOf(child.pid ?? 0) }
+    return { ready, afterRequests: rssOf(child.pid), peak: peakOf(child.pid), startSeconds, cpuSeconds, log, tree: treeOf(child.pid ?? 0) }
   } finally {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -108,7 +111,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cms-memory-'))
 try {
   for (const label of ['fresh data directory', 'restart on the same directory']) {
     const r = await run(dataDir)
-    console.log(`${database}, ${compiled ? 'compiled (scripts/start.mjs)' : 'tsx'}, ${label}: ready in ${r.startSeconds.toFixed(1)} s, resident ${mb(r.ready)} when ready, ${mb(r.afterRequests)} after 20 requests, peak ${mb(r.peak)}; processes: ${r.tree.length} (${r.tree.map((c) => c.replace(ROOT, '')).join(' | ')})`)
+    console.log(`${database}, ${compiled ? 'compiled (scripts/start.mjs)' : 'tsx'}, ${label}: ready in ${r.startSeconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} s of CPU; load average ${loadavg()[0]!.toFixed(1)}), resident ${mb(r.ready)} when ready, ${mb(r.afterRequests)} after 20 requests, peak ${mb(r.peak)}; processes: ${r.tree.length} (${r.tree.map((c) => c.replace(ROOT, '')).join(' | ')})`)
     if (process.env.CMS_MEMORY_SHOW_LOG === '1') console.log(r.log)
   }
 } finally {

@@ -15,10 +15,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 t.test('pnpm bench --smoke runs every scenario without errors', async (t) => {
   const out = join(mkdtempSync(join(tmpdir(), 'cms-bench-')), 'smoke.json')
-  const args = ['--import', 'tsx', 'bench/src/run.ts', '--smoke', '--out', out]
+  // Run as this test runs (tsx, or the test command's loader of the compiled sources: scripts/test-loader.mjs).
+  const args = [...process.execArgv, 'bench/src/run.ts', '--smoke', '--out', out]
   const db = process.env.CMS_TEST_DATABASE_URL
   if (db !== undefined && db !== '') args.push('--database-url', db)
-  const { stdout } = await promisify(execFile)('node', args, { cwd: ROOT, timeout: 240_000, maxBuffer: 10 * 1024 * 1024 })
+  const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: ROOT, timeout: 240_000, maxBuffer: 10 * 1024 * 1024 })
   t.match(stdout, /\| scenario \| caller \| posts \| req\/s/, 'prints the table')
   const result = JSON.parse(readFileSync(out, 'utf8')) as {
     rows: Array<{ scenario: string, caller?: string, database?: string, service: { requests: number, errors: number, cpuUsPerRequest?: number, dbCpuUsPerRequest?: number, idlePercent?: number, peakRssMb?: number }, ratio?: number }>

@@ -15,7 +15,7 @@
  * PostgreSQL runs from its binaries (initdb, pg_ctl; as root, as the unprivileged
  * user postgres or nobody), HAProxy from Debian's package with its Compose
  * configuration rewritten for local addresses (plan.ts localHaproxyConfig),
- * and this repository's services with `node --import tsx` and the Compose
+ * and this repository's services compiled (scripts/start.mjs, scripts/cms.mjs) with the Compose
  * environment, in which service names become 127.0.0.1 and its ports, and
  * volume paths local directories. Ports are free ones, except the entry
  * point's: CMS_PORT when set, as in Compose. Secrets come from the same env
@@ -157,6 +157,9 @@ async function up (profile: string): Promise<void> {
   }
   const entryPort = process.env.CMS_PORT !== undefined && process.env.CMS_PORT !== '' ? Number(process.env.CMS_PORT) : await freePort()
   const plan = planOf(readFileSync(composeFile, 'utf8'), profile, { ...process.env, CMS_PORT: String(entryPort) }, root)
+  // The services run from dist/ (scripts/start.mjs, scripts/cms.mjs): compiled here once, not by each replica at once.
+  const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-dist.mjs')], { cwd: root, stdio: ['ignore', 2, 2] })
+  if (built.status !== 0) throw new Error('scripts/build-dist.mjs failed')
   const dir = mkdtempSync(join(tmpdir(), `cms-topology-${profile}-`))
   mkdirSync(join(dir, 'logs'))
   const state: State = { profile, dir, entry: `http://127.0.0.1:${entryPort}`, services: {} }
@@ -192,9 +195,10 @@ async function up (profile: string): Promise<void> {
       else if (s.kind === 'haproxy') await startHaproxy(s, portsOf, state)
       else {
         for (const [i, ports] of portsOf.get(s.name)!.entries()) {
+          // Compiled, as the image runs them (built once above): no TypeScript loader in each replica.
           const argv = s.kind === 'gateway'
-            ? [process.execPath, '--import', 'tsx', 'apps/gateway/src/main.ts']
-            : [process.execPath, '--import', 'tsx', 'apps/cli/src/main.ts', ...s.args]
+            ? [process.execPath, 'scripts/start.mjs']
+            : [process.execPath, 'scripts/cms.mjs', ...s.args]
           const own: Record<string, string> = {
             PATH: process.env.PATH ?? '/usr/bin:/bin',
             HOME: process.env.HOME ?? dir,

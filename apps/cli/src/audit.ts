@@ -10,7 +10,7 @@
  * database (nothing was written). `CMS_AUDIT_LOG=off` writes none.
  */
 import { userInfo } from 'node:os'
-import { appendAuditEntries, type AuditEntry } from '@cms/core'
+import { appendAuditEntries, type AuditEntry } from '@cms/core/accounts'
 import type { Store } from '@cms/store'
 import type { CliContext, CommandGroup } from './command.js'
 

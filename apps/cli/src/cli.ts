@@ -5,14 +5,14 @@ import type { CliContext, CommandGroup } from './command.js'
 import { audited } from './audit.js'
 
 /**
- * The groups a command line needs: the CLI's own when it names one of them
- * (the packages' commands import every package, a third of a call's start),
- * else all of them (help, a package's command, an unknown one).
+ * The groups a command line needs: the one it names when it is the CLI's
+ * own (loaded alone: builtin.ts), else all of them (help, a package's
+ * command, an unknown one; the packages' commands import every package).
  */
 async function groupsFor (first: string | undefined): Promise<readonly CommandGroup[]> {
-  const { builtinGroups } = await import('./builtin.js')
-  if (first !== undefined && builtinGroups.some((g) => g.name === first)) return builtinGroups
-  return (await import('./registry.js')).commandGroups
+  const own = first === undefined ? undefined : await (await import('./builtin.js')).builtinGroup(first)
+  if (own !== undefined) return [own]
+  return await (await import('./registry.js')).commandGroups()
 }
 
 export function usage (groups: readonly CommandGroup[]): string {

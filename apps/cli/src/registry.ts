@@ -3,4 +3,6 @@ import type { CommandGroup } from './command.js'
 import { builtinGroups } from './builtin.js'
 import { packageCommandGroups } from './package-commands.js'
 
-export const commandGroups: readonly CommandGroup[] = [...builtinGroups, ...packageCommandGroups]
+export async function commandGroups (): Promise<readonly CommandGroup[]> {
+  return [...await builtinGroups(), ...packageCommandGroups]
+}

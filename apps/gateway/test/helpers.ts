@@ -28,8 +28,10 @@ export interface GatewayAppOptions {
   /**
    * A store the test keeps (several apps on one database, or one opened its
    * own way, unmigrated or with older migrations): migrated by the app as at
-   * start, left open at close. Default: a fresh store with the core's
-   * migrations, closed with the app.
+   * start (one of `openTestStore({ migrate: 'later' })` made, on PostgreSQL, a
+   * copy of the template of the app's migration sets by its first app), left
+   * open at close. Default: a fresh store with the core's migrations, closed
+   * with the app.
    */
   store?: Store
   /** Background jobs (scheduled publishing, the lifecycle-event worker...). Default off: the tests drive everything through requests. */
@@ -71,7 +73,7 @@ export async function gatewayApp (opts: GatewayAppOptions = {}): Promise<Gateway
   const store = opts.store ?? (target === undefined ? await openTestStore({ migrate: 'later' }) : await openStore({ databaseUrl: target.databaseUrl, poolSize: 5 }))
   let app: FastifyInstance | undefined
   try {
-    app = await buildApp(settings, { store, logger: opts.logger ?? false, jobs: opts.jobs ?? false, packages: opts.packages, profile, migrate: own && target === undefined ? migrateTestStore : undefined })
+    app = await buildApp(settings, { store, logger: opts.logger ?? false, jobs: opts.jobs ?? false, packages: opts.packages, profile, migrate: target === undefined ? migrateTestStore : undefined })
     app.addHook('onClose', removeContent)
     if (target !== undefined) {
       if (settings.deployment !== target.profile) throw new Error(`a test asked for profile ${settings.deployment}; the target CMS_TEST_TARGET serves ${target.profile}`)

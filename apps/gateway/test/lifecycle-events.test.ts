@@ -55,7 +55,7 @@ const drain = async (app: FastifyInstance): Promise<number> => {
 }
 
 t.test('each change is delivered once, after commit', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: Seen = []
   const app = await instance(store, seen, 'one')
@@ -97,7 +97,7 @@ t.test('each change is delivered once, after commit', async (t) => {
 })
 
 t.test('a process that stops after the commit and before its listener ran: the next one delivers', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: Seen = []
   const first = await instance(store, seen, 'first')
@@ -115,7 +115,7 @@ t.test('a process that stops after the commit and before its listener ran: the n
 })
 
 t.test('two workers on one database deliver each event once; a failing listener is retried after its lease', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: Seen = []
   const a = await instance(store, seen, 'a')
@@ -161,7 +161,7 @@ t.test('the worker settings: defaults, one-line errors, and the values the worke
   ]
   for (const [env, message] of cases) t.throws(() => loadSettings({ ...base, ...env }), { name: 'SettingError', message }, message)
 
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const app = await instance(store, [], 'settings', undefined, { CMS_EVENTS_POLL_MS: '250', CMS_EVENTS_LEASE_MS: '5000', CMS_EVENTS_RETENTION_MS: '0' })
   t.teardown(() => app.close())
@@ -170,7 +170,7 @@ t.test('the worker settings: defaults, one-line errors, and the values the worke
 })
 
 t.test('the lease setting: a failed event is held for CMS_EVENTS_LEASE_MS, then delivered', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: Seen = []
   const fail = { times: 1 }
@@ -188,7 +188,7 @@ t.test('the lease setting: a failed event is held for CMS_EVENTS_LEASE_MS, then 
 })
 
 t.test('delivered events are pruned after the retention; undelivered and recent ones are kept', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: Seen = []
   const fail = { times: 1 }
@@ -221,7 +221,7 @@ t.test('delivered events are pruned after the retention; undelivered and recent 
 })
 
 t.test('a process whose only listeners are the core\'s prunes too (the triggers write events regardless)', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const env = { CMS_EVENTS_POLL_MS: '20', CMS_EVENTS_RETENTION_MS: '0' }
   // The change is made by a process without its worker, so the event is counted before any prune.
@@ -241,7 +241,7 @@ t.test('a process whose only listeners are the core\'s prunes too (the triggers 
 })
 
 t.test('the background worker polls at CMS_EVENTS_POLL_MS, delivers, then prunes what it delivered', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: Seen = []
   const app = await instance(store, seen, 'worker', undefined, { CMS_EVENTS_POLL_MS: '20', CMS_EVENTS_RETENTION_MS: '0' }, true)

@@ -1,7 +1,9 @@
 /**
  * The API reference is complete and true (issue 34, item 5). For profiles A
- * and B, every operation of /openapi.json has a summary, a schema for the
- * body of its success status, and the error responses in the
+ * and B, every operation of /openapi.json has a summary, a description
+ * (who may call it and the rest the declaration says), a schema for the
+ * body of its success status, a request body schema for every write that
+ * takes arguments, and the error responses in the
  * `{code, message, data: {status}}` shape for 400, 401, 403 and 404. Then
  * every route is called once as an administrator, as the permission prober
  * calls it (its fixtures and valid arguments: `prober().send`), and each
@@ -47,14 +49,18 @@ function isErrorShape (schema: Doc | undefined): boolean {
 }
 
 /** Operations (HEAD left out: GET's twin) with what they lack. */
-export function gapsOf (doc: Doc): { operations: number, noSummary: string[], noSchema: string[], noErrors: string[] } {
-  const out = { operations: 0, noSummary: [] as string[], noSchema: [] as string[], noErrors: [] as string[] }
+export function gapsOf (doc: Doc): { operations: number, noSummary: string[], noDescription: string[], noRequest: string[], noSchema: string[], noErrors: string[] } {
+  const out = { operations: 0, noSummary: [] as string[], noDescription: [] as string[], noRequest: [] as string[], noSchema: [] as string[], noErrors: [] as string[] }
   for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
     for (const [method, op] of Object.entries(item)) {
       if (method === 'head') continue
       out.operations++
       const name = `${method.toUpperCase()} ${path}`
       if (typeof op.summary !== 'string' || op.summary.trim() === '') out.noSummary.push(name)
+      if (typeof op.description !== 'string' || !op.description.includes('Who may call it:')) out.noDescription.push(name)
+      // A write's arguments: in the body (JSON), or all in the path and query (a DELETE, an upload's stream).
+      const body = op.requestBody?.content
+      if (['post', 'put', 'patch'].includes(method) && body !== undefined && Object.values(body as Record<string, Doc>).some((m) => m.schema === undefined)) out.noRequest.push(name)
       const success = Object.keys(op.responses ?? {}).filter((s) => s.startsWith('2'))
       const schema = success.length === 1 ? jsonSchemaOf(doc, op.responses[success[0]!]) : undefined
       const documented = success.length === 1 && (success[0] === '204' || resolve(doc, op.responses[success[0]!])?.content?.['application/json'] === undefined)
@@ -76,9 +82,11 @@ for (const profile of ['A', 'B'] as const) {
     const doc = JSON.parse((await h.app.inject({ method: 'GET', url: '/openapi.json' })).body) as Doc
 
     const gaps = gapsOf(doc)
-    t.comment(`profile ${profile}: ${gaps.operations} operations; without a summary ${gaps.noSummary.length}, without a success schema ${gaps.noSchema.length}, without the error responses ${gaps.noErrors.length}`)
+    t.comment(`profile ${profile}: ${gaps.operations} operations; without a summary ${gaps.noSummary.length}, without a description ${gaps.noDescription.length}, without a request schema ${gaps.noRequest.length}, without a success schema ${gaps.noSchema.length}, without the error responses ${gaps.noErrors.length}`)
     t.ok(gaps.operations > 100, `${gaps.operations} operations`)
     t.same(gaps.noSummary, [], 'every operation has a summary')
+    t.same(gaps.noDescription, [], 'every operation has a description saying who may call it')
+    t.same(gaps.noRequest, [], 'every request body is documented by a schema')
     t.same(gaps.noSchema, [], 'every operation documents the body of its success')
     t.same(gaps.noErrors, [], 'every operation documents 400, 401, 403 and 404 in the error shape')
 

@@ -9,8 +9,7 @@ import { lstat, mkdir, readdir } from 'node:fs/promises'
 import { dirname, join, posix } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { Transform } from 'node:stream'
-import yauzl, { type Entry, type ZipFile } from 'yauzl'
-import yazl from 'yazl'
+import type { Entry, ZipFile } from 'yauzl'
 import { registryErrors } from './errors.js'
 import type { PackageManifest } from './api.js'
 
@@ -36,6 +35,8 @@ interface Opened {
 }
 
 async function openZip (file: string): Promise<ZipFile> {
+  // Loaded with the first package upload, not at start.
+  const { default: yauzl } = await import('yauzl')
   return await new Promise((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, decodeStrings: true, strictFileNames: false }, (err, zip) => {
       if (err !== null || zip === undefined) reject(invalid(`not a readable zip (${err?.message ?? 'no archive'})`))
@@ -209,6 +210,7 @@ async function filesUnder (dir: string, prefix = ''): Promise<string[]> {
 
 /** Writes the files under `dir` as a zip at `file`, each under `root/`. Answers its size. */
 export async function writeZip (dir: string, file: string, root: string): Promise<number> {
+  const { default: yazl } = await import('yazl')
   const zip = new yazl.ZipFile()
   const done = pipeline(zip.outputStream, createWriteStream(file, { flags: 'wx', mode: 0o600 }))
   for (const rel of await filesUnder(dir)) zip.addFile(join(dir, ...rel.split('/')), `${root}/${rel}`)

@@ -27,7 +27,6 @@
  * as present.
  */
 import { Type, type TInteger, type TOptional, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox'
-import { RestError } from './errors.js'
 import { contextsOf } from './context.js'
 import { ContextArg, Enum, IntList, type JsonSchema } from './schema.js'
 import { isSecret, isUnvalidated, secret, unlisted, unvalidated } from './arg-marks.js'
@@ -229,18 +228,7 @@ export function collectionParams<const V extends string, const O extends Collect
 
 // --- errors ------------------------------------------------------------------------
 
-export interface ParamIssue { code: string, message: string, data: unknown }
-
-/**
- * `400 rest_invalid_param` for one argument a handler checked itself, in
- * the shape the kernel's validation answers (`data.params`, `data.details`).
- */
-export function invalidParam (name: string, message: string, details?: ParamIssue): RestError {
-  return new RestError('rest_invalid_param', `Invalid parameter(s): ${name}`, 400, {
-    params: { [name]: message },
-    details: details === undefined ? [] : { [name]: details }
-  })
-}
+export { invalidParam, type ParamIssue } from './errors.js'
 
 /**
  * An argument the real product reads without declaring it, passed on as

@@ -133,3 +133,16 @@ export const kernelErrors = declareErrors({
   rest_cannot_edit: { status: 401, message: 'Sorry, you are not allowed to edit this post.' },
   rest_trash_not_supported: { status: 501, message: "The post does not support trashing. Set 'force=true' to delete." }
 })
+
+export interface ParamIssue { code: string, message: string, data: unknown }
+
+/**
+ * `400 rest_invalid_param` for one argument a handler checked itself, in
+ * the shape the kernel's validation answers (`data.params`, `data.details`).
+ */
+export function invalidParam (name: string, message: string, details?: ParamIssue): RestError {
+  return new RestError('rest_invalid_param', `Invalid parameter(s): ${name}`, 400, {
+    params: { [name]: message },
+    details: details === undefined ? [] : { [name]: details }
+  })
+}

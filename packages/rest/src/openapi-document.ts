@@ -9,6 +9,8 @@
  */
 import type { JsonSchema } from './schema.js'
 import type { EndpointDecl, Method, RouteDecl } from './route.js'
+import type { PermissionCase } from './permission-cases.js'
+import { rateClassOf } from './rate-class.js'
 import { argsOf } from './arg-marks.js'
 
 type Doc = Record<string, any>
@@ -73,6 +75,7 @@ export function completeDocument (swagger: Doc, routes: readonly RouteDecl[], pr
         if (op === undefined) continue
         op.operationId = uniqueId(ids, operationIdOf(method, decl.path))
         fixArguments(op, ep)
+        op.description = descriptionOf(ep, method, listing)
         const status = successStatusOf(decl, ep, method, listing)
         op.responses = {
           [status]: successOf(decl, ep, method, listing, status, refOf),
@@ -88,6 +91,7 @@ export function completeDocument (swagger: Doc, routes: readonly RouteDecl[], pr
     // Fastify's HEAD twin of a GET: the same answer without a body.
     if (path.head !== undefined && path.get !== undefined) {
       path.head.operationId = uniqueId(ids, operationIdOf('HEAD', decl.path))
+      path.head.description = `${String(path.get.description)} HEAD: the same answer's status and headers, without its body.`
       path.head.responses = Object.fromEntries(Object.entries(path.get.responses as Record<string, any>)
         .map(([s, r]) => [s, r.$ref === undefined ? { description: r.description, ...(r.headers !== undefined ? { headers: r.headers } : {}) } : r]))
     }
@@ -98,6 +102,43 @@ export function completeDocument (swagger: Doc, routes: readonly RouteDecl[], pr
     responses: { ...doc.components?.responses, ...responses }
   }
   return doc
+}
+
+/** Who a permission case lets in, as a clause. */
+function whoOf (c: PermissionCase): string {
+  switch (c.expect.kind) {
+    case 'everyone': return 'anyone, signed in or not'
+    case 'signed-in': return 'any signed-in user (anonymous callers get 401)'
+    case 'nobody': return `nobody (${c.why})`
+    case 'can': {
+      const caps = c.expect.anyOf.map((cap) => `\`${cap}\``).join(' or ')
+      return `users with ${caps}${c.why === c.expect.anyOf.join(' or ') ? '' : ` (${c.why})`}`
+    }
+    case 'outcomes': return c.why
+  }
+}
+
+/**
+ * An operation's description, from its declaration: what it does (its own
+ * `description`), who may call it (its permission's cases, as the
+ * permission matrix reads them), paging, whether anonymous answers are kept,
+ * and its rate-limit class.
+ */
+function descriptionOf (ep: EndpointDecl<any>, method: Method, listing: boolean): string {
+  const out: string[] = []
+  if (ep.description !== undefined) out.push(ep.description)
+  else if (ep.summary !== undefined) out.push(`${ep.summary}.`)
+  const who = [...new Set(ep.permission.cases.map(whoOf))]
+  out.push(who.length === 0
+    ? 'Who may call it: decided by the service serving this namespace.'
+    : `Who may call it: ${who.join('; ')}.${ep.permission.cases.every((c) => c.expect.kind === 'everyone') ? '' : ' Others get 401 (anonymous) or 403 (signed in), in the error shape.'}`)
+  if (method === 'GET' && listing && argsOf(ep).some((a) => a.name === 'per_page')) {
+    out.push('Answers one page (`page`, `per_page`); the `X-CMS-Total` and `X-CMS-TotalPages` headers give the totals, `Link` the neighbouring pages.')
+  }
+  if (ep.cache === 'public') out.push('An anonymous caller\'s answer is kept and sent again for the same address until the next write to the database.')
+  if (ep.streamBody !== undefined) out.push('The request body is read as a stream (an upload), not as JSON.')
+  out.push(`Rate-limit class: \`${rateClassOf(ep, method)}\` (docs/guides/rate-limits.md).`)
+  return out.join(' ')
 }
 
 /**

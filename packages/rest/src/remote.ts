@@ -12,8 +12,7 @@
  * within the timeout is `504 rest_upstream_timeout`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import replyFrom from '@fastify/reply-from'
-import { Agent, request as undiciRequest } from 'undici'
+import type { Agent } from 'undici'
 import { kernelErrors, type RestError } from './errors.js'
 import { restUrl } from './links.js'
 import { ownHeaders, splitPath, type DispatchRequest, type DispatchResponse } from './dispatch.js'
@@ -95,7 +94,12 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
   const services: Service[] = Object.entries(opts.services)
     .map(([namespace, base]) => ({ namespace, base: base.replace(/\/+$/, '') }))
     .sort((a, b) => b.namespace.length - a.namespace.length)
-  const agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connect: { timeout: timeoutMs } })
+  // undici and reply-from (about 1 MB of modules) are loaded only when a namespace is served elsewhere.
+  let loaded: Promise<{ agent: Agent, request: typeof import('undici').request }> | undefined
+  const undici = async (): Promise<{ agent: Agent, request: typeof import('undici').request }> => await (loaded ??= import('undici').then(({ Agent, request }) => ({
+    agent: new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connect: { timeout: timeoutMs } }),
+    request
+  })))
   let version = 0
   let log: FastifyInstance['log'] | undefined
 
@@ -116,6 +120,7 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
   async function fetchTables (service: Service, log: FastifyInstance['log']): Promise<void> {
     service.askedAt = Date.now()
     try {
+      const { agent, request: undiciRequest } = await undici()
       const res = await undiciRequest(`${service.base}/cms-json/${service.namespace}`, { dispatcher: agent, headers: { accept: 'application/json' } })
       const body = await res.body.json() as { routes?: Record<string, Record<string, unknown>> }
       if (res.statusCode !== 200 || typeof body.routes !== 'object' || body.routes === null) throw new Error(`namespace root answered ${res.statusCode}`)
@@ -154,6 +159,7 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
     Object.assign(headers, forwardingHeaders(caller.forwardedFor, caller.baseUrl))
     if (req.body !== undefined) headers['content-type'] = 'application/json'
     try {
+      const { agent, request: undiciRequest } = await undici()
       const res = await undiciRequest(`${service.base}/cms-json${encodeURI(pathname)}${qs === '' ? '' : `?${qs}`}`, {
         dispatcher: agent,
         method: req.method.toUpperCase() as 'GET',
@@ -175,6 +181,7 @@ export function remoteNamespaces (opts: RemoteOptions): RemoteNamespaces {
   async function register (app: FastifyInstance, prefix: string, refuseOff?: (namespace: string) => onRequestHookHandler | undefined): Promise<void> {
     if (services.length === 0) return
     log = app.log
+    const [{ agent }, { default: replyFrom }] = await Promise.all([undici(), import('@fastify/reply-from')])
     // Its own scope: bodies are not parsed here but streamed to the service as they come.
     await app.register(async (scope) => {
       scope.removeAllContentTypeParsers()

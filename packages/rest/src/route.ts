@@ -177,6 +177,12 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
   handler (req: RestRequest<Params<A>>): unknown
   summary?: string
   /**
+   * What the endpoint does, beyond its summary, for the OpenAPI document's
+   * description; the document adds who may call it, paging, caching and
+   * the rate-limit class from the rest of the declaration.
+   */
+  description?: string
+  /**
    * The body a success answers, when the route's item schema (`schema`)
    * does not describe it: the OpenAPI document shows it, and the gateway's
    * completeness test checks real answers against it. Documentation only:

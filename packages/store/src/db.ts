@@ -8,16 +8,16 @@ import { createHash } from 'node:crypto'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { setFlagsFromString } from 'node:v8'
 import { join, resolve } from 'node:path'
 import type { PGlite } from '@electric-sql/pglite'
 import { is, sql } from 'drizzle-orm'
 import type { SQL, SQLWrapper } from 'drizzle-orm'
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { PgDatabase, PgDialect } from 'drizzle-orm/pg-core'
 import type { PgQueryResultHKT, PgTransactionConfig } from 'drizzle-orm/pg-core'
 import type { PgliteDatabase } from 'drizzle-orm/pglite'
-import pg from 'pg'
+import type pg from 'pg'
 
 /** Database names are snake_case; JS keys without an explicit name are mapped. */
 export const casing = 'snake_case' as const
@@ -87,6 +87,24 @@ export interface Store {
   snapshot(): Promise<Snapshot | undefined>;
   /** Closes the pool / the embedded database. Idempotent. */
   close(): Promise<void>;
+  /**
+   * What a module keeps with this store (prepared statements, read caches,
+   * a key read once): the slot's value, made on first use and kept while
+   * the store lives. Absent on a store standing for a transaction (the
+   * importer's view): nothing made there may outlive it.
+   */
+  readonly local?: <T>(slot: StoreSlot<T>) => T;
+}
+
+/** A typed value kept per store (`store.local(slot)`), made by `make` the first time a store is asked for it. */
+export interface StoreSlot<T> {
+  readonly name: string;
+  readonly make: (store: Store) => T;
+}
+
+/** A slot named for what it keeps (`content/post-statements`). */
+export function storeSlot<T> (name: string, make: (store: Store) => T): StoreSlot<T> {
+  return { name, make }
 }
 
 /** The commit horizon and the epochs read with it (`Store.snapshot`). */
@@ -203,15 +221,22 @@ export function prepareShaped<T> (query: { prepare: (name: string) => { execute:
 // ---------------------------------------------------------------------------
 
 export async function openStore (opts: OpenStoreOptions = {}): Promise<Store> {
-  if (opts.databaseUrl) return openPg(opts.databaseUrl, opts)
-  return openPglite(opts)
+  if (opts.databaseUrl) return await openPg(opts.databaseUrl, opts)
+  return await openPglite(opts)
 }
 
-function openPg (databaseUrl: string, opts: OpenStoreOptions): Store {
+/** `pg` and its drizzle driver, loaded only when PostgreSQL is used (the embedded database needs neither). */
+async function loadPg () {
+  const [{ default: pg }, { drizzle }] = await Promise.all([import('pg'), import('drizzle-orm/node-postgres')])
+  return { pg, drizzlePg: drizzle }
+}
+
+async function openPg (databaseUrl: string, opts: OpenStoreOptions): Promise<Store> {
   const poolSize = opts.poolSize ?? 10
   if (!Number.isInteger(poolSize) || poolSize < 1) {
     throw new RangeError(`poolSize must be a positive integer, got ${String(opts.poolSize)}`)
   }
+  const { pg, drizzlePg } = await loadPg()
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: poolSize,
@@ -226,7 +251,7 @@ function openPg (databaseUrl: string, opts: OpenStoreOptions): Store {
   pool.on('connect', (client) => client.on('error', onError))
   const db = drizzlePg({ client: pool, casing })
   let closed: Promise<void> | undefined
-  return makeStore({ kind: 'pg', pool, db }, () => (closed ??= pool.end()), pgTransaction(pool))
+  return makeStore({ kind: 'pg', pool, db }, () => (closed ??= pool.end()), pgTransaction(pool, drizzlePg))
 }
 
 /**
@@ -236,7 +261,7 @@ function openPg (databaseUrl: string, opts: OpenStoreOptions): Store {
  * shrink the pool for good. Here the client is released whatever happens;
  * the pool discards it when its connection is gone.
  */
-function pgTransaction (pool: pg.Pool): Store['transaction'] {
+function pgTransaction (pool: pg.Pool, drizzlePg: (typeof import('drizzle-orm/node-postgres'))['drizzle']): Store['transaction'] {
   // One drizzle handle per pooled client (the pool reuses client objects).
   const handles = new WeakMap<pg.PoolClient, NodePgDatabase>()
   return async (fn, config) => {
@@ -254,8 +279,20 @@ function pgTransaction (pool: pg.Pool): Store['transaction'] {
   }
 }
 
+/**
+ * V8 compiles PGlite's WebAssembly with its baseline compiler only. By
+ * default the functions a start runs hot (catalog loading, recovery) are
+ * compiled again by the optimizing compiler in the background: on a 2-core
+ * machine that was about 0.6 s of CPU per open and 40-60 MB of code kept
+ * resident, while 4,000 small queries afterwards took the same CPU either
+ * way (docs/benchmarks.md). Set before the module is compiled; it applies
+ * to the WebAssembly this process compiles from then on.
+ */
+const PGLITE_V8_FLAG = '--liftoff-only'
+
 /** PGlite and its drizzle driver, loaded only when the embedded database is used (tens of MB). */
 async function loadPglite () {
+  setFlagsFromString(PGLITE_V8_FLAG)
   const [{ PGlite }, { drizzle }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')])
   return { PGlite, drizzlePglite: drizzle }
 }
@@ -290,7 +327,7 @@ const CREATE_SCRIPT = fileURLToPath(new URL('./pglite-create.mjs', import.meta.u
  * (about 500 MB at its peak) would stay in this process for good.
  */
 async function createPgliteDir (pgdata: string, params: string[]): Promise<void> {
-  await promisify(execFile)(process.execPath, [CREATE_SCRIPT, pgdata, JSON.stringify(params)], {
+  await promisify(execFile)(process.execPath, [PGLITE_V8_FLAG, CREATE_SCRIPT, pgdata, JSON.stringify(params)], {
     maxBuffer: 16 * 1024 * 1024,
   }).catch((err: Error & { stderr?: string }) => {
     throw new Error(`creating the embedded database in ${pgdata} failed: ${(err.stderr ?? '').trim() || err.message}`)
@@ -355,9 +392,14 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
       return pendingSnapshot
     },
     close,
+    local: <T>(slot: StoreSlot<T>): T => {
+      if (!locals.has(slot)) locals.set(slot, slot.make(store))
+      return locals.get(slot) as T
+    },
     [driverKey]: driver,
     [epochsKey]: () => { withEpochs = true },
   }
+  const locals = new Map<StoreSlot<unknown>, unknown>()
   let pendingSnapshot: Promise<Snapshot | undefined> | undefined
   // Until a statement finds no epochs table (a database the core has not migrated); migrate() sets it again.
   let withEpochs = true

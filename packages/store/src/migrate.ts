@@ -10,9 +10,6 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { casing, epochsMayExist, storeDriver } from './db.js'
 import type { Store, StoreDriver } from './db.js'
 
@@ -107,14 +104,42 @@ const running = new WeakMap<StoreDriver, Promise<void>>()
 
 type AnyDb = PgDatabase<PgQueryResultHKT>
 
+/**
+ * Whether every set's newest migration is recorded already, asked in one
+ * query: then a start runs nothing else (drizzle's migrator asks five
+ * statements per set and reads every SQL file). The migrator applies the
+ * migrations newer than the newest recorded one, so a set whose newest
+ * recorded `created_at` is at least its journal's newest `when` has nothing
+ * to apply. A set table missing (a fresh database) fails the query: then
+ * the migrator runs, as it would have.
+ */
+async function upToDate (db: AnyDb, sets: readonly MigrationSet[]): Promise<boolean> {
+  const checks = sets.flatMap((set) => {
+    const times = journalTimes(set.folder)
+    if (times.length === 0) return []
+    const table = sql`${sql.identifier(SCHEMA)}.${sql.identifier(migrationsTableOf(set.name))}`
+    return [sql`select coalesce(max(created_at), 0) >= ${Math.max(...times)}::bigint as current from ${table}`]
+  })
+  if (checks.length === 0) return true
+  try {
+    const result = (await db.execute(sql`select bool_and(current) as current from (${sql.join(checks, sql` union all `)}) as sets`)) as unknown as { rows: Array<{ current: boolean | null }> }
+    return result.rows[0]?.current === true
+  } catch {
+    return false
+  }
+}
+
 async function migrateNow (driver: StoreDriver, sets: readonly MigrationSet[]): Promise<void> {
+  if (await upToDate(driver.db as unknown as AnyDb, sets)) return
   if (driver.kind === 'pglite') {
+    const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator')
     for (const set of sets) {
       await adoptLegacy(driver.db as unknown as AnyDb, set)
       await migratePglite(driver.db, configOf(set))
     }
     return
   }
+  const [{ drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([import('drizzle-orm/node-postgres'), import('drizzle-orm/node-postgres/migrator')])
   const client = await driver.pool.connect()
   let broken: Error | undefined
   try {

@@ -6,10 +6,12 @@ import { join } from 'node:path'
 import t from 'tap'
 import { getOption, migrate, openStore, setOption, StoreLockedError } from '../src/index.js'
 
-t.test('on-disk PGlite persists across reopen', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cms-store-'))
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+// One data directory for both tests: creating one (initdb on disk) is most of this file's time, and the
+// lock test needs a database, not a new one.
+const dataDir = mkdtempSync(join(tmpdir(), 'cms-store-'))
+t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
 
+t.test('on-disk PGlite persists across reopen', async (t) => {
   const first = await openStore({ dataDir })
   t.equal(first.kind, 'pglite')
   await migrate(first)
@@ -27,9 +29,6 @@ t.test('on-disk PGlite persists across reopen', async (t) => {
 })
 
 t.test('an on-disk database is opened once at a time', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cms-store-'))
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-
   const store = await openStore({ dataDir })
   await t.rejects(openStore({ dataDir }), StoreLockedError, 'second open in this process')
   await store.close()

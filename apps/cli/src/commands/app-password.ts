@@ -7,8 +7,8 @@ import {
   isUuid,
   listApplicationPasswords,
   revokeApplicationPassword,
-} from '@cms/core'
-import type { UserRecord } from '@cms/core'
+} from '@cms/core/accounts'
+import type { UserRecord } from '@cms/core/accounts'
 import { argvForParse, parseOrUsage, UsageError, withStore } from '../command.js'
 import type { CommandGroup } from '../command.js'
 

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import { deflateSync } from 'node:zlib'
 import { parseArgs } from 'node:util'
-import { createApplicationPassword, createUser, findUserByLogin, ROLES } from '@cms/core'
+import { createApplicationPassword, createUser, findUserByLogin, ROLES } from '@cms/core/accounts'
 import { parseOrUsage, UsageError, withStore, type CommandGroup } from '../command.js'
 
 const usage = `Usage:

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto'
 import { parseArgs } from 'node:util'
-import { createUser, deleteUser, findUserById, findUserByLogin, isRole, listUsers, ROLES, updateUser } from '@cms/core'
+import { createUser, deleteUser, findUserById, findUserByLogin, isRole, listUsers, ROLES, updateUser } from '@cms/core/accounts'
 import type { Store } from '@cms/store'
 import { argvForParse, parseOrUsage, UsageError, withStore } from '../command.js'
 import type { CommandGroup } from '../command.js'

@@ -54,7 +54,8 @@ export async function rewriteLinks (content: string, site: string, map: IdMap, i
     if (m !== null) byQuery.set(u, m[1]!)
   }
   const imageIds = !ids ? [] : [...content.matchAll(IMAGE_ID)].map((m) => m[1] ?? m[2]!)
-  const [byUrl, byKey] = await Promise.all([map.byUrl(found.flatMap(candidates)), map.lookup('post', [...byQuery.values(), ...imageIds])])
+  // A `?p=` address is found by its id (read ahead with the batch): only the others by URL.
+  const [byUrl, byKey] = await Promise.all([map.byUrl(found.filter((u) => !byQuery.has(u)).flatMap(candidates)), map.lookup('post', [...byQuery.values(), ...imageIds])])
   let unresolved = false
   const replacement = new Map<string, string>()
   for (const u of found) {

@@ -20,7 +20,7 @@
  * background work whose queue is a table, niced, never answering a request.
  */
 import { availableParallelism } from 'node:os'
-import { Piscina } from 'piscina'
+import type { Piscina } from 'piscina'
 import { declareErrors, RestError } from '@cms/rest'
 import * as tasks from './text-tasks.js'
 import type { FilterKind, TaskOutcome } from './text-tasks.js'
@@ -145,11 +145,11 @@ export class TextPool {
       this.counts.refused++
       throw textErrors.rest_text_busy({ retry_after: RETRY_AFTER_S, limit: 'CMS_TEXT_QUEUE', max: this.settings.queue })
     }
-    const pool = this.threads()
     this.inFlight++
     this.counts.pool++
     this.emit(task, 'pool', 'start')
     try {
+      const pool = await this.threads()
       return unwrap(await pool.run(input, { name: task }) as TaskOutcome<T>)
     } finally {
       this.inFlight--
@@ -157,8 +157,10 @@ export class TextPool {
     }
   }
 
-  private threads (): Piscina {
-    // Threads start on first use and end after a minute idle: a service that never sees a large text never starts one.
+  private async threads (): Promise<Piscina> {
+    // Threads start on first use and end after a minute idle: a service that never sees a large text never starts one
+    // (nor loads piscina).
+    const { Piscina } = await import('piscina')
     this.pool ??= new Piscina({
       filename: new URL('./text-worker.mjs', import.meta.url).href,
       minThreads: 0,

@@ -10,7 +10,7 @@
  * `rest_invalid_param`, detail `rest_too_long`. The contract declares no
  * `maxLength` for `search`, so discovery and OpenAPI do not show it.
  */
-import { invalidParam } from '@cms/rest'
+import { invalidParam } from '@cms/rest/errors'
 
 export const MAX_SEARCH_LENGTH = 1000
 

@@ -2,9 +2,10 @@
  * Every error of the users module, declared once. Permission errors are
  * declared with 401 and turned into 403 for signed-in callers with `denied`.
  */
-import { declareErrors, kernelErrors, reworded } from '@cms/rest'
+// The error catalogue alone: the CLI loads these modules without the REST kernel.
+import { declareErrors, kernelErrors, reworded } from '@cms/rest/errors'
 
-export { denied } from '@cms/rest'
+export { denied } from '@cms/rest/errors'
 
 export const authErrors = declareErrors({
   invalid_username: { status: 401, message: '<strong>Error:</strong> Unknown username. Check again or try your email address.' },

@@ -10,7 +10,6 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { once } from 'node:events'
-import { Agent, request } from 'undici'
 import { classifyAddress, formatIp, parseIp } from './address.js'
 import { parseAllowList, type AllowList } from './allow.js'
 import { OutboundError } from './errors.js'
@@ -82,6 +81,8 @@ export function outboundClientFromEnv (env: NodeJS.ProcessEnv = process.env): Ou
   return createOutboundClient({ allow: env.CMS_OUTBOUND_ALLOW ?? '' })
 }
 
+let undici: Promise<Pick<typeof import('undici'), 'Agent' | 'request'>> | undefined
+
 export function createOutboundClient (options: OutboundOptions = {}): OutboundClient {
   const allow = typeof options.allow === 'object' ? options.allow : parseAllowList(options.allow)
   const resolve = options.resolve ?? systemResolver
@@ -127,6 +128,8 @@ export function createOutboundClient (options: OutboundOptions = {}): OutboundCl
     const addresses = await destination(url, hop, deadline)
     const remaining = deadline - Date.now()
     if (remaining <= 0) throw new OutboundError('timeout', 'the outside service did not answer in time', url.href, hop)
+    // undici (about 1 MB of modules) is loaded with the first outside request, not at start.
+    const { Agent, request } = await (undici ??= import('undici'))
     const agent = new Agent({
       connections: 1,
       pipelining: 0,

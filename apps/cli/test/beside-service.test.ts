@@ -1,0 +1,82 @@
+/**
+ * The CLI beside the running service on the embedded database (issue 34):
+ * the service holds PGlite (one process's database) and shares it on the
+ * data directory's socket; the CLI, run as a user runs it, creates a user
+ * and an application password through that socket, and the service accepts
+ * the password at once. Each call's time is printed as a comment, never
+ * asserted (docs/benchmarks.md has the figures and their conditions).
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { sharedDatabaseAnswers } from '@cms/store'
+import { cms } from './helpers.js'
+
+const MAIN = fileURLToPath(new URL('../../gateway/src/main.ts', import.meta.url))
+
+async function freePort (): Promise<number> {
+  return await new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+t.test('a user and an application password made with the CLI while the service runs', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-beside-'))
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const env = { CMS_DATA_DIR: dataDir, DATABASE_URL: '' }
+  // Run as this test runs (tsx, or the test command's loader of the compiled sources), as the CLI is (helpers.ts).
+  const service = spawn(process.execPath, [...process.execArgv, MAIN], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', CMS_BASE_URL: base, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe']
+  })
+  let log = ''
+  service.stderr.setEncoding('utf8').on('data', (d: string) => { log += d })
+  t.teardown(async () => {
+    if (service.exitCode === null) {
+      const exited = new Promise((resolve) => service.once('exit', resolve))
+      service.kill('SIGTERM')
+      await exited
+    }
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  // Ready, and sharing its database (the socket is opened once it listens).
+  for (;;) {
+    if (service.exitCode !== null) throw new Error(`the service stopped: ${log}`)
+    const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false)
+    if (ready && await sharedDatabaseAnswers(dataDir)) break
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+
+  const timed = async (args: string[]): Promise<Awaited<ReturnType<typeof cms>>> => {
+    const started = performance.now()
+    const r = await cms(args, env)
+    t.comment(`cms ${args.join(' ')}: ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    return r
+  }
+
+  const created = await timed(['user', 'create', 'admin', '--email', 'admin@example.com', '--role', 'administrator', '--password', 'a long sign-in password', '--json'])
+  t.equal(created.code, 0, created.stderr)
+  const password = await timed(['app-password', 'create', 'admin', 'beside the service', '--json'])
+  t.equal(password.code, 0, password.stderr)
+  const { password: secret } = JSON.parse(password.stdout) as { password: string }
+  const listed = await timed(['user', 'list', '--json'])
+  t.equal(listed.code, 0, listed.stderr)
+  t.same((JSON.parse(listed.stdout) as Array<{ login: string }>).map((u) => u.login), ['admin'])
+
+  // The service sees both at once: the same database.
+  const me = await fetch(`${base}/index.php?rest_route=/cms/v2/users/me&context=edit`, {
+    headers: { authorization: `Basic ${Buffer.from(`admin:${secret}`).toString('base64')}` }
+  })
+  t.equal(me.status, 200)
+  t.equal(((await me.json()) as { username?: string }).username, 'admin')
+  t.equal(service.exitCode, null, 'the service still runs')
+})
