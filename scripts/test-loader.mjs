@@ -10,9 +10,18 @@
  * hooks see every module, its resolver probes and its transform runs on each
  * source file); that was a third of the suite's work. A child a test starts
  * with `process.execArgv` runs the same way. `npx tap` in a package still
- * runs the sources through tsx.
+ * runs the sources through tsx. Run by hand (`node --import=<this file>
+ * test/x.test.ts`), it refuses stale compiled code: build first.
  */
 import { register } from 'node:module'
+import { relative } from 'node:path'
+import { root, stalePackages } from './dist-state.mjs'
+
+// Compiled code older than its sources would be tested in their place: refused (a few milliseconds of stat calls).
+const stale = stalePackages()
+if (stale.length > 0) {
+  throw new Error(`dist/ is older than the sources of ${stale.map((dir) => relative(root, dir)).join(', ')}: run node scripts/build-dist.mjs (scripts/test-run.mjs does)`)
+}
 
 process.setSourceMapsEnabled(true)
 register('./test-hooks.mjs', import.meta.url)

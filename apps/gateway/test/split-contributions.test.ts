@@ -39,7 +39,7 @@ t.test('seo/v1 served by another process: SEO meta written through the gateway i
       t.ok(events.seo.names.running.includes(name), `the SEO service runs ${name}`)
     }
     t.same(events.gateway.names.running.filter((n) => !n.startsWith('@cms/core:webhooks.')), [], 'no listener runs in the gateway but the core\'s (webhooks)')
-    t.throws(() => seoAnalyserOf(gateway.app.platform.services), /not registered/, 'the gateway has no SEO analysis queue')
+    t.throws(() => seoAnalyserOf(gateway.app.platform), /not registered/, 'the gateway has no SEO analysis queue')
     t.ok(gateway.app.platform.packages().includes('@cms/seo'), 'the SEO package is registered in the gateway (its contributions)')
     t.notOk(gateway.app.restRoutes.some((r) => r.path.startsWith('/seo/v1/')), 'but none of its routes: the namespace is proxied')
   })
@@ -62,7 +62,7 @@ t.test('seo/v1 served by another process: SEO meta written through the gateway i
     t.same(await store.execute("select count(*)::int as n from cms_event_deliveries where listener like '@cms/seo:%'"), [{ n: 0 }], 'the gateway delivers no event to the SEO listeners (only to the core\'s)')
     await events.gateway.prune()
     t.ok(await events.seo.drain() >= 2, 'the SEO service delivers the post\'s events to its listeners (the gateway did not prune them)')
-    const ran = await seoAnalyserOf(seo.app.platform.services).runDue()
+    const ran = await seoAnalyserOf(seo.app.platform).runDue()
     t.equal(ran.analysed, 1, 'the SEO service analysed the post')
     const after = await metaOf()
     t.match(after._seo_linkdex, /^\d{1,3}$/, `scored by the SEO service, read through the gateway (${after._seo_linkdex})`)

@@ -17,7 +17,7 @@ import { authorizePage } from './users/index.js'
 import { hasAnyUser } from './users/store.js'
 import { isContentRoute, maintenanceHold } from './platform/maintenance.js'
 import { rateLimits } from './platform/rate-limits/limits.js'
-import { WEBHOOK_LISTENERS, webhookService } from './webhooks/index.js'
+import { WEBHOOK_LISTENERS } from './webhooks/index.js'
 
 export const corePackage = definePackage({
   name: '@cms/core',
@@ -41,7 +41,7 @@ export const corePackage = definePackage({
     api.background('scheduled publishing', () => startContentJobs(services))
     // Any replica may run it: events are taken with FOR UPDATE SKIP LOCKED (events/index.ts).
     // It also prunes delivered events, so it runs whether or not this process has listeners.
-    const webhooks = webhookService(services)
+    const webhooks = services.webhooks
     for (const name of Object.keys(WEBHOOK_LISTENERS)) api.on(name, async (event) => { await webhooks.enqueue(event) })
     // Any replica may run it: deliveries are taken with FOR UPDATE SKIP LOCKED and a lease (webhooks/store.ts).
     api.background('webhook deliveries', () => webhooks.start((message, err) => { app.log.error({ err }, message) }))

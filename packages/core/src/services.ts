@@ -24,6 +24,7 @@ import { textPool, type TextPoolSettings } from './content/text-pool.js'
 import { AuditLog, type AuditSettings } from './audit/store.js'
 import type { RateLimitOptions } from './platform/rate-limits/limits.js'
 import type { WebhookSettings } from './webhooks/settings.js'
+import { createWebhookService, type WebhookService } from './webhooks/service.js'
 
 export interface Services {
   store: Store
@@ -88,6 +89,8 @@ export interface Services {
   maintenance: MaintenanceMode
   /** The audit log of every write (audit/store.ts): its queue, reader and prune. */
   audit: AuditLog
+  /** Webhook deliveries (webhooks/service.ts): the listener's fan-out, the sending worker, the secrets and outbound client the routes share. */
+  webhooks: WebhookService
   /** Read functions over the core's content (posts by query, a post with meta and terms, user meta): see content-reader.ts. */
   content: ContentReader
 }
@@ -99,5 +102,5 @@ export function createServices (base: Pick<Services, 'store' | 'settings' | 'med
   // The process's one text pool takes the settings of the deployment composed last (one per process in practice).
   textPool.configure(base.settings.textPool)
   const activation = new SiteActivation(() => base.store)
-  return { ...base, activation, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), commentMeta: new MetaRegistry('comment'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events, async () => await activation.off()), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir), audit: new AuditLog(() => base.store, base.settings.audit) }
+  return { ...base, activation, media: mediaPlaceOf(base.settings, base.mediaStorage), types: new TypeRegistry(), userContent: userContentHandler, meta, userMeta: new MetaRegistry('user'), commentMeta: new MetaRegistry('comment'), fields: new FieldRegistry(), roles: new RoleRegistry(), upstreams: base.upstreams ?? new Upstreams(), options: new PackageOptions(() => base.store), events: new LifecycleEvents(() => base.store, base.events, async () => await activation.off()), content: contentReader(() => base.store), maintenance: maintenanceMode(base.settings.contentDir), audit: new AuditLog(() => base.store, base.settings.audit), webhooks: createWebhookService(() => base.store, base.settings.webhooks) }
 }

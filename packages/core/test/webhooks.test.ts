@@ -18,7 +18,6 @@ import { Webhook } from 'standardwebhooks'
 import { openStore } from '@cms/store'
 import { createTestDatabase, testDatabaseUrl } from '@cms/store/testing'
 import { checkPermissions, testApp, type TestApp, type TestUser } from '../src/testing.js'
-import { webhookService } from '../src/webhooks/index.js'
 import { webhookSettingsFromEnv } from '../src/webhooks/settings.js'
 
 interface Received { headers: IncomingHttpHeaders, body: string }
@@ -67,7 +66,7 @@ async function app (opts: { store?: TestApp['store'], logLines?: string[], env?:
 /** The event worker, then the delivery worker: what the background jobs do, driven by the test. */
 async function deliver (h: TestApp): Promise<number> {
   await h.services.events.drain()
-  return await webhookService(h.services).runDue()
+  return await h.services.webhooks.runDue()
 }
 
 /** Makes every pending delivery due now (instead of waiting for its backoff). */
@@ -171,16 +170,16 @@ t.test('retries after a 500 and after a timeout, with backoff; a test delivery',
   const delay = async (): Promise<number> => Number((await h.store.execute<{ s: number }>('select extract(epoch from next_at - last_attempt_at)::float as s from webhook_deliveries'))[0]!.s)
   const first = await delay()
   t.ok(first >= 29 && first <= 61, `first retry after 30-60 s (CMS_WEBHOOKS_BACKOFF_MS with jitter): ${first}`)
-  t.equal(await webhookService(h.services).runDue(), 0, 'not due before its time')
+  t.equal(await h.services.webhooks.runDue(), 0, 'not due before its time')
 
   await advance(h)
-  t.equal(await webhookService(h.services).runDue(), 1)
+  t.equal(await h.services.webhooks.runDue(), 1)
   t.match(await state(), { status: 'pending', attempts: 2, response_status: null, error: /^timeout/ }, 'no answer within CMS_WEBHOOKS_TIMEOUT_MS: retried')
   const second = await delay()
   t.ok(second >= 59 && second <= 121, `the second retry waits twice as long: ${second}`)
 
   await advance(h)
-  t.equal(await webhookService(h.services).runDue(), 1)
+  t.equal(await h.services.webhooks.runDue(), 1)
   t.match(await state(), { status: 'delivered', attempts: 3, response_status: 200 })
   t.equal(rx.received.length, 3)
   t.equal(new Set(rx.received.map((r) => r.headers['webhook-id'])).size, 1, 'every attempt carries the same message id')
@@ -190,7 +189,7 @@ t.test('retries after a 500 and after a timeout, with backoff; a test delivery',
   const test = await h.call('POST', `/cms/v2/webhooks/${hook.id}/test`, { as: admin })
   t.equal(test.status, 202)
   t.match(test.body, { topic: 'webhook.test', status: 'pending', attempts: 0, event_id: null })
-  t.equal(await webhookService(h.services).runDue(), 1)
+  t.equal(await h.services.webhooks.runDue(), 1)
   t.match(verify(hook.secret, rx.received[3]!), { type: 'webhook.test', data: { webhook_id: hook.id } }, 'the test delivery, signed')
   const page = await h.call('GET', `/cms/v2/webhooks/${hook.id}/deliveries`, { as: admin, query: { per_page: 1, status: 'delivered' } })
   t.equal(page.headers['x-cms-total'], '2')
@@ -208,27 +207,27 @@ t.test('a delivery that keeps failing gives up; its replay delivers it', async (
   t.equal(await deliver(h), 1)
   // The retry period ends before the next attempt: that one is the last.
   await h.store.execute('update webhook_deliveries set next_at = now(), retry_until = now() + interval \'1 second\'')
-  t.equal(await webhookService(h.services).runDue(), 1)
+  t.equal(await h.services.webhooks.runDue(), 1)
   const log = (await h.call('GET', `/cms/v2/webhooks/${hook.id}/deliveries`, { as: admin })).body
   t.match(log, [{ status: 'failed', attempts: 2, response_status: 500, next_attempt: null }], 'failed: no retry left')
   const delivery = log[0].id as number
-  t.equal(await webhookService(h.services).runDue(), 0, 'nothing more is sent')
+  t.equal(await h.services.webhooks.runDue(), 0, 'nothing more is sent')
 
   const replay = await h.call('POST', `/cms/v2/webhooks/${hook.id}/deliveries/${delivery}/replay`, { as: admin })
   t.equal(replay.status, 202)
   t.match(replay.body, { id: delivery, status: 'pending', next_attempt: String })
   const again = await h.call('POST', `/cms/v2/webhooks/${hook.id}/deliveries/${delivery}/replay`, { as: admin })
   t.match([again.status, again.body], [409, { code: 'rest_webhook_delivery_pending', data: { status: 409 } }], 'a pending delivery is not replayed')
-  t.equal(await webhookService(h.services).runDue(), 1)
+  t.equal(await h.services.webhooks.runDue(), 1)
   t.match((await h.call('GET', `/cms/v2/webhooks/${hook.id}/deliveries`, { as: admin })).body, [{ id: delivery, status: 'delivered', attempts: 3, response_status: 200 }])
   t.equal(rx.received.length, 3)
   t.equal(rx.received[2]!.headers['webhook-id'], rx.received[0]!.headers['webhook-id'], 'the replay is the same message')
   t.match(verify(hook.secret, rx.received[2]!), { type: 'post.created' })
 
   // Finished deliveries are kept for CMS_WEBHOOKS_RETENTION_MS (30 days), then pruned by the worker.
-  t.equal(await webhookService(h.services).prune(), 0, 'a recent delivery is kept')
+  t.equal(await h.services.webhooks.prune(), 0, 'a recent delivery is kept')
   await h.store.execute(`update webhook_deliveries set last_attempt_at = now() - interval '31 days' where id = ${delivery}`)
-  t.equal(await webhookService(h.services).prune(), 1, 'pruned once older than the retention')
+  t.equal(await h.services.webhooks.prune(), 1, 'pruned once older than the retention')
 
   const unknown = await h.call('POST', `/cms/v2/webhooks/${hook.id}/deliveries/999999/replay`, { as: admin })
   t.match([unknown.status, unknown.body.code], [404, 'rest_webhook_delivery_invalid_id'])
@@ -273,7 +272,7 @@ t.test('rotating the secret: both signatures during the grace period, then the n
   t.equal((await h.call('GET', `/cms/v2/webhooks/${hook.id}`, { as: admin })).body.previous_secret_expires, null)
   const test = await h.call('POST', `/cms/v2/webhooks/${hook.id}/test`, { as: admin })
   t.equal(test.status, 202)
-  t.equal(await webhookService(h.services).runDue(), 1)
+  t.equal(await h.services.webhooks.runDue(), 1)
   const after = rx.received[1]!
   t.equal(signatures(after).length, 1, 'one signature')
   t.match(verify(secret, after), { type: 'webhook.test' })
@@ -285,7 +284,7 @@ t.test('rotating the secret: both signatures during the grace period, then the n
   const fourth = (await h.call('POST', `/cms/v2/webhooks/${hook.id}/rotate-secret`, { as: admin, body: { grace_period: 3600 } })).body
   const fifth = (await h.call('POST', `/cms/v2/webhooks/${hook.id}/rotate-secret`, { as: admin, body: { grace_period: 3600 } })).body
   await h.call('POST', `/cms/v2/webhooks/${hook.id}/test`, { as: admin })
-  t.equal(await webhookService(h.services).runDue(), 1)
+  t.equal(await h.services.webhooks.runDue(), 1)
   const last = rx.received[2]!
   t.equal(signatures(last).length, 2)
   t.match(verify(fifth.secret, last), { type: 'webhook.test' })
@@ -315,7 +314,7 @@ t.test('a subscription failing for a day is disabled and says so; active: true r
   // A day later (CMS_WEBHOOKS_DISABLE_AFTER_MS, default 24 h), it fails again.
   await h.store.execute("update webhooks set failing_since = failing_since - interval '25 hours'")
   await advance(h)
-  t.equal(await webhookService(h.services).runDue(), 1)
+  t.equal(await h.services.webhooks.runDue(), 1)
   const disabled = await read()
   t.match(disabled, { status: 'disabled', active: true, disabled_at: String, disabled_reason: /^Deliveries failed for 24 hours without a success \(since .*; last: HTTP 500\)\.$/ })
 
@@ -369,7 +368,7 @@ t.test('two apps on one database: one delivery per event and subscription', asyn
   await a.store.execute(`delete from cms_event_deliveries where event_id in (select id from cms_events where object_id in (${ids.join(',')}))`)
   await a.store.execute('update cms_events set lease_until = null')
   await Promise.all([a.services.events.drain(), b.services.events.drain()])
-  const sent = await Promise.all([webhookService(a.services).runDue(), webhookService(b.services).runDue()])
+  const sent = await Promise.all([a.services.webhooks.runDue(), b.services.webhooks.runDue()])
   t.equal(sent.reduce((x, y) => x + y, 0), 12, `12 attempts between both workers (${sent.join(', ')})`)
   t.equal(rx.received.length, 12, 'six events, two subscriptions: twelve requests')
   const seen = (secret: string): number[] => rx.received.flatMap((r) => { try { return [verify(secret, r).data.object_id as number] } catch { return [] } }).sort((x, y) => x - y)

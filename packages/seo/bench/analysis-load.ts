@@ -19,7 +19,7 @@ try {
     select 'post', ${editor.id}, 'publish', now(), now(), 'load-' || g, 'Winter boots ' || g, ${`'${html.replace(/'/g, "''")}'`}
     from generate_series(1, ${total}) as g`)
   await h.platform.services.events.drain()
-  const analyser = seoAnalyserOf(h.platform.services)
+  const analyser = seoAnalyserOf(h.platform)
 
   const reads = async (ms: number): Promise<number[]> => {
     const times: number[] = []

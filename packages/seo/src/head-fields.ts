@@ -16,7 +16,7 @@
 import { Type } from '@sinclair/typebox'
 import { readCache, type ContributionApi, type FieldReadContext, type PackageOption } from '@cms/core'
 import type { RestRequest } from '@cms/rest'
-import { authorObjectHead, postHead, preloadPostHeads, termObjectHead, type SeoHead } from './head.js'
+import { authorObjectHead, postHead, preloadPostHeads, termObjectHead, type HeadService, type SeoHead } from './head.js'
 
 interface Options {
   fields: PackageOption<ReturnType<typeof Type.Boolean>>
@@ -24,13 +24,13 @@ interface Options {
 }
 
 /** Declares the option and the two fields on posts and pages (called from the package's register). */
-export function registerHeadFields (api: ContributionApi, headless: Options['headless']): void {
+export function registerHeadFields (api: ContributionApi, head: HeadService): void {
   const options: Options = {
     fields: api.option('seo_head_fields', Type.Boolean(), {
       default: false,
       description: 'Add seo_head (html) and seo_head_json to cms/v2 posts, pages, categories, tags and users (each answer then computes the SEO head of its URL; off by default).'
     }),
-    headless
+    headless: head.enabled
   }
   // Whether the fields are on, read once per commit horizon (a setting changes with a commit).
   const switches = readCache<boolean>(api.services.store, 'seo:head-fields-on', 1)
@@ -38,10 +38,10 @@ export function registerHeadFields (api: ContributionApi, headless: Options['hea
     await switches.get(ctx.req, 'on', async () => await options.fields.get() && await options.headless.get())
   // One head per post per request, whichever of the two fields asks first.
   const headOf = async (req: RestRequest, id: number): Promise<SeoHead | undefined> =>
-    await req.memo(`seo:field-head:${id}`, async () => await postHead(api, req, id))
+    await req.memo(`seo:field-head:${id}`, async () => await postHead(head, req, id))
   const headsOf = async (req: RestRequest, objects: ReadonlyArray<Readonly<Record<string, unknown>>>): Promise<Array<SeoHead | undefined>> => {
     const ids = objects.map((o) => o.id as number)
-    await req.memo(`seo:field-heads:${ids.join(',')}`, async () => { await preloadPostHeads(api, req, ids) })
+    await req.memo(`seo:field-heads:${ids.join(',')}`, async () => { await preloadPostHeads(head, req, ids) })
     return await Promise.all(ids.map(async (id) => await headOf(req, id)))
   }
   for (const type of ['post', 'page'] as const) {
@@ -63,23 +63,23 @@ export function registerHeadFields (api: ContributionApi, headless: Options['hea
     api.registerField(taxonomy, 'seo_head', {
       schema: { type: ['string', 'null'], description: 'The SEO head of the term\'s archive as HTML, while the option seo_head_fields is on.' },
       when: enabled,
-      get: async (object, ctx) => (await termObjectHead(api, ctx.req, object)).html
+      get: async (object, ctx) => (await termObjectHead(head, ctx.req, object)).html
     })
     api.registerField(taxonomy, 'seo_head_json', {
       schema: { type: ['object', 'null'], description: 'The SEO head of the term\'s archive as data, while the option seo_head_fields is on.' },
       when: enabled,
-      get: async (object, ctx) => (await termObjectHead(api, ctx.req, object)).json
+      get: async (object, ctx) => (await termObjectHead(head, ctx.req, object)).json
     })
   }
   // Users: their author archive's head; null while they have no published content (the archive is not found).
   api.registerField('user', 'seo_head', {
     schema: { type: ['string', 'null'], description: 'The SEO head of the user\'s author archive as HTML, while the option seo_head_fields is on.' },
     when: enabled,
-    get: async (object, ctx) => (await authorObjectHead(api, ctx.req, object.id as number))?.html ?? null
+    get: async (object, ctx) => (await authorObjectHead(head, ctx.req, object.id as number))?.html ?? null
   })
   api.registerField('user', 'seo_head_json', {
     schema: { type: ['object', 'null'], description: 'The SEO head of the user\'s author archive as data, while the option seo_head_fields is on.' },
     when: enabled,
-    get: async (object, ctx) => (await authorObjectHead(api, ctx.req, object.id as number))?.json ?? null
+    get: async (object, ctx) => (await authorObjectHead(head, ctx.req, object.id as number))?.json ?? null
   })
 }

@@ -30,7 +30,7 @@
 import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { check, endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
-import { cachedSiteOptions, findUserById, textPool, fromLocal, permalink, type MediaDetails, type PackageApi, type PackageBase, type PackageOption, type PostWithDetails, type Services, type TermRow, type UserRecord } from '@cms/core'
+import { cachedSiteOptions, findUserById, serviceKey, textPool, fromLocal, permalink, type MediaDetails, type PackageBase, type PackageOption, type PostWithDetails, type TermRow, type UserRecord } from '@cms/core'
 import { seoErrors } from './errors.js'
 import { metaString, SEO } from './meta.js'
 import { replaceVariables, templateOf, TEMPLATES_SCHEMA } from './templates.js'
@@ -91,12 +91,21 @@ export interface HeadOptions {
   social: PackageOption<typeof SOCIAL_PROFILES>
 }
 
-interface HeadDeps { api: PackageBase, options: HeadOptions, siteOptions: ReturnType<typeof cachedSiteOptions> }
+/**
+ * What builds heads: the package's API, its options and the site options it
+ * reads. Made once, in the package's contribute (`registerHead`), and
+ * handed to whatever builds a head; provided as `HEAD_SERVICE` to packages
+ * depending on this one (and to tests: `platform.service(HEAD_SERVICE)`).
+ */
+export interface HeadService extends HeadOptions {
+  readonly api: PackageBase
+  readonly siteOptions: ReturnType<typeof cachedSiteOptions>
+}
 
-const deps = new WeakMap<object, HeadDeps>()
+export const HEAD_SERVICE = serviceKey<HeadService>('@cms/seo/head')
 
-/** Declares the head's options (called once from the package's contribute). */
-export function registerHead (api: PackageBase): HeadOptions {
+/** Declares the head's options and makes the head service (called once from the package's contribute). */
+export function registerHead (api: PackageBase): HeadService {
   const options: HeadOptions = {
     enabled: api.option('seo_enable_headless_rest_endpoints', Type.Boolean(), {
       default: true,
@@ -115,13 +124,12 @@ export function registerHead (api: PackageBase): HeadOptions {
       description: 'The site\'s social profiles: the publisher\'s sameAs, article:publisher and twitter:site.'
     })
   }
-  deps.set(api.services, { api, options, siteOptions: cachedSiteOptions(api.services.store) })
-  return options
+  return { ...options, api, siteOptions: cachedSiteOptions(api.services.store) }
 }
 
 // ---------------------------------------------------------------- the route
 
-export function headRoutes (api: PackageApi): RouteDecl[] {
+export function headRoutes (head: HeadService): RouteDecl[] {
   return [route({
     namespace: NS,
     path: `/${NS}/get_head`,
@@ -139,7 +147,7 @@ export function headRoutes (api: PackageApi): RouteDecl[] {
         })
       },
       // Public, while the option is on; off, the route answers as if it were not registered.
-      permission: check(async () => await depsOf(api).options.enabled.get() ? true : kernelErrors.rest_no_route(),
+      permission: check(async () => await head.enabled.get() ? true : kernelErrors.rest_no_route(),
         who.everyone('§1.3 get_head: public (while enable_headless_rest_endpoints is on)', { query: { url: 'http://cms.test/' } })),
       handler: async (req) => {
         let url: URL
@@ -148,9 +156,9 @@ export function headRoutes (api: PackageApi): RouteDecl[] {
         } catch {
           throw seoErrors.rest_invalid_param({ params: { url: 'url is not a valid URL.' } }, 'Invalid parameter(s): url')
         }
-        const site = await siteOf(api, req)
-        const head = await resolveHead(site, req, url)
-        if (head !== undefined) return head
+        const site = await siteOf(head, req)
+        const found = await resolveHead(site, req, url)
+        if (found !== undefined) return found
         // The notes' body (the 404 page's head, `status: 404`), in the error shape too (CONVENTIONS.md §3).
         const missing = seoErrors.seo_head_not_found()
         return new RestResponse({ ...await notFoundHead(site), code: missing.code, message: missing.message, data: missing.data }, 404)
@@ -165,14 +173,14 @@ export function headRoutes (api: PackageApi): RouteDecl[] {
  * is its id or the post as `api.content.post` answers it (saves the read).
  * Undefined when there is no such post or its type has no public pages
  * (attachments, a package's documents). Site-wide data is read once per
- * request through `req.memo`. `api` is the SEO package's (or anything
- * holding its `services`).
+ * request through `req.memo`. `head` is the package's head service
+ * (`registerHead`; `HEAD_SERVICE` for packages depending on this one).
  */
-export async function postHead (api: Pick<PackageApi, 'services'>, req: RestRequest, post: number | PostWithDetails): Promise<SeoHead | undefined> {
-  const { api: own } = depsOf(api)
+export async function postHead (head: HeadService, req: RestRequest, post: number | PostWithDetails): Promise<SeoHead | undefined> {
+  const own = head.api
   const found = typeof post === 'number' ? await req.memo(`seo:head-post:${post}`, async () => await own.content.post(post)) : post
   if (found === undefined) return undefined
-  const site = await siteOf(own, req)
+  const site = await siteOf(head, req)
   if (!site.viewableTypes.has(found.post.type) || found.post.type === 'attachment') return undefined
   return await singularHead(site, req, found)
 }
@@ -182,11 +190,10 @@ export async function postHead (api: Pick<PackageApi, 'services'>, req: RestRequ
  * few reads for all of them (at most 100): a later `postHead(api, req, id)`
  * of the same request uses them.
  */
-export async function preloadPostHeads (api: Pick<PackageApi, 'services'>, req: RestRequest, ids: readonly number[]): Promise<void> {
-  const { api: own } = depsOf(api)
-  const found = await own.content.postsWithDetails(ids.slice(0, 100))
+export async function preloadPostHeads (head: HeadService, req: RestRequest, ids: readonly number[]): Promise<void> {
+  const found = await head.api.content.postsWithDetails(ids.slice(0, 100))
   for (const f of found) await req.memo(`seo:head-post:${f.post.id}`, async () => f)
-  const site = await siteOf(own, req)
+  const site = await siteOf(head, req)
   for (const author of new Set(found.map((f) => f.post.author))) await userOf(site, req, author)
 }
 
@@ -194,8 +201,8 @@ export async function preloadPostHeads (api: Pick<PackageApi, 'services'>, req: 
  * The head of a category's or tag's archive, from the term as cms/v2
  * answers it (`id`, `name`, `slug`, `description`, `taxonomy`).
  */
-export async function termObjectHead (api: Pick<PackageApi, 'services'>, req: RestRequest, term: Readonly<Record<string, unknown>>): Promise<SeoHead> {
-  const site = await siteOf(depsOf(api).api, req)
+export async function termObjectHead (head: HeadService, req: RestRequest, term: Readonly<Record<string, unknown>>): Promise<SeoHead> {
+  const site = await siteOf(head, req)
   // Both head fields of one term ask: it is built once per request.
   return await req.memo(`seo:head-term:${String(term.taxonomy)}:${String(term.id)}`, async () => await termHead(site, {
     id: term.id as number,
@@ -207,15 +214,9 @@ export async function termObjectHead (api: Pick<PackageApi, 'services'>, req: Re
 }
 
 /** The head of a user's author archive; undefined while they have no published content (their archive is not found). */
-export async function authorObjectHead (api: Pick<PackageApi, 'services'>, req: RestRequest, userId: number): Promise<SeoHead | undefined> {
-  const site = await siteOf(depsOf(api).api, req)
+export async function authorObjectHead (head: HeadService, req: RestRequest, userId: number): Promise<SeoHead | undefined> {
+  const site = await siteOf(head, req)
   return await req.memo(`seo:head-author:${userId}`, async () => await authorHead(site, req, userId))
-}
-
-function depsOf (api: Pick<PackageApi, 'services'> | Services): HeadDeps {
-  const found = deps.get('services' in api ? api.services : api)
-  if (found === undefined) throw new Error('the SEO package is not registered with these services')
-  return found
 }
 
 // ---------------------------------------------------------------- site-wide data, once per request
@@ -244,9 +245,10 @@ interface Site {
   publisher: { id: string, nodes: Node[] } | undefined
 }
 
-async function siteOf (api: PackageBase, req: RestRequest): Promise<Site> {
+async function siteOf (head: HeadService, req: RestRequest): Promise<Site> {
+  const { api, siteOptions } = head
   return await req.memo('seo:head-site', async () => {
-    const { options, siteOptions } = depsOf(api)
+    const options = head
     const o = await siteOptions(req)
     const home = (String(o.home) === '' ? req.baseUrl : String(o.home)).replace(/\/+$/, '')
     const templates = await options.templates.get()

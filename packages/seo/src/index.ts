@@ -44,7 +44,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
-import { definePackage } from '@cms/core'
+import { definePackage, serviceKey, type Platform } from '@cms/core'
 import { MANAGE_SEO } from './access.js'
 import { ANALYSED_TYPES, createAnalyser, type Analyser } from './analysis.js'
 import { seoCommands } from './cli.js'
@@ -53,7 +53,7 @@ import { indexingRoutes } from './indexing.js'
 import { bulkEditorRoutes } from './bulk-editor.js'
 import { lookupRoutes } from './lookups.js'
 import { fileSizeRoutes } from './file-size.js'
-import { headRoutes, registerHead } from './head.js'
+import { HEAD_SERVICE, headRoutes, registerHead } from './head.js'
 import { registerHeadFields } from './head-fields.js'
 import { importRoutes } from './import.js'
 import { registerSourceMeta, sourceOptions } from './import-source.js'
@@ -98,7 +98,8 @@ export const seoPackage = definePackage({
     registerSourceMeta(api)
     const source = sourceOptions(api)
     const head = registerHead(api)
-    registerHeadFields(api, head.enabled)
+    api.provide(HEAD_SERVICE, head)
+    registerHeadFields(api, head)
     const threads = api.option('seo_analysis_threads', Type.Integer({ minimum: 1, maximum: 8 }), {
       default: 1,
       description: 'Worker threads the SEO analysis runs in (each analyses one post at a time).'
@@ -128,21 +129,22 @@ export const seoPackage = definePackage({
     api.on(INDEX_LISTENERS.deleted, async (e) => { await deleteIndexables(api.services.store, [`post:${e.objectId}`]) })
     api.background('seo analysis', () => analyser.start((message, err) => { app.log.error({ err }, message) }))
     app.addHook('onClose', async () => { await analyser.close() })
-    analysers.set(api.services, analyser)
+    api.provide(ANALYSER_SERVICE, analyser)
     api.namespace('analytics-connector/v1', () => [])
-    api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api, head, source), ...headRoutes(api),
+    api.namespace('seo/v1', () => [...indexingRoutes(api), ...statisticsRoutes(api), ...scoreRoutes(api), ...bulkEditorRoutes(api), ...lookupRoutes(api), ...fileSizeRoutes(api), ...importRoutes(api, head, source), ...headRoutes(head),
       ...configurationRoutes(api, head, options), ...introductionRoutes(api, users, options), ...integrationRoutes(api, options), ...taskRoutes(api, options, head),
       ...aiGeneratorRoutes(api, users, options, ai), ...contentPlannerRoutes(api, ai), ...keywordToolRoutes(api, options), ...rankTrackerRoutes(api, options), ...analyticsRoutes(api, options)])
   }
 })
 
-export { postHead, preloadPostHeads, type SeoHead, type HeadJson } from './head.js'
+export { postHead, preloadPostHeads, HEAD_SERVICE, type HeadService, type SeoHead, type HeadJson } from './head.js'
 
-const analysers = new WeakMap<object, Analyser>()
+/** The analysis queue, provided where the package serves (its worker runs there). */
+export const ANALYSER_SERVICE = serviceKey<Analyser>('@cms/seo/analyser')
 
-/** The analysis queue of a composed app (tests run it directly: `seoAnalyserOf(h.platform.services).runDue()`). */
-export function seoAnalyserOf (services: object): Analyser {
-  const found = analysers.get(services)
-  if (found === undefined) throw new Error('the SEO package is not registered with these services')
+/** The analysis queue of a composed app (tests run it directly: `seoAnalyserOf(h.platform).runDue()`). */
+export function seoAnalyserOf (platform: Pick<Platform, 'service'>): Analyser {
+  const found = platform.service(ANALYSER_SERVICE)
+  if (found === undefined) throw new Error('the SEO package is not registered (served) on this platform')
   return found
 }

@@ -31,7 +31,7 @@ t.test('analysis on the server', async (t) => {
   const h = await testApp({ packages: [seoPackage], namespaces: ['cms/v2', 'seo/v1'] })
   t.teardown(h.close)
   const services = h.platform.services
-  const analyser = seoAnalyserOf(services)
+  const analyser = seoAnalyserOf(h.platform)
   const author = await h.caller('author')
   const settle = async (): Promise<void> => {
     await services.events.drain()

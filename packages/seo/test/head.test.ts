@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { definePackage, type ContributionApi } from '@cms/core'
 import { testApp, type TestCaller } from '@cms/testing'
-import { postHead, preloadPostHeads, seoPackage } from '../src/index.js'
+import { HEAD_SERVICE, postHead, preloadPostHeads, seoPackage } from '../src/index.js'
 
 /** A package with a post type that has an archive (`?post_type=product`). */
 const shop: { api?: ContributionApi } = {}
@@ -155,18 +155,19 @@ t.test('get_head', async (t) => {
 
     // What cms/v2 posts and pages carry as seo_head_json: the same object, built from an id.
     const req = { memo: memo(), baseUrl: H, horizon: async () => undefined } as any
-    const built = await postHead({ services: h.platform.services }, req, page.id)
+    const heads = h.platform.service(HEAD_SERVICE)!
+    const built = await postHead(heads, req, page.id)
     t.same(built?.json, j)
-    t.same((await postHead({ services: h.platform.services }, req, post.id))?.json, (await head(post.link)).body.json)
-    t.same((await postHead({ services: h.platform.services }, req, draft.id))?.json.title, 'Draft title - Boot Shop', 'any status: the caller decides who sees it')
-    t.same((await postHead({ services: h.platform.services }, req, secret.id))?.json.robots, { index: 'noindex', follow: 'follow' }, 'a private post is never indexed')
-    t.equal(await postHead({ services: h.platform.services }, req, 999999), undefined)
-    t.equal(await postHead({ services: h.platform.services }, req, image.id), undefined, 'media items have no head')
+    t.same((await postHead(heads, req, post.id))?.json, (await head(post.link)).body.json)
+    t.same((await postHead(heads, req, draft.id))?.json.title, 'Draft title - Boot Shop', 'any status: the caller decides who sees it')
+    t.same((await postHead(heads, req, secret.id))?.json.robots, { index: 'noindex', follow: 'follow' }, 'a private post is never indexed')
+    t.equal(await postHead(heads, req, 999999), undefined)
+    t.equal(await postHead(heads, req, image.id), undefined, 'media items have no head')
     // A list: its posts read at once beforehand, then the same heads.
     const listReq = { memo: memo(), baseUrl: H, horizon: async () => undefined } as any
-    await preloadPostHeads({ services: h.platform.services }, listReq, [post.id, page.id, 999999])
-    t.same((await postHead({ services: h.platform.services }, listReq, page.id))?.json, j, 'preloaded: the same head')
-    t.same((await postHead({ services: h.platform.services }, listReq, post.id))?.json, (await head(post.link)).body.json)
+    await preloadPostHeads(heads, listReq, [post.id, page.id, 999999])
+    t.same((await postHead(heads, listReq, page.id))?.json, j, 'preloaded: the same head')
+    t.same((await postHead(heads, listReq, post.id))?.json, (await head(post.link)).body.json)
   })
 
   t.test('a child page: its parents in the breadcrumb; a static front page', async (t) => {

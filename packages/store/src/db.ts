@@ -87,6 +87,24 @@ export interface Store {
   snapshot(): Promise<Snapshot | undefined>;
   /** Closes the pool / the embedded database. Idempotent. */
   close(): Promise<void>;
+  /**
+   * What a module keeps with this store (prepared statements, read caches,
+   * a key read once): the slot's value, made on first use and kept while
+   * the store lives. Absent on a store standing for a transaction (the
+   * importer's view): nothing made there may outlive it.
+   */
+  readonly local?: <T>(slot: StoreSlot<T>) => T;
+}
+
+/** A typed value kept per store (`store.local(slot)`), made by `make` the first time a store is asked for it. */
+export interface StoreSlot<T> {
+  readonly name: string;
+  readonly make: (store: Store) => T;
+}
+
+/** A slot named for what it keeps (`content/post-statements`). */
+export function storeSlot<T> (name: string, make: (store: Store) => T): StoreSlot<T> {
+  return { name, make }
 }
 
 /** The commit horizon and the epochs read with it (`Store.snapshot`). */
@@ -374,9 +392,14 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
       return pendingSnapshot
     },
     close,
+    local: <T>(slot: StoreSlot<T>): T => {
+      if (!locals.has(slot)) locals.set(slot, slot.make(store))
+      return locals.get(slot) as T
+    },
     [driverKey]: driver,
     [epochsKey]: () => { withEpochs = true },
   }
+  const locals = new Map<StoreSlot<unknown>, unknown>()
   let pendingSnapshot: Promise<Snapshot | undefined> | undefined
   // Until a statement finds no epochs table (a database the core has not migrated); migrate() sets it again.
   let withEpochs = true

@@ -31,13 +31,9 @@ function viewOf (base: Store, tx: Tx): Store {
 export function switchableStore (base: Store): SwitchableStore {
   let current: Store = base
   const store = new Proxy(base, {
-    // The core keeps prepared statements per store (post-store.ts, found by `'kind' in db`), bound to
-    // the database they were made on: inside a transaction the proxy is no such store, so none is
-    // made on (or reused from) a transaction that ends with its batch.
-    has (_target, key) {
-      if (key === 'kind' && current !== base) return false
-      return Reflect.has(current, key)
-    },
+    // What the core keeps per store (`store.local`: prepared statements, read caches) is the base
+    // store's; the transaction's view has none, so nothing is made on a transaction that ends with its batch.
+    has (_target, key) { return Reflect.has(current, key) },
     get (_target, key) {
       // The driver (a symbol) stays the base store's: migrations run before any transaction.
       const from = typeof key === 'symbol' ? base : current

@@ -14,7 +14,8 @@ import { postItemSchema, revisionItemSchema } from './post-schema.js'
 import { getMeta, getPost, type PostRow } from './post-store.js'
 import { permalink, siteSettings, type PostType, type SiteSettings } from './post-types.js'
 import { preparePost, savePost } from './post-write.js'
-import { postLoader, updatePermissionFor } from './posts.js'
+import { updatePermissionFor } from './posts.js'
+import { itemLoader } from './request-reads.js'
 import { isAutosave, latestAutosave, upsertAutosave } from './revision-store.js'
 import { formatRevision, loadParent, revisionLinks } from './revisions.js'
 import { posts } from './schema.js'
@@ -28,7 +29,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RelativeRou
   const { store } = services
   const schema = revisionItemSchema(spec, services.meta, true)
   const plural = spec.restBase
-  const loader = postLoader(store, spec.type)
+  const loader = itemLoader(store, spec.type)
   const createPermission = updatePermissionFor(store, spec, loader)
 
   const format = async (row: PostRow, req: RestRequest, settings: SiteSettings): Promise<Record<string, unknown>> => {

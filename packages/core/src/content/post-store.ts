@@ -3,7 +3,7 @@
  * revisions). Every function takes the store's `db` or a transaction.
  */
 import { and, asc, desc, eq, getTableColumns, inArray, ne, sql } from 'drizzle-orm'
-import { dbOf, executeNamed, type Queryable, type Store } from '@cms/store'
+import { dbOf, executeNamed, storeSlot, type Queryable, type Store } from '@cms/store'
 import { postMeta, posts, termRelationships, terms } from './schema.js'
 import { isReservedSlug, truncateSlug } from './slugs.js'
 
@@ -65,16 +65,11 @@ export function extrasOf (row: { meta: Record<string, unknown> | null, terms: Te
   return { meta: row.meta ?? {}, terms: byTaxonomy, revisions: { count: Number(row.revisions), latestId: row.latest === null ? 0 : Number(row.latest) } }
 }
 
-const preparedByStore = new WeakMap<Store, ReturnType<typeof prepare>>()
+/** The prepared statements of a store (a transaction's view has none: they are bound to the store's connections). */
+const STATEMENTS = storeSlot('content/post-statements', (store) => prepare(store.db))
 
 function statements (db: Db): ReturnType<typeof prepare> | undefined {
-  if (!('kind' in db)) return undefined
-  let found = preparedByStore.get(db)
-  if (found === undefined) {
-    found = prepare(db.db)
-    preparedByStore.set(db, found)
-  }
-  return found
+  return 'local' in db ? db.local?.(STATEMENTS) : undefined
 }
 
 export async function getPost (db: Db, id: number): Promise<PostRow | undefined> {

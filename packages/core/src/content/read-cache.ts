@@ -12,7 +12,7 @@
  * reused. (Whole anonymous answers are the kernel's: `cache: 'public'`.)
  */
 import { weighedCache, type RestRequest } from '@cms/rest'
-import type { Store } from '@cms/store'
+import { storeSlot, type Store } from '@cms/store'
 import type { LRUCache } from 'lru-cache'
 
 interface Entry<T> { horizon: string, value: T }
@@ -83,23 +83,21 @@ export class ReadCache<T> {
   }
 }
 
-const caches = new WeakMap<Store, Map<string, ReadCache<any>>>()
+/** A store's read caches by name (see `readCache`). */
+const CACHES = storeSlot('content/read-caches', () => new Map<string, ReadCache<any>>())
 
 /**
  * The read cache `name` of a store, made on first use with `budget` and
  * `weigh` (see {@link ReadCache}). Per store: two databases in one process
- * (tests) may read the same horizon.
+ * (tests) may read the same horizon. A store standing for a transaction
+ * keeps none (its horizon is unknown: nothing would be reused).
  */
 export function readCache<T> (store: Store, name: string, budget: number, weigh?: (value: T) => number): ReadCache<T> {
-  let named = caches.get(store)
-  if (named === undefined) {
-    named = new Map()
-    caches.set(store, named)
-  }
-  let cache = named.get(name) as ReadCache<T> | undefined
+  const named = store.local?.(CACHES)
+  let cache = named?.get(name) as ReadCache<T> | undefined
   if (cache === undefined) {
     cache = new ReadCache<T>(budget, weigh)
-    named.set(name, cache)
+    named?.set(name, cache)
   }
   return cache
 }

@@ -13,7 +13,7 @@ import type { OutboundClient } from '../platform/outbound/index.js'
 import type { Services } from '../services.js'
 import type { UserRecord } from '../users/store.js'
 import { allowedMime } from './file-types.js'
-import { createAttachment } from './media.js'
+import { createAttachment } from './attachments.js'
 import { receiveFile } from './upload.js'
 
 export interface ImportOptions {

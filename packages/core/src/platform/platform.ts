@@ -125,6 +125,13 @@ export interface PackageBase {
    */
   require: <T>(key: ServiceKey<T>) => T
   /**
+   * Hands a service (an object of functions) to the packages that depend on
+   * this one; they get it with `require(key)`, tools composing packages with
+   * `platform.service(key)`. Each key is provided once. Provided in `serve`,
+   * it is there only where the package serves (its background work's queue).
+   */
+  provide: <T>(key: ServiceKey<T>, value: T) => void
+  /**
    * A service that a package this one does not depend on may provide in
    * some compositions (the package registry, to act on other packages):
    * looked up when the answered function is called, after every package
@@ -178,11 +185,6 @@ export interface ContributionApi extends PackageBase {
   decidesActivation: (reader: ActivationReader) => void
   /** Declares a capability the package checks and grants it to roles. */
   capability: (name: string, grantedTo: readonly Role[]) => void
-  /**
-   * Hands a service (an object of functions) to the packages that depend on
-   * this one; they get it with `require(key)`. Each key is provided once.
-   */
-  provide: <T>(key: ServiceKey<T>, value: T) => void
 }
 
 /**
@@ -411,6 +413,11 @@ export class Platform {
           throw new Error(`${name} requires the service ${key.name}, which none of its dependencies (${dependencies.join(', ') || 'none'}) provides`)
         }
         return found.value as T
+      },
+      provide: (key, value) => {
+        const known = this.provided.get(key.name)
+        if (known !== undefined) throw new Error(`the service ${key.name} is provided by ${known.owner} and ${name}`)
+        this.provided.set(key.name, { owner: name, value })
       }
     }
   }
@@ -454,11 +461,6 @@ export class Platform {
         this.services.roles.declare(capability, name)
         // Granted in the package's name: while its contributions are off, the grant is too (RoleRegistry.visible).
         for (const role of grantedTo) this.services.roles.grant(role, [capability], name)
-      },
-      provide: (key, value) => {
-        const known = this.provided.get(key.name)
-        if (known !== undefined) throw new Error(`the service ${key.name} is provided by ${known.owner} and ${name}`)
-        this.provided.set(key.name, { owner: name, value })
       }
     }
   }

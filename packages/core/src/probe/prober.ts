@@ -18,7 +18,7 @@ import { permissionMatrix, CALLER_KINDS, type CallerKind, type MatrixRow } from 
 import type { Platform } from '../platform/platform.js'
 import { createApplicationPassword } from '../users/store.js'
 import { createCaller } from './callers.js'
-import { addTestDelivery, addWebhook, webhookService } from '../webhooks/service.js'
+import { addTestDelivery, addWebhook } from '../webhooks/service.js'
 import { bodyArgs, encodeParams, fillPath, inject, sampleVar, targetsOf, urlOf, validValue, type HttpRequest, type HttpResponse, type Target } from './requests.js'
 
 /** An app under test: a gateway's or `testApp`'s. */
@@ -115,12 +115,12 @@ class Fixtures {
       case 'webhook': {
         // Made in the store: its URL (a name that never resolves) would not pass the create's outbound check.
         const services = this.h.app.platform.services
-        return String((await addWebhook(this.h.store, webhookService(services).secrets, { url: 'https://hooks.invalid/probe', events: ['post.created'], description: 'probe', active: true })).row.id)
+        return String((await addWebhook(this.h.store, services.webhooks.secrets, { url: 'https://hooks.invalid/probe', events: ['post.created'], description: 'probe', active: true })).row.id)
       }
       case 'webhook.delivery': {
         // A finished (failed) test delivery of the webhook fixture: one a replay takes.
         const services = this.h.app.platform.services
-        const delivery = await addTestDelivery(this.h.store, Number(await this.resolve('webhook', this.owner)), webhookService(services).settings)
+        const delivery = await addTestDelivery(this.h.store, Number(await this.resolve('webhook', this.owner)), services.webhooks.settings)
         await this.h.store.execute(`update webhook_deliveries set status = 'failed' where id = ${delivery.id}`)
         return String(delivery.id)
       }

@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { eq, or, sql } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
-import type { Store } from '@cms/store'
+import { storeSlot, type Store } from '@cms/store'
 import { anonymousCaller, Caller, isRole, type RoleRegistry } from './capabilities.js'
 import { applicationPasswords, users } from './schema.js'
 import { keyedHash, normalizeAppPassword, sameHash, siteKey } from './passwords.js'
@@ -67,15 +67,10 @@ function prepareCredentialsQuery (store: Store) {
     .prepare('users_credentials')
 }
 
-const credentialQueries = new WeakMap<Store, ReturnType<typeof prepareCredentialsQuery>>()
+const CREDENTIALS_QUERY = storeSlot('users/credentials-query', prepareCredentialsQuery)
 
 function credentialsQuery (store: Store): ReturnType<typeof prepareCredentialsQuery> {
-  let query = credentialQueries.get(store)
-  if (query === undefined) {
-    query = prepareCredentialsQuery(store)
-    credentialQueries.set(store, query)
-  }
-  return query
+  return store.local?.(CREDENTIALS_QUERY) ?? prepareCredentialsQuery(store)
 }
 
 type CredentialRow = Awaited<ReturnType<ReturnType<typeof prepareCredentialsQuery>['execute']>>[number]

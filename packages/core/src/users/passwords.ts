@@ -5,7 +5,7 @@
  */
 import { createHmac, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { eq } from 'drizzle-orm'
-import type { Store } from '@cms/store'
+import { storeSlot, type Store } from '@cms/store'
 import { siteKeys } from './schema.js'
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
@@ -39,17 +39,17 @@ export function sameHash (a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
-// The site key is created once (the first replica to need it wins) and never changes.
-const keys = new WeakMap<Store, Promise<Buffer>>()
+// The site key is created once (the first replica to need it wins) and never changes: read once per store.
+const SITE_KEY = storeSlot('users/site-key', (): { key?: Promise<Buffer> } => ({}))
 
 export function siteKey (store: Store): Promise<Buffer> {
-  let key = keys.get(store)
-  if (key === undefined) {
-    key = loadSiteKey(store)
-    keys.set(store, key)
-    key.catch(() => keys.delete(store))
+  const kept = store.local?.(SITE_KEY) ?? {}
+  if (kept.key === undefined) {
+    const key = loadSiteKey(store)
+    kept.key = key
+    key.catch(() => { if (kept.key === key) kept.key = undefined })
   }
-  return key
+  return kept.key
 }
 
 async function loadSiteKey (store: Store): Promise<Buffer> {

@@ -18,4 +18,4 @@
  * refuses any other topic), so there are none of theirs to offer.
  */
 export { webhookRoutes } from './routes.js'
-export { webhookService, WEBHOOK_LISTENERS } from './service.js'
+export { WEBHOOK_LISTENERS } from './service.js'

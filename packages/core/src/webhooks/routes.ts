@@ -17,7 +17,7 @@ import { OutboundError } from '../platform/outbound/index.js'
 import type { Services } from '../services.js'
 import { RESPONSE_KEPT } from './delivery.js'
 import { webhookErrors } from './errors.js'
-import { addTestDelivery, addWebhook, rotateSecret, webhookService } from './service.js'
+import { addTestDelivery, addWebhook, rotateSecret } from './service.js'
 import { deleteWebhook, getDelivery, getWebhook, listDeliveries, listWebhooks, replayDelivery, updateWebhook, type DeliveryRow, type WebhookRow } from './store.js'
 
 const VE = ['view', 'edit']
@@ -73,7 +73,7 @@ function bigIdOf (value: unknown): number {
 
 export function webhookRoutes (services: Services): RelativeRouteDecl[] {
   const { store } = services
-  const service = webhookService(services)
+  const service = services.webhooks
   const collection = '/cms/v2/webhooks'
   const permission = (probe?: { vars: Record<string, string> }) =>
     can('manage_options', { why: 'a webhook sends the site\'s content elsewhere: administrators, as for the site settings', ...(probe === undefined ? {} : { probe }) })

@@ -9,7 +9,6 @@ import { LIFECYCLE_TOPICS, type LifecycleEvent, type LifecycleTopic } from '../p
 import { outboundClientFromEnv, type OutboundClient } from '../platform/outbound/index.js'
 import { packageSecrets, type Secrets } from '../platform/secrets.js'
 import { repeatEvery } from '../platform/repeat.js'
-import type { Services } from '../services.js'
 import { sender } from './delivery.js'
 import { WEBHOOK_DEFAULTS, type WebhookSettings } from './settings.js'
 import { enqueueEvent, insertDelivery, insertWebhook, messageId, pruneDeliveries, rotateWebhookSecret, type DeliveryRow, type WebhookRow } from './store.js'
@@ -34,18 +33,6 @@ export interface WebhookService {
   start: (log: (message: string, err: unknown) => void) => () => Promise<void>
 }
 
-const made = new WeakMap<Services, WebhookService>()
-
-/** The deployment's webhook service (one per services: routes, listeners and worker share it). */
-export function webhookService (services: Services): WebhookService {
-  let service = made.get(services)
-  if (service === undefined) {
-    service = createService(() => services.store, services.settings.webhooks ?? WEBHOOK_DEFAULTS)
-    made.set(services, service)
-  }
-  return service
-}
-
 /** The body of a delivery: the event as the documentation shows it. */
 export function eventBody (event: LifecycleEvent): string {
   return JSON.stringify({
@@ -55,7 +42,8 @@ export function eventBody (event: LifecycleEvent): string {
   })
 }
 
-function createService (store: () => Store, settings: WebhookSettings): WebhookService {
+/** The deployment's webhook service (`services.webhooks`: routes, listeners and worker share it). */
+export function createWebhookService (store: () => Store, settings: WebhookSettings = WEBHOOK_DEFAULTS): WebhookService {
   // CMS_OUTBOUND_ALLOW, as for every outbound fetch (read once, when the deployment is composed).
   const outbound = outboundClientFromEnv()
   const secrets = packageSecrets(store, '@cms/core:webhooks')

@@ -1,0 +1,68 @@
+/**
+ * What content requests read through the read cache (read-cache.ts): a post
+ * by id, the site settings and list totals, reused by GET requests while
+ * nothing is committed; writes always read afresh.
+ */
+import type { RestRequest } from '@cms/rest'
+import type { Store } from '@cms/store'
+import type { MetaRegistry } from './meta.js'
+import type { KnownTotal, TotalCache } from './post-query.js'
+import { getPost, idOf, type PostRow } from './post-store.js'
+import { siteSettings, type SiteSettings } from './post-types.js'
+import { jsonWeight, readCache, type ReadCache } from './read-cache.js'
+
+/** Posts read by GET requests, reused while nothing is committed (see read-cache.ts). */
+export function postCache (store: Store): ReadCache<PostRow | undefined> {
+  // 16 MiB of posts: a count alone would not bound them (a post's content may be megabytes).
+  return readCache<PostRow | undefined>(store, 'posts', 16 * 1024 * 1024, jsonWeight)
+}
+
+/**
+ * A post a GET request needs (an embedded term list checks the post it
+ * names): read through the same cache as post reads, so a page's embeds
+ * reuse the rows the page itself read.
+ */
+export async function readPostFor (store: Store, req: RestRequest, id: number): Promise<PostRow | undefined> {
+  if (req.method !== 'GET') return await getPost(store, id)
+  return await postCache(store).get(req, `post:${id}`, async () => await getPost(store, id))
+}
+
+/** Loads a post of one type named by a path variable, once per request (the Allow header asks every endpoint), through `req.memo`. */
+export interface ItemLoader {
+  /** The post, or undefined when there is none of the type. */
+  load: (req: RestRequest) => Promise<PostRow | undefined>
+  /** After a write: later checks (the Allow header's) read it afresh. */
+  forget: (req: RestRequest) => void
+}
+
+export function itemLoader (store: Store, type: string, param = 'id'): ItemLoader {
+  const keyOf = (req: RestRequest): string => `post:${type}:${param}:${idOf(req.params[param])}`
+  return {
+    // Reads may reuse a row nothing has changed since; writes always read afresh.
+    load: async (req) => await req.memo(keyOf(req), async () => {
+      const p = await readPostFor(store, req, idOf(req.params[param]))
+      return p !== undefined && p.type === type ? p : undefined
+    }),
+    forget: (req) => { req.memo.forget(keyOf(req)) }
+  }
+}
+
+/** The site settings, once per request; GET requests reuse them while nothing is committed. */
+export async function requestSettings (store: Store, req: RestRequest, meta: MetaRegistry): Promise<SiteSettings> {
+  return await req.memo('content:settings', async () => {
+    const settings = req.method !== 'GET'
+      ? await siteSettings(store, req, meta)
+      : await readCache<SiteSettings>(store, 'settings', 16).get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
+    // A deactivated package's meta keys are unregistered for this request (the activation's set, cached by the horizon).
+    const shown = meta.visible(await req.registry.off(req))
+    return shown === settings.meta ? settings : { ...settings, meta: shown }
+  })
+}
+
+/** List totals, reused by read requests while nothing is committed. */
+export function totalCache (store: Store): (req: RestRequest) => TotalCache | undefined {
+  const totals = readCache<KnownTotal>(store, 'totals', 500)
+  return (req) => req.method !== 'GET'
+    ? undefined
+    : { get: async (key) => await totals.peek(req, key), set: async (key, total) => { await totals.put(req, key, total) } }
+}
