@@ -71,18 +71,38 @@ function workspaceTargets () {
 }
 
 const targets = rewrite ? new Map() : workspaceTargets()
-// Static imports, re-exports and literal dynamic imports of a workspace package.
-const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(@cms\/[^'"]+)\2/g
-
-function relink (code, target) {
-  if (targets.size === 0) return code
-  return code.replace(SPECIFIER, (whole, lead, quote, name) => {
-    const file = targets.get(name)
-    if (file === undefined) return whole
-    let rel = relative(dirname(target), file)
-    if (!rel.startsWith('.')) rel = `./${rel}`
-    return `${lead}${quote}${rel}${quote}`
-  })
+/**
+ * Points the module specifiers of static imports, re-exports and literal
+ * dynamic imports of a workspace package at its dist/ (a transformer on the
+ * syntax tree: text that merely looks like an import, such as the CLI's
+ * scaffold templates, is left as written).
+ */
+function relinker (target) {
+  return (context) => {
+    const f = context.factory
+    const linked = (node) => {
+      if (node === undefined || !ts.isStringLiteral(node)) return undefined
+      const file = targets.get(node.text)
+      if (file === undefined) return undefined
+      let rel = relative(dirname(target), file)
+      if (!rel.startsWith('.')) rel = `./${rel}`
+      return f.createStringLiteral(rel)
+    }
+    const visit = (node) => {
+      if (ts.isImportDeclaration(node)) {
+        const spec = linked(node.moduleSpecifier)
+        if (spec !== undefined) return f.updateImportDeclaration(node, node.modifiers, node.importClause, spec, node.attributes)
+      } else if (ts.isExportDeclaration(node)) {
+        const spec = linked(node.moduleSpecifier)
+        if (spec !== undefined) return f.updateExportDeclaration(node, node.modifiers, node.isTypeOnly, node.exportClause, spec, node.attributes)
+      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        const spec = linked(node.arguments[0])
+        if (spec !== undefined) return f.updateCallExpression(node, node.expression, node.typeArguments, [spec, ...node.arguments.slice(1)])
+      }
+      return ts.visitEachChild(node, visit, context)
+    }
+    return (sourceFile) => ts.visitNode(sourceFile, visit)
+  }
 }
 
 let compiled = 0
@@ -99,12 +119,13 @@ for (const dir of todo) {
       copyFileSync(file, target)
       continue
     }
-    const out = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file, reportDiagnostics: true })
+    const transformers = targets.size === 0 ? undefined : { after: [relinker(target)] }
+    const out = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: options, fileName: file, reportDiagnostics: true, transformers })
     if (out.diagnostics?.length) {
       process.stderr.write(ts.formatDiagnostics(out.diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' }))
       process.exit(1)
     }
-    writeFileSync(target, relink(out.outputText, target))
+    writeFileSync(target, out.outputText)
     compiled++
   }
   if (rewrite) {

@@ -115,12 +115,15 @@ function isPackage (value: unknown): value is CmsPackage {
 /**
  * The plugin module to import: as the manifest names it, or, when the
  * gateway itself runs compiled (scripts/start.mjs, the image), its compiled
- * twin under dist/ (plain Node cannot import TypeScript).
+ * twin under dist/ (plain Node cannot import TypeScript) when there is one:
+ * a package not built yet is imported as written, which a TypeScript loader
+ * (tsx, the test loader) can serve, rather than failing on a missing file.
  */
 export function pluginPath (found: FoundPackage, compiled = import.meta.url.endsWith('.js')): string {
   const plugin = found.cms.plugin
   if (!compiled || !/^\.\/src\/.*\.ts$/.test(plugin)) return join(found.dir, plugin)
-  return join(found.dir, plugin.replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '.js'))
+  const twin = join(found.dir, plugin.replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '.js'))
+  return existsSync(twin) ? twin : join(found.dir, plugin)
 }
 
 /** Imports one found package's plugin module and picks the package it exports. */
