@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { startDatabase } from './database.js'
+import { peakRssOf } from './proc.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -164,16 +165,6 @@ function childrenCpu (): number {
   const stat = readFileSync('/proc/self/stat', 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[13]) + Number(fields[14])) / 100
-}
-
-function peakRssOf (pid: number | undefined): number {
-  if (pid === undefined) return 0
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m === null ? 0 : Number(m[1]) * 1024
-  } catch {
-    return 0
-  }
 }
 
 interface Run { name: string, seconds: number, cliCpu: number, dbCpu: number | undefined, peakRssMb: number, stdout: string, load: number }

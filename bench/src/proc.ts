@@ -5,15 +5,25 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 
-/** Resident memory of a process, in bytes. */
-export function rssOf (pid: number | undefined): number {
+/** A memory line of a process's /proc status (VmRSS, VmHWM...), in bytes; 0 once it has gone. */
+function statusBytes (pid: number | undefined, field: string): number {
   if (pid === undefined) return 0
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return m === null ? 0 : Number(m[1]) * 1024
   } catch {
     return 0
   }
+}
+
+/** Resident memory of a process, in bytes. */
+export function rssOf (pid: number | undefined): number {
+  return statusBytes(pid, 'VmRSS')
+}
+
+/** The peak resident memory of a process so far, in bytes. */
+export function peakRssOf (pid: number | undefined): number {
+  return statusBytes(pid, 'VmHWM')
 }
 
 /** The fields of /proc/<pid>/stat after the command name (which may hold spaces): field 3 (state) first. */
