@@ -17,6 +17,12 @@ export interface ArgInfo {
   secret: boolean
 }
 
+/** Marks a schema with a key of its own: not enumerable, so the index, validation and OpenAPI never see it. */
+function mark<T extends TSchema> (schema: T, key: symbol): T {
+  Object.defineProperty(schema, key, { value: true, enumerable: false })
+  return schema
+}
+
 const UNVALIDATED = Symbol.for('cms.rest.unvalidated')
 
 /**
@@ -25,8 +31,7 @@ const UNVALIDATED = Symbol.for('cms.rest.unvalidated')
  * with its schema; the kernel passes its value on as sent.
  */
 export function unvalidated<T extends TSchema> (schema: T): T {
-  Object.defineProperty(schema, UNVALIDATED, { value: true, enumerable: false })
-  return schema
+  return mark(schema, UNVALIDATED)
 }
 
 export function isUnvalidated (schema: object): boolean {
@@ -43,8 +48,7 @@ const UNLISTED = Symbol.for('cms.rest.unlisted')
  * discovery index, which shows the reference's arguments.
  */
 export function unlisted<T extends TSchema> (schema: T): T {
-  Object.defineProperty(schema, UNLISTED, { value: true, enumerable: false })
-  return schema
+  return mark(schema, UNLISTED)
 }
 
 const SECRET = Symbol.for('cms.rest.secret')
@@ -58,8 +62,7 @@ const SECRET = Symbol.for('cms.rest.secret')
  * marked so stays marked in `argsFromSchema`'s arguments.
  */
 export function secret<T extends TSchema> (schema: T): T {
-  Object.defineProperty(schema, SECRET, { value: true, enumerable: false })
-  return schema
+  return mark(schema, SECRET)
 }
 
 export function isSecret (schema: object): boolean {
