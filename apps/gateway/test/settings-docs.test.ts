@@ -14,7 +14,7 @@ const documented = new Set<string>()
 for (const line of doc.split('\n')) {
   if (!line.startsWith('| `')) continue
   const first = line.slice(1, line.indexOf(' |', 1))
-  for (const m of first.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) documented.add(m[1])
+  for (const m of first.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) documented.add(m[1]!)
 }
 
 t.ok(SETTING_NAMES.length > 40, `the gateway reads its settings from one schema (${SETTING_NAMES.length} names)`)
