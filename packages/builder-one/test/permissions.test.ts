@@ -4,19 +4,15 @@
  * anonymously and as a user of each role (the gateway's permissions test
  * does the same over the whole of profiles A and B).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
 import { registryPackage } from '@cms/registry'
-import { checkPermissions, testApp } from '@cms/testing'
+import { checkPermissions, scratchDir, testApp } from '@cms/testing'
 import { builderOnePackage } from '../src/index.js'
 
 const PROBED = ['builder-one/v1'].map((ns) => ` /${ns}`)
 
 t.test('every route of builder-one/v1 answers as its declaration says', async (t) => {
-  const contentDir = await mkdtemp(join(tmpdir(), 'cms-probe-content-'))
-  t.teardown(() => rm(contentDir, { recursive: true, force: true }))
+  const contentDir = await scratchDir('builder-one-probe-content')
   const h = await testApp({ packages: [registryPackage, builderOnePackage], namespaces: ['cms/v2', 'builder-one/v1'], contentDir })
   t.teardown(h.close)
   const probed = await checkPermissions(t, h, { only: (target) => PROBED.some((prefix) => target.key.includes(prefix)) })
