@@ -58,6 +58,44 @@ const SITE_DESCRIPTION = Type.Object({
   site_icon_url: Type.String()
 }, { title: 'site description' })
 
+const API = 'https://cms.example.com/index.php?rest_route='
+
+/** A fresh site's index for the OpenAPI document's example: its routes cut to two, their arguments shortened. */
+const EXAMPLE_INDEX = {
+  name: 'My CMS Site',
+  description: '',
+  url: 'https://cms.example.com',
+  home: 'https://cms.example.com',
+  gmt_offset: '0',
+  timezone_string: 'UTC',
+  page_for_posts: 0,
+  page_on_front: 0,
+  show_on_front: 'posts',
+  namespaces: ['oembed/1.0', 'cms/v2', 'seo/v1'],
+  authentication: { 'application-passwords': { endpoints: { authorization: 'https://cms.example.com/cms-admin/authorize-application.php' } } },
+  routes: {
+    '/': {
+      namespace: '',
+      methods: ['GET'],
+      endpoints: [{ methods: ['GET'], args: { context: { default: 'view', required: false } } }],
+      _links: { self: [{ href: `${API}/` }] }
+    },
+    '/cms/v2/posts': {
+      namespace: 'cms/v2',
+      methods: ['GET', 'POST'],
+      endpoints: [
+        { methods: ['GET'], allow_batch: { v1: true }, args: { per_page: { description: 'Maximum number of items to be returned in result set.', default: 10, type: 'integer', minimum: 1, maximum: 100, required: false } } },
+        { methods: ['POST'], allow_batch: { v1: true }, args: { title: { description: 'The title for the post.', type: 'object', required: false } } }
+      ],
+      _links: { self: [{ href: `${API}/cms/v2/posts` }] }
+    }
+  },
+  site_logo: 0,
+  site_icon: 0,
+  site_icon_url: '',
+  _links: { help: [{ href: 'https://cms.example.com/docs' }] }
+}
+
 export function siteRoutes ({ store }: Services): RouteDecl[] {
   const options = cachedSiteOptions(store)
   return [route({
@@ -67,6 +105,7 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       methods: ['GET'],
       args: { context: Untyped<string>({ default: 'view' }) },
       summary: 'Describe the site and every route it serves',
+      example: { request: { context: 'view' }, response: EXAMPLE_INDEX },
       response: SITE_DESCRIPTION,
       // The description depends on the stored options and the URL only.
       cache: 'public',

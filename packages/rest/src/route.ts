@@ -203,11 +203,26 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    */
   status?: number
   /**
+   * A typical call, for the OpenAPI document: `request`, the arguments as a
+   * client sends them (path variables, then the query of a GET or DELETE,
+   * the JSON body of a write, or an upload's form fields), and `response`,
+   * the body of its success. Documentation only: the gateway's completeness
+   * test checks the request with the kernel's own validation and the
+   * response against the documented schema, so neither can drift.
+   */
+  example?: EndpointExample
+  /**
    * Another representation than JSON for some requests (oEmbed's `format=xml`):
    * given the query, status and body (data or error), the bytes to send, or
    * undefined for JSON.
    */
   serialize?: Serializer
+}
+
+/** An endpoint's example call (`EndpointDecl.example`). */
+export interface EndpointExample {
+  request?: Record<string, unknown>
+  response?: unknown
 }
 
 export type Serializer = (query: Record<string, unknown>, status: number, body: unknown) => { contentType: string, payload: string } | undefined
