@@ -91,6 +91,9 @@ const Env = Type.Object({
   CMS_ADMIN_APP_PASSWORD_FILE: Type.String({ default: '' })
 })
 
+/** Every setting the gateway reads from the environment (docs/configuration.md documents each: test/settings-docs.test.ts). */
+export const SETTING_NAMES: readonly string[] = Object.keys(Env.properties)
+
 export interface Settings {
   port: number
   host: string
