@@ -1,17 +1,15 @@
 /**
- * The core's migrations: its tables (users, content, oEmbed cache) in
- * `src/<area>/schema.ts` (`src/platform/events/schema.ts`), written to `migrations/` with their own migrations
- * table (`drizzle.__migrations_cms_core`, see `src/migrations.ts`).
- *
- *   cd packages/store && npx drizzle-kit generate --config ../core/drizzle.config.ts
+ * The core's tables (`src/<area>/schema.ts`, `src/platform/events/schema.ts`)
+ * and their migrations (migrations/), which run at start into
+ * `drizzle.__migrations_cms_core` (see `src/migrations.ts`). After changing a
+ * table: `pnpm --filter @cms/core db:generate` writes the next migration. A
+ * plain object (no import of drizzle-kit, which only the store installs).
  */
-import { defineConfig } from 'drizzle-kit'
-
-export default defineConfig({
+export default {
   dialect: 'postgresql',
-  schema: ['../core/src/**/schema.ts'],
-  out: '../core/migrations',
+  schema: ['./src/**/schema.ts'],
+  out: './migrations',
   casing: 'snake_case',
   strict: true,
   verbose: true
-})
+}

@@ -1,17 +1,14 @@
 /**
- * The store's own migrations (the `options` table). Every package that owns
- * tables keeps its own drizzle config, schema and migrations folder
- * (packages/core/drizzle.config.ts for the core's).
- *
- *   pnpm --filter @cms/store generate      # after changing src/schema.ts
+ * The store's own tables (src/schema.ts: `options`) and their migrations
+ * (migrations/). Every package that owns tables keeps the same three: a
+ * drizzle config, a schema and a migrations folder. After changing a table:
+ * `pnpm --filter @cms/store db:generate` writes the next migration.
  */
-import { defineConfig } from 'drizzle-kit'
-
-export default defineConfig({
+export default {
   dialect: 'postgresql',
-  schema: ['./src/schema.ts'],
+  schema: './src/schema.ts',
   out: './migrations',
   casing: 'snake_case',
   strict: true,
-  verbose: true,
-})
+  verbose: true
+}

@@ -2,7 +2,7 @@
 // content directory: install from a directory source, activate, upgrade,
 // deactivate, delete, the theme switch, and the errors a user sees.
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -26,7 +26,9 @@ t.test('cms plugin and cms theme', async (t) => {
   const db = await openTestStore({ migrate: false })
   t.teardown(() => db.close())
   const content = await mkdtemp(join(tmpdir(), 'cms-cli-content-'))
+  t.teardown(async () => { await rm(content, { recursive: true, force: true }) })
   const source = await mkdtemp(join(tmpdir(), 'cms-cli-source-'))
+  t.teardown(async () => { await rm(source, { recursive: true, force: true }) })
   await mkdir(join(source, 'plugins'))
   await mkdir(join(source, 'themes'))
   for (const v of ['1.0.0', '2.0.0']) await writeFile(join(source, 'plugins', `extra.${v}.zip`), await packageZip('extra', v))
@@ -77,6 +79,7 @@ t.test('cms plugin activate is the way back: a running app serves the package ag
   const db = await openTestStore({ migrate: false })
   t.teardown(() => db.close())
   const content = await mkdtemp(join(tmpdir(), 'cms-cli-content-'))
+  t.teardown(async () => { await rm(content, { recursive: true, force: true }) })
   const settings = loadSettings({ CMS_DEPLOYMENT: 'B', CMS_BASE_URL: 'http://cms.test', LOG_LEVEL: 'silent', CMS_CONTENT_DIR: content, CMS_DATA_DIR: '/nonexistent-not-used' })
   const app = await buildApp(settings, { store: db, logger: false, jobs: false })
   t.teardown(() => app.close())
@@ -99,6 +102,7 @@ t.test('cms plugin activate brings back the management package itself: profile A
   const db = await openTestStore({ migrate: false })
   t.teardown(() => db.close())
   const content = await mkdtemp(join(tmpdir(), 'cms-cli-content-'))
+  t.teardown(async () => { await rm(content, { recursive: true, force: true }) })
   const settings = loadSettings({ CMS_DEPLOYMENT: 'A', CMS_BASE_URL: 'http://cms.test', LOG_LEVEL: 'silent', CMS_CONTENT_DIR: content, CMS_DATA_DIR: '/nonexistent-not-used' })
   const app = await buildApp(settings, { store: db, logger: false, jobs: false })
   t.teardown(() => app.close())

@@ -3,7 +3,8 @@
  * driven by playwright-core): the gateway listens on a real port, a local
  * HTTP server plays the application that receives the credentials, and the
  * credentials are then used against the API. Then the reject flow, and the
- * API reference page (/docs/) drawn without a console error.
+ * API reference page (/docs/) drawn without a console error, an operation's
+ * examples shown.
  *
  * Chromium must be installed (`apt-get install -y chromium`; `.ci/run` does
  * it). Where it is missing the test is skipped with the reason, except under
@@ -150,6 +151,14 @@ t.test('authorize an application in a browser', async (t) => {
     await docs.waitForSelector('.opblock', { timeout: 60_000 })
     await docs.locator('.opblock-summary').first().click()
     await docs.waitForSelector('.opblock-body', { timeout: 30_000 })
+    // An operation with examples (openapi-complete.test.ts checks them): its request body and answer drawn from them.
+    const create = docs.locator('.opblock-post', { has: docs.locator('[data-path="/cms-json/cms/v2/posts"]') })
+    await create.locator('.opblock-summary').click()
+    const body = create.locator('.opblock-body')
+    await body.waitFor({ timeout: 30_000 })
+    const shown = await body.innerText()
+    t.match(shown, /"content": "<p>My first post\.<\/p>"/, 'the example request body is shown')
+    t.match(shown, /"generated_slug": "hello-world"/, 'the example answer is shown')
     t.same(problems, [], 'no console errors or warnings')
   })
 })

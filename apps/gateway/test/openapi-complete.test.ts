@@ -10,6 +10,10 @@
  * answer is checked against the document: a success against the schema of
  * the documented success status (which must be the status answered), an
  * error against the error shape (or the route's own error body).
+ * Examples (`EndpointDecl.example`): the main routes (MAIN_ROUTES) show an
+ * example request and answer, every example in the document is valid
+ * against the schema beside it, and every declared example request passes
+ * the kernel's own validation of its endpoint's arguments.
  *
  * The schemas are checked with Ajv (JSON Schema 2020-12, as OpenAPI 3.1
  * uses), the one that @seriousme/openapi-schema-validator (a devDependency)
@@ -19,6 +23,7 @@ import { createRequire } from 'node:module'
 import t from 'tap'
 import { permissionMatrix } from '@cms/core'
 import { prober, targetsOf } from '@cms/core/testing'
+import { argsOf, endpointValidator, type RouteDecl } from '@cms/rest'
 import { gatewayApp } from './helpers.js'
 
 type Doc = Record<string, any>
@@ -75,6 +80,96 @@ export function gapsOf (doc: Doc): { operations: number, noSummary: string[], no
   return out
 }
 
+/**
+ * The main routes, which must show an example request (when they take a
+ * body) and answer: those the README's first walk-through and
+ * docs/guides/content.md call, and what issue 34 (item 5) names: posts,
+ * pages, media, the current user, categories, tags, comments, settings,
+ * search, batch, the discovery index and seo/v1's get_head (profile B).
+ */
+const MAIN_ROUTES: Record<'A' | 'B', string[]> = {
+  A: [
+    'GET /', 'GET /cms/v2',
+    ...['posts', 'pages', 'categories', 'tags', 'comments'].flatMap((base) => [
+      `GET /cms/v2/${base}`, `POST /cms/v2/${base}`, `GET /cms/v2/${base}/{id}`, `POST /cms/v2/${base}/{id}`, `DELETE /cms/v2/${base}/{id}`
+    ]),
+    'GET /cms/v2/media', 'POST /cms/v2/media', 'GET /cms/v2/media/{id}',
+    'GET /cms/v2/users/me', 'GET /cms/v2/settings', 'POST /cms/v2/settings', 'GET /cms/v2/search', 'POST /batch/v1'
+  ],
+  B: []
+}
+MAIN_ROUTES.B = [...MAIN_ROUTES.A, 'GET /seo/v1/get_head']
+
+interface Example { where: string, schema: Doc | undefined, value: unknown }
+
+/** Every example the document shows: on parameters, request bodies and responses. */
+export function examplesOf (doc: Doc): Example[] {
+  const out: Example[] = []
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
+    for (const [method, op] of Object.entries(item)) {
+      const name = `${method.toUpperCase()} ${path}`
+      for (const p of (op.parameters ?? []) as Doc[]) {
+        if ('example' in p) out.push({ where: `${name}: ${p.in} parameter ${String(p.name)}`, schema: p.schema, value: p.example })
+      }
+      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Record<string, Doc>)) {
+        if ('example' in media) out.push({ where: `${name}: request (${type})`, schema: media.schema, value: media.example })
+      }
+      for (const [status, r] of Object.entries((op.responses ?? {}) as Record<string, Doc>)) {
+        for (const [type, media] of Object.entries((resolve(doc, r)?.content ?? {}) as Record<string, Doc>)) {
+          if ('example' in media) out.push({ where: `${name}: ${status} answer (${type})`, schema: media.schema, value: media.example })
+        }
+      }
+    }
+  }
+  return out
+}
+
+/** The main routes without an example answer, or without an example body when they take one. */
+function mainWithoutExamples (doc: Doc, main: readonly string[]): string[] {
+  const out: string[] = []
+  for (const name of main) {
+    const [method, path] = name.split(' ') as [string, string]
+    const op = doc.paths[`/cms-json${path}`]?.[method.toLowerCase()] as Doc | undefined
+    if (op === undefined) {
+      out.push(`${name}: not in the document`)
+      continue
+    }
+    const success = Object.keys(op.responses ?? {}).find((s) => s.startsWith('2'))
+    if (success === undefined || resolve(doc, op.responses[success])?.content?.['application/json']?.example === undefined) out.push(`${name}: no example answer`)
+    // A JSON body or an upload's form fields (a raw upload's bytes have no example).
+    const bodies = Object.entries((op.requestBody?.content ?? {}) as Record<string, Doc>).filter(([type]) => type !== 'application/octet-stream')
+    if (bodies.some(([, m]) => m.example === undefined)) out.push(`${name}: no example request body`)
+  }
+  return out
+}
+
+/**
+ * The declared example requests checked as a request is: by the kernel's
+ * own validation of the endpoint's arguments (`endpointValidator`), each
+ * argument named being one the endpoint declares.
+ */
+function invalidExampleRequests (routes: readonly RouteDecl[]): { checked: number, wrong: string[] } {
+  const wrong: string[] = []
+  let checked = 0
+  for (const decl of routes) {
+    for (const ep of decl.endpoints) {
+      const request = ep.example?.request
+      if (request === undefined) continue
+      checked++
+      const where = `${ep.methods.join(',')} ${decl.path}`
+      const declared = new Set(argsOf(ep).map((a) => a.name))
+      const unknown = Object.keys(request).filter((k) => !declared.has(k))
+      if (unknown.length > 0) wrong.push(`${where}: the example sends undeclared arguments ${unknown.join(', ')}`)
+      try {
+        endpointValidator(ep)(structuredClone(request))
+      } catch (err) {
+        wrong.push(`${where}: ${(err as Error).message} ${JSON.stringify((err as { data?: unknown }).data ?? '')}`)
+      }
+    }
+  }
+  return { checked, wrong }
+}
+
 for (const profile of ['A', 'B'] as const) {
   t.test(`profile ${profile}: every operation is documented, and answers as documented`, async (t) => {
     const h = await gatewayApp({ env: { CMS_DEPLOYMENT: profile } })
@@ -109,6 +204,21 @@ for (const profile of ['A', 'B'] as const) {
       if (validate(body)) return undefined
       return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ')
     }
+
+    // Examples: the main routes have them, and each one (wherever it is) is valid.
+    t.same(mainWithoutExamples(doc, MAIN_ROUTES[profile]), [], `the ${MAIN_ROUTES[profile].length} main routes show an example request and answer`)
+    const examples = examplesOf(doc)
+    const badExamples = examples.flatMap((e) => {
+      if (e.schema === undefined) return [`${e.where}: no schema`]
+      const problems = problemsOf(e.schema, e.value)
+      return problems === undefined ? [] : [`${e.where}: ${problems}`]
+    })
+    t.comment(`profile ${profile}: ${examples.length} examples in the document`)
+    t.ok(examples.length >= MAIN_ROUTES[profile].length, 'the examples are in the document')
+    t.same(badExamples, [], 'every example in the document is valid against its schema')
+    const requests = invalidExampleRequests(h.app.restRoutes)
+    t.ok(requests.checked >= 20, `${requests.checked} example requests checked by the kernel's validation`)
+    t.same(requests.wrong, [], 'every example request passes the kernel\'s validation of its endpoint\'s arguments')
 
     // The unknown route's 404, as the document shows every 404.
     const nowhere = await h.app.inject({ method: 'GET', url: '/cms-json/no-such/v1/route' })

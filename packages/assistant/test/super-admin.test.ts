@@ -8,11 +8,10 @@
  * and read confined to the content directory (every payload of the
  * security harness's traversal list refused).
  */
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { testApp, type TestApp } from '@cms/testing'
+import { scratchDir, testApp, type TestApp } from '@cms/testing'
 import { builderPackage } from '@cms/builder'
 import { assistantPackage } from '../src/index.js'
 
@@ -21,7 +20,7 @@ const S = '/assistant/v1'
 const TRAVERSAL = (await readFile(new URL('./data/traversal.txt', import.meta.url), 'utf8')).split('\n').filter((l) => l !== '' && !l.startsWith('# '))
 
 async function app (execute: boolean, timeoutMs?: number): Promise<TestApp & { content: string }> {
-  const content = await mkdtemp(join(tmpdir(), 'cms-assistant-content-'))
+  const content = await scratchDir('assistant-content')
   const settings: Record<string, string | undefined> = { CMS_ASSISTANT_EXECUTE: execute ? '1' : '0', CMS_ASSISTANT_EXECUTE_TIMEOUT_MS: timeoutMs?.toString() }
   const before = Object.fromEntries(Object.keys(settings).map((k) => [k, process.env[k]]))
   // The package reads its settings from the environment when it registers.
@@ -87,7 +86,7 @@ t.test('execution off (the default)', async (t) => {
     await writeFile(join(h.content, 'plugins', 'demo', 'manifest.json'), '{"name":"Demo","version":"1.0.0"}')
     await writeFile(join(h.content, 'big.txt'), 'x'.repeat(524_289))
     await writeFile(join(h.content, 'edge.txt'), 'y'.repeat(524_288))
-    const outside = await mkdtemp(join(tmpdir(), 'cms-assistant-outside-'))
+    const outside = await scratchDir('assistant-outside')
     await writeFile(join(outside, 'secret.txt'), 'do not read')
     await symlink(outside, join(h.content, 'out'))
     await symlink(join(outside, 'secret.txt'), join(h.content, 'out.txt'))

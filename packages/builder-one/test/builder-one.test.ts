@@ -5,13 +5,10 @@
  * package source directory, the migration ladder, the settings, the
  * dashboard widget state and the operations log.
  */
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { definePackage } from '@cms/core'
 import { packageRegistry, registryPackage, type PackageRegistry } from '@cms/registry'
-import { standIn, testApp, type StandIn, type TestApp, type TestCaller } from '@cms/testing'
+import { scratchDir, standIn, testApp, type StandIn, type TestApp, type TestCaller } from '@cms/testing'
 import { builderOnePackage } from '../src/index.js'
 import { CALLBACK_PATH } from '../src/connect.js'
 import { sourceDir } from './zips.js'
@@ -29,7 +26,7 @@ let registry: PackageRegistry | undefined
 const probe = definePackage({ name: 'builder-one-probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], contribute (api) { registry = api.require(packageRegistry) } })
 
 async function app (env: Record<string, string> = {}): Promise<TestApp> {
-  const content = await mkdtemp(join(tmpdir(), 'cms-one-content-'))
+  const content = await scratchDir('one-content')
   return await testApp({ packages: [registryPackage, builderOnePackage, probe], namespaces: ['cms/v2', 'builder-one/v1', 'assistant/v1', 'probe/v1'], contentDir: content, env })
 }
 

@@ -104,6 +104,42 @@ function invalidOptions (failures: Array<[string, OptionError]>): RestError {
   return new RestError('rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, 400, { params, details })
 }
 
+/** The settings of a fresh site at https://cms.example.com, for the OpenAPI document's examples. */
+const EXAMPLE_SETTINGS = {
+  title: 'My CMS Site',
+  description: '',
+  url: 'https://cms.example.com',
+  email: 'admin@example.com',
+  timezone: 'UTC',
+  date_format: 'F j, Y',
+  time_format: 'g:i a',
+  start_of_week: 1,
+  language: 'en_US',
+  use_smilies: true,
+  default_category: 1,
+  default_post_format: '0',
+  posts_per_page: 10,
+  show_on_front: 'posts',
+  page_on_front: 0,
+  page_for_posts: 0,
+  default_ping_status: 'open',
+  default_comment_status: 'open',
+  site_logo: 0,
+  site_icon: 0,
+  require_name_email: 1,
+  comment_moderation: 0,
+  comment_previously_approved: 1,
+  comment_max_links: 2,
+  moderation_keys: '',
+  disallowed_keys: '',
+  thread_comments: 1,
+  thread_comments_depth: 5,
+  close_comments_for_old_posts: 0,
+  close_comments_days_old: 14,
+  comment_flood_seconds: 15,
+  show_avatars: 1
+}
+
 export function settingsRoutes ({ store }: Services): RelativeRouteDecl[] {
   const permission = can('manage_options', { why: 'CONVENTIONS §4: site settings need manage_options' })
 
@@ -160,8 +196,16 @@ export function settingsRoutes ({ store }: Services): RelativeRouteDecl[] {
     path: '/settings',
     schema: settingsSchema(settings),
     endpoints: [
-      endpoint({ methods: ['GET'], summary: 'Read the site settings', args: {}, permission, handler: read }),
-      endpoint({ methods: ['POST', 'PUT', 'PATCH'], summary: 'Change site settings', args: updateArgs, permission: permission.probing({ body: { description: 'Probe tagline' } }), handler: update })
+      endpoint({ methods: ['GET'], summary: 'Read the site settings', example: { response: EXAMPLE_SETTINGS }, args: {}, permission, handler: read }),
+      endpoint({
+        methods: ['POST', 'PUT', 'PATCH'],
+        summary: 'Change site settings',
+        // Only the settings named change; every setting is answered.
+        example: { request: { title: 'My site', description: 'News from the team' }, response: { ...EXAMPLE_SETTINGS, title: 'My site', description: 'News from the team' } },
+        args: updateArgs,
+        permission: permission.probing({ body: { description: 'Probe tagline' } }),
+        handler: update
+      })
     ]
   })]
 }

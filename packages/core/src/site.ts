@@ -10,8 +10,9 @@ import { escapeHtml } from './users/html.js'
 
 /**
  * Site options, kept between reads. A read for a REST request reuses them
- * while nothing has been committed (the commit horizon, read-cache.ts), so
- * a change made through /cms/v2/settings shows at once; other reads re-read
+ * while the settings epoch stays (`req.epoch('settings')`: renewed by every
+ * write to options, core migration 0014), so a change made through
+ * /cms/v2/settings, on any replica, shows at once; other reads re-read
  * them after a short while.
  */
 const OPTIONS_TTL_MS = 2000
@@ -21,8 +22,8 @@ export function cachedSiteOptions (store: Store): (req?: RestRequest) => Promise
   let loadedAt = 0
   let loadedUnder: string | undefined
   return async (req) => {
-    const horizon = req === undefined ? undefined : await req.horizon()
-    // A REST request without a horizon (a kernel given none) reuses nothing.
+    const horizon = req === undefined ? undefined : await req.epoch('settings')
+    // A REST request without a token (a kernel given no horizon) reuses nothing.
     const stale = req !== undefined ? horizon === undefined || horizon !== loadedUnder : Date.now() - loadedAt > OPTIONS_TTL_MS
     if (value === undefined || stale) {
       value = await getOptions(store)
@@ -58,6 +59,44 @@ const SITE_DESCRIPTION = Type.Object({
   site_icon_url: Type.String()
 }, { title: 'site description' })
 
+const API = 'https://cms.example.com/index.php?rest_route='
+
+/** A fresh site's index for the OpenAPI document's example: its routes cut to two, their arguments shortened. */
+const EXAMPLE_INDEX = {
+  name: 'My CMS Site',
+  description: '',
+  url: 'https://cms.example.com',
+  home: 'https://cms.example.com',
+  gmt_offset: '0',
+  timezone_string: 'UTC',
+  page_for_posts: 0,
+  page_on_front: 0,
+  show_on_front: 'posts',
+  namespaces: ['oembed/1.0', 'cms/v2', 'seo/v1'],
+  authentication: { 'application-passwords': { endpoints: { authorization: 'https://cms.example.com/cms-admin/authorize-application.php' } } },
+  routes: {
+    '/': {
+      namespace: '',
+      methods: ['GET'],
+      endpoints: [{ methods: ['GET'], args: { context: { default: 'view', required: false } } }],
+      _links: { self: [{ href: `${API}/` }] }
+    },
+    '/cms/v2/posts': {
+      namespace: 'cms/v2',
+      methods: ['GET', 'POST'],
+      endpoints: [
+        { methods: ['GET'], allow_batch: { v1: true }, args: { per_page: { description: 'Maximum number of items to be returned in result set.', default: 10, type: 'integer', minimum: 1, maximum: 100, required: false } } },
+        { methods: ['POST'], allow_batch: { v1: true }, args: { title: { description: 'The title for the post.', type: 'object', required: false } } }
+      ],
+      _links: { self: [{ href: `${API}/cms/v2/posts` }] }
+    }
+  },
+  site_logo: 0,
+  site_icon: 0,
+  site_icon_url: '',
+  _links: { help: [{ href: 'https://cms.example.com/docs' }] }
+}
+
 export function siteRoutes ({ store }: Services): RouteDecl[] {
   const options = cachedSiteOptions(store)
   return [route({
@@ -67,6 +106,7 @@ export function siteRoutes ({ store }: Services): RouteDecl[] {
       methods: ['GET'],
       args: { context: Untyped<string>({ default: 'view' }) },
       summary: 'Describe the site and every route it serves',
+      example: { request: { context: 'view' }, response: EXAMPLE_INDEX },
       response: SITE_DESCRIPTION,
       // The description depends on the stored options and the URL only.
       cache: 'public',

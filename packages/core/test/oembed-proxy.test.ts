@@ -5,7 +5,7 @@
  * Refused destinations are only named: the tests check that no socket was
  * opened for them.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -86,6 +86,7 @@ function site (url: URL, _req: IncomingMessage, res: ServerResponse): void {
 
 function providersFile (origin: string, extra: unknown[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'oembed-providers-'))
+  process.once('exit', () => { rmSync(dir, { recursive: true, force: true }) })
   const file = join(dir, 'providers.json')
   writeFileSync(file, JSON.stringify([
     { provider_name: 'Loopback Video', endpoints: [{ schemes: [`${origin}/video/*`], url: `${origin}/oembed/{format}` }] },

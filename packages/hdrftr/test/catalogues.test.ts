@@ -4,20 +4,19 @@
  * package registry of a real content directory, as plugins are installed
  * and activated there.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { definePackage } from '@cms/core'
 import { packageRegistry, registryPackage, type PackageRegistry } from '@cms/registry'
-import { testApp } from '@cms/testing'
+import { scratchDir, testApp } from '@cms/testing'
 import { hdrftrPackage } from '../src/index.js'
 import { COMPANIONS, RECOMMENDED } from '../src/plugins.js'
 
 const H = '/hdrftr/v1'
 
 t.test('catalogues with the install status of each plugin', async (t) => {
-  const content = await mkdtemp(join(tmpdir(), 'cms-hdrftr-content-'))
+  const content = await scratchDir('hdrftr-content')
   let registry: PackageRegistry | undefined
   // A package that depends on the registry, to install and activate plugins as a site would.
   const probe = definePackage({ name: 'hdrftr-probe', dependencies: ['@cms/registry'], namespaces: ['probe/v1'], contribute (api) { registry = api.require(packageRegistry) } })

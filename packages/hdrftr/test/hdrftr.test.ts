@@ -4,12 +4,9 @@
  * against a local stand-in of the subscription service (and without it),
  * the AI tools settings and the learning progress of each user.
  */
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
 import { registryPackage } from '@cms/registry'
-import { standIn, testApp, type TestApp } from '@cms/testing'
+import { scratchDir, standIn, testApp, type TestApp } from '@cms/testing'
 import { hdrftrPackage } from '../src/index.js'
 import { CHAPTERS } from '../src/learn.js'
 import { WIDGETS } from '../src/widgets.js'
@@ -22,7 +19,7 @@ async function app (opts: { learn?: boolean, env?: Record<string, string> } = {}
   return await testApp({
     packages: [registryPackage, hdrftrPackage],
     namespaces: ['cms/v2', 'hdrftr/v1', 'cms-abilities/v1'],
-    contentDir: await mkdtemp(join(tmpdir(), 'cms-hdrftr-content-')),
+    contentDir: await scratchDir('hdrftr-content'),
     ...(opts.learn === true ? { namespaceOptions: { 'hdrftr/v1': { learnRoutes: true } } } : {}),
     ...(opts.env === undefined ? {} : { env: opts.env })
   })

@@ -4,13 +4,12 @@
  * file outside the package's directory.
  */
 import { readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { definePackage } from '@cms/core'
-import { testApp } from '@cms/testing'
+import { scratchDir, testApp } from '@cms/testing'
 import { packageRegistry, registryPackage, type PackageRegistry } from '../src/index.js'
 
 // The security harness's traversal list (apps/gateway/test/data/traversal.txt, read from this repository).
@@ -20,7 +19,7 @@ const TRAVERSAL = readFileSync(fileURLToPath(new URL('../../../apps/gateway/test
 const CANARY = 'canary-outside-the-package'
 
 t.test('package files', async (t) => {
-  const content = await mkdtemp(join(tmpdir(), 'cms-pkgfiles-'))
+  const content = await scratchDir('pkgfiles')
   // A plugin nobody activated yet (not a seed package: inactive), and a file beside the packages.
   await mkdir(join(content, 'plugins/extra/assets'), { recursive: true })
   await writeFile(join(content, 'plugins/extra/manifest.json'), JSON.stringify({ name: 'Extra', version: '1.0.0', slug: 'extra' }))

@@ -8,12 +8,11 @@
  * one operation per package (409), and the operations log.
  */
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rename, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { definePackage, packageSettingsFromEnv } from '@cms/core'
-import { testApp } from '@cms/testing'
+import { scratchDir, testApp } from '@cms/testing'
 import { packageRegistry, registryPackage, type PackageRegistry } from '../src/index.js'
 import { createRegistry } from '../src/registry.js'
 import { seedPackagesFor } from '../src/catalogue.js'
@@ -46,7 +45,7 @@ async function rejects (t: Test, p: Promise<unknown>, code: string, status: numb
 }
 
 async function setup (t: Test, env: Record<string, string> = {}, namespaces = ['cms/v2', 'probe/v1'], dir?: string): Promise<{ registry: PackageRegistry, content: string, h: Awaited<ReturnType<typeof testApp>> }> {
-  const content = dir ?? await mkdtemp(join(tmpdir(), 'cms-content-'))
+  const content = dir ?? await scratchDir('content')
   const p = probe()
   const h = await testApp({ packages: [registryPackage, p.pkg], namespaces, contentDir: content, env })
   t.teardown(h.close)

@@ -3,12 +3,12 @@
  * package source on disk or on a loopback HTTP server.
  */
 import { createReadStream } from 'node:fs'
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import yazl from 'yazl'
+import { scratchDir } from '@cms/testing'
 
 export interface ZipEntry { name: string, data: string | Buffer, mode?: number }
 
@@ -48,7 +48,7 @@ export function renameInZip (zip: Buffer, from: string, to: string): Buffer {
 
 /** A package source directory holding `packages` (`plugins/<slug>.<version>.zip`...) and an index.json. */
 export async function sourceDir (packages: Array<{ type: 'plugin' | 'theme', slug: string, version: string, zip: Buffer }>, index = true): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'cms-source-'))
+  const dir = await scratchDir('source')
   const listing: Record<string, Record<string, string[]>> = { plugins: {}, themes: {} }
   for (const p of packages) {
     const folder = p.type === 'plugin' ? 'plugins' : 'themes'

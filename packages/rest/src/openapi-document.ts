@@ -8,7 +8,7 @@
  * as the handlers do). All of it is read from the route declarations.
  */
 import type { JsonSchema } from './schema.js'
-import type { EndpointDecl, Method, RouteDecl } from './route.js'
+import type { EndpointDecl, EndpointExample, Method, RouteDecl } from './route.js'
 import type { PermissionCase } from './permission-cases.js'
 import { rateClassOf } from './rate-class.js'
 import { argsOf } from './arg-marks.js'
@@ -86,6 +86,7 @@ export function completeDocument (swagger: Doc, routes: readonly RouteDecl[], pr
             content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, cleanSchema(r.schema as JsonSchema, false)] } } }
           }]))
         }
+        if (ep.example !== undefined) addExample(op, ep.example, status)
       }
     }
     // Fastify's HEAD twin of a GET: the same answer without a body.
@@ -208,11 +209,34 @@ function itemSchemaNamer (schemas: Record<string, JsonSchema>): (schema: JsonSch
   }
 }
 
+/**
+ * The endpoint's example in the operation: each argument on its parameter
+ * (path, query), the rest as the body's (JSON, or an upload's form fields
+ * beside its `file`), the response as the success's.
+ */
+function addExample (op: Doc, example: EndpointExample, status: number): void {
+  const body = { ...example.request }
+  for (const p of (op.parameters ?? []) as Doc[]) {
+    if (!(p.name in body)) continue
+    p.example = body[p.name]
+    // An upload's arguments go in the query or as form fields: shown in both.
+    if (op.requestBody?.content?.['multipart/form-data'] === undefined || p.in === 'path') delete body[p.name]
+  }
+  const content = (op.requestBody?.content ?? {}) as Record<string, Doc>
+  if (content['application/json'] !== undefined) content['application/json'].example = body
+  if (content['multipart/form-data'] !== undefined) content['multipart/form-data'].example = { file: '(the file)', ...body }
+  const answer = op.responses[status]?.content?.['application/json']
+  if (example.response !== undefined && answer !== undefined) answer.example = example.response
+}
+
 /** The request's parameters and body: cleaned schemas, string-or-object for rendered fields. */
 function fixArguments (op: Doc, ep: EndpointDecl<any>): void {
   for (const p of (op.parameters ?? []) as Doc[]) {
     if (p.schema !== undefined) p.schema = cleanSchema(p.schema, true)
   }
+  // An upload's form fields are its arguments too.
+  const form = op.requestBody?.content?.['multipart/form-data']
+  if (form?.schema !== undefined) form.schema = cleanSchema(form.schema, true)
   const body = op.requestBody?.content?.['application/json']
   if (body?.schema !== undefined) {
     body.schema = cleanSchema(body.schema, true)

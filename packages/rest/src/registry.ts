@@ -48,7 +48,7 @@ export function buildRegistry (
     },
     off: activation === undefined
       ? async () => NONE
-      : async (req) => await req.memo('kernel:off', async () => await activation.off(req.horizon)),
+      : async (req) => await req.memo('kernel:off', async () => await activation.off(async () => await req.epoch('activation'))),
     match (method, path) {
       return find(method, path) ?? remote.match(method, path === '/' ? '/' : path.replace(/\/+$/, ''))
     }
@@ -68,6 +68,7 @@ export function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: M
       },
       summary: `Describe the ${name} namespace and its routes`,
       response: NAMESPACE_DESCRIPTION,
+      example: { response: namespaceExample(name) },
       permission: everyone,
       cache: 'public',
       handler: async (req: RestRequest) => {
@@ -84,5 +85,22 @@ export function namespaceRoot (name: string, routesOf: () => RouteDecl[], all: M
         }
       }
     }]
+  }
+}
+
+/** What the namespace root answers on a site at https://cms.example.com, its routes cut to its own, for the OpenAPI document. */
+function namespaceExample (name: string): Record<string, unknown> {
+  const api = 'https://cms.example.com/index.php?rest_route='
+  return {
+    namespace: name,
+    routes: {
+      [`/${name}`]: {
+        namespace: name,
+        methods: ['GET'],
+        endpoints: [{ methods: ['GET'], args: { namespace: { default: name, required: false }, context: { default: 'view', required: false } } }],
+        _links: { self: [{ href: `${api}/${name}` }] }
+      }
+    },
+    _links: { up: [{ href: `${api}/` }] }
   }
 }

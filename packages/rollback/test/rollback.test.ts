@@ -7,13 +7,12 @@
  * off, profile B's sorted archives, and who may call what.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { definePackage } from '@cms/core'
-import { checkPermissions, testApp, type TestApp, type TestCaller } from '@cms/testing'
+import { checkPermissions, scratchDir, testApp, type TestApp, type TestCaller } from '@cms/testing'
 import { packageRegistry, registryPackage, type PackageRegistry } from '@cms/registry'
 import { rollbackPackage } from '../src/index.js'
 import { makeZip, packageZip, renameInZip, sourceDir } from '../../registry/test/zips.js'
@@ -26,7 +25,7 @@ function probe (): { pkg: ReturnType<typeof definePackage>, registry: () => Pack
 }
 
 async function setup (t: Test, namespaceOptions: Record<string, Record<string, unknown>> = {}): Promise<{ h: TestApp, content: string, registry: PackageRegistry, admin: TestCaller, editor: TestCaller }> {
-  const content = await mkdtemp(join(tmpdir(), 'cms-rollback-'))
+  const content = await scratchDir('rollback')
   // Installed before the start: the slug enum of process-rollback is read from the content directory then.
   await mkdir(join(content, 'plugins/extra'), { recursive: true })
   await writeFile(join(content, 'plugins/extra/manifest.json'), JSON.stringify({ name: 'Extra', version: '2.0.0', slug: 'extra' }))

@@ -182,6 +182,8 @@ export function aiGeneratorRoutes (api: PackageApi, users: UserState, options: S
     path: '/ai_generator/get_suggestions',
     endpoints: [endpoint({
       methods: ['POST'],
+      // Each call is a request to the AI provider, paid from the site's quota.
+      rateClass: 'expensive',
       args: {
         type: Enum(SUGGESTION_TYPES, { description: 'What to suggest.' }),
         prompt_content: Type.String({ description: 'The content the suggestions are for.', maxLength: 100_000 }),

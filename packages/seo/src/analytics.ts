@@ -31,6 +31,8 @@ export function analyticsRoutes (api: PackageApi, options: SeoOptions): Relative
     path: '/time_based_seo_metrics',
     endpoints: [endpoint({
       methods: ['GET'],
+      // Each call is a query to the analytics provider.
+      rateClass: 'expensive',
       args: {
         limit: Type.Integer({ description: 'Rows of the query and page widgets.', default: 5, minimum: 1, maximum: 100 }),
         options: Type.Object({ widget: Type.String({ maxLength: 60 }) }, { description: 'The data set: query, page, organicSessionsDaily, organicSessionsCompare, searchRankingCompare.' })

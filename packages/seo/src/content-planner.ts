@@ -44,6 +44,8 @@ export function contentPlannerRoutes (api: PackageApi, access: AiAccess): Relati
     path: '/ai_content_planner/get_outline',
     endpoints: [endpoint({
       methods: ['POST'],
+      // Each call is a request to the AI provider, paid from the site's quota.
+      rateClass: 'expensive',
       args: {
         post_type: Type.String({ description: 'The planned post\'s type.', maxLength: 20 }),
         language: Type.String({ description: 'The content\'s language.', maxLength: 50 }),
@@ -78,6 +80,7 @@ export function contentPlannerRoutes (api: PackageApi, access: AiAccess): Relati
     path: '/ai_content_planner/get_suggestions',
     endpoints: [endpoint({
       methods: ['GET'],
+      rateClass: 'expensive',
       args: {
         post_type: Type.String({ description: 'The planned post\'s type.', maxLength: 20 }),
         language: Type.String({ description: 'The content\'s language.', maxLength: 50 }),

@@ -31,6 +31,7 @@ import { createHash } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { check, endpoint, kernelErrors, RestResponse, route, type RestRequest, type RouteDecl, who } from '@cms/rest'
 import { cachedSiteOptions, findUserById, serviceKey, textPool, fromLocal, permalink, type MediaDetails, type PackageBase, type PackageOption, type PostWithDetails, type TermRow, type UserRecord } from '@cms/core'
+import { HEAD_EXAMPLE } from './head-example.js'
 import { seoErrors } from './errors.js'
 import { metaString, SEO } from './meta.js'
 import { replaceVariables, templateOf, TEMPLATES_SCHEMA } from './templates.js'
@@ -137,6 +138,7 @@ export function headRoutes (head: HeadService): RouteDecl[] {
       methods: ['GET'],
       summary: 'The SEO head (tags and data) of a URL of this site',
       response: SEO_HEAD,
+      example: HEAD_EXAMPLE,
       // A URL that shows nothing: the 404 page's head, in the error shape too.
       errorResponses: { 404: { description: 'No such page (or the route is off): the 404 page\'s head with the error\'s code, message and data.', schema: Type.Partial(SEO_HEAD) } },
       args: {

@@ -82,6 +82,8 @@ export function keywordToolRoutes (api: PackageApi, options: SeoOptions): Relati
     path: '/keyword_tool/related_keyphrases',
     endpoints: [endpoint({
       methods: ['GET'],
+      // Each call is a request to the keyword provider (a paid lookup).
+      rateClass: 'expensive',
       args: {
         keyphrase: Type.String({ description: 'The keyphrase.', minLength: 1, maxLength: 200 }),
         country_code: Type.String({ description: 'Two lowercase letters.', pattern: COUNTRY })

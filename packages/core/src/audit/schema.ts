@@ -54,7 +54,7 @@ export const auditLog = pgTable('audit_log', {
  * added, then moved into audit_log (with the answer's outcome when the
  * process that answered is alive, else the outcome the commit implies) by
  * a statement that deletes them; a trigger refuses UPDATE, TRUNCATE, and
- * DELETE outside a move (core migration 0014_audit_outbox).
+ * DELETE outside a move (core migration 0015_audit_outbox).
  */
 export const auditOutbox = pgTable('audit_outbox', {
   /** The write's key (a random uuid the process chose), what its answer's entry is matched by. */

@@ -51,7 +51,7 @@
  * (`cms.audit_prune`). Any replica may prune at the same time as another:
  * each deletes a batch of rows older than the retention that no other
  * holds (`FOR UPDATE SKIP LOCKED`). The outbox's trigger (migration
- * 0014) refuses UPDATE, TRUNCATE, and DELETE outside a move
+ * 0015) refuses UPDATE, TRUNCATE, and DELETE outside a move
  * (`cms.audit_move`).
  */
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'

@@ -83,6 +83,22 @@ export function batchRoutes (services: Services): RouteDecl[] {
         requests: requestsArg
       },
       summary: 'Run up to 25 write requests in one call',
+      // Each answer is the route's own (its bodies shortened here).
+      example: {
+        request: {
+          requests: [
+            { method: 'POST', path: '/cms/v2/posts', body: { title: 'Batch one', status: 'publish' } },
+            { method: 'POST', path: '/cms/v2/posts', body: { title: 'Batch two', status: 'publish' } }
+          ]
+        },
+        response: {
+          responses: [1, 2].map((id) => ({
+            body: { id, slug: `batch-${id === 1 ? 'one' : 'two'}`, status: 'publish', type: 'post', title: { raw: `Batch ${id === 1 ? 'one' : 'two'}`, rendered: `Batch ${id === 1 ? 'one' : 'two'}` } },
+            status: 201,
+            headers: { Location: `https://cms.example.com/index.php?rest_route=/cms/v2/posts/${id}`, Allow: 'GET, POST' }
+          }))
+        }
+      },
       response: BATCH_ANSWER,
       // Anyone may send a batch; every request checks its own permissions.
       permission: everyone.because('§11 anyone may send a batch; each request checks its own permission')

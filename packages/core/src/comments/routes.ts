@@ -11,8 +11,8 @@
 import { sql } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
-  collectionParams, check, contextParam, handlerChecked, denied, endpoint, Enum, field, IntList, invalidParam, itemSchema, paginationHeaders, restUrl, route, RestResponse, who,
-  RestError, secret, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
+  collectionParams, check, contextParam, handlerChecked, denied, endpoint, Enum, field, IntList, invalidParam, itemSchema, pageHeaders, createdAt, restUrl, route, RestResponse, who,
+  RestError, secret, type EndpointExample, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
 } from '@cms/rest'
 import { getOptions } from '@cms/store'
 import type { Services } from '../services.js'
@@ -292,7 +292,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       viewer
     })
     // As the core: a page past the end is an empty list, not an error.
-    return new RestResponse(await format(rows, req), 200, paginationHeaders({ total, perPage, page: p.page }, req.baseUrl, collection, req.query))
+    return new RestResponse(await format(rows, req), 200, pageHeaders(req, { total, perPage, page: p.page }))
   }
 
   // --- one comment ---------------------------------------------------------------
@@ -480,7 +480,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       if (meta !== undefined) await writeCommentMeta(tx, inserted!.id, meta.set, meta.remove)
       return inserted!
     })
-    return new RestResponse(await formatOne(created, req), 201, { Location: restUrl(req.baseUrl, `${collection}/${created.id}`) })
+    return createdAt(req, await formatOne(created, req), created.id)
   }
 
   // --- update ---------------------------------------------------------------------
@@ -543,10 +543,11 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       schema,
       allowBatch: true,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: 'List comments', args: args.list, cache: 'public', permission: check(listPermission, who.everyone('comments on posts the caller may read are public')), handler: list }),
+        endpoint({ methods: ['GET'], summary: 'List comments', example: EXAMPLES.list, args: args.list, cache: 'public', permission: check(listPermission, who.everyone('comments on posts the caller may read are public')), handler: list }),
         endpoint({
           methods: ['POST'],
           summary: 'Create a comment',
+          example: EXAMPLES.create,
           args: args.create,
           responseContext: (req) => moderates(req.user) ? 'edit' : 'view',
           permission: check(createPermission, who.signedIn('any signed-in user may comment on an open post they can read (anonymous callers only with CMS_COMMENTS_ANONYMOUS=1)', { bodyVars: { post: 'post' }, body: { content: 'A probe comment' } })),
@@ -561,10 +562,11 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       schema,
       allowBatch: true,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: 'Read a comment', args: args.read, cache: 'public', permission: check(readPermission, who.everyone('an approved comment on a published post is public', own)), handler: read }),
+        endpoint({ methods: ['GET'], summary: 'Read a comment', example: EXAMPLES.read, args: args.read, cache: 'public', permission: check(readPermission, who.everyone('an approved comment on a published post is public', own)), handler: read }),
         endpoint({
           methods: ['POST', 'PUT', 'PATCH'],
           summary: 'Update a comment',
+          example: EXAMPLES.update,
           args: args.update,
           responseContext: 'edit',
           permission: check(editPermission(commentErrors.rest_cannot_edit), who.can('moderate_comments', 'edit_comment: moderators, or whoever may edit the post', { ...own, body: { content: 'A probe edit' } })),
@@ -573,6 +575,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
         endpoint({
           methods: ['DELETE'],
           summary: 'Trash or delete a comment (force=true deletes it)',
+          example: EXAMPLES.remove,
           args: args.remove,
           responseContext: 'edit',
           permission: check(editPermission(commentErrors.rest_cannot_delete), who.can('moderate_comments', 'edit_comment: moderators, or whoever may edit the post', own)),
@@ -582,6 +585,45 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     })
   ]
 }
+
+/** A comment as answered (`edit`: to a moderator, with the author's e-mail, address and raw content), for the examples. */
+function exampleComment (edit: boolean, change: { content?: string, status?: string } = {}): Record<string, unknown> {
+  const api = 'https://cms.example.com/index.php?rest_route='
+  const content = change.content ?? 'Congratulations on the launch!'
+  const avatar = 'https://secure.gravatar.com/avatar/0c83f57c786a0b4a39efab23731c7ebc?d=mm&r=g'
+  return {
+    id: 1,
+    post: 1,
+    parent: 0,
+    author: 2,
+    author_name: 'Ada',
+    ...(edit ? { author_email: 'ada@example.com' } : {}),
+    author_url: '',
+    ...(edit ? { author_ip: '192.0.2.10', author_user_agent: 'curl/8.5.0' } : {}),
+    date: '2026-11-28T09:45:00',
+    date_gmt: '2026-11-28T09:45:00',
+    content: edit ? { rendered: `<p>${content}</p>\n`, raw: content } : { rendered: `<p>${content}</p>\n` },
+    link: 'https://cms.example.com/?p=1#comment-1',
+    status: change.status ?? 'approved',
+    type: 'comment',
+    author_avatar_urls: { 24: `${avatar}&s=24`, 48: `${avatar}&s=48`, 96: `${avatar}&s=96` },
+    meta: {},
+    _links: {
+      self: [{ href: `${api}/cms/v2/comments/1` }],
+      up: [{ embeddable: true, post_type: 'post', href: `${api}/cms/v2/posts/1` }]
+    }
+  }
+}
+
+/** The examples of the comment routes in the OpenAPI document (checked by the gateway's completeness test). */
+const EXAMPLES = {
+  list: { request: { post: [1], per_page: 10, order: 'asc' }, response: [exampleComment(false)] },
+  create: { request: { post: 1, content: 'Congratulations on the launch!' }, response: exampleComment(true) },
+  read: { request: { id: 1 }, response: exampleComment(false) },
+  update: { request: { id: 1, content: 'Congratulations to the whole team!' }, response: exampleComment(true, { content: 'Congratulations to the whole team!' }) },
+  // Without `force`, the comment goes to the trash and is answered as it now is.
+  remove: { request: { id: 1 }, response: exampleComment(true, { status: 'trash' }) }
+} satisfies Record<string, EndpointExample>
 
 /** Text without markup, its whitespace runs made single spaces (the core's `sanitize_text_field`). */
 function plainText (value: string): string {

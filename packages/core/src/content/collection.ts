@@ -14,7 +14,7 @@
  * and writes.
  */
 import { Type, type TProperties } from '@sinclair/typebox'
-import { check, checkPage, createdAt, endpoint, pageHeaders, route, RestResponse, type JsonSchema, type Permission, type PermissionCase, type RelativeRouteDecl, type RestError, type RestRequest, type StreamBodyOptions } from '@cms/rest'
+import { check, checkPage, createdAt, endpoint, pageHeaders, route, RestResponse, type EndpointExample, type JsonSchema, type Permission, type PermissionCase, type RelativeRouteDecl, type RestError, type RestRequest, type StreamBodyOptions } from '@cms/rest'
 import type { Services } from '../services.js'
 import type { FieldObjectType } from '../platform/fields.js'
 import { parseRequestDate } from './dates.js'
@@ -29,6 +29,8 @@ import { itemLoader, postCache, requestSettings, totalCache, type ItemLoader } f
 export interface EndpointText {
   summary: string
   cases: readonly [PermissionCase, ...PermissionCase[]]
+  /** A typical call, for the OpenAPI document. */
+  example?: EndpointExample
 }
 
 /** Who may do what, beyond the rules every collection shares (see `defineCollection`). */
@@ -325,11 +327,12 @@ export function defineCollection<D> (config: CollectionConfig<D>): Collection {
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: args.list, summary: text.list.summary, cache: 'public', permission: check(listPermission, ...text.list.cases), handler: list }),
+        endpoint({ methods: ['GET'], args: args.list, summary: text.list.summary, example: text.list.example, cache: 'public', permission: check(listPermission, ...text.list.cases), handler: list }),
         endpoint({
           methods: ['POST'],
           args: args.create,
           summary: text.create.summary,
+          example: text.create.example,
           ...(text.create.allowBatch === undefined ? {} : { allowBatch: text.create.allowBatch }),
           ...(text.create.streamBody === undefined ? {} : { streamBody: text.create.streamBody }),
           permission: check(access.create, ...text.create.cases),
@@ -345,9 +348,9 @@ export function defineCollection<D> (config: CollectionConfig<D>): Collection {
       allowBatch: true,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], args: args.read, summary: text.read.summary, cache: 'public', permission: check(readPermission, ...text.read.cases), handler: read }),
-        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: args.update, summary: text.update.summary, permission: mayUpdate, handler: update }),
-        endpoint({ methods: ['DELETE'], args: args.remove, summary: text.remove.summary, permission: check(deletePermission, ...text.remove.cases), handler: remove })
+        endpoint({ methods: ['GET'], args: args.read, summary: text.read.summary, example: text.read.example, cache: 'public', permission: check(readPermission, ...text.read.cases), handler: read }),
+        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: args.update, summary: text.update.summary, example: text.update.example, permission: mayUpdate, handler: update }),
+        endpoint({ methods: ['DELETE'], args: args.remove, summary: text.remove.summary, example: text.remove.example, permission: check(deletePermission, ...text.remove.cases), handler: remove })
       ]
     })
   ]

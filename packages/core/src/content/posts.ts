@@ -22,6 +22,7 @@ import { preparePost, writePost } from './post-write.js'
 import type { ItemLoader } from './request-reads.js'
 import { posts } from './schema.js'
 import { truncateSlug } from './slugs.js'
+import { collectionExamples } from './examples.js'
 
 /**
  * A version tag of everything the post's responses show, whatever the
@@ -138,6 +139,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
   const own = { vars: { id: item } }
   const isPost = spec.type === 'post'
   const othersCap = isPost ? 'posts' : 'pages'
+  const examples = collectionExamples(isPost ? 'post' : 'page')
   const collection = defineCollection<PostExtras>({
     services,
     type: spec.type,
@@ -153,9 +155,10 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
       remove: deleteArgs()
     },
     endpoints: {
-      list: { summary: `List ${plural}`, cases: [who.everyone('§13 list published: nobody needs anything')] },
+      list: { summary: `List ${plural}`, example: examples.list, cases: [who.everyone('§13 list published: nobody needs anything')] },
       create: {
         summary: `Create a ${spec.type}`,
+        example: examples.create,
         cases: isPost
           ? [
               who.can('edit_posts', '§13 create: edit_posts', { body: { title: 'Probe', status: 'draft' } }),
@@ -163,13 +166,15 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
             ]
           : [who.can('edit_pages', '§13 pages: create needs edit_pages', { body: { title: 'Probe', status: 'draft' } })]
       },
-      read: { summary: `Read a ${spec.type}`, cases: [who.everyone('§13 read published: nobody needs anything', own)] },
+      read: { summary: `Read a ${spec.type}`, example: examples.read, cases: [who.everyone('§13 read published: nobody needs anything', own)] },
       update: {
         summary: `Update a ${spec.type}`,
+        example: examples.update,
         cases: [who.can(`edit_others_${othersCap}`, `§13 edit_post on another's published ${item}: edit_others + edit_published`, { ...own, body: { title: 'Probe edit' } })]
       },
       remove: {
         summary: `Trash or delete a ${spec.type}`,
+        example: examples.remove,
         cases: [who.can(`delete_others_${othersCap}`, `§13 delete_post on another's published ${item}: delete_others + delete_published`, own)]
       }
     },

@@ -165,6 +165,20 @@ export function searchRoutes (services: Services): RelativeRouteDecl[] {
       // Limited as expensive (rate limits): a search reads far more than a page of posts.
       rateClass: 'expensive',
       summary: 'Search posts or terms',
+      example: {
+        request: { search: 'hello', type: 'post', per_page: 5 },
+        response: [{
+          id: 1,
+          title: 'Hello world',
+          url: 'https://cms.example.com/?p=1',
+          type: 'post',
+          subtype: 'post',
+          _links: {
+            self: [{ embeddable: true, href: 'https://cms.example.com/index.php?rest_route=/cms/v2/posts/1' }],
+            collection: [{ href: 'https://cms.example.com/index.php?rest_route=/cms/v2/search' }]
+          }
+        }]
+      },
       args: {
         context: ContextArg(['view', 'embed']),
         ...pagingParams(),

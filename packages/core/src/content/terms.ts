@@ -14,6 +14,7 @@ import { readPostFor } from './request-reads.js'
 import { siteSettings } from './post-types.js'
 import { terms } from './schema.js'
 import { textPool } from './text-pool.js'
+import { termExamples } from './examples.js'
 import { deleteTerm, findByName, getTerm, listTerms, slugTaken, termLoop, uniqueTermSlug } from './term-store.js'
 
 interface Taxonomy {
@@ -264,6 +265,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
   // Reading is public; changes need manage_categories (§13: edit_term, delete_term), except that a
   // flat taxonomy's new terms need only assign_terms (edit_posts), as the core allows while writing.
   const item = tax.restBase === 'categories' ? 'category' : 'tag'
+  const examples = termExamples(tax.restBase === 'categories' ? 'categories' : 'tags')
   const own = { vars: { id: item } }
   const created = tax.hierarchical
     ? who.can('manage_categories', '§13 creating categories: manage_categories', { body: { name: `Probe ${item}` } })
@@ -273,8 +275,8 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
       path: `/${tax.restBase}`,
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `List ${tax.restBase}`, args: args.list, permission: check(listPermission, who.everyone('terms are public')), handler: list }),
-        endpoint({ methods: ['POST'], summary: `Create a term in ${tax.restBase}`, args: args.create, permission: check(createPermission, created), handler: create })
+        endpoint({ methods: ['GET'], summary: `List ${tax.restBase}`, example: examples.list, args: args.list, permission: check(listPermission, who.everyone('terms are public')), handler: list }),
+        endpoint({ methods: ['POST'], summary: `Create a term in ${tax.restBase}`, example: examples.create, args: args.create, permission: check(createPermission, created), handler: create })
       ]
     }),
     route({
@@ -283,11 +285,12 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
       args: { id: Type.Optional(Type.Integer({ description: 'Unique identifier for the term.' })) },
       schema,
       endpoints: [
-        endpoint({ methods: ['GET'], summary: `Read a term of ${tax.restBase}`, args: args.read, permission: check(readPermission, who.everyone('terms are public', own)), handler: read }),
-        endpoint({ methods: ['POST', 'PUT', 'PATCH'], summary: `Update a term of ${tax.restBase}`, args: args.update, permission: check(updatePermission, who.can('manage_categories', '§13 terms: edit_term maps to manage_categories', { ...own, body: { description: 'Probe' } })), handler: update }),
+        endpoint({ methods: ['GET'], summary: `Read a term of ${tax.restBase}`, example: examples.read, args: args.read, permission: check(readPermission, who.everyone('terms are public', own)), handler: read }),
+        endpoint({ methods: ['POST', 'PUT', 'PATCH'], summary: `Update a term of ${tax.restBase}`, example: examples.update, args: args.update, permission: check(updatePermission, who.can('manage_categories', '§13 terms: edit_term maps to manage_categories', { ...own, body: { description: 'Probe' } })), handler: update }),
         endpoint({
           methods: ['DELETE'],
           summary: `Delete a term of ${tax.restBase}`,
+          example: examples.remove,
           args: args.remove,
           permission: check(deletePermission, who.can('manage_categories', '§13 terms: delete_term maps to manage_categories', { ...own, query: { force: true } })),
           handler: remove

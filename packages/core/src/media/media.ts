@@ -17,6 +17,7 @@ import type { Services } from '../services.js'
 import { ATTACHMENT_META, ATTACHMENT_TYPE, canRead, contentErrors, defineCollection, deleteArgs, deletePostFully, denied, getMeta, getPost, posts, preparePost, writePost, type PostRow, type PostTypeDefinition, type ReadRule } from '../content/index.js'
 import { checkParent, createAttachment, plainText, postParams, regenerateSizes } from './attachments.js'
 import { mediaErrors } from './errors.js'
+import { MEDIA_EXAMPLES } from './examples.js'
 import { attachmentOf, formatMedia, keysOf } from './media-format.js'
 import { mediaItemSchema, mediaListArgs, mediaWriteArgs } from './media-schema.js'
 import { receiveBody } from './upload.js'
@@ -87,14 +88,15 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
     schema,
     args: { list: mediaListArgs(services.meta), create: writeArgs, read: { context: ContextArg() }, update: writeArgs, remove: deleteArgs() },
     endpoints: {
-      list: { summary: 'List media', cases: [who.everyone('media lists are public')] },
+      list: { summary: 'List media', example: MEDIA_EXAMPLES.list, cases: [who.everyone('media lists are public')] },
       create: {
         summary: 'Upload a file (raw body with Content-Disposition, or multipart/form-data with a `file` part)',
+        example: MEDIA_EXAMPLES.create,
         allowBatch: false,
         streamBody: { maxBytes: () => place.maxBytes, tooLarge: () => mediaErrors.rest_upload_too_large({ max_bytes: place.maxBytes }) },
         cases: [who.can('upload_files', '§13 uploading needs upload_files (authors and up)')]
       },
-      read: { summary: 'Read a media item', cases: [who.everyone('an unattached upload is as public as a published post', own)] },
+      read: { summary: 'Read a media item', example: MEDIA_EXAMPLES.read, cases: [who.everyone('an unattached upload is as public as a published post', own)] },
       update: { summary: 'Update a media item', cases: [who.can('edit_others_posts', "§13 edit_post on another's attachment: edit_others_posts", { ...own, body: { title: 'Probe edit' } })] },
       remove: {
         summary: 'Delete a media item and its files (force=true required)',

@@ -403,6 +403,22 @@ export function userRoutesOf (services: Services): RelativeRouteDecl[] {
         methods: ['GET'],
         args: { context: contextParam(schema) },
         summary: 'Read the current user',
+        example: {
+          request: { context: 'view' },
+          response: {
+            id: 1,
+            name: 'admin',
+            url: '',
+            description: '',
+            link: 'https://cms.example.com/?author=1',
+            slug: 'admin',
+            avatar_urls: Object.fromEntries([24, 48, 96].map((s) => [s, `https://secure.gravatar.com/avatar/0c83f57c786a0b4a39efab23731c7ebc?s=${s}&d=mm&r=g`])),
+            _links: {
+              self: [{ href: 'https://cms.example.com/index.php?rest_route=/cms/v2/users/1' }],
+              collection: [{ href: 'https://cms.example.com/index.php?rest_route=/cms/v2/users' }]
+            }
+          }
+        },
         permission: check((req) => { const id = signedIn(req); return typeof id === 'number' || id }, who.signedIn('§12 `me` while anonymous: 401 rest_not_logged_in')),
         handler: async (req) => {
           const id = signedIn(req)
