@@ -130,7 +130,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
       textLimits: opts.textLimits,
       remote: opts.remote,
       remotePages: remotePagesOf(catalog, remote),
-      horizon: opts.horizon === true ? async () => await store.horizon() : undefined,
+      snapshot: opts.horizon === true ? async () => await store.snapshot() : undefined,
       openapi: opts.openapi,
       onWrite: auditObserver(services.audit)
     })
