@@ -136,8 +136,9 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     classifyError: storeErrorToRest,
     jsonBodyLimit: settings.jsonBodyLimit,
     textLimits: settings.textLimits,
-    // Anonymous answers (and the reads behind them) are reused while nothing has been committed.
-    horizon: async () => await store.horizon(),
+    // Anonymous answers (and the reads behind them) are reused while nothing has been committed;
+    // settings, activation and the like while their epochs stay (epochs.ts).
+    snapshot: async () => await store.snapshot(),
     // A deactivated plugin's (or theme's) namespaces answer 404 and leave the index (platform.ts).
     activation: platform.activation(),
     // Every write answered is recorded in the core's audit log (audit/), unless CMS_AUDIT_LOG=off.

@@ -3,12 +3,16 @@
  * namespaces served by another service.
  */
 import t from 'tap'
+import { migrationsApplied } from '@cms/store/testing'
 import { gatewayApp, getJson, listenLoopback } from './helpers.js'
 import { loadSettings } from '../src/settings.js'
 
 t.test('health and readiness', async (t) => {
-  const { app, close } = await gatewayApp()
+  const { app, store, close } = await gatewayApp()
   t.teardown(close)
+  // The test app's database is a copy of the migrated template of its sets (@cms/store/testing).
+  t.equal(migrationsApplied(store), 0, 'a test app starts from a migrated template: its migrator applied nothing')
+  t.equal((await store.execute<{ n: number }>('select count(*)::int as n from terms where id = 1'))[0]!.n, 1, 'yet its tables, and the rows the migrations write (the default category), are there')
   t.same((await getJson(app, '/healthz')).body, { status: 'ok' })
   const ready = await getJson(app, '/readyz')
   t.equal(ready.status, 200)

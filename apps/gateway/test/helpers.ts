@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '@cms/store'
 import { openStore } from '@cms/store'
-import { createTestDatabase, migrateTestStore, openTestStore, testDatabaseUrl } from '@cms/store/testing'
+import { migrateTestStore, openTestStore, openTestStores } from '@cms/store/testing'
 import type { CmsPackage } from '@cms/core'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
@@ -106,19 +106,13 @@ export async function gatewayApp (opts: GatewayAppOptions = {}): Promise<Gateway
 /**
  * Two stores on one database, for two apps standing for two replicas
  * (PostgreSQL: two pools, as two processes; PGlite: the same in-memory store
- * twice). Closed (and the database dropped) when the test ends.
+ * twice), made by the first app from the template of its migrations.
+ * Closed (and the database dropped) when the test ends.
  */
 export async function twoStores (t: { teardown: (fn: () => Promise<void>) => void }): Promise<[Store, Store]> {
-  if (testDatabaseUrl() === undefined) {
-    const store = await openTestStore({ migrate: false })
-    t.teardown(async () => { await store.close() })
-    return [store, store]
-  }
-  const db = await createTestDatabase()
-  const one = await openStore({ databaseUrl: db.url, poolSize: 3 })
-  const two = await openStore({ databaseUrl: db.url, poolSize: 3 })
-  t.teardown(async () => { await one.close(); await two.close(); await db.drop() })
-  return [one, two]
+  const [one, two] = await openTestStores(2, { poolSize: 3 })
+  t.teardown(async () => { await one!.close(); await two!.close() })
+  return [one!, two!]
 }
 
 /** Listens on a free loopback port; returns `http://127.0.0.1:PORT`. */

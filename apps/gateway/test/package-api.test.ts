@@ -59,7 +59,7 @@ async function composed (store: Store, seen: { api?: ContributionApi } = {}): Pr
 }
 
 t.test('a package\'s options: schema, default, validated writes through its handle', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: { api?: ContributionApi } = {}
   const { app, close } = await composed(store, seen)
@@ -89,7 +89,7 @@ t.test('a package\'s options: schema, default, validated writes through its hand
 })
 
 t.test('user meta registered by a package: under meta in cms/v2 users, written as post meta are', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: { api?: ContributionApi } = {}
   const { app, close } = await composed(store, seen)
@@ -170,7 +170,7 @@ t.test('user meta registered by a package: under meta in cms/v2 users, written a
 })
 
 t.test('user meta keys: registered once, plain names, not after the routes are built', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: { api?: ContributionApi } = {}
   const { close } = await composed(store, seen)
@@ -179,7 +179,7 @@ t.test('user meta keys: registered once, plain names, not after the routes are b
 })
 
 t.test('without user meta registered, cms/v2 users answer as before (no meta field)', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const { app, close } = await gatewayApp({ store })
   t.teardown(close)
@@ -189,7 +189,7 @@ t.test('without user meta registered, cms/v2 users answer as before (no meta fie
 })
 
 t.test('content read functions: the list route\'s filters, a post with meta and terms, user meta', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: { api?: ContributionApi } = {}
   const { app, close } = await composed(store, seen)

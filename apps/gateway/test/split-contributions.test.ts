@@ -21,7 +21,7 @@ const CONTENT = [
 ].join('')
 
 t.test('seo/v1 served by another process: SEO meta written through the gateway is kept, and scored there', async (t) => {
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   // The SEO package serves seo/v1 and analytics-connector/v1: both move, so nothing of it is served by the gateway.
   const seo = await gatewayApp({ store, env: { CMS_DEPLOYMENT: 'B', CMS_NAMESPACES: 'seo/v1,analytics-connector/v1' } })

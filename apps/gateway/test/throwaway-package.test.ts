@@ -75,7 +75,7 @@ function notesPackage (folder: string) {
 t.test('a package written here is everywhere once its namespace is in the profile', async (t) => {
   const folder = migrationsFolder()
   t.teardown(() => { rmSync(folder, { recursive: true, force: true }) })
-  const store = await openTestStore({ migrate: false })
+  const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   // The one edit outside the package: its namespace in a profile's list (gatewayApp adds it to profile A's).
   const h = await gatewayApp({ store, packages: [notesPackage(folder)] })

@@ -42,7 +42,7 @@ export const corePackage = definePackage({
     // Any replica may run it: events are taken with FOR UPDATE SKIP LOCKED (events/index.ts).
     // It also prunes delivered events, so it runs whether or not this process has listeners.
     const webhooks = services.webhooks
-    for (const name of Object.keys(WEBHOOK_LISTENERS)) api.on(name, async (event) => { await webhooks.enqueue(event) })
+    for (const name of Object.keys(WEBHOOK_LISTENERS)) api.on(name, async (event, batch) => { await webhooks.enqueue(event, batch.epoch('webhooks')) })
     // Any replica may run it: deliveries are taken with FOR UPDATE SKIP LOCKED and a lease (webhooks/store.ts).
     api.background('webhook deliveries', () => webhooks.start((message, err) => { app.log.error({ err }, message) }))
     api.background('lifecycle events', () => services.events.start((message, err) => { app.log.error({ err }, message) }))

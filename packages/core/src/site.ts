@@ -10,8 +10,9 @@ import { escapeHtml } from './users/html.js'
 
 /**
  * Site options, kept between reads. A read for a REST request reuses them
- * while nothing has been committed (the commit horizon, read-cache.ts), so
- * a change made through /cms/v2/settings shows at once; other reads re-read
+ * while the settings epoch stays (`req.epoch('settings')`: renewed by every
+ * write to options, core migration 0014), so a change made through
+ * /cms/v2/settings, on any replica, shows at once; other reads re-read
  * them after a short while.
  */
 const OPTIONS_TTL_MS = 2000
@@ -21,8 +22,8 @@ export function cachedSiteOptions (store: Store): (req?: RestRequest) => Promise
   let loadedAt = 0
   let loadedUnder: string | undefined
   return async (req) => {
-    const horizon = req === undefined ? undefined : await req.horizon()
-    // A REST request without a horizon (a kernel given none) reuses nothing.
+    const horizon = req === undefined ? undefined : await req.epoch('settings')
+    // A REST request without a token (a kernel given no horizon) reuses nothing.
     const stale = req !== undefined ? horizon === undefined || horizon !== loadedUnder : Date.now() - loadedAt > OPTIONS_TTL_MS
     if (value === undefined || stale) {
       value = await getOptions(store)

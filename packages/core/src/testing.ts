@@ -15,7 +15,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { kernelServerOptions, restKernel, type NamespaceDecl } from '@cms/rest'
 import { call, type Answer, type CallOptions } from '@cms/rest/testing'
-import { migrate, type Store } from '@cms/store'
+import type { Store } from '@cms/store'
 import { migrateTestStore, openTestStore } from '@cms/store/testing'
 import type { Role } from './users/capabilities.js'
 import { mediaFiles } from './media/files.js'
@@ -120,7 +120,8 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   try {
     await registerPackages(app, platform, catalog, namespaces, local, always)
     app.decorate('platform', platform)
-    await (opts.store === undefined ? migrateTestStore(store, platform.migrationSets()) : migrate(store, platform.migrationSets()))
+    // A store made for later (its own, or one of `openTestStores`) becomes a copy of the template of these sets.
+    await migrateTestStore(store, platform.migrationSets())
     await app.register(restKernel, {
       namespaces: platform.namespaces(),
       routes: platform.routes(),
@@ -129,7 +130,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
       textLimits: opts.textLimits,
       remote: opts.remote,
       remotePages: remotePagesOf(catalog, remote),
-      horizon: opts.horizon === true ? async () => await store.horizon() : undefined,
+      snapshot: opts.horizon === true ? async () => await store.snapshot() : undefined,
       openapi: opts.openapi,
       onWrite: auditObserver(services.audit)
     })

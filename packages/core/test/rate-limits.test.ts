@@ -9,8 +9,8 @@ import t, { type Test } from 'tap'
 import { Type } from '@sinclair/typebox'
 import { defineNamespace, endpoint, everyone, route } from '@cms/rest'
 import { basic } from '@cms/rest/testing'
-import { openStore, type Store } from '@cms/store'
-import { createTestDatabase, migrateTestStore, openTestStore, testDatabaseUrl } from '@cms/store/testing'
+import type { Store } from '@cms/store'
+import { openTestStore, openTestStores, testDatabaseUrl } from '@cms/store/testing'
 import { namespacePackage, testApp, type TestApp } from '../src/testing.js'
 import { createApplicationPassword } from '../src/users/store.js'
 import { coreMigrations } from '../src/migrations.js'
@@ -229,15 +229,12 @@ t.test('two apps on one database share the count', async (t) => {
 // Separate connection pools, as two processes have: run when the suite runs on PostgreSQL.
 if (testDatabaseUrl() !== undefined) {
   t.test('two gateways with their own connections to one PostgreSQL database', async (t) => {
-    const db = await createTestDatabase()
-    t.teardown(async () => { await db.drop() })
-    const stores = [await openStore({ databaseUrl: db.url, poolSize: 2 }), await openStore({ databaseUrl: db.url, poolSize: 2 })] as const
+    const stores = await openTestStores(2, { poolSize: 2 })
     t.teardown(async () => { for (const s of stores) await s.close() })
-    await migrateTestStore(stores[0], [coreMigrations])
-    const one = await limitedApp({ syncMs: 10 }, stores[0])
+    const one = await limitedApp({ syncMs: 10 }, stores[0]!)
     t.teardown(one.close)
-    const two = await limitedApp({ syncMs: 10 }, stores[1])
+    const two = await limitedApp({ syncMs: 10 }, stores[1]!)
     t.teardown(two.close)
-    await sharedCount(t, one, two, stores[0])
+    await sharedCount(t, one, two, stores[0]!)
   })
 }

@@ -15,8 +15,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
-import { openStore } from '@cms/store'
-import { createTestDatabase, testDatabaseUrl } from '@cms/store/testing'
+import { openTestStores, testDatabaseUrl } from '@cms/store/testing'
 import { checkPermissions, testApp, type TestApp, type TestUser } from '../src/testing.js'
 import { webhookSettingsFromEnv } from '../src/webhooks/settings.js'
 
@@ -341,14 +340,11 @@ t.test('two apps on one database: one delivery per event and subscription', asyn
   let a: TestApp
   let b: TestApp
   if (pg) {
-    const db = await createTestDatabase()
-    t.teardown(() => db.drop())
-    const one = await openStore({ databaseUrl: db.url, poolSize: 4 })
-    const two = await openStore({ databaseUrl: db.url, poolSize: 4 })
-    t.teardown(async () => { await one.close(); await two.close() })
-    a = await app({ store: one })
+    const [one, two] = await openTestStores(2, { poolSize: 4 })
+    t.teardown(async () => { await one!.close(); await two!.close() })
+    a = await app({ store: one! })
     t.teardown(() => a.close())
-    b = await app({ store: two })
+    b = await app({ store: two! })
   } else {
     a = await fresh()
     b = await app({ store: a.store })

@@ -106,10 +106,11 @@ export interface PackageRegistry {
   activeDir: (type: PackageType, slug: string) => Promise<string | null>
   /**
    * Whether a package is installed and active now (a theme: the active
-   * theme), read under the commit horizon `horizon` answers and cached until
-   * it moves; the same function while nothing changed.
+   * theme), read under the token `validity` answers (the activation epoch,
+   * else the commit horizon) and kept until it moves; the same function
+   * while nothing changed.
    */
-  activeNow: (horizon: () => Promise<string | undefined>) => Promise<(type: PackageType, slug: string) => boolean>
+  activeNow: (validity: () => Promise<string | undefined>) => Promise<(type: PackageType, slug: string) => boolean>
   /** The active theme's slug, or null. */
   activeTheme: () => Promise<string | null>
 

@@ -17,6 +17,7 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:f
 import { dirname, join } from 'node:path'
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import { resolveInside, type PackageSettings } from '@cms/core'
+import { epochToken } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type {
   Actor, InstalledPackage, Operation, OperationEntry, PackageManifest, PackageRegistry, PackageStatus, PackageType, ReplaceStep
@@ -137,16 +138,18 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
 
   /**
    * Whether a package is installed and active, from the statuses read under
-   * the commit horizon `horizon` answers: re-read only once the horizon moved
-   * (a commit in any process), so the requests that ask (every route of a
-   * package's namespace, every package file) share one read. The answer is
-   * the same function while nothing changed.
+   * the token `validity` answers (the activation epoch, renewed with every
+   * change of a status and every operation, migration 0001; the commit
+   * horizon where there is none): re-read only once it moved (in any
+   * process), so the requests that ask (every route of a package's
+   * namespace, every package file, every create's lifecycle events) share
+   * one read. The answer is the same function while nothing changed.
    */
-  let kept: { horizon: string, isActive: Promise<(type: PackageType, slug: string) => boolean> } | undefined
-  async function activeNow (horizon: () => Promise<string | undefined>): Promise<(type: PackageType, slug: string) => boolean> {
-    const h = await horizon()
-    if (h !== undefined && kept?.horizon === h) return await kept.isActive
-    // Read after the horizon was taken: valid for as long as it reads the same.
+  let kept: { validity: string, isActive: Promise<(type: PackageType, slug: string) => boolean> } | undefined
+  async function activeNow (validity: () => Promise<string | undefined>): Promise<(type: PackageType, slug: string) => boolean> {
+    const h = await validity()
+    if (h !== undefined && kept?.validity === h) return await kept.isActive
+    // Read after the token was taken: valid for as long as it reads the same.
     const isActive = statuses().then((rows) => {
       const installed = new Map<string, boolean>()
       return (type: PackageType, slug: string): boolean => {
@@ -159,7 +162,7 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
         return here && statusOf(type, slug, rows) === 'active'
       }
     })
-    if (h !== undefined) kept = { horizon: h, isActive }
+    if (h !== undefined) kept = { validity: h, isActive }
     try {
       return await isActive
     } catch (err) {
@@ -364,8 +367,8 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
     activeDir: async (type, slug) => {
       if (!SLUG.test(slug)) return null
       await prepare()
-      // Every package file asks: the statuses cached by the commit horizon.
-      return (await activeNow(async () => await store.horizon()))(type, slug) ? dirOf(type, slug) : null
+      // Every package file asks: the statuses kept by the activation epoch.
+      return (await activeNow(async () => epochToken(await store.snapshot(), 'activation')))(type, slug) ? dirOf(type, slug) : null
     },
     activeNow,
     activeTheme: async () => (await registry.list({ type: 'theme', status: ['active'] }))[0]?.slug ?? null,

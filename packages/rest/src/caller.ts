@@ -11,6 +11,7 @@ import { INVALID_ROUTE, isRestPath, overriddenByHeader, URI_TOO_LONG } from './a
 import type { KernelOptions } from './options.js'
 import { hostChecker } from './host.js'
 import { isProxied } from './remote.js'
+import type { KernelSnapshot } from './epochs.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,11 +21,11 @@ declare module 'fastify' {
     callerAuthorization: string | undefined
     methodOverridden: boolean
     /**
-     * The commit horizon (`store.horizon()`) the authenticator took for a
-     * GET or HEAD: the request's reads are then kept under it (see
+     * The snapshot (`store.snapshot()`: horizon and epochs) the
+     * authenticator took: the request's reads are then kept under it (see
      * pipeline.ts), not under a second one asked later.
      */
-    horizonTaken: string | undefined
+    snapshotTaken: KernelSnapshot | undefined
   }
 }
 
@@ -34,7 +35,7 @@ export function installCaller (app: FastifyInstance, opts: Pick<KernelOptions, '
   app.decorateRequest('baseUrl', '')
   app.decorateRequest('callerAuthorization', undefined)
   app.decorateRequest('methodOverridden', false)
-  app.decorateRequest('horizonTaken', undefined)
+  app.decorateRequest('snapshotTaken', undefined)
 
   const checkHost = hostChecker({ baseUrl: opts.baseUrl, allowedHosts: opts.allowedHosts })
   app.addHook('onRequest', async (request) => {

@@ -21,6 +21,7 @@ import { send } from './render.js'
 import { mergeParams } from './params.js'
 import type { EndpointDecl, Method, RouteDecl } from './route.js'
 import { requestScope, restRequestOf, type PipelineContext } from './pipeline.js'
+import { snapshotAsker } from './epochs.js'
 import { restPathOf } from './addressing.js'
 import { reportWrite } from './writes.js'
 
@@ -59,14 +60,14 @@ export function refuseUnknownRoute (smallBytes: number) {
 /** A route's hook: an anonymous caller its permission refuses is answered before the body is read. */
 export function refuseAnonymous (decl: RouteDecl, ep: EndpointDecl<any>, method: Method, pattern: string, ctx: PipelineContext, smallBytes: number) {
   const siteUrl = ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? ''
-  const askHorizon = ctx.opts.horizon ?? (async () => undefined)
+  const askSnapshot = snapshotAsker(ctx.opts)
   // Declared open to everyone in every case: nothing to ask.
   const open = ep.permission.cases.length > 0 && ep.permission.cases.every((c) => c.expect.kind === 'everyone')
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (open || request.principal.id !== 0 || !hasBody(request)) return
     const query = (request.query ?? {}) as Record<string, unknown>
     const raw = mergeParams(query, undefined, request.params as Record<string, string>)
-    const restReq = restRequestOf(request, method, pattern, raw, query, ctx.registry, ctx.dispatchFor(request), siteUrl, requestScope(askHorizon))
+    const restReq = restRequestOf(request, method, pattern, raw, query, ctx.registry, ctx.dispatchFor(request), siteUrl, requestScope(askSnapshot))
     let allowed: boolean | RestError
     try {
       allowed = await ep.permission.check(restReq)

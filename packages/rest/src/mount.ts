@@ -19,6 +19,7 @@ import { render, send, write } from './render.js'
 import { StreamBody } from './response.js'
 import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
+import { snapshotAsker } from './epochs.js'
 import { refuseAnonymous } from './early-refusal.js'
 import { reportUnreported } from './writes.js'
 import { DEFAULT_JSON_BODY_LIMIT } from './body-parsers.js'
@@ -131,7 +132,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
       const found = mounted.find((t) => t.classes.every(([name, re]) => re.test(params[name] ?? '')))
       if (found === undefined || await isOff(found.decl.namespace)) return reply.callNotFound()
       const raw = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, params)
-      const restReq = restRequestOf(request, 'GET' as Method, found.pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '', requestScope(ctx.opts.horizon ?? (async () => undefined)))
+      const restReq = restRequestOf(request, 'GET' as Method, found.pattern, raw, raw, ctx.registry, ctx.dispatchFor(request), ctx.opts.siteUrl ?? ctx.opts.baseUrl ?? '', requestScope(snapshotAsker(ctx.opts)))
       const entry = routeEntry(found.decl, { baseUrl: request.baseUrl, help: true, off: await ctx.registry.off(restReq) })
       const allow = await allowHeader(found.decl, restReq)
       return await send(request, reply, 200, allow === '' ? {} : { Allow: allow }, entry)

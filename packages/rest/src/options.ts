@@ -2,6 +2,7 @@
  * What the kernel is given: the plugin's options, and the Fastify server
  * options it needs at construction time (routing happens before plugins run).
  */
+import type { KernelSnapshot } from './epochs.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
@@ -59,6 +60,13 @@ export interface KernelOptions {
    * most once per request (`req.horizon()`). Without it nothing is reused.
    */
   horizon?: () => Promise<string | undefined>
+  /**
+   * The commit horizon with the epochs read by the same statement
+   * (`store.snapshot()`, epochs.ts): when given, the horizon is its own
+   * (`horizon` need not be), and `req.epoch(name)` answers a token that
+   * stays while that kind of data does. Without it, epochs are the horizon.
+   */
+  snapshot?: () => Promise<KernelSnapshot | undefined>
   /**
    * Namespaces that are switched on and off while the server runs (a
    * plugin's, served only while it is active): `namespaces` names every one
@@ -173,5 +181,6 @@ const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request 
 /** See {@link KernelOptions.activation}. */
 export interface Activation {
   readonly namespaces: readonly string[]
-  off: (horizon: () => Promise<string | undefined>) => Promise<ReadonlySet<string>>
+  /** `validity`: a token that changes when activation may have (the `activation` epoch, else the horizon). */
+  off: (validity: () => Promise<string | undefined>) => Promise<ReadonlySet<string>>
 }

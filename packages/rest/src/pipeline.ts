@@ -23,6 +23,7 @@ import type { Rendered } from './render.js'
 import type { KernelOptions } from './options.js'
 import { patternOf, routePathOf } from './route-path.js'
 import { reportWrite } from './writes.js'
+import { epochToken, reuses, snapshotAsker, type KernelSnapshot } from './epochs.js'
 
 /**
  * What the pipeline reads of a request: a Fastify request, or a request
@@ -31,8 +32,12 @@ import { reportWrite } from './writes.js'
 export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' | 'params' | 'headers' | 'principal' | 'baseUrl' | 'callerAuthorization' | 'ip' | 'ips' | 'log'> & {
   /** The unread body of an endpoint that streams it (`streamBody`). */
   bodyStream?: RestRequest['body']
-  /** The commit horizon taken while the caller was authenticated (GET and HEAD), reused by the pipeline. */
-  horizonTaken?: string
+  /**
+   * The snapshot (horizon and epochs) taken while the caller was
+   * authenticated, reused by the pipeline: its epochs by every request, its
+   * horizon by reads (GET and HEAD; a write asks afresh, after what it wrote).
+   */
+  snapshotTaken?: KernelSnapshot
   /** Set on a request dispatched in-process (local-dispatch.ts), for the write observer. */
   dispatched?: true
 }
@@ -62,8 +67,9 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
   const pattern = patternOf(decl)
   const siteUrl = opts.siteUrl ?? opts.baseUrl ?? ''
 
-  const askHorizon = opts.horizon ?? (async () => undefined)
-  const publicAnswers = ep.cache === 'public' && method === 'GET' && opts.horizon !== undefined
+  const askSnapshot = snapshotAsker(opts)
+  const reusing = reuses(opts)
+  const publicAnswers = ep.cache === 'public' && method === 'GET' && reusing
 
   const handle = async (request: Incoming, expose: (r: RestRequest) => void): Promise<Outcome> => {
     const isHead = request.method === 'HEAD'
@@ -73,15 +79,17 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
       ? KeptAnswers.keyOf(request)
       : undefined
     let horizon: string | undefined
+    let snapshot: KernelSnapshot | undefined
     if (keepAs !== undefined) {
-      const fresh = await kept.fresh(keepAs, askHorizon)
+      const fresh = await kept.fresh(keepAs, async () => (snapshot = await askSnapshot())?.horizon)
       if (fresh.hit !== undefined) return { rendered: fresh.hit }
       horizon = fresh.horizon
     }
     // Built after the kept-answer check: a hit allocates nothing more.
-    // A read reuses the horizon its authentication took (one statement fewer); without a
-    // horizon of the kernel's, nothing is reused.
-    const scope = requestScope(askHorizon, horizon ?? (opts.horizon !== undefined && method === 'GET' ? request.horizonTaken : undefined))
+    // A request reuses the snapshot its authentication took (one statement fewer): a read its
+    // horizon and epochs, a write its epochs. Without a horizon of the kernel's, nothing is reused.
+    snapshot ??= reusing ? request.snapshotTaken : undefined
+    const scope = requestScope(askSnapshot, snapshot, method === 'GET' ? horizon ?? snapshot?.horizon : undefined)
     const raw = mergeParams(query, request.body, request.params as Record<string, string>)
     const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request), siteUrl, scope)
     // The Allow header of a validation error is computed on the request as sent.
@@ -172,18 +180,29 @@ export function restRequestOf (
     registry,
     memo: scope.memo,
     horizon: scope.horizon,
+    epoch: scope.epoch,
     body: request.bodyStream,
     sentBody: request.body ?? undefined
   }
 }
 
-/** What one request shares between its stages: the memo, and the horizon asked through it. */
-export interface RequestScope { memo: RestRequest['memo'], horizon: RestRequest['horizon'] }
+/** What one request shares between its stages: the memo, and the horizon and epochs asked through it. */
+export interface RequestScope { memo: RestRequest['memo'], horizon: RestRequest['horizon'], epoch: RestRequest['epoch'] }
 
-export function requestScope (askHorizon: () => Promise<string | undefined>, known?: string): RequestScope {
+/**
+ * `taken`: a snapshot taken for this request already (its epochs are
+ * reused); `horizon`: the horizon the request's reads are kept under, when
+ * known. What is missing is asked at first use, once (one statement for
+ * both).
+ */
+export function requestScope (askSnapshot: () => Promise<KernelSnapshot | undefined>, taken?: KernelSnapshot, horizon?: string): RequestScope {
   const memo = requestMemo()
-  const horizon = known === undefined ? askHorizon : async () => known
-  return { memo, horizon: async () => await memo('kernel:horizon', horizon) }
+  const fresh = async (): Promise<KernelSnapshot | undefined> => await memo('kernel:snapshot', askSnapshot)
+  return {
+    memo,
+    horizon: horizon === undefined ? async () => (await fresh())?.horizon : async () => horizon,
+    epoch: taken === undefined ? async (name) => epochToken(await fresh(), name) : async (name) => epochToken(taken, name)
+  }
 }
 
 /** The methods of the route this caller may use, as the core's Allow header lists them. */

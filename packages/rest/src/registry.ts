@@ -48,7 +48,7 @@ export function buildRegistry (
     },
     off: activation === undefined
       ? async () => NONE
-      : async (req) => await req.memo('kernel:off', async () => await activation.off(req.horizon)),
+      : async (req) => await req.memo('kernel:off', async () => await activation.off(async () => await req.epoch('activation'))),
     match (method, path) {
       return find(method, path) ?? remote.match(method, path === '/' ? '/' : path.replace(/\/+$/, ''))
     }

@@ -72,6 +72,16 @@ export interface RestRequest<P = Record<string, unknown>> {
    * Undefined when there is none.
    */
   readonly horizon: () => Promise<string | undefined>
+  /**
+   * A token for values of one kind (`settings`, `webhooks`, `activation`,
+   * `credentials`: the store's epochs, epochs.ts) that stays while that kind
+   * of data does, whatever else is committed: a value read after it was
+   * taken may be reused while it reads the same. A read takes it with the
+   * caller's authentication or the horizon; a write too (as of its start: a
+   * handler that changes one kind reads that kind back directly). The
+   * horizon where there is no such epoch; undefined where there is none.
+   */
+  readonly epoch: (name: string) => Promise<string | undefined>
   /** The unread request body, for endpoints that declare `streamBody` (undefined elsewhere). */
   readonly body?: BodyStream
   /**
@@ -96,7 +106,7 @@ export interface Registry {
    * off (their meta and fields leave the core's answers): empty unless the
    * deployment switches any. Asked once per request.
    */
-  off (req: Pick<RestRequest, 'memo' | 'horizon'>): Promise<ReadonlySet<string>>
+  off (req: Pick<RestRequest, 'memo' | 'epoch'>): Promise<ReadonlySet<string>>
   /**
    * The declaration and endpoint serving a method and a path relative to the
    * API root, as HTTP routing would find them (router.ts): for batch, `_embed`

@@ -154,7 +154,7 @@ t.test('get_head', async (t) => {
     t.equal((await head(`${H}/?page_id=${post.id}`)).status, 404, 'a post is not ?page_id=')
 
     // What cms/v2 posts and pages carry as seo_head_json: the same object, built from an id.
-    const req = { memo: memo(), baseUrl: H, horizon: async () => undefined } as any
+    const req = { memo: memo(), baseUrl: H, horizon: async () => undefined, epoch: async () => undefined } as any
     const heads = h.platform.service(HEAD_SERVICE)!
     const built = await postHead(heads, req, page.id)
     t.same(built?.json, j)
@@ -164,7 +164,7 @@ t.test('get_head', async (t) => {
     t.equal(await postHead(heads, req, 999999), undefined)
     t.equal(await postHead(heads, req, image.id), undefined, 'media items have no head')
     // A list: its posts read at once beforehand, then the same heads.
-    const listReq = { memo: memo(), baseUrl: H, horizon: async () => undefined } as any
+    const listReq = { memo: memo(), baseUrl: H, horizon: async () => undefined, epoch: async () => undefined } as any
     await preloadPostHeads(heads, listReq, [post.id, page.id, 999999])
     t.same((await postHead(heads, listReq, page.id))?.json, j, 'preloaded: the same head')
     t.same((await postHead(heads, listReq, post.id))?.json, (await head(post.link)).body.json)

@@ -369,6 +369,40 @@ async function openPglite (opts: OpenStoreOptions): Promise<Store> {
   return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close().finally(release)))
 }
 
+/**
+ * @internal An in-memory embedded store whose database comes later: `open`
+ * starts it from a data-directory dump. For tests, whose template is the
+ * dump of the migrations of an app not yet composed (PGlite reads a dump
+ * only when it starts). Until then drizzle holds a stand-in that refuses
+ * every use, as a PostgreSQL test database not yet created would.
+ */
+export async function openPgliteLater (): Promise<{ store: Store, open: (loadDataDir: Blob) => Promise<void> }> {
+  const { PGlite, drizzlePglite } = await loadPglite()
+  let client: PGlite | undefined
+  const standIn = new Proxy({} as PGlite, {
+    get (_target, key) {
+      if (client === undefined) throw new Error('this test store is used before migrateTestStore made its database')
+      const value: unknown = Reflect.get(client, key, client)
+      return typeof value === 'function' ? value.bind(client) : value
+    },
+  })
+  const driver: StoreDriver = { kind: 'pglite', client: standIn, db: drizzlePglite({ client: standIn, casing }) }
+  let closed: Promise<void> | undefined
+  const store = makeStore(driver, () => (closed ??= client?.close() ?? Promise.resolve()))
+  const open = async (loadDataDir: Blob): Promise<void> => {
+    if (client !== undefined) throw new Error('the test store is open already')
+    if (closed !== undefined) throw new Error('the test store was closed before its database was made')
+    const made = await PGlite.create({ startParams: pgliteStartParams(PGlite.defaultStartParams), loadDataDir })
+    if (closed !== undefined) {
+      await made.close()
+      throw new Error('the test store was closed while its database was made')
+    }
+    client = made
+    driver.client = made
+  }
+  return { store, open }
+}
+
 function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction?: Store['transaction']): Store {
   const db = driver.db as unknown as Db
   const store: StoreWithDriver = {

@@ -102,6 +102,36 @@ export async function migrate (store: Store, sets: readonly MigrationSet[] = [])
 
 const running = new WeakMap<StoreDriver, Promise<void>>()
 
+/** Migrations `migrate` applied to each store (not those a copied template held). */
+const applied = new WeakMap<StoreDriver, number>()
+
+/**
+ * How many migrations `migrate` has applied to this store (any of its
+ * wrappings): 0 for a copy of a migrated template, which the tests check.
+ */
+export function migrationsApplied (store: Store): number {
+  return applied.get(storeDriver(store)) ?? 0
+}
+
+/** Rows of a set's migrations table; 0 when it does not exist yet. */
+async function recorded (db: AnyDb, set: MigrationSet): Promise<number> {
+  try {
+    const result = (await db.execute(sql`select count(*)::int as n from ${sql.identifier(SCHEMA)}.${sql.identifier(migrationsTableOf(set.name))}`)) as unknown as { rows: Array<{ n: number }> }
+    return result.rows[0]?.n ?? 0
+  } catch {
+    return 0
+  }
+}
+
+/** Runs one set's migrator and counts what it applied (asked only when something is pending: a start that is up to date asks nothing). */
+async function runSet (driver: StoreDriver, db: AnyDb, set: MigrationSet, run: () => Promise<void>): Promise<void> {
+  await adoptLegacy(db, set)
+  const before = await recorded(db, set)
+  await run()
+  const now = await recorded(db, set)
+  applied.set(driver, (applied.get(driver) ?? 0) + now - before)
+}
+
 type AnyDb = PgDatabase<PgQueryResultHKT>
 
 /**
@@ -133,10 +163,7 @@ async function migrateNow (driver: StoreDriver, sets: readonly MigrationSet[]): 
   if (await upToDate(driver.db as unknown as AnyDb, sets)) return
   if (driver.kind === 'pglite') {
     const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator')
-    for (const set of sets) {
-      await adoptLegacy(driver.db as unknown as AnyDb, set)
-      await migratePglite(driver.db, configOf(set))
-    }
+    for (const set of sets) await runSet(driver, driver.db as unknown as AnyDb, set, () => migratePglite(driver.db, configOf(set)))
     return
   }
   const [{ drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([import('drizzle-orm/node-postgres'), import('drizzle-orm/node-postgres/migrator')])
@@ -146,10 +173,7 @@ async function migrateNow (driver: StoreDriver, sets: readonly MigrationSet[]): 
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
     try {
       const db = drizzlePg({ client, casing })
-      for (const set of sets) {
-        await adoptLegacy(db as unknown as AnyDb, set)
-        await migratePg(db, configOf(set))
-      }
+      for (const set of sets) await runSet(driver, db as unknown as AnyDb, set, () => migratePg(db, configOf(set)))
     } finally {
       try {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])

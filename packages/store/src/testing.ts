@@ -13,17 +13,26 @@
  * test server (`CREATE DATABASE ... TEMPLATE`); on PGlite a data-directory
  * dump, kept in this process and in the system's temporary directory for
  * the next test process. A template is named by the content of every
- * migration file it holds, so an edited migration makes a new one.
+ * migration file it holds, so an edited migration makes a new one. An app's
+ * migration sets are known only once its packages are registered, on a
+ * store made already: such a store (`migrate: 'later'`) gets its database
+ * from `migrateTestStore`, which the app builders call in place of
+ * `migrate`. `migrationsApplied(store)` counts what the migrator itself
+ * ran on a store (0 on a copy). Tests of the migrations themselves open a
+ * store with `migrate: false` and migrate it from nothing.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { openStore, pgliteSettings, storeDriver } from './db.js'
+import { openPgliteLater, openStore, pgliteSettings, storeDriver } from './db.js'
 import type { Store } from './db.js'
 import { migrate, migrationOrder } from './migrate.js'
 import type { MigrationSet } from './migrate.js'
+
+export { migrationsApplied } from './migrate.js'
 
 export interface TestStoreOptions {
   /**
@@ -61,52 +70,88 @@ export async function createTestDatabase (template?: string): Promise<TestDataba
   if (!serverUrl) throw new Error('CMS_TEST_DATABASE_URL is not set')
   const name = `cms_test_${randomBytes(6).toString('hex')}`
   await admin(serverUrl, createStatement(name, template))
-  let dropped: Promise<void> | undefined
-  return {
-    url: databaseUrlOf(serverUrl, name),
-    drop: () => (dropped ??= admin(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
-  }
+  return databaseOf(serverUrl, name)
 }
 
-/** Test stores on PostgreSQL not yet migrated, by store: `migrateTestStore` may still swap their database for a template's copy. */
-const unmigrated = new WeakMap<Store, { serverUrl: string, name: string }>()
+/**
+ * Test stores whose database is not made yet (`migrate: 'later'`), by
+ * store: the first `migrateTestStore` on any of them makes it, a copy of the
+ * template of the sets it is given (on PostgreSQL a database created from
+ * the template, on PGlite the embedded database started from its dump).
+ */
+const unmigrated = new WeakMap<Store, { make: (sets: readonly MigrationSet[]) => Promise<void> }>()
 
 export async function openTestStore (opts: TestStoreOptions = {}): Promise<Store> {
+  if (opts.migrate === 'later') return (await openLaterStores(1, opts.poolSize ?? 5))[0]!
   const sets = opts.migrations ?? []
   const serverUrl = testDatabaseUrl()
   if (!serverUrl) {
-    const loadDataDir = await pgliteTemplate(opts.migrate === false || opts.migrate === 'later' ? undefined : sets)
+    const loadDataDir = await pgliteTemplate(opts.migrate === false ? undefined : sets)
     return await openStore({ memory: true, loadDataDir })
   }
+  const database = await createTestDatabase(opts.migrate === false ? undefined : await pgTemplate(serverUrl, sets))
+  return (await storesOn(database, 1, opts.poolSize ?? 5))[0]!
+}
 
-  const database = opts.migrate === 'later'
-    ? laterDatabase(serverUrl)
-    : await createTestDatabase(opts.migrate === false ? undefined : await pgTemplate(serverUrl, sets))
-  let store: Store
+/**
+ * Stores on one fresh database, standing for as many processes (PostgreSQL:
+ * a pool each; PGlite, which one process opens once: the same store each
+ * time), made later as `openTestStore({ migrate: 'later' })` is: by the
+ * first `migrateTestStore` on any of them, from the template of its sets.
+ * Closing all of them drops the database.
+ */
+export async function openTestStores (count: number, opts: { poolSize?: number } = {}): Promise<Store[]> {
+  return await openLaterStores(count, opts.poolSize ?? 5)
+}
+
+async function openLaterStores (count: number, poolSize: number): Promise<Store[]> {
+  const serverUrl = testDatabaseUrl()
+  let stores: Store[]
+  let make: (sets: readonly MigrationSet[]) => Promise<void>
+  if (!serverUrl) {
+    const later = await openPgliteLater()
+    stores = Array.from({ length: count }, () => later.store)
+    make = async (sets) => { await later.open(await pgliteTemplate(sets)) }
+  } else {
+    const name = `cms_test_${randomBytes(6).toString('hex')}`
+    stores = await storesOn(databaseOf(serverUrl, name), count, poolSize)
+    // The pools connect on their first query, after this.
+    make = async (sets) => { await admin(serverUrl, createStatement(name, await pgTemplate(serverUrl, sets))) }
+  }
+  let made: Promise<void> | undefined
+  const entry = { make: (sets: readonly MigrationSet[]) => (made ??= make(sets)) }
+  for (const store of stores) unmigrated.set(store, entry)
+  return stores
+}
+
+/** `count` stores (a pool each) on a database of the server, which closing the last of them drops. */
+async function storesOn (database: TestDatabase, count: number, poolSize: number): Promise<Store[]> {
+  const opened: Store[] = []
   try {
-    store = await openStore({ databaseUrl: database.url, poolSize: opts.poolSize ?? 5 })
+    for (let i = 0; i < count; i++) opened.push(await openStore({ databaseUrl: database.url, poolSize }))
   } catch (err) {
+    for (const store of opened) await store.close().catch(() => {})
     await database.drop().catch(() => {})
     throw err
   }
-  let closed: Promise<void> | undefined
-  const close = (): Promise<void> =>
-    (closed ??= (async () => {
-      try {
-        await store.close()
-      } finally {
-        await database.drop()
-      }
-    })())
-  // Spread keeps the driver (a symbol-keyed property) that migrate() needs.
-  const testStore = { ...store, close }
-  if (opts.migrate === 'later') unmigrated.set(testStore, { serverUrl, name: new URL(database.url).pathname.slice(1) })
-  return testStore
+  let open = count
+  return opened.map((store) => {
+    let closed: Promise<void> | undefined
+    const close = (): Promise<void> =>
+      (closed ??= (async () => {
+        try {
+          await store.close()
+        } finally {
+          if (--open === 0) await database.drop()
+        }
+      })())
+    // Spread keeps the driver (a symbol-keyed property) that migrate() needs.
+    return { ...store, close }
+  })
 }
 
-/** A database of the server that `migrateTestStore` will create. */
-function laterDatabase (serverUrl: string): TestDatabase {
-  const name = `cms_test_${randomBytes(6).toString('hex')}`
+/** A database of the server by name (created by whoever asks for it), dropped by `drop`. */
+function databaseOf (serverUrl: string, name: string): TestDatabase {
   let dropped: Promise<void> | undefined
   return {
     url: databaseUrlOf(serverUrl, name),
@@ -116,18 +161,15 @@ function laterDatabase (serverUrl: string): TestDatabase {
 
 /**
  * `migrate(store, sets)` for any store; for one of `openTestStore({ migrate:
- * 'later' })` on PostgreSQL, its database is created now as a copy of the
+ * 'later' })` or `openTestStores`, its database is made now as a copy of the
  * template of `sets` (the tables and rows the migrations make, without
- * running them).
+ * running them), then migrated in place with `sets`, which finds nothing
+ * to do. A later call on the same database migrates it in place.
  */
 export async function migrateTestStore (store: Store, sets: readonly MigrationSet[] = []): Promise<void> {
-  const later = unmigrated.get(store)
-  if (later === undefined) {
-    await migrate(store, sets)
-    return
-  }
+  await unmigrated.get(store)?.make(sets)
   unmigrated.delete(store)
-  await admin(later.serverUrl, createStatement(later.name, await pgTemplate(later.serverUrl, sets)))
+  await migrate(store, sets)
 }
 
 // A copy of a small template by files is about twice as fast as the default
@@ -196,8 +238,9 @@ const pgliteTemplates = new Map<string, Promise<Blob>>()
 
 /** The data-directory dump of an embedded database with `sets` migrated (none: just initdb's), from this process, the temporary directory, or made now. */
 function pgliteTemplate (sets: readonly MigrationSet[] | undefined): Promise<Blob> {
-  // The PGlite build (its resolved path names its version) and the store's settings name the initdb it ran.
-  const build = createHash('sha256').update(import.meta.resolve('@electric-sql/pglite')).update(JSON.stringify(pgliteSettings)).digest('hex').slice(0, 12)
+  // PGlite's version and the store's settings name the initdb it ran (the version, not the install's
+  // path: every checkout on the machine shares the dumps).
+  const build = createHash('sha256').update(pgliteVersion()).update(JSON.stringify(pgliteSettings)).digest('hex').slice(0, 12)
   const key = `${build}-${sets === undefined ? 'empty' : templateKey(sets)}`
   let made = pgliteTemplates.get(key)
   if (made === undefined) {
@@ -208,12 +251,31 @@ function pgliteTemplate (sets: readonly MigrationSet[] | undefined): Promise<Blo
   return made
 }
 
+function pgliteVersion (): string {
+  let dir = dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')))
+  for (;;) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string, version?: string }
+      if (manifest.name === '@electric-sql/pglite' && manifest.version !== undefined) return manifest.version
+    } catch {}
+    const up = dirname(dir)
+    if (up === dir) throw new Error('the version of @electric-sql/pglite was not found')
+    dir = up
+  }
+}
+
 const PGLITE_TEMPLATE_DIR = join(tmpdir(), 'cms-test-templates')
+/** A dump no test process has read for this long is removed (each is about 40 MB; every edit of a migration makes one). */
+const PGLITE_TEMPLATE_KEEP_MS = 2 * 24 * 3600_000
 
 async function makePgliteTemplate (key: string, sets: readonly MigrationSet[] | undefined): Promise<Blob> {
   const file = join(PGLITE_TEMPLATE_DIR, `pglite-${key}.tar`)
   try {
-    return new Blob([readFileSync(file)])
+    const dump = new Blob([readFileSync(file)])
+    // Its time says when it was last used (what pruning reads).
+    const now = new Date()
+    utimesSync(file, now, now)
+    return dump
   } catch {}
   const base = sets === undefined ? undefined : await pgliteTemplate(undefined)
   const store = await openStore({ memory: true, loadDataDir: base })
@@ -227,9 +289,21 @@ async function makePgliteTemplate (key: string, sets: readonly MigrationSet[] | 
     const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
     writeFileSync(partial, Buffer.from(await dump.arrayBuffer()))
     renameSync(partial, file)
+    pruneTemplates(file)
     return dump
   } finally {
     await store.close()
+  }
+}
+
+/** Removes the dumps (and the partial writes of processes that died) unused for PGLITE_TEMPLATE_KEEP_MS. */
+function pruneTemplates (keep: string): void {
+  const now = Date.now()
+  for (const name of readdirSync(PGLITE_TEMPLATE_DIR)) {
+    const path = join(PGLITE_TEMPLATE_DIR, name)
+    try {
+      if (path !== keep && now - statSync(path).mtimeMs > PGLITE_TEMPLATE_KEEP_MS) rmSync(path, { force: true })
+    } catch {}
   }
 }
 

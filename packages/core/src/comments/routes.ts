@@ -11,7 +11,7 @@
 import { sql } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import {
-  collectionParams, check, contextParam, handlerChecked, denied, endpoint, Enum, field, IntList, invalidParam, itemSchema, paginationHeaders, restUrl, route, RestResponse, who,
+  collectionParams, check, contextParam, handlerChecked, denied, endpoint, Enum, field, IntList, invalidParam, itemSchema, pageHeaders, createdAt, restUrl, route, RestResponse, who,
   RestError, secret, type EndpointExample, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
 } from '@cms/rest'
 import { getOptions } from '@cms/store'
@@ -292,7 +292,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       viewer
     })
     // As the core: a page past the end is an empty list, not an error.
-    return new RestResponse(await format(rows, req), 200, paginationHeaders({ total, perPage, page: p.page }, req.baseUrl, collection, req.query))
+    return new RestResponse(await format(rows, req), 200, pageHeaders(req, { total, perPage, page: p.page }))
   }
 
   // --- one comment ---------------------------------------------------------------
@@ -480,7 +480,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       if (meta !== undefined) await writeCommentMeta(tx, inserted!.id, meta.set, meta.remove)
       return inserted!
     })
-    return new RestResponse(await formatOne(created, req), 201, { Location: restUrl(req.baseUrl, `${collection}/${created.id}`) })
+    return createdAt(req, await formatOne(created, req), created.id)
   }
 
   // --- update ---------------------------------------------------------------------

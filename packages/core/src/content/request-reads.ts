@@ -1,7 +1,8 @@
 /**
  * What content requests read through the read cache (read-cache.ts): a post
- * by id, the site settings and list totals, reused by GET requests while
- * nothing is committed; writes always read afresh.
+ * by id and list totals, reused by GET requests while nothing is committed
+ * (writes read them afresh), and the site settings, reused by every
+ * request while the settings epoch stays.
  */
 import type { RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
@@ -47,13 +48,15 @@ export function itemLoader (store: Store, type: string, param = 'id'): ItemLoade
   }
 }
 
-/** The site settings, once per request; GET requests reuse them while nothing is committed. */
+/**
+ * The site settings, once per request, reused while the settings epoch
+ * stays (writes to options renew it, core migration 0014): a write too
+ * reads them as of its start, with no statement while nobody changed them.
+ */
 export async function requestSettings (store: Store, req: RestRequest, meta: MetaRegistry): Promise<SiteSettings> {
   return await req.memo('content:settings', async () => {
-    const settings = req.method !== 'GET'
-      ? await siteSettings(store, req, meta)
-      : await readCache<SiteSettings>(store, 'settings', 16).get(req, req.baseUrl, async () => await siteSettings(store, req, meta))
-    // A deactivated package's meta keys are unregistered for this request (the activation's set, cached by the horizon).
+    const settings = await readCache<SiteSettings>(store, 'settings', 16).getUnder(await req.epoch('settings'), req.baseUrl, async () => await siteSettings(store, req, meta))
+    // A deactivated package's meta keys are unregistered for this request (the activation's set, kept by its epoch).
     const shown = meta.visible(await req.registry.off(req))
     return shown === settings.meta ? settings : { ...settings, meta: shown }
   })

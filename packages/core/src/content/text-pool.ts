@@ -103,7 +103,7 @@ export class TextPool {
     return await this.run('renderTitle', { raw }, raw.length)
   }
 
-  /** A comment's `content.rendered` (comments/render.ts). */
+  /** A comment's `content.rendered` (comment-text.ts). */
   async renderComment (raw: string, smilies: boolean): Promise<string> {
     return await this.run('renderComment', { raw, smilies }, raw.length)
   }

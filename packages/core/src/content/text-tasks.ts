@@ -8,7 +8,7 @@
  */
 import { filterPostHtml, filterPostHtmlMany, filterTitleHtml } from './kses.js'
 import { renderContent as render, renderExcerpt as excerpt, renderTitle as title } from './render.js'
-import { renderCommentText } from '../comments/render.js'
+import { renderCommentText } from './comment-text.js'
 import { htmlLinks, htmlText } from './html-text.js'
 import { sanitizeSlug } from './slugs.js'
 

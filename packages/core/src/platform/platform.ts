@@ -59,11 +59,12 @@ export interface SitePackage {
 }
 
 /**
- * Whether a site package is active now, read with the request's commit
- * horizon (`store.horizon()`): the package that keeps the statuses (the
- * registry) answers from a cache it re-reads only when the horizon moved.
+ * Whether a site package is active now, read with a token that changes when
+ * activation may have (the request's `epoch('activation')`, else the commit
+ * horizon): the package that keeps the statuses (the registry) answers from
+ * a cache it re-reads only when the token moved.
  */
-export type ActivationReader = (horizon: () => Promise<string | undefined>) => Promise<(type: SitePackage['type'], slug: string) => boolean>
+export type ActivationReader = (validity: () => Promise<string | undefined>) => Promise<(type: SitePackage['type'], slug: string) => boolean>
 
 /**
  * The typed name of a service one package provides to the packages that
@@ -455,7 +456,7 @@ export class Platform {
         if (this.reader !== undefined) throw new Error(`activation is decided by ${this.reader.owner} and ${name}`)
         this.reader = { owner: name, read }
         // What follows activation outside the kernel (a caller's capabilities, the listeners) asks the same set.
-        this.services.activation.decideBy(async (horizon) => await this.offNow(horizon))
+        this.services.activation.decideBy(async (validity) => await this.offNow(validity))
       },
       capability: (capability, grantedTo) => {
         this.services.roles.declare(capability, name)
@@ -530,7 +531,7 @@ export class Platform {
    */
   activation (): KernelOptions['activation'] {
     if (this.reader === undefined || (this.switchable().length === 0 && this.contributionSwitches.size === 0)) return undefined
-    return { namespaces: this.switchable(), off: async (horizon) => await this.offNow(horizon) }
+    return { namespaces: this.switchable(), off: async (validity) => await this.offNow(validity) }
   }
 
   /** The served namespaces (local or remote) a site package's activation switches. */
@@ -546,8 +547,8 @@ export class Platform {
    * schemas' `CONTRIBUTED_BY`; their capabilities and listeners), in every
    * process, served here or not.
    */
-  private async offNow (horizon: () => Promise<string | undefined>): Promise<ReadonlySet<string>> {
-    const isActive = await this.reader!.read(horizon)
+  private async offNow (validity: () => Promise<string | undefined>): Promise<ReadonlySet<string>> {
+    const isActive = await this.reader!.read(validity)
     if (this.lastOff?.from !== isActive) {
       const inactive = (sites: ReadonlyArray<{ type: SitePackage['type'], slug: string }>): boolean => sites.some((p) => !isActive(p.type, p.slug))
       const off = new Set([

@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { eq, or, sql } from 'drizzle-orm'
-import type { Principal } from '@cms/rest'
+import { epochToken, type Principal } from '@cms/rest'
 import { storeSlot, type Store } from '@cms/store'
 import { anonymousCaller, Caller, isRole, type RoleRegistry } from './capabilities.js'
 import { applicationPasswords, users } from './schema.js'
@@ -123,12 +123,11 @@ export function authenticator (services: { store: Store, roles?: RoleRegistry, a
     if (header === undefined || header.trim() === '') return anonymousCaller
     const credentials = parseBasicAuthorization(header)
     const snapshot = await store.snapshot()
-    // A read's pipeline keeps its reads under the same horizon (a write's asks afresh, after what it wrote).
-    const horizon = snapshot?.horizon
-    if (request.method === 'GET' || request.method === 'HEAD') request.horizonTaken = horizon
-    // A deactivated package's grants are left out (activation.ts), under the same horizon.
-    const granted = roles === undefined || activation === undefined ? roles : roles.visible(await activation.off(async () => horizon))
-    const epoch = snapshot?.epochs.credentials
-    return await authenticateBasic(store, credentials, request.ip, granted, epoch !== undefined ? `epoch ${epoch}` : horizon)
+    // The pipeline keeps the request's reads under the same snapshot: a read's by its horizon
+    // and epochs, a write's by its epochs (its horizon is asked afresh, after what it wrote).
+    request.snapshotTaken = snapshot
+    // A deactivated package's grants are left out (activation.ts), under the same activation epoch.
+    const granted = roles === undefined || activation === undefined ? roles : roles.visible(await activation.off(async () => epochToken(snapshot, 'activation')))
+    return await authenticateBasic(store, credentials, request.ip, granted, epochToken(snapshot, 'credentials'))
   }
 }

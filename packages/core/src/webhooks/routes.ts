@@ -9,7 +9,7 @@
  * given (and again at every delivery, delivery.ts).
  */
 import { Type } from '@sinclair/typebox'
-import { can, checkPage, endpoint, Enum, field, invalidParam, itemSchema, paginationHeaders, restUrl, route, RestResponse, type Params, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
+import { can, checkPage, createdAt, endpoint, Enum, field, invalidParam, itemSchema, pageHeaders, restUrl, route, RestResponse, type Params, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
 import { formatGmt } from '../content/dates.js'
 import { idOf } from '../content/post-store.js'
 import { LIFECYCLE_TOPICS } from '../platform/events/index.js'
@@ -162,14 +162,14 @@ export function webhookRoutes (services: Services): RelativeRouteDecl[] {
     const p = req.params
     const { rows, total } = await listWebhooks(store, { limit: p.per_page, offset: (p.page - 1) * p.per_page })
     checkPage({ total, perPage: p.per_page, page: p.page }, webhookErrors.rest_webhook_invalid_page_number)
-    return new RestResponse(rows.map((w) => format(w, req.baseUrl)), 200, paginationHeaders({ total, perPage: p.per_page, page: p.page }, req.baseUrl, collection, req.query))
+    return new RestResponse(rows.map((w) => format(w, req.baseUrl)), 200, pageHeaders(req, { total, perPage: p.per_page, page: p.page }))
   }
 
   const create = async (req: RestRequest<Params<typeof args.create>>): Promise<RestResponse> => {
     const p = req.params
     const target = await checkUrl(p.url)
     const { row, secret } = await addWebhook(store, service.secrets, { url: target, events: [...p.events], description: p.description ?? '', active: p.active ?? true })
-    return new RestResponse({ ...format(row, req.baseUrl), secret }, 201, { Location: restUrl(req.baseUrl, `${collection}/${row.id}`) })
+    return createdAt(req, { ...format(row, req.baseUrl), secret }, row.id)
   }
 
   const read = async (req: RestRequest): Promise<unknown> => format(await load(req), req.baseUrl)
@@ -211,7 +211,7 @@ export function webhookRoutes (services: Services): RelativeRouteDecl[] {
     const hook = await load(req)
     const { rows, total } = await listDeliveries(store, hook.id, { limit: p.per_page, offset: (p.page - 1) * p.per_page, ...(p.status === undefined ? {} : { status: p.status }) })
     checkPage({ total, perPage: p.per_page, page: p.page }, webhookErrors.rest_webhook_invalid_page_number)
-    return new RestResponse(rows.map((d) => formatDelivery(d, req.baseUrl)), 200, paginationHeaders({ total, perPage: p.per_page, page: p.page }, req.baseUrl, `${collection}/${hook.id}/deliveries`, req.query))
+    return new RestResponse(rows.map((d) => formatDelivery(d, req.baseUrl)), 200, pageHeaders(req, { total, perPage: p.per_page, page: p.page }))
   }
 
   const replay = async (req: RestRequest): Promise<RestResponse> => {

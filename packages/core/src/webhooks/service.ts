@@ -11,7 +11,7 @@ import { packageSecrets, type Secrets } from '../platform/secrets.js'
 import { repeatEvery } from '../platform/repeat.js'
 import { sender } from './delivery.js'
 import { WEBHOOK_DEFAULTS, type WebhookSettings } from './settings.js'
-import { enqueueEvent, insertDelivery, insertWebhook, messageId, pruneDeliveries, rotateWebhookSecret, type DeliveryRow, type WebhookRow } from './store.js'
+import { enqueueEvent, subscribedTopics, insertDelivery, insertWebhook, messageId, pruneDeliveries, rotateWebhookSecret, type DeliveryRow, type WebhookRow } from './store.js'
 
 /** The core's listeners, one per topic (declared by the core package: events are kept until each has had them). */
 export const WEBHOOK_LISTENERS: Readonly<Record<string, LifecycleTopic>> = Object.fromEntries(LIFECYCLE_TOPICS.map((topic) => [`webhooks.${topic}`, topic]))
@@ -23,8 +23,13 @@ export interface WebhookService {
   readonly settings: WebhookSettings
   readonly outbound: OutboundClient
   readonly secrets: Secrets
-  /** The listener: one delivery per subscription to the event's topic (none twice). */
-  enqueue: (event: LifecycleEvent) => Promise<number>
+  /**
+   * The listener: one delivery per subscription to the event's topic (none
+   * twice). `validity`: the webhooks epoch's token (events/index.ts,
+   * `EventBatch`), under which the topics anyone subscribes to are kept:
+   * an event of a topic nobody takes costs no statement.
+   */
+  enqueue: (event: LifecycleEvent, validity?: string) => Promise<number>
   /** Sends the due deliveries (the worker's work, callable from tests); answers the attempts made. */
   runDue: () => Promise<number>
   /** Deletes finished deliveries older than the retention. */
@@ -53,7 +58,10 @@ export function createWebhookService (store: () => Store, settings: WebhookSetti
     settings,
     outbound,
     secrets,
-    enqueue: async (event) => await enqueueEvent(store(), event, eventBody(event), settings.retryForMs),
+    enqueue: async (event, validity) => {
+      if (validity !== undefined && !(await subscribedTopics(store(), validity)).has(event.topic)) return 0
+      return await enqueueEvent(store(), event, eventBody(event), settings.retryForMs)
+    },
     runDue: send.runDue,
     prune,
     start (log) {

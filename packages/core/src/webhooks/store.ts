@@ -4,7 +4,8 @@
  * attempts. Every multi-row write is one statement or one transaction.
  */
 import { and, count, desc, eq, sql } from 'drizzle-orm'
-import type { Store } from '@cms/store'
+import { executeNamed, type Store } from '@cms/store'
+import { readCache } from '../content/read-cache.js'
 import { webhookDeliveries, webhooks } from './schema.js'
 
 export type WebhookRow = typeof webhooks.$inferSelect
@@ -69,6 +70,19 @@ export async function listDeliveries (store: Store, webhookId: number, opts: { l
 export async function getDelivery (store: Store, webhookId: number, id: number): Promise<DeliveryRow | undefined> {
   const [row] = await store.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.id, id)))
   return row
+}
+
+/**
+ * The topics some active, enabled subscription takes, kept while the
+ * webhooks epoch stays (`validity`: core migration 0014 renews it with every
+ * change of a subscription's topics, switch or disabled state): an event of
+ * another topic needs no statement.
+ */
+export async function subscribedTopics (store: Store, validity: string): Promise<ReadonlySet<string>> {
+  return await readCache<ReadonlySet<string>>(store, 'webhooks/topics', 1).getUnder(validity, 'topics', async () => {
+    const rows = await executeNamed<{ topic: string }>(store, 'webhooks_topics', sql`select distinct unnest(events) as topic from webhooks where active and disabled_at is null`)
+    return new Set(rows.map((r) => r.topic))
+  })
 }
 
 /**

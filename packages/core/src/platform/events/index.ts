@@ -49,6 +49,7 @@
  * object per transaction.
  */
 import { sql } from 'drizzle-orm'
+import { epochToken } from '@cms/rest'
 import type { Store } from '@cms/store'
 import { repeatEvery } from '../repeat.js'
 
@@ -69,7 +70,15 @@ export interface LifecycleEvent {
   created: Date
 }
 
-export type LifecycleListener = (event: LifecycleEvent) => Promise<void> | void
+/**
+ * What a listener may ask of the batch its event came in: `epoch(name)`, a
+ * token that stays while one kind of data does (the store's epochs, taken
+ * once per batch after the events were: `@cms/rest`'s epochToken), under
+ * which a value the listener keeps may be reused with no statement.
+ */
+export interface EventBatch { epoch: (name: string) => string | undefined }
+
+export type LifecycleListener = (event: LifecycleEvent, batch: EventBatch) => Promise<void> | void
 
 export interface LifecycleOptions {
   /** How long a worker holds the events it took (default 60 s): after it, another worker may take them. */
@@ -107,10 +116,11 @@ export class LifecycleEvents {
   private log: LifecycleOptions['log']
 
   /**
-   * `off`: the packages whose contributions are off now (activation.ts):
-   * their listeners are skipped. Default none.
+   * `off`: the packages whose contributions are off now (activation.ts),
+   * kept under the token `validity` answers: their listeners are skipped.
+   * Default none.
    */
-  constructor (private readonly store: () => Store, opts: LifecycleOptions = {}, private readonly off: () => Promise<ReadonlySet<string>> = async () => new Set()) {
+  constructor (private readonly store: () => Store, opts: LifecycleOptions = {}, private readonly off: (validity: () => Promise<string | undefined>) => Promise<ReadonlySet<string>> = async () => new Set()) {
     this.leaseMs = opts.leaseMs ?? EVENT_DEFAULTS.leaseMs
     this.pollMs = opts.pollMs ?? EVENT_DEFAULTS.pollMs
     this.retentionMs = opts.retentionMs ?? EVENT_DEFAULTS.retentionMs
@@ -231,7 +241,11 @@ export class LifecycleEvents {
     let delivered = 0
     for (;;) {
       const { events, done } = await this.claim()
-      const off = events.length === 0 ? undefined : await this.off()
+      // One snapshot per batch, taken after its events committed: what is kept by an epoch
+      // (the activation's set, the webhooks' subscriptions) is read against it, not per event.
+      const snapshot = events.length === 0 ? undefined : await this.store().snapshot()
+      const batch: EventBatch = { epoch: (name) => epochToken(snapshot, name) }
+      const off = events.length === 0 ? undefined : await this.off(async () => batch.epoch('activation'))
       const finished: number[] = []
       const deliveries: { events: number[], listeners: string[] } = { events: [], listeners: [] }
       for (const event of events) {
@@ -245,7 +259,7 @@ export class LifecycleEvents {
             continue
           }
           try {
-            await listener.handler(event)
+            await listener.handler(event, batch)
           } catch (err) {
             // Left undelivered: retried when the lease ends.
             this.log?.(`lifecycle events: listener ${listener.key} failed on event ${event.id} (${event.topic})`, err)

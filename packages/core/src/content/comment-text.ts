@@ -5,9 +5,10 @@
  * them) and paragraphs. Linear in the text: one pass per step.
  */
 // The modules themselves, not the content index: the text pool's threads load this file (text-tasks.ts).
-import { autop } from '../content/autop.js'
-import { convertChars, convertSmilies, splitTags } from '../content/render.js'
-import { texturize } from '../content/texturize.js'
+// Here in content, beside the renderers it is made of, so content does not import the comments folder.
+import { autop } from './autop.js'
+import { convertChars, convertSmilies, splitTags } from './render.js'
+import { texturize } from './texturize.js'
 
 const URL_RE = /(^|[\s(])(https?:\/\/[^\s<>"'()]+(?:\([^\s<>"'()]*\)[^\s<>"'()]*)*)/gi
 const TRAILING = /[.,;:!?]+$/
