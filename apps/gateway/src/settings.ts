@@ -48,6 +48,9 @@ const Env = Type.Object({
   CMS_REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   CMS_HEADERS_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
   CMS_CONNECTION_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  // Idle time between two requests on a kept-alive connection: above a load balancer's usual 60 s,
+  // so the balancer, not the service, closes first (Fastify's own default).
+  CMS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 100 }),
   CMS_MAX_CONNECTIONS: Type.Integer({ default: 1024, minimum: 1 }),
   CMS_REMOTE_NAMESPACES: Type.String({ default: '' }),
   CMS_REMOTE_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
@@ -127,8 +130,13 @@ export interface Settings {
   requestTimeoutMs: number
   /** Longest time to receive a request's headers. */
   headersTimeoutMs: number
-  /** Longest time a connection may stay idle (nothing received or sent). */
+  /**
+   * Longest time a connection may stay idle (nothing received or sent) while a request is
+   * received or its answer sent; not while the service works on a received request.
+   */
   connectionTimeoutMs: number
+  /** Longest time a kept-alive connection may wait for its next request. */
+  keepAliveTimeoutMs: number
   /** Most connections this process holds at once; more are refused. */
   maxConnections: number
   remote: Record<string, string>
@@ -307,6 +315,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     requestTimeoutMs: raw.CMS_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: raw.CMS_HEADERS_TIMEOUT_MS,
     connectionTimeoutMs: raw.CMS_CONNECTION_TIMEOUT_MS,
+    keepAliveTimeoutMs: raw.CMS_KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: raw.CMS_MAX_CONNECTIONS,
     remote,
     remoteTimeoutMs: raw.CMS_REMOTE_TIMEOUT_MS,
