@@ -72,6 +72,10 @@ const Env = Type.Object({
   // The audit log (core audit/): every write recorded, or none; how many days entries are kept (0: forever).
   CMS_AUDIT_LOG: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   CMS_AUDIT_RETENTION_DAYS: Type.Integer({ default: AUDIT_DEFAULTS.retentionDays, minimum: 0, maximum: 36_500 }),
+  // How long answered entries wait to be written (ms); how old an outbox row nobody replaced must be
+  // before any replica records it as unanswered (ms): longer than a flush can take on a live replica.
+  CMS_AUDIT_FLUSH_MS: Type.Integer({ default: AUDIT_DEFAULTS.flushMs, minimum: 10, maximum: 3_600_000 }),
+  CMS_AUDIT_ORPHAN_MS: Type.Integer({ default: AUDIT_DEFAULTS.orphanGraceMs, minimum: 1000, maximum: 86_400_000 }),
   // Rate limits (core platform/rate-limits, docs/guides/rate-limits.md): requests per window and caller
   // by class (0: the class is not limited), failed credential checks per address, how often replicas share counts.
   CMS_RATE_LIMITS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: RATE_LIMIT_DEFAULTS.enabled ? 'on' : 'off' }),
@@ -156,8 +160,8 @@ export interface Settings {
   logLevel: string
   /** The lifecycle-event worker: poll interval, lease and retention of delivered events (ms). */
   events: { pollMs: number, leaseMs: number, retentionMs: number }
-  /** The audit log: on or off, and how many days entries are kept (`CMS_AUDIT_LOG`, `CMS_AUDIT_RETENTION_DAYS`). */
-  audit: { enabled: boolean, retentionDays: number }
+  /** The audit log: on or off, how many days entries are kept, its flush and orphan grace (`CMS_AUDIT_*`). */
+  audit: { enabled: boolean, retentionDays: number, flushMs: number, orphanGraceMs: number }
   /** Rate limits: `CMS_RATE_LIMITS` and `CMS_RATE_LIMIT_*`. */
   rateLimits: RateLimitSettings
   /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
@@ -325,7 +329,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     adminUrl: adminUrlOf(raw.CMS_ADMIN_URL),
     logLevel: raw.LOG_LEVEL,
     events: { pollMs: raw.CMS_EVENTS_POLL_MS, leaseMs: raw.CMS_EVENTS_LEASE_MS, retentionMs: raw.CMS_EVENTS_RETENTION_MS },
-    audit: { enabled: raw.CMS_AUDIT_LOG === 'on', retentionDays: raw.CMS_AUDIT_RETENTION_DAYS },
+    audit: { enabled: raw.CMS_AUDIT_LOG === 'on', retentionDays: raw.CMS_AUDIT_RETENTION_DAYS, flushMs: raw.CMS_AUDIT_FLUSH_MS, orphanGraceMs: raw.CMS_AUDIT_ORPHAN_MS },
     rateLimits: {
       enabled: raw.CMS_RATE_LIMITS === 'on',
       read: raw.CMS_RATE_LIMIT_READ,
