@@ -56,8 +56,12 @@ case "$what" in
   stall)
     # Figures (docs/reliability.md records a run); exits 1 when a /healthz took over 200 ms beside some route.
     # CMS_STALL_REPEAT: how many times the contributor's heavy work is sent (default 5).
+    # The service runs compiled, as in production (tsx would compile modules on the request thread as they load).
+    # STALL_TRACE=<file>: the service's long macrotasks and a CPU profile (test/harness/loop-watch.ts), read by
+    # `node --import tsx test/stall-trace.run.ts <file>.A.json`.
+    node "$ROOT/scripts/build-dist.mjs" >/dev/null
     cd "$ROOT/apps/gateway"
-    with_postgres node --import tsx test/stall.run.ts "${1:-}"
+    with_postgres node --import="$ROOT/scripts/test-loader.mjs" test/stall.run.ts "${1:-}"
     ;;
   *)
     echo "usage: $0 fuzz [RUNS] | load [CLIENTS] [SECONDS] | fault | adversarial [PER_PROBE|all|sample] | stall [ONLY_REGEX]" >&2

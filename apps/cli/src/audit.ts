@@ -8,15 +8,22 @@
  * the embedded database is slow to open), and the entry is written when
  * the command ends, succeeded or failed, unless it never opened the
  * database (nothing was written). `CMS_AUDIT_LOG=off` writes none.
+ * The command runs as one write of the core's audit outbox (`runWrite`):
+ * the first transaction it commits carries its entry (exit code 0, error
+ * code `unanswered`), so a command killed after its change committed still
+ * leaves one, moved in by a service; the entry written at the end replaces
+ * it, in the same statement.
  */
 import { userInfo } from 'node:os'
-import { appendAuditEntries, type AuditEntry } from '@cms/core/accounts'
+import { appendAuditEntries, carryOn, runWrite, UNANSWERED, type AuditEntry, type PendingWrite } from '@cms/core/accounts'
 import type { Store } from '@cms/store'
 import type { CliContext, CommandGroup } from './command.js'
 
 export interface AuditedCall {
   /** The context to run the command with (its store opened once, kept for the entry). */
   ctx: CliContext
+  /** Runs the command as one audited write (what it commits carries its entry). */
+  within: <T>(run: () => Promise<T>) => Promise<T>
   /** Writes the entry (when the database was opened) and closes the store. */
   finish: (code: number, failure?: unknown) => Promise<void>
 }
@@ -52,16 +59,40 @@ export function audited (group: CommandGroup, args: readonly string[], ctx: CliC
   const call = callOf(group, args)
   if (call === undefined) return undefined
   let opened: Promise<Store> | undefined
+  let pending: PendingWrite | undefined
   const wrapped: CliContext = {
     ...ctx,
     openStore: async () => {
-      opened ??= ctx.openStore()
+      opened ??= ctx.openStore().then((store) => {
+        carryOn(store)
+        return store
+      })
       // Closed by `finish`, after the entry is written.
       return { ...await opened, close: async () => {} }
     }
   }
+  const entry = (status: number, errorCode: string | null): AuditEntry => ({
+    at: new Date(),
+    userId: 0,
+    credential: 'cli',
+    credentialId: osUser(ctx.env),
+    ip: '',
+    method: 'CLI',
+    ...call,
+    status,
+    errorCode,
+    values: {}
+  })
   return {
     ctx: wrapped,
+    within: async (run) => await runWrite(() => entry(0, UNANSWERED), async (p) => {
+      pending = p
+      try {
+        return await run()
+      } finally {
+        p.done = true
+      }
+    }),
     finish: async (code, failure) => {
       if (opened === undefined) return
       let store: Store
@@ -72,18 +103,8 @@ export function audited (group: CommandGroup, args: readonly string[], ctx: CliC
       }
       try {
         const reason = (failure as { code?: unknown } | undefined)?.code
-        await appendAuditEntries(store, [{
-          at: new Date(),
-          userId: 0,
-          credential: 'cli',
-          credentialId: osUser(ctx.env),
-          ip: '',
-          method: 'CLI',
-          ...call,
-          status: code,
-          errorCode: failure === undefined ? null : typeof reason === 'string' ? reason.slice(0, 200) : 'cms_command_failed',
-          values: {}
-        }])
+        const errorCode = failure === undefined ? null : typeof reason === 'string' ? reason.slice(0, 200) : 'cms_command_failed'
+        await appendAuditEntries(store, [entry(code, errorCode)], [pending?.carried === true ? pending.key : null])
       } catch (err) {
         // A failed command has said why already (one line); a command that worked says the entry is missing.
         if (failure === undefined) warn(`cms: the audit log entry was not written: ${String((err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message).split('\n')[0]}`)

@@ -65,7 +65,7 @@ export async function run (argv: string[], io: RunIo = {}, given?: readonly Comm
     if (call === undefined) return (await group.run(rest, ctx)) ?? 0
     let code: number
     try {
-      code = (await group.run(rest, call.ctx)) ?? 0
+      code = (await call.within(async () => await group.run(rest, call.ctx))) ?? 0
     } catch (e) {
       await call.finish(e instanceof UsageError ? 2 : 1, e)
       throw e

@@ -5,7 +5,7 @@
  * migrations in dependency order, the kernel with what they declared, plus
  * health endpoints.
  */
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
 import { migrate, openStore, type Store } from '@cms/store'
 import { auditObserver, authenticator, createServices, frontPage, mediaFiles, Platform, registerPackages, remotePagesOf, Upstreams, type CmsPackage } from '@cms/core'
@@ -65,13 +65,37 @@ export function isStoreUnavailable (error: unknown, depth = 0): boolean {
  * only every `connectionsCheckingInterval` (30 s by default): checked at a
  * quarter of the shorter limit, so a slow client is cut off near its limit.
  */
-function connectionLimits (settings: Settings): { requestTimeout: number, connectionTimeout: number, http: Record<string, number> } {
+function connectionLimits (settings: Settings): { requestTimeout: number, connectionTimeout: number, keepAliveTimeout: number, http: Record<string, number> } {
   const checkEvery = Math.max(50, Math.min(1000, Math.floor(Math.min(settings.headersTimeoutMs, settings.requestTimeoutMs) / 4)))
   return {
     requestTimeout: settings.requestTimeoutMs,
     connectionTimeout: settings.connectionTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
     http: { requestTimeout: settings.requestTimeoutMs, headersTimeout: settings.headersTimeoutMs, connectionsCheckingInterval: checkEvery }
   }
+}
+
+/**
+ * The idle limit (`CMS_CONNECTION_TIMEOUT_MS`, the socket's inactivity
+ * timer) is for clients, not for the service's own work: under heavy load
+ * a request can take longer than it with nothing on the wire, and Node
+ * would close the connection under it. It is paused once the route's
+ * handler is reached and restored when the answer starts going out, so a
+ * client that stops reading the answer is still cut off. Receiving stays
+ * bounded by the request and headers limits, which Node checks on their
+ * own (a streamed upload still arriving included).
+ */
+function idleLimitOutsideWork (app: FastifyInstance, idleMs: number): void {
+  // An injected request's socket is a stand-in without timers.
+  const idle = (request: FastifyRequest, ms: number): void => {
+    const socket = request.raw.socket as { setTimeout?: unknown } | undefined
+    if (typeof socket?.setTimeout === 'function') request.raw.socket.setTimeout(ms)
+  }
+  app.addHook('preHandler', async (request) => { idle(request, 0) })
+  app.addHook('onSend', async (request, _reply, payload) => {
+    idle(request, idleMs)
+    return payload
+  })
 }
 
 export async function buildApp (settings: Settings, opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -89,6 +113,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     trustProxy: settings.trustedProxies.length > 0 ? settings.trustedProxies : false
   })
   app.server.maxConnections = settings.maxConnections
+  idleLimitOutsideWork(app, settings.connectionTimeoutMs)
   const store = opts.store ?? await openStore({
     databaseUrl: settings.databaseUrl,
     dataDir: settings.dataDir,

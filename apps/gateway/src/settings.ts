@@ -48,6 +48,9 @@ const Env = Type.Object({
   CMS_REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   CMS_HEADERS_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
   CMS_CONNECTION_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  // Idle time between two requests on a kept-alive connection: above a load balancer's usual 60 s,
+  // so the balancer, not the service, closes first (Fastify's own default).
+  CMS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 100 }),
   CMS_MAX_CONNECTIONS: Type.Integer({ default: 1024, minimum: 1 }),
   CMS_REMOTE_NAMESPACES: Type.String({ default: '' }),
   CMS_REMOTE_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
@@ -69,6 +72,10 @@ const Env = Type.Object({
   // The audit log (core audit/): every write recorded, or none; how many days entries are kept (0: forever).
   CMS_AUDIT_LOG: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   CMS_AUDIT_RETENTION_DAYS: Type.Integer({ default: AUDIT_DEFAULTS.retentionDays, minimum: 0, maximum: 36_500 }),
+  // How long answered entries wait to be written (ms); how old an outbox row nobody replaced must be
+  // before any replica records it as unanswered (ms): longer than a flush can take on a live replica.
+  CMS_AUDIT_FLUSH_MS: Type.Integer({ default: AUDIT_DEFAULTS.flushMs, minimum: 10, maximum: 3_600_000 }),
+  CMS_AUDIT_ORPHAN_MS: Type.Integer({ default: AUDIT_DEFAULTS.orphanGraceMs, minimum: 1000, maximum: 86_400_000 }),
   // Rate limits (core platform/rate-limits, docs/guides/rate-limits.md): requests per window and caller
   // by class (0: the class is not limited), failed credential checks per address, how often replicas share counts.
   CMS_RATE_LIMITS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: RATE_LIMIT_DEFAULTS.enabled ? 'on' : 'off' }),
@@ -127,8 +134,13 @@ export interface Settings {
   requestTimeoutMs: number
   /** Longest time to receive a request's headers. */
   headersTimeoutMs: number
-  /** Longest time a connection may stay idle (nothing received or sent). */
+  /**
+   * Longest time a connection may stay idle (nothing received or sent) while a request is
+   * received or its answer sent; not while the service works on a received request.
+   */
   connectionTimeoutMs: number
+  /** Longest time a kept-alive connection may wait for its next request. */
+  keepAliveTimeoutMs: number
   /** Most connections this process holds at once; more are refused. */
   maxConnections: number
   remote: Record<string, string>
@@ -148,8 +160,8 @@ export interface Settings {
   logLevel: string
   /** The lifecycle-event worker: poll interval, lease and retention of delivered events (ms). */
   events: { pollMs: number, leaseMs: number, retentionMs: number }
-  /** The audit log: on or off, and how many days entries are kept (`CMS_AUDIT_LOG`, `CMS_AUDIT_RETENTION_DAYS`). */
-  audit: { enabled: boolean, retentionDays: number }
+  /** The audit log: on or off, how many days entries are kept, its flush and orphan grace (`CMS_AUDIT_*`). */
+  audit: { enabled: boolean, retentionDays: number, flushMs: number, orphanGraceMs: number }
   /** Rate limits: `CMS_RATE_LIMITS` and `CMS_RATE_LIMIT_*`. */
   rateLimits: RateLimitSettings
   /** Outside services packages use, from `CMS_UPSTREAM_<NAME>_URL` / `_TOKEN` / `_TIMEOUT_MS` (keyed `<NAME>`). */
@@ -307,6 +319,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     requestTimeoutMs: raw.CMS_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: raw.CMS_HEADERS_TIMEOUT_MS,
     connectionTimeoutMs: raw.CMS_CONNECTION_TIMEOUT_MS,
+    keepAliveTimeoutMs: raw.CMS_KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: raw.CMS_MAX_CONNECTIONS,
     remote,
     remoteTimeoutMs: raw.CMS_REMOTE_TIMEOUT_MS,
@@ -316,7 +329,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     adminUrl: adminUrlOf(raw.CMS_ADMIN_URL),
     logLevel: raw.LOG_LEVEL,
     events: { pollMs: raw.CMS_EVENTS_POLL_MS, leaseMs: raw.CMS_EVENTS_LEASE_MS, retentionMs: raw.CMS_EVENTS_RETENTION_MS },
-    audit: { enabled: raw.CMS_AUDIT_LOG === 'on', retentionDays: raw.CMS_AUDIT_RETENTION_DAYS },
+    audit: { enabled: raw.CMS_AUDIT_LOG === 'on', retentionDays: raw.CMS_AUDIT_RETENTION_DAYS, flushMs: raw.CMS_AUDIT_FLUSH_MS, orphanGraceMs: raw.CMS_AUDIT_ORPHAN_MS },
     rateLimits: {
       enabled: raw.CMS_RATE_LIMITS === 'on',
       read: raw.CMS_RATE_LIMIT_READ,

@@ -6,11 +6,13 @@
  */
 import { connect, type Socket } from 'node:net'
 import t from 'tap'
+import { definePackage, type CmsPackage } from '@cms/core'
+import { endpoint, everyone, route } from '@cms/rest'
 import { gatewayApp } from './helpers.js'
 import { loadSettings } from '../src/settings.js'
 
-async function listening (env: Record<string, string>): Promise<{ port: number, close: () => Promise<void> }> {
-  const { app, close } = await gatewayApp({ env })
+async function listening (env: Record<string, string>, packages?: CmsPackage[]): Promise<{ port: number, close: () => Promise<void> }> {
+  const { app, close } = await gatewayApp({ env, packages })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no port')
@@ -34,6 +36,9 @@ t.test('settings: validated, with safe defaults', async (t) => {
   t.equal(d.requestTimeoutMs, 30_000)
   t.equal(d.headersTimeoutMs, 10_000)
   t.equal(d.connectionTimeoutMs, 60_000)
+  t.equal(d.keepAliveTimeoutMs, 72_000)
+  t.equal(loadSettings({ CMS_KEEP_ALIVE_TIMEOUT_MS: '5000' }).keepAliveTimeoutMs, 5000)
+  t.throws(() => loadSettings({ CMS_KEEP_ALIVE_TIMEOUT_MS: '0' }), /CMS_KEEP_ALIVE_TIMEOUT_MS/)
   t.equal(d.maxConnections, 1024)
   const set = loadSettings({ CMS_REQUEST_TIMEOUT_MS: '5000', CMS_HEADERS_TIMEOUT_MS: '2000', CMS_CONNECTION_TIMEOUT_MS: '7000', CMS_MAX_CONNECTIONS: '50' })
   t.same([set.requestTimeoutMs, set.headersTimeoutMs, set.connectionTimeoutMs, set.maxConnections], [5000, 2000, 7000, 50])
@@ -100,4 +105,65 @@ t.test('a process holds at most CMS_MAX_CONNECTIONS connections', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 100))
   const health = await fetch(`http://127.0.0.1:${port}/healthz`)
   t.equal(health.status, 200, 'a new connection is served once others closed')
+})
+
+/** A route whose work lasts until the test lets it end: nothing goes over its connection meanwhile. */
+function slowPackage (): { pkg: CmsPackage, started: Promise<void>, release: () => void } {
+  let release!: () => void
+  let begun!: () => void
+  const released = new Promise<void>((resolve) => { release = resolve })
+  const started = new Promise<void>((resolve) => { begun = resolve })
+  const ns = 'slow-work/v1'
+  const pkg = definePackage({
+    name: '@cms/test-slow-work',
+    dependencies: ['@cms/core'],
+    namespaces: [ns],
+    serve (api) {
+      api.namespace(ns, () => [route({
+        namespace: ns,
+        path: `/${ns}/work`,
+        endpoints: [endpoint({
+          methods: ['POST'],
+          summary: 'Works until released',
+          args: {},
+          permission: everyone.because('a test fixture open to all').probing({}),
+          handler: async () => {
+            begun()
+            await released
+            return { done: true }
+          }
+        })]
+      })])
+    }
+  })
+  return { pkg, started, release }
+}
+
+t.test('a request the service is working on is not cut by the idle limit', async (t) => {
+  // Issue 27's leftover: under load a request can take longer than the idle limit with nothing on the wire.
+  const slow = slowPackage()
+  const { port, close } = await listening({ CMS_REQUEST_TIMEOUT_MS: '3600000', CMS_HEADERS_TIMEOUT_MS: '3600000', CMS_CONNECTION_TIMEOUT_MS: '1000', CMS_KEEP_ALIVE_TIMEOUT_MS: '1000' }, [slow.pkg])
+  t.teardown(close)
+  const { socket, closed } = watch(port)
+  socket.write('POST /cms-json/slow-work/v1/work HTTP/1.1\r\nHost: cms.test\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}')
+  await slow.started
+  // Three idle limits with nothing sent either way: before, the socket was closed after one.
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  t.notOk(socket.destroyed, 'still open while the route works')
+  slow.release()
+  // Kept alive after the answer, then closed at the keep-alive limit.
+  const { text } = await closed
+  t.match(text, /^HTTP\/1\.1 200/, 'the answer arrived')
+  t.match(text, /\{"done":true\}/)
+})
+
+t.test('a kept-alive connection waiting for its next request is closed at CMS_KEEP_ALIVE_TIMEOUT_MS', async (t) => {
+  const { port, close } = await listening({ CMS_REQUEST_TIMEOUT_MS: '3600000', CMS_HEADERS_TIMEOUT_MS: '3600000', CMS_CONNECTION_TIMEOUT_MS: '3600000', CMS_KEEP_ALIVE_TIMEOUT_MS: '1000' })
+  t.teardown(close)
+  const { socket, closed } = watch(port)
+  const sent = Date.now()
+  socket.write('GET /healthz HTTP/1.1\r\nHost: cms.test\r\n\r\n')
+  const { ms, text } = await closed
+  t.match(text, /^HTTP\/1\.1 200/, 'answered, then kept alive')
+  t.ok(Date.now() - sent >= 900, `closed at the keep-alive limit, not before it (${ms} ms)`)
 })

@@ -13,6 +13,19 @@ const URL_KEY = /^(?:url|href|src|link)$|_url$/i
 /** Nesting deeper than this is refused rather than walked (builder trees are a few levels deep). */
 export const MAX_DEPTH = 256
 
+/**
+ * Values copied (or filtered texts written back) between two turns of the event loop: a walk over builder
+ * data of the most strings the limits allow (50,000) took about 30 ms of
+ * the request thread in one piece; in slices of this many, other requests
+ * are answered between them (issue 27).
+ */
+export const WALK_SLICE = 2000
+
+/** Slices walked (for tests that count the work, never for timing). */
+export const walkCounts = { slices: 0 }
+
+const nextTurn = async (): Promise<void> => { await new Promise((resolve) => setImmediate(resolve)) }
+
 /** Text without markup characters comes out of the filter unchanged: it is not queued. */
 const MARKUP = /[<>&\u00a0]/
 
@@ -24,7 +37,8 @@ const MARKUP = /[<>&\u00a0]/
  * are collected while walking and filtered together at the end, in the
  * core's text pool (`textPool.filterMany`: a cost per byte, where one
  * filter call per string made thousands of small strings cost seconds, and
- * off the request thread once they are large).
+ * off the request thread once they are large). The walk yields to the
+ * event loop every `WALK_SLICE` values.
  */
 export async function filterStrings (root: unknown): Promise<Sanitized> {
   /** Where each queued string goes: its container and key. */
@@ -46,7 +60,14 @@ export async function filterStrings (root: unknown): Promise<Sanitized> {
   const out = { root: copy(clean(root, '')) }
   queue(out, 'root')
   const stack: Array<{ from: unknown, to: unknown, depth: number }> = [{ from: root, to: out.root, depth: 0 }]
+  let copied = 0
+  walkCounts.slices++
   while (stack.length > 0) {
+    if (copied >= WALK_SLICE) {
+      copied = 0
+      walkCounts.slices++
+      await nextTurn()
+    }
     const { from, to, depth } = stack.pop()!
     if (typeof from !== 'object' || from === null) continue
     if (depth >= MAX_DEPTH) return { invalid: `nested more than ${MAX_DEPTH} levels deep` }
@@ -58,13 +79,20 @@ export async function filterStrings (root: unknown): Promise<Sanitized> {
       // Defined, not assigned: a `__proto__` key stays a plain key.
       Object.defineProperty(target, key, { value: made, enumerable: true, writable: true, configurable: true })
       queue(target, key)
+      copied++
       if (typeof value === 'object' && value !== null) stack.push({ from: value, to: made, depth: depth + 1 })
     }
   }
-  ;(await textPool.filterMany(texts)).forEach((filtered, i) => {
+  const filtered = await textPool.filterMany(texts)
+  for (let i = 0; i < filtered.length; i++) {
+    // Written back in slices too.
+    if (i > 0 && i % WALK_SLICE === 0) {
+      walkCounts.slices++
+      await nextTurn()
+    }
     const [target, key] = slots[i]!
-    Object.defineProperty(target, key, { value: filtered, enumerable: true, writable: true, configurable: true })
-  })
+    Object.defineProperty(target, key, { value: filtered[i], enumerable: true, writable: true, configurable: true })
+  }
   return { value: out.root }
 }
 

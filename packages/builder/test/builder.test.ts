@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
+import { WALK_SLICE, walkCounts } from '../src/sanitize.js'
 
 interface Received { method: string, path: string, auth: string | undefined, body: any }
 
@@ -59,6 +60,22 @@ t.test('builder package', async (t) => {
     const bad = await h.call('POST', `/cms/v2/posts/${created.body.id}`, { as: admin, body: { meta: { _builder_template_type: 'nope' } } })
     t.equal(bad.status, 400)
     t.equal(bad.body.code, 'rest_not_in_enum')
+  })
+
+  t.test('large builder data is filtered in slices of the event loop, with the same result (issue 27)', async (t) => {
+    const author = await h.caller('author')
+    const elements = 5000
+    const data = Array.from({ length: elements }, (_, i) => ({ id: `e${i}`, settings: { text: `<b>${i}</b><script>x()</script>`, url: 'javascript:alert(1)' } }))
+    const before = walkCounts.slices
+    const created = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Big builder page', meta: { _builder_data: JSON.stringify(data) } } })
+    t.equal(created.status, 201)
+    // Four values per element (the element, its id, its settings and their two strings) and a write-back per text.
+    t.ok(walkCounts.slices - before >= Math.floor(elements * 5 / WALK_SLICE), `walked in ${walkCounts.slices - before} slices`)
+    const stored = JSON.parse(created.body.meta._builder_data as string) as typeof data
+    t.equal(stored.length, elements)
+    for (const i of [0, 2500, elements - 1]) {
+      t.same(stored[i], { id: `e${i}`, settings: { text: `<b>${i}</b>`, url: '' } }, `element ${i} filtered as before`)
+    }
   })
 
   t.test('rating and dismissal', async (t) => {

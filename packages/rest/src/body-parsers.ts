@@ -3,14 +3,16 @@
  * encoding read the PHP way, and anything else read and ignored; each read
  * under a limit by body.ts. Bodies that become values (JSON, forms) have a
  * limit of their own, far below the upload limit, and a JSON text is
- * scanned for its nesting and strings (json-scan.ts) before it is parsed.
+ * scanned for its nesting and strings (json-scan.ts) before it is parsed,
+ * a large one in the kernel's JSON thread (json-thread.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
-import { kernelErrors } from './errors.js'
+import { kernelErrors, RestError } from './errors.js'
 import { parseQuery } from './params.js'
 import { readBody } from './body.js'
-import { DEFAULT_TEXT_LIMITS, scanJson, type TextLimits } from './json-scan.js'
+import { DEFAULT_TEXT_LIMITS, type TextLimits } from './json-scan.js'
+import { jsonThread } from './json-thread.js'
 
 /** The largest JSON or form body by default, in bytes. */
 export const DEFAULT_JSON_BODY_LIMIT = 2 * 1024 * 1024
@@ -28,16 +30,15 @@ export function installBodyParsers (app: FastifyInstance, limits: BodyLimits = {
   app.removeAllContentTypeParsers()
   // Parsers read the body themselves (body.ts): past the limit it is drained before the 413.
   const parseJson = async (request: FastifyRequest, payload: IncomingMessage): Promise<unknown> => {
-    const body = (await readBody(request, payload, parsedLimit(request))).toString('utf8')
-    if (body.trim() === '') return undefined
-    // Nesting and strings counted before anything is built.
-    const shape = scanJson(body, textLimits)
-    if (shape instanceof Error) throw shape
-    try {
-      return JSON.parse(body)
-    } catch {
-      throw kernelErrors.rest_invalid_json({ json_error_code: 4, json_error_message: 'Syntax error' })
+    // Decoded, scanned (nesting and strings counted before anything is built) and parsed; a large body in the JSON thread.
+    const outcome = await jsonThread.parse(await readBody(request, payload, parsedLimit(request)), textLimits)
+    if ('value' in outcome) return outcome.value
+    if ('empty' in outcome) return undefined
+    if ('refused' in outcome) {
+      const { code, message, status, data: { status: _status, ...extra } } = outcome.refused
+      throw new RestError(code, message, status, extra)
     }
+    throw kernelErrors.rest_invalid_json({ json_error_code: 4, json_error_message: 'Syntax error' })
   }
   app.addContentTypeParser('application/json', parseJson)
   app.addContentTypeParser(/^application\/[\w.+-]*\+json/, parseJson)

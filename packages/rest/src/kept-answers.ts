@@ -44,7 +44,7 @@ export class KeptAnswers {
 
   /** Keeps a rendered answer, encoded once: every later answer writes the same bytes. */
   keep (key: string, response: Rendered, horizon: string | undefined): void {
-    // The text stays for in-process dispatch.
+    // The text stays for in-process dispatch (a large answer comes as bytes only: render.ts).
     if (typeof response.payload === 'string') response.bytes = Buffer.from(response.payload)
     this.kept.set(key, { response, horizon })
   }

@@ -60,8 +60,10 @@ export function localDispatcher (from: Incoming, registry: Registry, executors: 
     }
     const r = outcome.rendered
     let body: unknown = null
-    if (r.payload !== undefined && r.payload !== '') {
-      try { body = JSON.parse(r.payload) } catch { body = r.payload }
+    // A large kept answer has only its bytes (render.ts renderAnswer).
+    const payload = r.payload ?? r.bytes?.toString('utf8')
+    if (payload !== undefined && payload !== '') {
+      try { body = JSON.parse(payload) } catch { body = payload }
     }
     return { status: r.status, headers: ownHeaders({ ...r.headers, ...(r.etag === undefined ? {} : { ETag: r.etag }) }), body }
   }

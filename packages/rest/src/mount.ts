@@ -15,7 +15,7 @@ import type { Method, RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
 import { routeEntry } from './discovery.js'
 import { API_PREFIX } from './addressing.js'
-import { render, send, write } from './render.js'
+import { renderAnswer, send, write } from './render.js'
 import { StreamBody } from './response.js'
 import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
@@ -99,7 +99,8 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
             reply.code(outcome.status).type(outcome.body.contentType)
             return reply.send(request.method === 'HEAD' ? undefined : outcome.body.open())
           }
-          const response = render(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
+          // A large answer is serialized in the kernel's JSON thread (json-thread.ts).
+          const response = await renderAnswer(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
           if (outcome.keep !== undefined && response.status === 200) ctx.kept.keep(outcome.keep.key, response, outcome.keep.horizon)
           return write(request, reply, response)
         }

@@ -22,7 +22,7 @@ import { KeptAnswers } from './kept-answers.js'
 import type { Rendered } from './render.js'
 import type { KernelOptions } from './options.js'
 import { patternOf, routePathOf } from './route-path.js'
-import { reportWrite } from './writes.js'
+import { begunOf, reportWrite } from './writes.js'
 import { epochToken, reuses, snapshotAsker, type KernelSnapshot } from './epochs.js'
 
 /**
@@ -143,7 +143,7 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
   // Writes are reported once answered (writes.ts); reads pay nothing.
   const observer = opts.onWrite
   if (observer === undefined || ep.audited === false || method === 'GET') return answer
-  return async (request) => {
+  const reported = async (request: Incoming): Promise<Outcome> => {
     const outcome = await answer(request)
     // A write's outcome is always data (kept answers are reads').
     if (outcome.rendered === undefined) {
@@ -151,6 +151,10 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     }
     return outcome
   }
+  const around = observer.around
+  if (around === undefined) return reported
+  // The observer's scope holds the write while it runs (what it commits may carry its record).
+  return async (request) => await around(() => begunOf(decl, ep, pattern, method, request, restPathOf(request.url), request.dispatched === true), async () => await reported(request))
 }
 
 export function restRequestOf (

@@ -9,6 +9,12 @@
  * The kernel knows nothing of what the observer keeps: it is called after
  * the answer is made, synchronously, and whatever it throws is logged and
  * dropped, so it can neither delay nor fail the write it sees.
+ *
+ * An observer may also wrap the endpoint's run (`around`): the kernel runs
+ * the pipeline and the report inside it, so the observer can keep the write
+ * in progress in an AsyncLocalStorage of its own and let what the endpoint
+ * commits carry it (the core's audit outbox). `begun` tells what is known
+ * before the answer, worked out only when asked.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { anonymous, type EndpointDecl, type Method, type Principal, type RouteDecl } from './route.js'
@@ -40,7 +46,14 @@ export interface WriteRecord {
   readonly dispatched: boolean
 }
 
-export type WriteObserver = (record: WriteRecord) => void
+/** A write as known before it is answered (its record without the outcome). */
+export type WriteBegun = Omit<WriteRecord, 'status' | 'body'>
+
+export interface WriteObserver {
+  (record: WriteRecord): void
+  /** Runs one write endpoint's pipeline (and its report) inside the observer's scope. */
+  around?: <T>(begun: () => WriteBegun, run: () => Promise<T>) => Promise<T>
+}
 
 export const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
@@ -62,13 +75,18 @@ export function reportWrite (observer: WriteObserver | undefined, decl: RouteDec
   if (observer === undefined || ep.audited === false || !WRITE_METHODS.has(method)) return
   reported.add(request)
   try {
-    const vars = (request.params ?? {}) as Record<string, string>
-    const sent = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, vars)
-    // A hook may answer before the caller is known (a refused credential check): anonymous.
-    observer({ route: decl, endpoint: ep, pattern, method, path, vars, caller: request.principal ?? anonymous, ip: request.ip, sent, status, body, dispatched })
+    observer({ ...begunOf(decl, ep, pattern, method, request, path, dispatched), status, body })
   } catch (err) {
     request.log.error({ err }, 'the write observer failed')
   }
+}
+
+/** What the observer is told of a write before its answer. */
+export function begunOf (decl: RouteDecl, ep: EndpointDecl<any>, pattern: string, method: Method, request: Seen, path: string, dispatched: boolean): WriteBegun {
+  const vars = (request.params ?? {}) as Record<string, string>
+  const sent = mergeParams((request.query ?? {}) as Record<string, unknown>, request.body, vars)
+  // A hook may answer before the caller is known (a refused credential check): anonymous.
+  return { route: decl, endpoint: ep, pattern, method, path, vars, caller: request.principal ?? anonymous, ip: request.ip, sent, dispatched }
 }
 
 /** The most of an unreported answer read back for its error code (an error body is far smaller). */

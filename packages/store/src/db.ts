@@ -137,7 +137,28 @@ export const driverKey: unique symbol = Symbol.for('@cms/store.driver')
 /** @internal Tells a store that the epochs table may exist now (after migrations ran). */
 export const epochsKey: unique symbol = Symbol.for('@cms/store.epochs')
 
-type StoreWithDriver = Store & { [driverKey]?: StoreDriver, [epochsKey]?: () => void }
+/** @internal Where a store keeps its commit hooks (`onCommit`). */
+export const commitHooksKey: unique symbol = Symbol.for('@cms/store.commitHooks')
+
+/**
+ * Run at the end of every `store.transaction(fn)` whose `fn` succeeded,
+ * before its commit, in the caller's async context: a statement it runs on
+ * `tx` commits with the transaction (or not at all). What it answers is
+ * called once the commit succeeded. Undefined: nothing to add.
+ */
+export type CommitHook = (tx: Tx) => Promise<(() => void) | undefined> | undefined
+
+type StoreWithDriver = Store & { [driverKey]?: StoreDriver, [epochsKey]?: () => void, [commitHooksKey]?: CommitHook[] }
+
+/**
+ * Adds a commit hook to a store's transactions (the store knows nothing of
+ * what it writes: the core's audit outbox uses it). Idempotent per hook.
+ */
+export function onCommit (store: Store, hook: CommitHook): void {
+  const hooks = (store as StoreWithDriver)[commitHooksKey]
+  if (hooks === undefined) throw new TypeError('not a store returned by openStore()')
+  if (!hooks.includes(hook)) hooks.push(hook)
+}
 
 /** @internal The driver behind a store (survives `{ ...store, close }` wrapping). */
 export function storeDriver (store: Store): StoreDriver {
@@ -405,10 +426,13 @@ export async function openPgliteLater (): Promise<{ store: Store, open: (loadDat
 
 function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction?: Store['transaction']): Store {
   const db = driver.db as unknown as Db
+  const run: Store['transaction'] = transaction ?? ((fn, config) => db.transaction(fn, config))
+  const hooks: CommitHook[] = []
   const store: StoreWithDriver = {
     db,
     kind: driver.kind,
-    transaction: transaction ?? ((fn, config) => db.transaction(fn, config)),
+    // Without hooks (the usual case outside a write) a transaction pays nothing for them.
+    transaction: (fn, config) => hooks.length === 0 ? run(fn, config) : hooked(run, hooks, fn, config),
     ping: (timeoutMs = 2000) => ping(db, timeoutMs),
     execute: async <T extends Record<string, unknown>>(query: SQLWrapper | string) => {
       const res = (await db.execute(query)) as unknown as { rows: T[] }
@@ -432,6 +456,7 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
     },
     [driverKey]: driver,
     [epochsKey]: () => { withEpochs = true },
+    [commitHooksKey]: hooks,
   }
   const locals = new Map<StoreSlot<unknown>, unknown>()
   let pendingSnapshot: Promise<Snapshot | undefined> | undefined
@@ -465,6 +490,22 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
     }
   }
   return store
+}
+
+/** A transaction that runs the commit hooks after `fn`, and what they answer after the commit. */
+async function hooked<T> (run: Store['transaction'], hooks: readonly CommitHook[], fn: (tx: Tx) => Promise<T>, config?: PgTransactionConfig): Promise<T> {
+  const committed: Array<() => void> = []
+  const result = await run(async (tx) => {
+    const value = await fn(tx)
+    for (const hook of hooks) {
+      const pending = hook(tx)
+      const done = pending === undefined ? undefined : await pending
+      if (done !== undefined) committed.push(done)
+    }
+    return value
+  }, config)
+  for (const done of committed) done()
+  return result
 }
 
 /** @internal */

@@ -1,5 +1,5 @@
-export { openStore, dbOf, executeNamed, executeShaped, prepareShaped, storeSlot, StoreLockedError } from './db.js'
-export type { Db, Tx, Queryable, Store, StoreKind, StoreSlot, OpenStoreOptions, Snapshot } from './db.js'
+export { openStore, onCommit, dbOf, executeNamed, executeShaped, prepareShaped, storeSlot, StoreLockedError } from './db.js'
+export type { CommitHook, Db, Tx, Queryable, Store, StoreKind, StoreSlot, OpenStoreOptions, Snapshot } from './db.js'
 export { migrate, migrationsFolder, migrationOrder, migrationsTableOf, storeMigrations, MIGRATION_LOCK_KEY } from './migrate.js'
 export type { MigrationSet } from './migrate.js'
 export {

@@ -178,20 +178,20 @@ function createStatement (name: string, template: string | undefined): string {
   return template === undefined ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE "${template}" STRATEGY FILE_COPY`
 }
 
-/** A hash of the sets' names, order and every file of their migration folders. */
+/**
+ * A hash of the sets' names, order and what the migrator reads of their
+ * folders: the journal and the SQL files (drizzle-kit's snapshots, which
+ * only the generator reads, may be regenerated without making a new
+ * template).
+ */
 function templateKey (sets: readonly MigrationSet[]): string {
   const hash = createHash('sha256')
   for (const set of migrationOrder(sets)) {
     hash.update(`set ${set.name}\0`)
-    for (const file of filesOf(set.folder)) hash.update(`${file}\0`).update(readFileSync(join(set.folder, file))).update('\0')
+    const files = ['meta/_journal.json', ...readdirSync(set.folder).filter((name) => name.endsWith('.sql')).sort()]
+    for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(set.folder, file))).update('\0')
   }
   return hash.digest('hex').slice(0, 24)
-}
-
-function filesOf (folder: string, prefix = ''): string[] {
-  return readdirSync(join(folder, prefix), { withFileTypes: true })
-    .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .flatMap((entry) => entry.isDirectory() ? filesOf(folder, join(prefix, entry.name)) : [join(prefix, entry.name)])
 }
 
 const pgTemplates = new Map<string, Promise<string>>()

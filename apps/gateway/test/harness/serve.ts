@@ -11,6 +11,7 @@
  */
 import { gatewayApp, listenLoopback } from '../helpers.js'
 import { createCaller } from '@cms/core/testing'
+import { watchLoop } from './loop-watch.js'
 
 // The CMS_* settings of this process's environment (the deployment, a raised URL limit) are the service's.
 const settings = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('CMS_') && e[0] !== 'CMS_TEST_DATABASE_URL' && e[0] !== 'CMS_HARNESS_FIXTURE' && e[1] !== undefined))
@@ -22,9 +23,14 @@ const admin = await createCaller(h.store, 'administrator')
 // A contributor too: the stall harness sends what a contributor may send.
 const contributor = await createCaller(h.store, 'contributor')
 const base = await listenLoopback(h.app)
+// STALL_TRACE=<file>: long macrotasks and a CPU profile of this process, from the first request on, written at SIGTERM (loop-watch.ts).
+const trace = process.env.STALL_TRACE === undefined || process.env.STALL_TRACE === ''
+  ? undefined
+  : await watchLoop(`${process.env.STALL_TRACE}.${process.env.CMS_DEPLOYMENT ?? 'A'}.json`)
+
 process.stdout.write(`${JSON.stringify({ base, headers: admin.headers, contributor: contributor.headers })}\n`)
 
-const stop = (): void => { void h.close().finally(() => process.exit(0)) }
+const stop = (): void => { void (trace ?? (async () => {}))().then(async () => { await h.close() }).finally(() => process.exit(0)) }
 process.on('SIGTERM', stop)
 process.on('SIGINT', stop)
 // The test's end closes stdin: nothing is left running.

@@ -83,6 +83,14 @@ export async function serve (profile: 'A' | 'B', size: number, env: Record<strin
 export async function stop (served: Served): Promise<void> {
   if (served.child.exitCode !== null) return
   const exited = once(served.child, 'exit')
+  // A traced service writes its trace when asked to stop (serve.ts); given a minute for it.
+  if (process.env.STALL_TRACE !== undefined && process.env.STALL_TRACE !== '') {
+    served.child.kill('SIGTERM')
+    const killer = setTimeout(() => served.child.kill('SIGKILL'), 60_000)
+    await exited
+    clearTimeout(killer)
+    return
+  }
   served.child.kill('SIGKILL')
   await exited
 }

@@ -1,21 +1,43 @@
 /**
  * The audit log: every write through any route (each request of a batch,
  * package routes) and every command line that writes, one entry each
- * (entries.ts), queued and inserted in batches (store.ts; what can be lost
- * is said there), append-only in the database (core migration
+ * (entries.ts), committed with the write in an outbox row (outbox.ts) and
+ * replaced by its answered form, queued and inserted in batches (store.ts;
+ * what can be lost is said there), append-only in the database (core migration
  * 0011_audit_log), read at `GET /cms/v2/audit-log` (routes.ts), pruned
  * after the retention by a job any replica may run.
  */
 import type { WriteObserver } from '@cms/rest'
 import { entryOf } from './entries.js'
+import { carryOn, currentWrite, PROVISIONAL_STATUS, runWrite, UNANSWERED } from './outbox.js'
 import type { AuditLog } from './store.js'
 
 export { auditRoutes } from './routes.js'
 export { AuditLog, AUDIT_DEFAULTS, appendAuditEntries, type AuditEntry, type AuditSettings } from './store.js'
 export { credentialOf } from './entries.js'
 
-/** The kernel's `onWrite` for this audit log; undefined when it is off (the kernel then reports nothing). */
+/**
+ * The kernel's `onWrite` for this audit log; undefined when it is off (the
+ * kernel then reports nothing). Its `around` keeps each write in progress
+ * for what it commits to carry (outbox.ts); the report, made inside it,
+ * queues the answered entry to replace the carried row.
+ */
 export function auditObserver (audit: AuditLog): WriteObserver | undefined {
   if (!audit.enabled) return undefined
-  return (record) => { audit.append(entryOf(record)) }
+  const observer: WriteObserver = (record) => {
+    // Called inside `around` for the writes the kernel ran (outside it: refused before, no row).
+    const pending = currentWrite()
+    audit.append(entryOf(record), pending?.carried === true ? pending.key : null)
+  }
+  observer.around = async (begun, run) => {
+    carryOn(audit.store())
+    return await runWrite(() => ({ ...entryOf({ ...begun(), status: PROVISIONAL_STATUS, body: null }), errorCode: UNANSWERED }), async (pending) => {
+      try {
+        return await run()
+      } finally {
+        pending.done = true
+      }
+    })
+  }
+  return observer
 }

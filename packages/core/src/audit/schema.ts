@@ -7,7 +7,7 @@
  * Imports only drizzle (drizzle-kit loads this file to generate migrations).
  */
 import { sql } from 'drizzle-orm'
-import { bigserial, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigserial, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 // drizzle's own jsonb parses strings read back a second time ("123" -> 123).
 import { jsonb } from '@cms/store/columns'
 
@@ -45,3 +45,22 @@ export const auditLog = pgTable('audit_log', {
   index('audit_log_object_at_idx').on(t.objectType, t.objectId, t.at),
   index('audit_log_route_at_idx').on(t.route, t.at)
 ])
+
+/**
+ * The audit outbox: a write's entry as known before its answer, inserted in
+ * the write's own transaction (outbox.ts), so it exists exactly when the
+ * write committed. Narrow, with no index but its key: the write never waits
+ * on the log's indexes, its retention prune or its locks. Rows are only
+ * added, then moved into audit_log (with the answer's outcome when the
+ * process that answered is alive, else the outcome the commit implies) by
+ * a statement that deletes them; a trigger refuses UPDATE, TRUNCATE, and
+ * DELETE outside a move (core migration 0015_audit_outbox).
+ */
+export const auditOutbox = pgTable('audit_outbox', {
+  /** The write's key (a random uuid the process chose), what its answer's entry is matched by. */
+  key: uuid('key').primaryKey(),
+  /** When the write committed. */
+  at: timestamp('at', { withTimezone: true, precision: 3, mode: 'date' }).notNull().defaultNow(),
+  /** The entry as known before the answer (audit_log's columns, snake_case). */
+  entry: jsonb('entry').notNull()
+})

@@ -1,37 +1,64 @@
 /**
  * The audit log: its writer, its reader and its retention prune.
  *
- * How an entry is written, and what can be lost. A route's write is
- * recorded after it is answered: the entry goes to a queue in this process
- * (synchronously, no I/O), and the queue is inserted in batches (one
- * INSERT of up to `batch` entries) `flushMs` after the first
- * entry queued, or at once when `batch` are waiting; the INSERT's text is
- * the same for every batch size, a named statement planned once per
- * connection (`appendAuditEntries`). This was chosen over
- * the write's own transaction or an outbox row because both put an INSERT
- * on the write's path: the write would wait for the log table, and fail
- * with it; and because the kernel records every write, refused ones
- * included, outside any handler's transaction. The price:
- * - entries queued but not yet inserted are lost if the process dies
- *   (a crash, `kill -9`, the machine losing power) between the answer and
- *   the flush: at most `flushMs` (default 1 s) of writes of this process;
- *   closing the app (SIGTERM, `app.close()`) flushes them;
+ * How an entry is written, and what can be lost.
+ *
+ * A write that committed something: its entry commits with it. While the
+ * endpoint runs, the first transaction it commits (through
+ * `store.transaction`, whoever opened it: a core route, a package's route,
+ * a command line) or the post create's statement also inserts one
+ * `audit_outbox` row: the entry as known before the answer, keyed by a
+ * uuid (outbox.ts). The outbox has no index but its key, so the write never
+ * waits on audit_log's indexes, locks or retention prune, and never fails
+ * with them. Once answered, the entry with its real outcome is queued
+ * (below), and the statement that inserts it deletes the row by its key
+ * (inserting the entry only if the delete found it). Killed between the
+ * commit and that statement (a crash, `kill -9`, lost power), the row stays
+ * and any replica moves it into audit_log after `orphanGraceMs` (default
+ * 60 s; checked every `moveEveryMs`), recording what the commit implies:
+ * status 200 and error_code `unanswered` (the write took effect; its answer
+ * is unknown), the time of the write's transaction, the object id of the
+ * path (of a create: the id written). Exactly once: whichever statement
+ * deletes the row records it; the others find it gone.
+ *
+ * A write that committed nothing (refused: 4xx before or in the handler, a
+ * validation error, a 5xx that rolled back) has no transaction to ride:
+ * its entry is only queued, and may be lost as below. So are the entries
+ * of writes whose changes were made by single statements outside
+ * `store.transaction` (other than the post create): their change is not
+ * durable with its entry.
+ *
+ * The queue: entries go to a queue in this process (synchronously, no
+ * I/O) and are inserted in batches (one statement of up to `batch`
+ * entries) `flushMs` after the first entry queued, or at once when `batch`
+ * are waiting; the statement's text is the same for every batch size, a
+ * named statement planned once per connection (`appendAuditEntries`).
+ * For entries without an outbox row:
+ * - they are lost if the process dies between the answer and the flush: at
+ *   most `flushMs` (default 1 s) of this process's refused writes; closing
+ *   the app (SIGTERM, `app.close()`) flushes them;
  * - while the table is slow or unreachable, entries past `maxQueued`
  *   (default 10,000) are dropped, counted, and the count logged;
  * - a flush that fails is logged (with how many entries it lost) and never
  *   reaches the caller of the write, who was answered before it ran.
- * A command line (apps/cli) writes its entry directly (`appendAuditEntries`).
+ * For entries with one, a drop or a failed flush loses only their outcome:
+ * the row is moved later as unanswered.
+ * A command line (apps/cli) runs as one write (`runCommand`): what it
+ * commits carries its row, and its entry with its exit code replaces it.
  *
  * Append-only: the audit migration's trigger refuses UPDATE, TRUNCATE, and
  * DELETE outside `prune`, which marks its own transaction
  * (`cms.audit_prune`). Any replica may prune at the same time as another:
  * each deletes a batch of rows older than the retention that no other
- * holds (`FOR UPDATE SKIP LOCKED`).
+ * holds (`FOR UPDATE SKIP LOCKED`). The outbox's trigger (migration
+ * 0015) refuses UPDATE, TRUNCATE, and DELETE outside a move
+ * (`cms.audit_move`).
  */
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
 import { executeNamed, type Store } from '@cms/store'
 import { auditLog } from './schema.js'
 import { repeatEvery } from '../platform/repeat.js'
+import { moveOrphans, UNANSWERED } from './outbox.js'
 
 /** One entry as written. */
 export interface AuditEntry {
@@ -67,9 +94,15 @@ export interface AuditSettings {
   maxQueued?: number
   /** How often the retention prune runs (default hourly). */
   pruneEveryMs?: number
+  /** How old an outbox row nobody replaced must be before any replica moves it as unanswered (default 60 s). */
+  orphanGraceMs?: number
+  /** How often this process looks for such rows (default 30 s, or `orphanGraceMs` when shorter). */
+  moveEveryMs?: number
 }
 
-export const AUDIT_DEFAULTS = { enabled: true, retentionDays: 90, flushMs: 1000, batch: 200, maxQueued: 10_000, pruneEveryMs: 3_600_000 } as const
+export const AUDIT_DEFAULTS = { enabled: true, retentionDays: 90, flushMs: 1000, batch: 200, maxQueued: 10_000, pruneEveryMs: 3_600_000, orphanGraceMs: 60_000, moveEveryMs: 30_000 } as const
+/** Outbox rows one move statement takes. */
+const MOVE_BATCH = 500
 
 /** Rows one prune statement deletes (each its own statement, so none runs long). */
 const PRUNE_BATCH = 5000
@@ -97,33 +130,48 @@ export interface AuditQuery {
  * given column by column as arrays. A multi-row VALUES list had a text of
  * its own for each batch size, so PostgreSQL parsed and planned every flush
  * anew (up to 56 ms for a batch of 60: bench:profile, docs/benchmarks.md).
+ * An entry with an outbox key (`keys`, parallel to `entries`; null: none)
+ * replaces that row: the same statement deletes it, and inserts the entry
+ * only if it was still there (else a replica moved it already).
  * What the queue's flush and the command line use.
  */
-export async function appendAuditEntries (store: Store, entries: readonly AuditEntry[]): Promise<void> {
+export async function appendAuditEntries (store: Store, entries: readonly AuditEntry[], keys?: ReadonlyArray<string | null>): Promise<void> {
   if (entries.length === 0) return
-  const column = <T>(f: (e: AuditEntry) => T): ReturnType<typeof sql.param> => sql.param(entries.map(f))
+  const column = <T>(f: (e: AuditEntry, i: number) => T): ReturnType<typeof sql.param> => sql.param(entries.map(f))
+  const keyed = column((_, i) => keys?.[i] ?? null)
   await executeNamed(store, 'audit_append', sql`
+    with moved as (
+      delete from audit_outbox where key = any(${keyed}::uuid[])
+      -- The outbox's trigger lets rows leave only by a move, which says so for its own transaction.
+      and set_config('cms.audit_move', 'on', true) = 'on'
+      returning key)
     insert into audit_log (at, user_id, credential, credential_id, ip, method, route, path, object_type, object_id, status, error_code, fields, "values")
     select e.at, e.user_id, e.credential, e.credential_id, e.ip, e.method, e.route, e.path, e.object_type, e.object_id, e.status, e.error_code,
       array(select jsonb_array_elements_text(e.fields)), e.vals
     from unnest(${column((e) => e.at.toISOString())}::timestamptz[], ${column((e) => e.userId)}::int[], ${column((e) => e.credential)}::text[],
       ${column((e) => e.credentialId)}::text[], ${column((e) => e.ip)}::text[], ${column((e) => e.method)}::text[], ${column((e) => e.route)}::text[],
       ${column((e) => e.path)}::text[], ${column((e) => e.objectType)}::text[], ${column((e) => e.objectId)}::text[], ${column((e) => e.status)}::int[],
-      ${column((e) => e.errorCode)}::text[], ${column((e) => JSON.stringify(e.fields))}::jsonb[], ${column((e) => JSON.stringify(e.values))}::jsonb[])
-      as e(at, user_id, credential, credential_id, ip, method, route, path, object_type, object_id, status, error_code, fields, vals)`)
+      ${column((e) => e.errorCode)}::text[], ${column((e) => JSON.stringify(e.fields))}::jsonb[], ${column((e) => JSON.stringify(e.values))}::jsonb[],
+      ${keyed}::uuid[])
+      as e(at, user_id, credential, credential_id, ip, method, route, path, object_type, object_id, status, error_code, fields, vals, key)
+    where e.key is null or e.key in (select key from moved)`)
 }
 
 export class AuditLog {
   readonly settings: Required<AuditSettings>
   private queue: AuditEntry[] = []
+  /** The outbox key of each queued entry (null: none), parallel to `queue`. */
+  private keys: Array<string | null> = []
   private timer: NodeJS.Timeout | undefined
   private flushing: Promise<void> | undefined
   private dropped = 0
   private log: AuditLogger = () => {}
 
-  constructor (private readonly store: () => Store, settings: Partial<AuditSettings> = {}) {
+  constructor (readonly store: () => Store, settings: Partial<AuditSettings> = {}) {
     const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined))
-    this.settings = { ...AUDIT_DEFAULTS, ...given }
+    // Rows are looked for at least as often as they become old enough to move.
+    const moveEveryMs = Math.min(AUDIT_DEFAULTS.moveEveryMs, (given.orphanGraceMs as number | undefined) ?? AUDIT_DEFAULTS.orphanGraceMs)
+    this.settings = { ...AUDIT_DEFAULTS, moveEveryMs, ...given }
   }
 
   get enabled (): boolean { return this.settings.enabled }
@@ -134,14 +182,18 @@ export class AuditLog {
   /** Entries waiting in this process's queue. */
   get pending (): number { return this.queue.length }
 
-  /** Queues an entry (no I/O); it is inserted within `flushMs`. Never throws. */
-  append (entry: AuditEntry): void {
+  /**
+   * Queues an entry (no I/O); it is inserted within `flushMs`, replacing
+   * the outbox row of `key` when given. Never throws.
+   */
+  append (entry: AuditEntry, key: string | null = null): void {
     if (!this.settings.enabled) return
     if (this.queue.length >= this.settings.maxQueued) {
       this.dropped++
       return
     }
     this.queue.push(entry)
+    this.keys.push(key)
     if (this.queue.length >= this.settings.batch) this.kick()
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => { this.kick() }, this.settings.flushMs)
@@ -177,8 +229,9 @@ export class AuditLog {
     }
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.settings.batch)
+      const keys = this.keys.splice(0, batch.length)
       try {
-        await appendAuditEntries(this.store(), batch)
+        await appendAuditEntries(this.store(), batch, keys)
       } catch (err) {
         this.log(`audit log: ${batch.length} entries could not be written`, err)
       }
@@ -232,19 +285,41 @@ export class AuditLog {
   }
 
   /**
+   * Moves outbox rows older than `graceMs` (default `orphanGraceMs`) that
+   * nobody replaced into the log, as their commit implied; answers how many.
+   */
+  async moveOrphans (graceMs = this.settings.orphanGraceMs): Promise<number> {
+    let moved = 0
+    for (;;) {
+      const n = await moveOrphans(this.store(), graceMs, MOVE_BATCH)
+      moved += n
+      if (n < MOVE_BATCH) return moved
+    }
+  }
+
+  /**
    * The retention prune, every `pruneEveryMs` (and once shortly after
-   * start); returns what stops it and flushes the queue.
+   * start), and the move of orphaned outbox rows, every `moveEveryMs` (and
+   * once at start: rows a dead process left); returns what stops them and
+   * flushes the queue.
    */
   start (log?: AuditLogger): () => Promise<void> {
     if (log !== undefined) this.log = log
-    const stop = repeatEvery(this.settings.pruneEveryMs, async () => {
+    const stopPrune = repeatEvery(this.settings.pruneEveryMs, async () => {
       await this.prune().then(
         (n) => { if (n > 0) this.log(`audit log: ${n} entries older than ${this.settings.retentionDays} days pruned`) },
         (err) => { this.log('audit log: prune failed', err) }
       )
     }, { firstMs: Math.min(60_000, this.settings.pruneEveryMs) })
+    const stopMove = repeatEvery(this.settings.moveEveryMs, async () => {
+      await this.moveOrphans().then(
+        (n) => { if (n > 0) this.log(`audit log: ${n} entries of writes whose answer was never recorded moved from the outbox (error_code ${UNANSWERED})`) },
+        (err) => { this.log('audit log: moving the outbox failed', err) }
+      )
+    }, { firstMs: 0 })
     return async () => {
-      await stop()
+      await stopMove()
+      await stopPrune()
       await this.flush()
     }
   }

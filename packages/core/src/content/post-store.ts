@@ -2,8 +2,10 @@
  * Reads and writes of posts and what hangs off them (meta, terms,
  * revisions). Every function takes the store's `db` or a transaction.
  */
-import { and, asc, desc, eq, getTableColumns, inArray, ne, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, inArray, is, ne, sql } from 'drizzle-orm'
+import { PgTransaction } from 'drizzle-orm/pg-core'
 import { dbOf, executeNamed, storeSlot, type Queryable, type Store } from '@cms/store'
+import { outboxPart } from '../audit/outbox.js'
 import { postMeta, posts, termRelationships, terms } from './schema.js'
 import { isReservedSlug, truncateSlug } from './slugs.js'
 
@@ -256,10 +258,18 @@ export async function insertNewPost (
     record[column.name] = value instanceof Date ? value.toISOString() : value
   }
   const t = opts.terms
+  // On the store the statement is its own transaction: it carries the audit entry of the write in
+  // progress (audit/outbox.ts), in the same statement; in a transaction, its commit carries it.
+  const alone = !is(db, PgTransaction)
+  const outbox = outboxPart(alone)
   const rows = await executeNamed<{ written: { id: number, terms: TermRow[] } | null }>(db, 'content_insert_post',
-    sql`select cms_insert_post(${JSON.stringify(record)}::jsonb, ${SLUG_LOCK_CLASS}, ${opts.checkSlug}, ${opts.hierarchical},
-      ${t === undefined ? null : sql.param([...t.ids])}::int[], ${t?.fallbackCategory ?? 0}, ${opts.guidPrefix}) as written`)
-  return rows[0]?.written ?? undefined
+    sql`with w as (select cms_insert_post(${JSON.stringify(record)}::jsonb, ${SLUG_LOCK_CLASS}, ${opts.checkSlug}, ${opts.hierarchical},
+      ${t === undefined ? null : sql.param([...t.ids])}::int[], ${t?.fallbackCategory ?? 0}, ${opts.guidPrefix}) as written),
+    ${outbox.cte}
+    select written from w`)
+  const written = rows[0]?.written ?? undefined
+  if (written !== undefined) outbox.done()
+  return written
 }
 
 /** Whether making `parent` the parent of `id` would make a loop (`parent` is `id` or below it). */

@@ -1,0 +1,133 @@
+/**
+ * Large JSON off the request thread (issue 27): a request body over
+ * `OFF_THREAD_BYTES` is decoded, scanned and parsed, and an answer whose
+ * strings and members weigh more is serialized, encoded and hashed, in one
+ * worker thread of the kernel's (json-worker.mjs), so that while a
+ * megabyte post is read or answered the loop answers everyone else. What
+ * crosses the threads is cheap to copy: the body's bytes are moved there,
+ * the parsed value (a few long strings) copied back, the answer's value
+ * copied there (its strings are copied, never re-encoded) and its bytes moved
+ * back. Smaller JSON is handled inline: handing it over would cost as much
+ * as the work. An answer holding anything but plain objects, arrays and
+ * primitives (a Date, a class with `toJSON`) is serialized inline as
+ * before: a copy to another thread would lose its methods.
+ * If the thread cannot be started the work runs inline.
+ */
+import { Worker } from 'node:worker_threads'
+import { parseBody, serialize, type ParseOutcome, type Serialized } from './json-tasks.js'
+import type { TextLimits } from './json-scan.js'
+
+/** Bytes of a body, or weight of an answer (characters of strings plus a few per member), from which the work runs in the thread. */
+export const OFF_THREAD_BYTES = 64 * 1024
+
+/** Members an answer's walk visits at most: beyond it (or in a cycle) the answer is serialized inline, as before. */
+const MAX_WALK = 1_000_000
+
+/**
+ * The weight of `value` when it is plain JSON data (objects with the plain
+ * prototypes, arrays, strings, numbers, booleans, null, undefined): the
+ * characters of its strings and keys plus 4 per member; undefined when it
+ * holds anything else or is larger than the walk's bound.
+ */
+export function plainWeight (value: unknown): number | undefined {
+  let weight = 0
+  let visited = 0
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (++visited > MAX_WALK) return undefined
+    weight += 4
+    if (typeof v === 'string') weight += v.length
+    else if (Array.isArray(v)) {
+      if (Object.getPrototypeOf(v) !== Array.prototype) return undefined
+      for (let i = 0; i < v.length; i++) stack.push(v[i])
+    } else if (typeof v === 'object' && v !== null) {
+      const proto = Object.getPrototypeOf(v) as unknown
+      if (proto !== Object.prototype && proto !== null) return undefined
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue
+        weight += k.length
+        stack.push((v as Record<string, unknown>)[k])
+      }
+    } else if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol') return undefined
+  }
+  return weight
+}
+
+type Task = { task: 'parseBody', input: Parameters<typeof parseBody>[0] } | { task: 'serialize', input: Parameters<typeof serialize>[0] }
+
+interface Waiting { resolve: (outcome: unknown) => void, reject: (err: Error) => void }
+
+class JsonThread {
+  private worker: Worker | undefined
+  /** Set when the thread failed to start or died: the work runs inline from then on. */
+  private broken = false
+  private next = 0
+  private readonly waiting = new Map<number, Waiting>()
+  /** Work done in the thread and inline: for tests that count it (never for timing). */
+  readonly counts = { parsedOff: 0, parsedInline: 0, serializedOff: 0, serializedInline: 0 }
+
+  /** A request body's value (parseBody's outcome); `bytes` is handed over and must not be used after. */
+  async parse (bytes: Buffer, limits: TextLimits): Promise<ParseOutcome> {
+    if (bytes.byteLength <= OFF_THREAD_BYTES || this.broken) {
+      this.counts.parsedInline++
+      return parseBody({ bytes, limits })
+    }
+    this.counts.parsedOff++
+    // Moved when the buffer is the body's own (a concatenation of chunks is), else copied.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    const view = own ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes)
+    return await this.run({ task: 'parseBody', input: { bytes: view, limits: { ...limits } } }, [view.buffer as ArrayBuffer]) as ParseOutcome
+  }
+
+  /** An answer's bytes and hash, made in the thread: undefined when it is small or not plain data (the caller serializes it). */
+  async serialize (body: unknown, pretty: boolean, hash: boolean): Promise<{ bytes: Buffer, hash?: string } | undefined> {
+    if (this.broken) return undefined
+    const weight = plainWeight(body)
+    if (weight === undefined || weight <= OFF_THREAD_BYTES) {
+      this.counts.serializedInline++
+      return undefined
+    }
+    this.counts.serializedOff++
+    const out = await this.run({ task: 'serialize', input: { body, pretty, hash } }, []) as Serialized
+    return { bytes: Buffer.from(out.bytes.buffer, out.bytes.byteOffset, out.bytes.byteLength), ...(out.hash === undefined ? {} : { hash: out.hash }) }
+  }
+
+  private async run (task: Task, transfer: ArrayBuffer[]): Promise<unknown> {
+    const worker = this.start()
+    const id = this.next++
+    // Held while it has work (an injected request has no socket to keep the process up), let go when idle.
+    if (this.waiting.size === 0) worker.ref()
+    return await new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject })
+      worker.postMessage({ id, ...task }, transfer)
+    })
+  }
+
+  private start (): Worker {
+    if (this.worker !== undefined) return this.worker
+    const worker = new Worker(new URL('./json-worker.mjs', import.meta.url))
+    worker.on('message', (m: { id: number, outcome?: unknown, failed?: string }) => {
+      const w = this.waiting.get(m.id)
+      this.waiting.delete(m.id)
+      if (this.waiting.size === 0) worker.unref()
+      if (m.failed !== undefined) w?.reject(new Error(m.failed))
+      else w?.resolve(m.outcome)
+    })
+    const fail = (err: Error): void => {
+      this.broken = true
+      this.worker = undefined
+      for (const w of this.waiting.values()) w.reject(err)
+      this.waiting.clear()
+    }
+    worker.on('error', fail)
+    worker.on('exit', (code) => { if (this.worker === worker) fail(new Error(`the JSON thread exited (${code})`)) })
+    // An idle thread does not keep the process up (unref'd after the listeners: adding one refs the port again).
+    worker.unref()
+    this.worker = worker
+    return worker
+  }
+}
+
+/** The process's JSON thread. */
+export const jsonThread = new JsonThread()

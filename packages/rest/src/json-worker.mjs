@@ -1,0 +1,22 @@
+// The JSON thread (json-thread.ts): runs json-tasks on messages `{ id, task, input }`
+// and answers `{ id, outcome }`, moving an answer's bytes rather than copying them.
+// Plain JavaScript so the thread starts without a TypeScript loader in the built
+// image (dist/ holds json-tasks.js beside this file); in a checkout, where worker
+// threads do not inherit the process's loader, the source is loaded through tsx's API.
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { parentPort } from 'node:worker_threads'
+
+const source = new URL('./json-tasks.ts', import.meta.url)
+const tasks = existsSync(fileURLToPath(source))
+  ? await (await import('tsx/esm/api')).tsImport(source.href, import.meta.url)
+  : await import('./json-tasks.js')
+
+parentPort.on('message', ({ id, task, input }) => {
+  try {
+    const outcome = tasks[task](input)
+    parentPort.postMessage({ id, outcome }, outcome.bytes === undefined ? [] : [outcome.bytes.buffer])
+  } catch (err) {
+    parentPort.postMessage({ id, failed: String(err) })
+  }
+})

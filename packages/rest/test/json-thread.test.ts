@@ -1,0 +1,114 @@
+/**
+ * Large JSON off the request thread (issue 27): a large request body is
+ * parsed and a large answer serialized in the kernel's JSON thread
+ * (json-thread.ts), with the same outcome as inline: the same value, the
+ * same bytes, the same ETag, the same refusals. Counted, not timed.
+ */
+import { createHash } from 'node:crypto'
+import t from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { endpoint, everyone, kernelServerOptions, restKernel, route } from '../src/index.js'
+import { jsonThread, OFF_THREAD_BYTES, plainWeight } from '../src/json-thread.js'
+
+const MARKUP = '<p>é &amp; "q" \\ \u2028 <b>x</b></p>'
+const big = (chars: number): string => MARKUP.repeat(Math.ceil(chars / MARKUP.length))
+
+class Stamp { toJSON (): string { return 'stamp' } }
+
+async function build (): Promise<FastifyInstance> {
+  const app = Fastify({ ...kernelServerOptions(), logger: false })
+  await app.register(restKernel, {
+    namespaces: [{
+      name: 'json/v1',
+      routes: [route({
+        namespace: 'json/v1',
+        path: '/json/v1/echo',
+        endpoints: [endpoint({
+          methods: ['POST', 'GET'],
+          args: { text: Type.Optional(Type.String()), size: Type.Optional(Type.Integer()), stamp: Type.Optional(Type.Boolean()) },
+          permission: everyone.because('a test route (not probed)'),
+          handler: (req) => {
+            const text = typeof req.params.text === 'string' ? req.params.text : big(Number(req.params.size ?? 0))
+            return { text, twice: [text, { nested: text }], n: 1, none: null, missing: undefined, ...(req.params.stamp === true ? { stamp: new Stamp() } : {}) }
+          }
+        })]
+      })]
+    }],
+    baseUrl: 'http://json.test',
+    authenticate: async () => ({ id: 1, can: () => true })
+  })
+  return app
+}
+
+t.test('a large body is parsed in the thread, with the value an inline parse gives', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const text = big(OFF_THREAD_BYTES * 4)
+  const before = { ...jsonThread.counts }
+  const res = await app.inject({ method: 'POST', url: '/cms-json/json/v1/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text }) })
+  t.equal(res.statusCode, 200)
+  t.equal(jsonThread.counts.parsedOff, before.parsedOff + 1, 'parsed in the thread')
+  t.equal(jsonThread.counts.serializedOff, before.serializedOff + 1, 'and answered from it')
+  t.equal(res.body, JSON.stringify({ text, twice: [text, { nested: text }], n: 1, none: null }), 'the bytes JSON.stringify makes')
+  const small = await app.inject({ method: 'POST', url: '/cms-json/json/v1/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text: 'short' }) })
+  t.equal(small.json().text, 'short')
+  t.equal(jsonThread.counts.parsedOff, before.parsedOff + 1, 'a small body is parsed inline')
+  t.equal(jsonThread.counts.serializedOff, before.serializedOff + 1, 'and answered inline')
+})
+
+t.test('refusals of a large body are the inline ones', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const post = async (payload: string): Promise<{ status: number, body: unknown }> => {
+    const res = await app.inject({ method: 'POST', url: '/cms-json/json/v1/echo', headers: { 'content-type': 'application/json' }, payload })
+    return { status: res.statusCode, body: res.json() }
+  }
+  const before = jsonThread.counts.parsedOff
+  const pad = ' '.repeat(OFF_THREAD_BYTES * 2)
+  const deep = await post(`${pad}${'['.repeat(600)}${']'.repeat(600)}`)
+  t.equal(deep.status, 413)
+  t.match(deep.body, { code: 'rest_too_much_text', data: { status: 413, limit: 'maxDepth', max: 512 } }, 'the scan refuses too deep a body')
+  const broken = await post(`{"text": "${big(OFF_THREAD_BYTES * 2)}`)
+  t.same([broken.status, broken.body], [400, { code: 'rest_invalid_json', message: 'Invalid JSON body passed.', data: { status: 400, json_error_code: 4, json_error_message: 'Syntax error' } }], 'malformed JSON')
+  const blank = await app.inject({ method: 'POST', url: '/cms-json/json/v1/echo?size=10', headers: { 'content-type': 'application/json' }, payload: pad })
+  t.equal(blank.statusCode, 200, 'a blank body is no body')
+  t.equal(jsonThread.counts.parsedOff, before + 3, 'all three in the thread')
+})
+
+t.test('a large GET answer: the same bytes and ETag; 304 on a match', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const before = jsonThread.counts.serializedOff
+  const res = await app.inject({ method: 'GET', url: `/cms-json/json/v1/echo?size=${OFF_THREAD_BYTES * 2}` })
+  t.equal(jsonThread.counts.serializedOff, before + 1, 'serialized in the thread')
+  const text = big(OFF_THREAD_BYTES * 2)
+  const expected = JSON.stringify({ text, twice: [text, { nested: text }], n: 1, none: null })
+  t.equal(res.body, expected)
+  t.equal(res.headers.etag, `W/"${createHash('sha1').update(expected).digest('base64url')}"`, 'the tag is the hash of the bytes, as inline')
+  t.equal(Number(res.headers['content-length']), Buffer.byteLength(expected))
+  const again = await app.inject({ method: 'GET', url: `/cms-json/json/v1/echo?size=${OFF_THREAD_BYTES * 2}`, headers: { 'if-none-match': String(res.headers.etag) } })
+  t.equal(again.statusCode, 304)
+  const pretty = await app.inject({ method: 'GET', url: `/cms-json/json/v1/echo?size=${OFF_THREAD_BYTES * 2}&_pretty=1` })
+  t.equal(pretty.body, JSON.stringify(JSON.parse(expected), null, 4), '_pretty as inline')
+  const envelope = await app.inject({ method: 'GET', url: `/cms-json/json/v1/echo?size=${OFF_THREAD_BYTES * 2}&_envelope=1` })
+  t.same(envelope.json(), { body: JSON.parse(expected), status: 200, headers: { Allow: 'POST, GET' } }, '_envelope as inline')
+  const jsonp = await app.inject({ method: 'GET', url: `/cms-json/json/v1/echo?size=${OFF_THREAD_BYTES * 2}&_jsonp=cb` })
+  t.equal(jsonp.body, `/**/cb(${expected})`, '_jsonp, rendered inline')
+  t.equal(jsonThread.counts.serializedOff, before + 4, 'pretty and envelope in the thread too')
+})
+
+t.test('an answer holding anything but plain data is serialized inline, as before', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  const before = { ...jsonThread.counts }
+  const res = await app.inject({ method: 'GET', url: `/cms-json/json/v1/echo?size=${OFF_THREAD_BYTES * 2}&stamp=1` })
+  t.equal(res.json().stamp, 'stamp', 'its toJSON ran')
+  t.equal(jsonThread.counts.serializedOff, before.serializedOff, 'not in the thread')
+  t.equal(plainWeight({ a: 'xy', b: [1, null] }), 4 + 1 + 4 + 2 + 1 + 4 + 4 + 4, 'plain data weighs its characters and members')
+  t.equal(plainWeight({ when: new Date(0) }), undefined, 'a Date is not plain')
+  t.equal(plainWeight([1n]), undefined, 'nor a bigint')
+  const cycle: Record<string, unknown> = {}
+  cycle.self = cycle
+  t.equal(plainWeight(cycle), undefined, 'a cycle ends the walk (and JSON.stringify refuses it inline, as before)')
+})
