@@ -3,7 +3,7 @@
  * (the route schema's contexts then remove what the context hides), the
  * class list, and the links.
  */
-import { rel, restUrl, type Link, type Links, type Principal, type RestRequest } from '@cms/rest'
+import { parseFields, rel, restUrl, wantsField, type Link, type Links, type Principal, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
 import { formatGmt, formatLocal } from './dates.js'
 import { metaResponse } from './meta.js'
@@ -58,6 +58,12 @@ export interface FormatOptions {
   store: Store
   /** The post's slug was just made unique by this request: it is its generated slug. */
   slugIsUnique?: boolean
+  /**
+   * The fields registered for the type (fields.ts): when `_fields` asks for
+   * one, every field is computed, as its getter reads the formatted object
+   * (any of its fields) before the kernel filters it.
+   */
+  registered?: ReadonlyArray<{ name: string }>
 }
 
 /** Whether protected content is shown: edit rights in edit context, or the right password. */
@@ -180,9 +186,29 @@ export function postLinks (post: PostRow, extras: PostExtras, opts: FormatOption
   return links
 }
 
-/** The post in the core's key order; the route schema filters it by context. */
+/** The `_fields` a request names (undefined: every field), parsed once per request. */
+const fieldLists = new WeakMap<object, string[] | undefined>()
+function fieldsOf (req: RestRequest): string[] | undefined {
+  const query = req.query
+  if (fieldLists.has(query)) return fieldLists.get(query)
+  const fields = query._fields === undefined ? undefined : parseFields(query._fields)
+  fieldLists.set(query, fields)
+  return fields
+}
+
+/**
+ * The post in the core's key order; the route schema filters it by context.
+ * What `_fields` leaves out is not computed (rendered text, meta, the links,
+ * the class list, an edit context's generated slug): the answer is the same,
+ * since the kernel would drop it (`_links` is kept when `_links` or
+ * `_embedded` is asked, as the kernel keeps it); all of it where fields are
+ * registered for the type and asked (`registered`).
+ */
 export async function formatPost (post: PostRow, extras: PostExtras, opts: FormatOptions): Promise<Record<string, unknown>> {
   const { spec, settings, context } = opts
+  const asked = fieldsOf(opts.req)
+  const fields = opts.registered?.some((f) => wantsField(asked, f.name)) === true ? undefined : asked
+  const wants = (key: string): boolean => wantsField(fields, key)
   const tz = settings.timeZone
   const date = effectiveDate(post)
   const open = unlocked(post, opts)
@@ -198,10 +224,10 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
     slug: post.slug,
     status: post.status,
     type: post.type,
-    link,
-    title: { raw: post.title, rendered: await renderedTitle(post.title) }
+    link
   }
-  if (context !== 'embed') {
+  if (wants('title')) out.title = { raw: post.title, rendered: await renderedTitle(post.title) }
+  if (context !== 'embed' && wants('content')) {
     out.content = {
       raw: post.content,
       rendered: open ? await renderedContent(post.content, opts.settings.useSmilies) : '',
@@ -209,10 +235,12 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
       block_version: hasBlocks(post.content) ? 1 : 0
     }
   }
-  out.excerpt = {
-    raw: post.excerpt,
-    rendered: open ? await renderedExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) : '',
-    protected: post.password !== ''
+  if (wants('excerpt')) {
+    out.excerpt = {
+      raw: post.excerpt,
+      rendered: open ? await renderedExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) : '',
+      protected: post.password !== ''
+    }
   }
   out.author = post.author
   out.featured_media = post.featuredMedia
@@ -225,20 +253,22 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
   if (spec.hasTerms) out.sticky = post.sticky
   out.template = post.template
   if (spec.hasTerms) out.format = post.format
-  out.meta = metaResponse(opts.settings.meta, extras.meta)
+  if (wants('meta')) out.meta = metaResponse(opts.settings.meta, extras.meta)
   if (spec.hasTerms) {
     out.categories = extras.terms.category.map((t) => t.id)
     out.tags = extras.terms.post_tag.map((t) => t.id)
   }
   if (context === 'edit') {
     out.permalink_template = link
-    out.generated_slug = opts.slugIsUnique === true && post.slug !== ''
-      ? post.slug
-      : await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : await textPool.slug(post.title, String(post.id)), {
-        id: post.id, type: post.type, parent: post.parent, hierarchical: spec.hierarchical
-      })
+    if (wants('generated_slug')) {
+      out.generated_slug = opts.slugIsUnique === true && post.slug !== ''
+        ? post.slug
+        : await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : await textPool.slug(post.title, String(post.id)), {
+          id: post.id, type: post.type, parent: post.parent, hierarchical: spec.hierarchical
+        })
+    }
   }
-  out.class_list = classList(post, extras, spec, open)
-  out._links = postLinks(post, extras, opts)
+  if (wants('class_list')) out.class_list = classList(post, extras, spec, open)
+  if (wants('_links') || wants('_embedded')) out._links = postLinks(post, extras, opts)
   return out
 }

@@ -195,7 +195,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
       detailsInPage: true,
       format: async (req, post, extras, { settings, context, slugIsUnique }) => {
         const excerptLength = typeof req.params.excerpt_length === 'number' ? req.params.excerpt_length : undefined
-        return await formatPost(post, extras, { req, spec, settings, context, excerptLength, store, slugIsUnique })
+        return await formatPost(post, extras, { req, spec, settings, context, excerptLength, store, slugIsUnique, registered: fields.of(objectType) })
       },
       tag: versionTag
     },
