@@ -12,7 +12,7 @@
  * forgot the mark, of one whose name says it is one.
  */
 import { argsOf, type JsonSchema, type Principal, type WriteRecord } from '@cms/rest'
-import type { AuditEntry } from './store.js'
+import type { AuditEntry } from './entry.js'
 
 /** Names that say a secret, whatever the schema says (the guard behind the `secret` mark). */
 const SECRET_NAME = /pass(word|phrase|wd)|secret|token|api[-_]?key|private[-_]?key|credential|^auth$|authoriz|salt|nonce|signature|cookie|session/i

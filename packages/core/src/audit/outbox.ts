@@ -24,7 +24,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { sql, type SQL } from 'drizzle-orm'
 import { executeNamed, onCommit, type CommitHook, type Store } from '@cms/store'
-import type { AuditEntry } from './store.js'
+import type { AuditEntry } from './entry.js'
 
 /**
  * What an entry moved without its answer says: the write committed (a

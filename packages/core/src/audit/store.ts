@@ -59,27 +59,9 @@ import { executeNamed, type Store } from '@cms/store'
 import { auditLog } from './schema.js'
 import { repeatEvery } from '../platform/repeat.js'
 import { moveOrphans, UNANSWERED } from './outbox.js'
+import type { AuditEntry, AuditRow } from './entry.js'
 
-/** One entry as written. */
-export interface AuditEntry {
-  at: Date
-  userId: number
-  /** `app-password`, `cookie`, `cli` or `anonymous`. */
-  credential: string
-  credentialId: string | null
-  ip: string
-  method: string
-  route: string
-  path: string
-  objectType: string
-  objectId: string | null
-  status: number
-  errorCode: string | null
-  fields: string[]
-  values: Record<string, unknown>
-}
-
-export type AuditRow = AuditEntry & { id: number }
+export type { AuditEntry, AuditRow } from './entry.js'
 
 export interface AuditSettings {
   /** Record writes (`CMS_AUDIT_LOG`, default on). Off: nothing is queued or written; the route still reads. */
