@@ -11,10 +11,10 @@
 import t, { type Test } from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort } from './harness/free-port.js'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
 import { dbOf, openStore, sharedDatabaseUrl, type Store } from '@cms/store'
@@ -22,15 +22,6 @@ import { createTestDatabase, testDatabaseUrl } from '@cms/store/testing'
 import { gatewayApp, type GatewayApp } from './helpers.js'
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url))
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** The gateway's own start (src/main.ts) in a child process, ready once /readyz answers. */
 async function startGateway (env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {

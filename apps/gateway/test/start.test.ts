@@ -5,23 +5,14 @@
 import t from 'tap'
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort } from './harness/free-port.js'
 import { promisify } from 'node:util'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 const PNPM = ['-y', 'pnpm@10.34.8']
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 function env (dataDir: string, port: number): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...process.env, CMS_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' }
