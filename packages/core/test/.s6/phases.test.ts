@@ -1,0 +1,25 @@
+// suite6 measurement: phases of a core test process (cpu ms, wall ms), not committed.
+const c0 = process.cpuUsage(); const w0 = performance.now()
+const mark = (what: string): void => { const c = process.cpuUsage(c0); console.error(`${what}: cpu ${Math.round((c.user + c.system) / 1e3)} wall ${Math.round(performance.now() - w0)} (since process start ${Math.round(performance.now())})`) }
+mark('start')
+const { default: t } = await import('tap')
+mark('tap')
+const { testApp } = await import('../../src/testing.js')
+mark('core testing')
+const { withContentUsers } = await import('../fixtures/content/harness.js')
+const { packageMeta } = await import('../fixtures/package-meta.js')
+mark('fixtures')
+for (let i = 0; i < Number(process.env.S6_N ?? 2); i++) {
+  const app = await testApp({ packages: [packageMeta], namespaces: ['cms/v2'] })
+  mark(`testApp ${i}`)
+  const h = await withContentUsers(app)
+  mark(`users ${i}`)
+  const r = await h.call('GET', '/cms/v2/posts', { as: h.users.admin })
+  mark(`first call ${r.status}`)
+  for (let j = 0; j < 20; j++) await h.call('GET', '/cms/v2/categories/1', { as: h.users.editor })
+  mark(`20 calls`)
+  await h.close()
+  mark(`close ${i}`)
+}
+t.pass('ok')
+process.on('exit', () => mark('exit'))
