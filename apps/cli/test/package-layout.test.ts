@@ -6,8 +6,8 @@
  * migrations (drizzle-kit's snapshots chained, the next `db:generate`
  * writing nothing until a table changes). A migration a database has
  * applied is never rewritten (fixtures/applied-migrations.json: tag, time
- * and SQL hash of every migration on main when the packages moved onto
- * drizzle-kit snapshots), and a migration generated while an older journal
+ * and SQL hash of every migration on main: a migration's line is added
+ * there when it lands), and a migration generated while an older journal
  * time is still ahead of the clock is applied all the same.
  */
 import { createHash } from 'node:crypto'
