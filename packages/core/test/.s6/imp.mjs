@@ -1,6 +1,0 @@
-const t0 = process.cpuUsage(); const w0 = performance.now()
-await import('tap')
-const t1 = process.cpuUsage(t0)
-await import('/work/wt/suite6/packages/core/dist/testing.js')
-const t2 = process.cpuUsage(t0)
-console.error(`tap cpu ${(t1.user+t1.system)/1e3|0} ms; +core testing ${(t2.user+t2.system)/1e3|0} ms; wall ${performance.now()-w0|0}`)
