@@ -4,7 +4,8 @@
  * with every saved version of their definition, and the navigation menus
  * the mega menu reads (the core has no menus).
  */
-import { index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core'
+import { index, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core'
+import { jsonb } from '@cms/store/columns'
 
 /** A custom widget: its current title and the number of its latest version. */
 export const addonsWidgets = pgTable('addons_widgets', {

@@ -2,7 +2,8 @@
  * Tables owned by @cms/builder (migrations in ../migrations, recorded in
  * `drizzle.__migrations_cms_builder`).
  */
-import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigserial, boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { jsonb } from '@cms/store/columns'
 
 /** The NPS survey of each product (plugin slug): its dismiss state and the rating given. */
 export const npsSurveys = pgTable('nps_surveys', {

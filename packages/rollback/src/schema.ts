@@ -3,7 +3,8 @@
  * archives of installed versions made by the backup step, and the state a
  * rollback keeps between its steps (one per package, for an hour).
  */
-import { bigint, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, index, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core'
+import { jsonb } from '@cms/store/columns'
 
 export const rollbackArchives = pgTable('rollback_archives', {
   id: serial('id').primaryKey(),

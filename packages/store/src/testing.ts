@@ -267,6 +267,14 @@ function pgliteVersion (): string {
 const PGLITE_TEMPLATE_DIR = join(tmpdir(), 'cms-test-templates')
 /** A dump no test process has read for this long is removed (each is about 40 MB; every edit of a migration makes one). */
 const PGLITE_TEMPLATE_KEEP_MS = 2 * 24 * 3600_000
+/**
+ * At most this many dumps are kept, the most recently read (about 1 GB): the
+ * checkouts of one machine share the folder, and a day of edited migrations
+ * left more than a hundred of them (4.5 GB). A run reads about a dozen.
+ */
+const PGLITE_TEMPLATE_KEEP_COUNT = 24
+/** A partial write this old is one whose process died. */
+const PGLITE_PARTIAL_KEEP_MS = 3600_000
 
 async function makePgliteTemplate (key: string, sets: readonly MigrationSet[] | undefined): Promise<Blob> {
   const file = join(PGLITE_TEMPLATE_DIR, `pglite-${key}.tar`)
@@ -289,22 +297,36 @@ async function makePgliteTemplate (key: string, sets: readonly MigrationSet[] | 
     const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
     writeFileSync(partial, Buffer.from(await dump.arrayBuffer()))
     renameSync(partial, file)
-    pruneTemplates(file)
+    pruneTemplates(PGLITE_TEMPLATE_DIR, file)
     return dump
   } finally {
     await store.close()
   }
 }
 
-/** Removes the dumps (and the partial writes of processes that died) unused for PGLITE_TEMPLATE_KEEP_MS. */
-function pruneTemplates (keep: string): void {
-  const now = Date.now()
-  for (const name of readdirSync(PGLITE_TEMPLATE_DIR)) {
-    const path = join(PGLITE_TEMPLATE_DIR, name)
+/**
+ * Removes from `dir` the dumps unused for PGLITE_TEMPLATE_KEEP_MS, those past
+ * the PGLITE_TEMPLATE_KEEP_COUNT most recently used (`keep`, just made, is
+ * one of them), and the partial writes of processes that died. A process
+ * reading a dump removed meanwhile makes it again. Exported for its test.
+ */
+export function pruneTemplates (dir: string, keep: string, now = Date.now()): void {
+  const dumps: Array<{ path: string, used: number }> = []
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
     try {
-      if (path !== keep && now - statSync(path).mtimeMs > PGLITE_TEMPLATE_KEEP_MS) rmSync(path, { force: true })
+      const used = statSync(path).mtimeMs
+      if (!name.endsWith('.tar')) {
+        if (now - used > PGLITE_PARTIAL_KEEP_MS) rmSync(path, { force: true })
+      } else if (path !== keep && now - used > PGLITE_TEMPLATE_KEEP_MS) {
+        rmSync(path, { force: true })
+      } else if (path !== keep) {
+        dumps.push({ path, used })
+      }
     } catch {}
   }
+  dumps.sort((a, b) => b.used - a.used)
+  for (const { path } of dumps.slice(PGLITE_TEMPLATE_KEEP_COUNT - 1)) rmSync(path, { force: true })
 }
 
 function databaseUrlOf (serverUrl: string, name: string): string {

@@ -5,10 +5,11 @@
  * sets `migrateTestStore` is given, and an edited migration makes a new
  * template instead of reusing the old one. A copy's own migrator applies
  * nothing (`migrationsApplied`); a store opened with `migrate: false`
- * (the tests of the migrations themselves) is migrated from nothing. Runs
- * on PGlite and, with CMS_TEST_DATABASE_URL, on PostgreSQL.
+ * (the tests of the migrations themselves) is migrated from nothing. The
+ * folder of PGlite dumps stays bounded. Runs on PGlite and, with
+ * CMS_TEST_DATABASE_URL, on PostgreSQL.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,7 +17,7 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { migrationsTableOf } from '../src/index.js'
 import type { MigrationSet, Store } from '../src/index.js'
-import { migrateTestStore, migrationsApplied, openTestStore, openTestStores } from '../src/testing.js'
+import { migrateTestStore, migrationsApplied, openTestStore, openTestStores, pruneTemplates } from '../src/testing.js'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/sets/${name}`, import.meta.url))
 const alpha: MigrationSet = { name: '@test/alpha', folder: fixture('alpha') }
@@ -103,4 +104,33 @@ t.test('an edited migration makes a new template', async (t) => {
   t.notOk((await columns(before, 'alpha_items')).includes('edited'))
   t.ok((await columns(after, 'alpha_items')).includes('edited'), 'the edited migration is in the template the copy came from')
   t.equal(migrationsApplied(after), 0, 'a copy of a new template, not a migration run on the old one')
+})
+
+t.test('the folder of PGlite dumps keeps the most recently used ones only', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cms-template-prune-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const now = Date.now()
+  const minute = 60_000
+  const make = (name: string, minutesAgo: number): void => {
+    const path = join(dir, name)
+    writeFileSync(path, 'x')
+    const at = new Date(now - minutesAgo * minute)
+    utimesSync(path, at, at)
+  }
+  // 30 dumps used a minute apart (dump-0 the most recent), one unused for three days, one just made but dated old.
+  for (let i = 0; i < 30; i++) make(`dump-${i}.tar`, i + 1)
+  make('stale.tar', 3 * 24 * 60)
+  make('new.tar', 5 * 24 * 60)
+  // Partial writes: one of a process that died (two hours old), one under way.
+  make('dump-0.tar.123.abcd', 120)
+  make('dump-1.tar.456.ef01', 0)
+  pruneTemplates(dir, join(dir, 'new.tar'), now)
+  const left = readdirSync(dir).sort()
+  const dumps = left.filter((name) => name.endsWith('.tar'))
+  t.equal(dumps.length, 24, 'at most 24 dumps')
+  t.ok(left.includes('new.tar'), 'the one just made stays')
+  t.same(dumps.filter((name) => name.startsWith('dump-')).sort((a, b) => Number(a.slice(5, -4)) - Number(b.slice(5, -4))), Array.from({ length: 23 }, (_, i) => `dump-${i}.tar`), 'the 23 most recently used others stay')
+  t.notOk(left.includes('stale.tar'), 'one unused for days is removed')
+  t.notOk(left.includes('dump-0.tar.123.abcd'), "a dead process's partial write is removed")
+  t.ok(left.includes('dump-1.tar.456.ef01'), 'a write under way stays')
 })

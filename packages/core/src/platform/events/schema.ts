@@ -5,7 +5,8 @@
  * it. See ./index.ts.
  */
 import { sql } from 'drizzle-orm'
-import { bigint, bigserial, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { jsonb } from '@cms/store/columns'
 
 export const cmsEvents = pgTable('cms_events', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
