@@ -27,9 +27,10 @@ const script = join(repo, 'scripts', 'db-generate.mjs')
 interface Manifest { name: string, cms?: { namespaces: string[] }, scripts?: Record<string, string> }
 interface Journal { entries: Array<{ idx: number, tag: string, when: number }> }
 
-const packages = readdirSync(join(repo, 'packages')).sort().map((name) => {
-  const dir = join(repo, 'packages', name)
-  return { name, dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest }
+// The packages, and the command line (the import map's table is its own).
+const packages = [...readdirSync(join(repo, 'packages')).sort().map((name) => ['packages', name]), ['apps', 'cli']].map(([parent, name]) => {
+  const dir = join(repo, parent!, name!)
+  return { name: name!, dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest }
 })
 const withTables = packages.filter((p) => existsSync(join(p.dir, 'migrations')))
 const journalOf = (dir: string): Journal => JSON.parse(readFileSync(join(dir, 'migrations', 'meta', '_journal.json'), 'utf8'))
@@ -46,7 +47,7 @@ t.test('every package declares itself, runs as the others do and probes its perm
 })
 
 t.test('each package\'s tables are the one source of its migrations', async (t) => {
-  t.ok(withTables.length >= 8, withTables.map((p) => p.name).join(', '))
+  t.ok(withTables.length >= 9, withTables.map((p) => p.name).join(', '))
   for (const { name, dir, manifest } of withTables) {
     t.test(name, async (t) => {
       t.ok(existsSync(join(dir, 'drizzle.config.ts')), 'drizzle.config.ts')
@@ -75,7 +76,7 @@ t.test('each package\'s tables are the one source of its migrations', async (t) 
 t.test('a migration a database has applied is never rewritten', async (t) => {
   const applied = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'applied-migrations.json'), 'utf8')) as Record<string, Array<[string, number, string]>>
   for (const [name, migrations] of Object.entries(applied)) {
-    const dir = join(repo, 'packages', name)
+    const dir = packages.find((p) => p.name === name)!.dir
     const { entries } = journalOf(dir)
     for (const [i, [tag, when, hash]] of migrations.entries()) {
       t.same([entries[i]?.tag, entries[i]?.when], [tag, when], `${name} ${tag}: same name and time`)

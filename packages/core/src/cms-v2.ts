@@ -7,7 +7,7 @@
 import { defineNamespace, type NamespaceDecl } from '@cms/rest'
 import type { Services } from './services.js'
 import { postAndPageRoutes, searchRoutes, typeAndTermRoutes } from './content/index.js'
-import { mediaRoutes } from './media/media.js'
+import { mediaRoutes } from './content/media/media.js'
 import { userRoutes } from './users/index.js'
 import { settingsRoutes } from './settings.js'
 import { commentRoutes } from './comments/index.js'

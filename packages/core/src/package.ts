@@ -4,14 +4,14 @@
  * the sign-in and authorization pages, scheduled publishing, the
  * lifecycle-event worker, webhook deliveries, and its migrations. It serves in every process.
  */
-import { ATTACHMENT_POST_TYPE } from './media/media.js'
+import { ATTACHMENT_POST_TYPE } from './content/media/media.js'
 import { Type } from '@sinclair/typebox'
 import { batchRoutes } from './batch/index.js'
 import { cmsV2Namespace } from './cms-v2.js'
 import { startContentJobs } from './content/index.js'
 import { coreMigrations } from './migrations.js'
 import { oembedNamespace } from './oembed/index.js'
-import { definePackage } from './platform/platform.js'
+import { definePackage } from './platform.js'
 import { siteRoutes } from './site.js'
 import { authorizePage } from './users/index.js'
 import { hasAnyUser } from './users/store.js'

@@ -7,8 +7,8 @@
  * ordinary paragraphs, timed alternately (best of two), at most 4 times it.
  */
 import t from 'tap'
-import { filterPostHtml } from '../src/content/kses.js'
-import { limitNesting, MAX_DEPTH } from '../src/content/nesting.js'
+import { filterPostHtml } from '../src/text/kses.js'
+import { limitNesting, MAX_DEPTH } from '../src/text/nesting.js'
 import { bestOfAlternating } from './fixtures/timing.js'
 
 const MB = 1_000_000

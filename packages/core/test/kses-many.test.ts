@@ -10,7 +10,7 @@
  */
 import t from 'tap'
 import { filterPostHtml, filterPostHtmlMany } from '../src/index.js'
-import { isolated } from '../src/content/kses.js'
+import { isolated } from '../src/text/kses.js'
 
 const FRAGMENTS = [
   'plain', ' & ', '&amp', '&#x', '&', '<b>bold</b>', '<b>open', '</b>', '<p>para', '</p>', '<div class="x">', '</div>',

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { createCaller, testApp } from '../src/testing.js'
-import { textPool } from '../src/content/text-pool.js'
+import { textPool } from '../src/text/text-pool.js'
 
 const renders = (): number => textPool.counts.inline + textPool.counts.pool
 

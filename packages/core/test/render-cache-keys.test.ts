@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { cacheKey, DIGEST_KEYS_FROM, renderedContent, renderedExcerpt } from '../src/content/render-cache.js'
-import { textPool } from '../src/content/text-pool.js'
+import { textPool } from '../src/text/text-pool.js'
 
 t.test('long texts are keyed by their digest, short ones by themselves', async (t) => {
   const long = '<p>a &amp; b</p>'.repeat(100_000)

@@ -8,7 +8,7 @@
  * for 40 KB of `<`; at a megabyte they took minutes.
  */
 import t from 'tap'
-import { renderContent, renderExcerpt, renderTitle } from '../src/content/render.js'
+import { renderContent, renderExcerpt, renderTitle } from '../src/text/render.js'
 import { bestOfAlternating } from './fixtures/timing.js'
 
 const MB = 1_000_000

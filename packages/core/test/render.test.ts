@@ -5,9 +5,9 @@
  */
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { renderContent, renderExcerpt, renderTitle } from '../src/content/render.js'
-import { sanitizeSlug } from '../src/content/slugs.js'
-import { texturize } from '../src/content/texturize.js'
+import { renderContent, renderExcerpt, renderTitle } from '../src/text/render.js'
+import { sanitizeSlug } from '../src/text/slugs.js'
+import { texturize } from '../src/text/texturize.js'
 import { withContentUsers } from './fixtures/content/harness.js'
 import { testApp } from '../src/testing.js'
 import { packageMeta } from './fixtures/package-meta.js'

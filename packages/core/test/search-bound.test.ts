@@ -10,7 +10,7 @@
  */
 import t from 'tap'
 import { withContentUsers } from './fixtures/content/harness.js'
-import { MAX_SEARCH_LENGTH } from '../src/platform/search-bound.js'
+import { MAX_SEARCH_LENGTH } from '../src/base/search-bound.js'
 import { testApp } from '../src/testing.js'
 import { packageMeta } from './fixtures/package-meta.js'
 

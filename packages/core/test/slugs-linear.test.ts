@@ -14,7 +14,7 @@
  * times that reference; the quadratic passes took minutes.
  */
 import t from 'tap'
-import { sanitizeSlug } from '../src/content/slugs.js'
+import { sanitizeSlug } from '../src/text/slugs.js'
 import { bestOfAlternating } from './fixtures/timing.js'
 
 const MB = 1_000_000

@@ -32,10 +32,10 @@ export function registerHeadFields (api: ContributionApi, head: HeadService): vo
     }),
     headless: head.enabled
   }
-  // Whether the fields are on, read once per commit horizon (a setting changes with a commit).
+  // Whether the fields are on, read again only when an option changes (the settings epoch): other commits keep it.
   const switches = readCache<boolean>(api.services.store, 'seo:head-fields-on', 1)
   const enabled = async (ctx: FieldReadContext): Promise<boolean> =>
-    await switches.get(ctx.req, 'on', async () => await options.fields.get() && await options.headless.get())
+    await switches.getUnder(await ctx.req.epoch('settings'), 'on', async () => await options.fields.get() && await options.headless.get())
   // One head per post per request, whichever of the two fields asks first.
   const headOf = async (req: RestRequest, id: number): Promise<SeoHead | undefined> =>
     await req.memo(`seo:field-head:${id}`, async () => await postHead(head, req, id))

@@ -1,5 +1,5 @@
 /**
- * The id map (table `import_map`, migrations/import): per source site, what
+ * The id map (table `import_map`, schema.ts; migrations/): per source site, what
  * each source record became here and the checksum of the record then.
  * Queries are SQL text with quoted literals (the command line has no query
  * builder of its own): `literal` quotes as PostgreSQL's quote_literal does.
@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url'
 import type { MigrationSet, Queryable, Store } from '@cms/store'
 
-export const importMigrations: MigrationSet = { name: '@cms/import', folder: fileURLToPath(new URL('../../migrations/import', import.meta.url)) }
+export const importMigrations: MigrationSet = { name: '@cms/import', folder: fileURLToPath(new URL('../../migrations', import.meta.url)) }
 
 /** A string as an SQL literal (E'' when it holds a backslash, so it is right whatever standard_conforming_strings says). */
 export function literal (value: string): string {

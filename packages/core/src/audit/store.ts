@@ -57,7 +57,7 @@
 import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm'
 import { executeNamed, type Store } from '@cms/store'
 import { auditLog } from './schema.js'
-import { repeatEvery } from '../platform/repeat.js'
+import { repeatEvery } from '../base/repeat.js'
 import { moveOrphans, UNANSWERED } from './outbox.js'
 import type { AuditEntry, AuditRow } from './entry.js'
 

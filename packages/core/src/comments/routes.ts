@@ -19,8 +19,8 @@ import type { Services } from '../services.js'
 import {
   canEdit, canRead, formatGmt, formatLocal, getPost, metaResponse, parseRequestDate, permalink, requestSettings, textParam, type PostRow
 } from '../content/index.js'
-import { metaSchema, parseMetaParam } from '../content/meta.js'
-import { textPool } from '../content/text-pool.js'
+import { metaSchema, parseMetaParam } from '../platform/meta.js'
+import { textPool } from '../text/text-pool.js'
 import { postVisibility, restUrlWithQuery } from '../content/post-format.js'
 import { idOf } from '../content/post-store.js'
 import { findUserById, isEmail } from '../users/store.js'

@@ -2,7 +2,8 @@
  * Every error of the content routes, declared once. Statuses given here are
  * the defaults; permission errors are re-issued as 401/403 with `denied()`.
  */
-import { declareErrors, kernelErrors, RestError, type ErrorBody } from '@cms/rest'
+import { declareErrors, kernelErrors } from '@cms/rest'
+import { metaErrors } from '../platform/meta.js'
 
 export { denied, invalidParam } from '@cms/rest'
 
@@ -11,6 +12,8 @@ export const contentErrors = {
   rest_forbidden_context: kernelErrors.rest_forbidden_context,
   rest_cannot_edit: kernelErrors.rest_cannot_edit,
   rest_trash_not_supported: kernelErrors.rest_trash_not_supported,
+  // Declared with the meta registry (platform/meta.ts), answered here too.
+  rest_cannot_update: metaErrors.rest_cannot_update,
   ...declareErrors({
     rest_post_invalid_id: { status: 404, message: 'Invalid post ID.' },
     rest_post_exists: { status: 400, message: 'Cannot create existing post.' },
@@ -25,7 +28,6 @@ export const contentErrors = {
     rest_cannot_publish: { status: 401, message: 'Sorry, you are not allowed to publish posts in this post type.' },
     rest_cannot_delete: { status: 401, message: 'Sorry, you are not allowed to delete this post.' },
     rest_cannot_read: { status: 401, message: 'Sorry, you are not allowed to view revisions of this post.' },
-    rest_cannot_update: { status: 401, message: 'Sorry, you are not allowed to edit this custom field.' },
     rest_invalid_author: { status: 400, message: 'Invalid author ID.' },
     rest_invalid_field: { status: 400, message: 'A post can not be sticky and have a password.' },
     rest_invalid_featured_media: { status: 400, message: 'Invalid featured media ID.' },
@@ -52,33 +54,4 @@ export const contentErrors = {
     rest_cannot_read_status: { status: 401, message: 'Cannot view status.' },
     rest_taxonomy_invalid: { status: 404, message: 'Invalid taxonomy.' }
   })
-}
-
-/**
- * Several errors reported at once, the first at the top level and the rest
- * under `additional_errors` (meta validation reports every failing key).
- * Each carries the failing parameter as extra data, as the core does.
- */
-export class ChainedError extends RestError {
-  constructor (readonly issues: Array<{ code: string, message: string, param: string }>, status = 400) {
-    super(issues[0]!.code, issues[0]!.message, status)
-  }
-
-  override toBody (): ErrorBody {
-    const [first, ...rest] = this.issues
-    const body: ErrorBody = {
-      code: first!.code,
-      message: first!.message,
-      data: { status: this.status },
-      additional_data: [{ param: first!.param }]
-    }
-    if (rest.length > 0) {
-      body.additional_errors = rest.map((i) => ({ code: i.code, message: i.message, data: { status: this.status, param: i.param } }))
-    }
-    return body
-  }
-
-  override withStatus (status: number): RestError {
-    return new ChainedError(this.issues, status)
-  }
 }

@@ -5,14 +5,14 @@
  */
 import { parseFields, rel, restUrl, wantsField, type Link, type Links, type Principal, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
-import { formatGmt, formatLocal } from './dates.js'
-import { metaResponse } from './meta.js'
+import { formatGmt, formatLocal } from '../base/dates.js'
+import { metaResponse } from '../platform/meta.js'
 import { postExtras, uniquePostSlug, type PostRow, type PostTerms, type RevisionStats } from './post-store.js'
 import { permalink, type PostType, type SiteSettings } from './post-types.js'
-import { hasBlocks } from './render.js'
+import { hasBlocks } from '../text/render.js'
 import { renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
-import { htmlClass } from './slugs.js'
-import { textPool } from './text-pool.js'
+import { htmlClass } from '../text/slugs.js'
+import { textPool } from '../text/text-pool.js'
 
 export interface PostExtras {
   meta: Record<string, unknown>

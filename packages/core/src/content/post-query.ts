@@ -11,7 +11,7 @@ import { LIST_STATUSES } from './post-types.js'
 import { postMeta, posts, termRelationships, terms } from './schema.js'
 import { extrasOf, type PostExtrasRow, type PostRow, type TermRow } from './post-store.js'
 import { ATTACHMENT_META } from './post-types.js'
-import { checkSearchLength } from '../platform/search-bound.js'
+import { checkSearchLength } from '../base/search-bound.js'
 
 /**
  * Which rows of one post type a caller may see, as data: it is part of the

@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox'
 import { collectionParams, secret, contextParam, Enum, field, IntList, itemSchema, Raw, StringList, unvalidated, type ItemSchema, type JsonSchema } from '@cms/rest'
 import type { FieldRegistry } from '../platform/fields.js'
-import { metaSchema, type MetaRegistry } from './meta.js'
+import { metaSchema, type MetaRegistry } from '../platform/meta.js'
 import { LIST_STATUSES, POST_FORMATS, WRITE_STATUSES, type PostType } from './post-types.js'
 
 const ALL = ['view', 'edit', 'embed']

@@ -7,7 +7,7 @@ import { PgTransaction } from 'drizzle-orm/pg-core'
 import { dbOf, executeNamed, storeSlot, type Queryable, type Store } from '@cms/store'
 import { outboxPart } from '../audit/outbox.js'
 import { postMeta, posts, termRelationships, terms } from './schema.js'
-import { isReservedSlug, truncateSlug } from './slugs.js'
+import { isReservedSlug, truncateSlug } from '../text/slugs.js'
 
 export type PostRow = typeof posts.$inferSelect
 export type NewPostRow = typeof posts.$inferInsert

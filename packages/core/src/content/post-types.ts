@@ -3,7 +3,7 @@
  * plus the site settings every content route reads.
  */
 import { getOptions, type Queryable, type Store } from '@cms/store'
-import type { MetaRegistry } from './meta.js'
+import type { MetaRegistry } from '../platform/meta.js'
 
 export interface PostType {
   type: 'post' | 'page' | 'attachment'

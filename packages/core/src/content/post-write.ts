@@ -11,10 +11,10 @@ import type { Principal } from '@cms/rest'
 import type { Store, Tx } from '@cms/store'
 import { typeCaps } from '../users/capabilities.js'
 import { findUserById } from '../users/store.js'
-import { nowSeconds, parseRequestDate } from './dates.js'
+import { nowSeconds, parseRequestDate } from '../base/dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
-import { textPool } from './text-pool.js'
-import { parseMetaParam, type MetaChanges } from './meta.js'
+import { textPool } from '../text/text-pool.js'
+import { parseMetaParam, type MetaChanges } from '../platform/meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
   claimPostSlug, insertNewPost, uniquePostSlug, type NewPostRow, type PostRow, type TermRow
@@ -22,7 +22,7 @@ import {
 import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
 import { posts } from './schema.js'
-import { isReservedSlug } from './slugs.js'
+import { isReservedSlug } from '../text/slugs.js'
 
 /** A title/content/excerpt value: a string, or an object with `raw`; anything else is ignored. */
 export function textParam (value: unknown): string | undefined {

@@ -12,7 +12,7 @@
 import { eq, inArray } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import { dbOf, getOptions, type Queryable, type Store } from '@cms/store'
-import { nowSeconds } from './dates.js'
+import { nowSeconds } from '../base/dates.js'
 import { getMeta, getPost, getPostTerms, insertNewPost, setMeta, withDescendants, type PostRow, type PostTerms, type TermRow } from './post-store.js'
 import { listTerms } from './term-store.js'
 import { readRule, runListQuery, type ListQuery, type MetaClause, type TaxClause } from './post-query.js'

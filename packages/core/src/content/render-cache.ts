@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
-import { textPool } from './text-pool.js'
+import { textPool } from '../text/text-pool.js'
 
 /** Characters (keys and values) kept at most, one or two bytes each. */
 const MAX_CHARS = 8_000_000

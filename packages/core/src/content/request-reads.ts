@@ -6,11 +6,11 @@
  */
 import type { RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
-import type { MetaRegistry } from './meta.js'
+import type { MetaRegistry } from '../platform/meta.js'
 import type { KnownTotal, TotalCache } from './post-query.js'
 import { getPost, idOf, type PostRow } from './post-store.js'
 import { siteSettings, type SiteSettings } from './post-types.js'
-import { jsonWeight, readCache, type ReadCache } from './read-cache.js'
+import { jsonWeight, readCache, type ReadCache } from '../base/read-cache.js'
 
 /** Posts read by GET requests, reused while nothing is committed (see read-cache.ts). */
 export function postCache (store: Store): ReadCache<PostRow | undefined> {

@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, like } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store, type Tx } from '@cms/store'
-import { sameValue } from './meta.js'
+import { sameValue } from '../platform/meta.js'
 import { getMeta, setMeta, type PostRow } from './post-store.js'
 import { permalink, type SiteSettings } from './post-types.js'
 import { posts } from './schema.js'

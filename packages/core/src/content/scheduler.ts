@@ -5,11 +5,11 @@
  */
 import { and, eq, inArray, lte } from 'drizzle-orm'
 import type { Store } from '@cms/store'
-import { nowSeconds } from './dates.js'
+import { nowSeconds } from '../base/dates.js'
 import { claimPostSlug, recountTerms, termIdsOfPost } from './post-store.js'
 import { posts } from './schema.js'
-import { textPool } from './text-pool.js'
-import { repeatEvery } from '../platform/repeat.js'
+import { textPool } from '../text/text-pool.js'
+import { repeatEvery } from '../base/repeat.js'
 
 /** Publishes every due scheduled post; returns their ids. */
 export async function publishDuePosts (store: Store, now = nowSeconds(), batch = 100): Promise<number[]> {

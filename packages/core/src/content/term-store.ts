@@ -6,7 +6,7 @@ import { and, asc, desc, eq, ilike, inArray, ne, notInArray, or, sql, type SQL }
 import { dbOf, type Queryable, type Store } from '@cms/store'
 import { posts, termRelationships, terms } from './schema.js'
 import { recountTerms, type TermRow } from './post-store.js'
-import { checkSearchLength } from '../platform/search-bound.js'
+import { checkSearchLength } from '../base/search-bound.js'
 
 type Db = Store | Queryable
 

@@ -13,7 +13,7 @@ import { idOf, type TermRow } from './post-store.js'
 import { readPostFor } from './request-reads.js'
 import { siteSettings } from './post-types.js'
 import { terms } from './schema.js'
-import { textPool } from './text-pool.js'
+import { textPool } from '../text/text-pool.js'
 import { termExamples } from './examples.js'
 import { deleteTerm, findByName, getTerm, listTerms, slugTaken, termLoop, uniqueTermSlug } from './term-store.js'
 

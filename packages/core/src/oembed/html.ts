@@ -5,7 +5,7 @@
  * ones).
  */
 import { randomInt } from 'node:crypto'
-import { htmlTokenizer } from '../content/html-tokenizer.js'
+import { htmlTokenizer } from '../text/html-tokenizer.js'
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 

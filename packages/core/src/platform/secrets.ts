@@ -7,7 +7,7 @@
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import type { Store } from '@cms/store'
-import { siteKey } from '../users/passwords.js'
+import { siteKey } from './site-keys/index.js'
 
 export interface Secrets {
   seal: (plain: string) => Promise<string>

@@ -24,10 +24,11 @@ import { epochToken, type Principal } from '@cms/rest'
 import { storeSlot, type Store } from '@cms/store'
 import { anonymousCaller, Caller, isRole, type RoleRegistry } from './capabilities.js'
 import { applicationPasswords, users } from './schema.js'
-import { keyedHash, normalizeAppPassword, sameHash, siteKey } from './passwords.js'
+import { keyedHash, normalizeAppPassword, sameHash } from './passwords.js'
+import { siteKey } from '../platform/site-keys/index.js'
 import { isEmail, recordApplicationPasswordUse } from './store.js'
 import { authErrors } from './errors.js'
-import { readCache, type ReadCache } from '../content/read-cache.js'
+import { readCache, type ReadCache } from '../base/read-cache.js'
 import type { SiteActivation } from '../platform/activation.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000

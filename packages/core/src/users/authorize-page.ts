@@ -23,9 +23,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandl
 import { RestError } from '@cms/rest'
 import type { Services } from '../services.js'
 import { Caller } from './capabilities.js'
-import { cachedSiteOptions } from '../site.js'
+import { cachedSiteOptions } from '../base/site-options.js'
 import { hidden, html, notice, page, type Html } from './html.js'
-import { chunkPassword, siteKey, verifyAccountPassword } from './passwords.js'
+import { chunkPassword, verifyAccountPassword } from './passwords.js'
+import { siteKey } from '../platform/site-keys/index.js'
 import { createApplicationPassword, findUserById, findUserForSignIn, isUuid, type UserRecord } from './store.js'
 import {
   clearFailures, createSession, endSession, failureDelayMs, MAX_FAILURES_PER_LOGIN, readSession, recentFailures,

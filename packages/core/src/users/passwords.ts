@@ -1,12 +1,9 @@
 /**
  * Secrets of the users module: application passwords (random, stored as a
- * keyed hash), account passwords for the sign-in page (scrypt), and the
- * site key both the keyed hash and the sign-in forms use.
+ * keyed hash under the site key, platform/site-keys) and account
+ * passwords for the sign-in page (scrypt).
  */
 import { createHmac, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
-import { eq } from 'drizzle-orm'
-import { storeSlot, type Store } from '@cms/store'
-import { siteKeys } from './schema.js'
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 export const APP_PASSWORD_LENGTH = 24
@@ -37,26 +34,6 @@ export function sameHash (a: string, b: string): boolean {
   const x = Buffer.from(a, 'base64url')
   const y = Buffer.from(b, 'base64url')
   return x.length === y.length && timingSafeEqual(x, y)
-}
-
-// The site key is created once (the first replica to need it wins) and never changes: read once per store.
-const SITE_KEY = storeSlot('users/site-key', (): { key?: Promise<Buffer> } => ({}))
-
-export function siteKey (store: Store): Promise<Buffer> {
-  const kept = store.local?.(SITE_KEY) ?? {}
-  if (kept.key === undefined) {
-    const key = loadSiteKey(store)
-    kept.key = key
-    key.catch(() => { if (kept.key === key) kept.key = undefined })
-  }
-  return kept.key
-}
-
-async function loadSiteKey (store: Store): Promise<Buffer> {
-  const name = 'application_passwords'
-  await store.db.insert(siteKeys).values({ name, value: randomBytes(32).toString('base64url') }).onConflictDoNothing()
-  const rows = await store.db.select({ value: siteKeys.value }).from(siteKeys).where(eq(siteKeys.name, name))
-  return Buffer.from(rows[0]!.value, 'base64url')
 }
 
 // Account passwords (sign-in page): scrypt with a per-password salt.

@@ -6,7 +6,7 @@
 import { invalidParam, RestError, type Principal, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
 import { Caller } from './capabilities.js'
-import { textPool } from '../content/text-pool.js'
+import { textPool } from '../text/text-pool.js'
 import { findUserById, type UserRecord } from './store.js'
 
 /** `2026-01-31T09:30:00` (UTC, no offset). */

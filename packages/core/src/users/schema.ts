@@ -1,7 +1,7 @@
 /**
  * Tables of the users module: accounts, per-user key/value state,
- * application passwords, the site's hashing key, and the admin pages'
- * sign-in sessions and throttle.
+ * application passwords, and the admin pages' sign-in sessions and
+ * throttle (the site's hashing key: platform/site-keys).
  *
  * Imports only drizzle (drizzle-kit loads this file to generate migrations).
  */
@@ -49,13 +49,6 @@ export const applicationPasswords = pgTable('application_passwords', {
   lastUsed: timestamp('last_used', { withTimezone: true }),
   lastIp: text('last_ip')
 }, (t) => [index('application_passwords_user_idx').on(t.userId)])
-
-/** Secrets the site creates once (the application-password hashing key). */
-export const siteKeys = pgTable('site_keys', {
-  name: text('name').primaryKey(),
-  value: text('value').notNull(),
-  created: timestamp('created', { withTimezone: true }).notNull().defaultNow()
-})
 
 /** Signed-in browser sessions of the admin pages; only a hash of the cookie is kept. */
 export const userSessions = pgTable('user_sessions', {

@@ -9,10 +9,11 @@ import { and, asc, count, desc, eq, inArray, notInArray, or, sql, type AnyColumn
 import { dbOf, type Queryable, type Store } from '@cms/store'
 import { isRole, type Role } from './capabilities.js'
 import { applicationPasswords, userMeta, users } from './schema.js'
-import { generateAppPassword, hashAccountPassword, keyedHash, siteKey } from './passwords.js'
+import { generateAppPassword, hashAccountPassword, keyedHash } from './passwords.js'
+import { siteKey } from '../platform/site-keys/index.js'
 import { appPasswordErrors, userErrors } from './errors.js'
 import { handleDeletedUserContent, hasPublishedPostsCondition, type UserContentHandler } from './authors.js'
-import { checkSearchLength } from '../platform/search-bound.js'
+import { checkSearchLength } from '../base/search-bound.js'
 
 export interface UserRecord {
   id: number

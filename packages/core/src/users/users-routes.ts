@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { argsFromSchema, secret, can, check, collectionParams, contextParam, endpoint, handlerChecked, Enum, field, itemSchema, Raw, RestResponse, restUrl, route, StringList, unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
 import type { Services } from '../services.js'
 import type { FieldRegistry } from '../platform/fields.js'
-import { cachedSiteOptions } from '../site.js'
+import { cachedSiteOptions } from '../base/site-options.js'
 import { isRole, ROLES, type Role, type RoleRegistry } from './capabilities.js'
 import { denied, userErrors } from './errors.js'
 import { AUTHOR_POST_TYPES, countPublishedPosts } from './authors.js'
@@ -16,7 +16,7 @@ import {
   updateUser, type ProfileField, type UserChanges, type UserOrderBy, type UserRecord
 } from './store.js'
 import { forgetUser, invalidParamOf, userOnce, userTextFilter, utcDate } from './route-helpers.js'
-import { metaResponse, metaSchema, parseMetaParam, type MetaRegistry } from '../content/meta.js'
+import { metaResponse, metaSchema, parseMetaParam, type MetaRegistry } from '../platform/meta.js'
 
 const NS = 'cms/v2'
 const CONTEXTS = ['embed', 'view', 'edit']

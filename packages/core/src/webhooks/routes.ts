@@ -10,7 +10,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { can, checkPage, createdAt, endpoint, Enum, field, invalidParam, itemSchema, pageHeaders, restUrl, route, RestResponse, type Params, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
-import { formatGmt } from '../content/dates.js'
+import { formatGmt } from '../base/dates.js'
 import { idOf } from '../content/post-store.js'
 import { LIFECYCLE_TOPICS } from '../platform/events/index.js'
 import { OutboundError } from '../platform/outbound/index.js'

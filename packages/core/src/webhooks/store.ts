@@ -5,7 +5,7 @@
  */
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import { executeNamed, type Store } from '@cms/store'
-import { readCache } from '../content/read-cache.js'
+import { readCache } from '../base/read-cache.js'
 import { webhookDeliveries, webhooks } from './schema.js'
 
 export type WebhookRow = typeof webhooks.$inferSelect

@@ -51,7 +51,7 @@
 import { sql } from 'drizzle-orm'
 import { epochToken } from '@cms/rest'
 import type { Store } from '@cms/store'
-import { repeatEvery } from '../repeat.js'
+import { repeatEvery } from '../../base/repeat.js'
 
 export const LIFECYCLE_TOPICS = [
   'post.created', 'post.updated', 'post.status_changed', 'post.trashed', 'post.deleted', 'user.deleted',

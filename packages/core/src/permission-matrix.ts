@@ -9,7 +9,7 @@
  * running app to it.
  */
 import type { Outcome, PermissionCase, Probe, RouteDecl } from '@cms/rest'
-import { ROLES, type Role, type RoleRegistry } from '../users/capabilities.js'
+import { ROLES, type Role, type RoleRegistry } from './users/capabilities.js'
 
 export type CallerKind = 'anonymous' | Role
 

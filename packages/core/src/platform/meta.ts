@@ -4,10 +4,42 @@
  * writer without `unfiltered_html` stores. Values are validated before
  * anything is written; unknown keys in a write are ignored.
  */
-import { CONTRIBUTED_BY, type Principal } from '@cms/rest'
-import { ChainedError, contentErrors, denied, invalidParam } from './errors.js'
-import { textPool } from './text-pool.js'
+import { CONTRIBUTED_BY, declareErrors, denied, invalidParam, RestError, type ErrorBody, type Principal } from '@cms/rest'
+import { textPool } from '../text/text-pool.js'
 import { sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
+
+export const metaErrors = declareErrors({
+  rest_cannot_update: { status: 401, message: 'Sorry, you are not allowed to edit this custom field.' }
+})
+
+/**
+ * Several errors reported at once, the first at the top level and the rest
+ * under `additional_errors` (meta validation reports every failing key).
+ * Each carries the failing parameter as extra data, as the core does.
+ */
+export class ChainedError extends RestError {
+  constructor (readonly issues: Array<{ code: string, message: string, param: string }>, status = 400) {
+    super(issues[0]!.code, issues[0]!.message, status)
+  }
+
+  override toBody (): ErrorBody {
+    const [first, ...rest] = this.issues
+    const body: ErrorBody = {
+      code: first!.code,
+      message: first!.message,
+      data: { status: this.status },
+      additional_data: [{ param: first!.param }]
+    }
+    if (rest.length > 0) {
+      body.additional_errors = rest.map((i) => ({ code: i.code, message: i.message, data: { status: this.status, param: i.param } }))
+    }
+    return body
+  }
+
+  override withStatus (status: number): RestError {
+    return new ChainedError(this.issues, status)
+  }
+}
 
 export interface MetaKey {
   type: 'string' | 'object'
@@ -256,7 +288,7 @@ export async function parseMetaParam (registry: MetaRegistry, input: unknown, wr
   for (const [key, value] of Object.entries(input)) {
     const spec = registry.get(key)
     if (spec === undefined) continue
-    if (spec.authorize !== undefined && !spec.authorize(writer, object)) throw denied(contentErrors.rest_cannot_update(), writer.id)
+    if (spec.authorize !== undefined && !spec.authorize(writer, object)) throw denied(metaErrors.rest_cannot_update(), writer.id)
     if (value === null) {
       changes.remove.push(key)
       continue

@@ -5,8 +5,8 @@
  * page, range requests, validators and a day of public caching.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { Services } from '../services.js'
-import { UPLOADS_PATH } from '../content/index.js'
+import type { Services } from '../../services.js'
+import { UPLOADS_PATH } from '../index.js'
 import { safeKey, type ServedFile } from './storage.js'
 
 export interface MediaFilesOptions { services: Services }

@@ -5,7 +5,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox'
 import { argsFromSchema, Enum, IntList, Raw, StringList, unvalidated, type JsonSchema } from '@cms/rest'
-import { ATTACHMENT_TYPE, listArgs, postItemSchema, type MetaRegistry } from '../content/index.js'
+import { ATTACHMENT_TYPE, listArgs, postItemSchema, type MetaRegistry } from '../index.js'
 
 const ALL = ['view', 'edit', 'embed']
 const VE = ['view', 'edit']

@@ -5,8 +5,8 @@
 import { basename } from 'node:path'
 import { restUrl, type Links, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
-import { ATTACHMENT_META, canEdit, capObject, fileUrl, formatGmt, formatLocal, htmlClass, metaResponse, permalink, renderedContent, renderedExcerpt, renderedTitle, uniquePostSlug, type PostRow, type SiteSettings } from '../content/index.js'
-import { textPool } from '../content/text-pool.js'
+import { ATTACHMENT_META, canEdit, capObject, fileUrl, formatGmt, formatLocal, htmlClass, metaResponse, permalink, renderedContent, renderedExcerpt, renderedTitle, uniquePostSlug, type PostRow, type SiteSettings } from '../index.js'
+import { textPool } from '../../text/text-pool.js'
 import { mediaTypeOf, RESIZABLE } from './file-types.js'
 import { IMAGE_SIZES } from './sizes.js'
 

@@ -4,7 +4,7 @@
  * rule moves with the declaration; a package writes its keys' sanitizers
  * itself with the filters exported here (`filterPostHtml`, `allowedUrl`).
  */
-import { textPool } from './text-pool.js'
+import { textPool } from '../text/text-pool.js'
 
 /** The value to store, or why it is refused (a 400 naming `meta.<key>`). */
 export type Sanitized = { value: unknown } | { invalid: string }
