@@ -26,6 +26,19 @@ const short = (n: Node): string => {
 }
 const ours = (n: Node): boolean => /\/(packages|apps)\/[^/]+\/(src|dist)\//.test(n.callFrame.url) && !n.callFrame.url.includes('/node_modules/')
 
+const STACK_FRAMES = Number(process.env.STALL_TRACE_FRAMES ?? 8)
+/** A sample's stack: its leaf, then the frames that have a name or a file, up to STACK_FRAMES. */
+function stackOf (leaf: Node): string {
+  const frames = [short(leaf)]
+  for (let n = leaf; n.parent !== undefined && frames.length < STACK_FRAMES;) {
+    n = byId.get(n.parent)!
+    if (n.callFrame.url === '' && n.callFrame.functionName === '') continue
+    if (n.callFrame.functionName === '(root)') break
+    frames.push(short(n))
+  }
+  return frames.join(' < ')
+}
+
 // Sample times: startTime plus the running sum of the deltas.
 const times: number[] = []
 let at = profile.startTime
@@ -53,6 +66,8 @@ for (const t of tasksInOrder) {
 for (const [i, t] of sorted.entries()) {
   const self = new Map<string, number>()
   const mine = new Map<string, number>()
+  /** The samples' stacks, leaf first, `STACK_FRAMES` deep, workspace and library frames only past the leaf. */
+  const stacks = new Map<string, number>()
   const idx = samplesOf.get(t)!
   let busy = 0
   for (const i of idx) {
@@ -69,11 +84,13 @@ for (const [i, t] of sorted.entries()) {
       n = byId.get(n.parent)!
     }
     count(mine, deepest)
+    count(stacks, stackOf(byId.get(profile.samples[i]!)!))
     count(overall, deepest, 1)
     overallSamples++
   }
   if (i >= TOP) continue
   process.stdout.write(`#${i + 1} wall ${t.wallMs.toFixed(1)} ms, main-thread CPU ${t.cpuMs.toFixed(1)} ms, run-queue wait ${t.waitMs.toFixed(1)} ms, GC ${t.gcMs.toFixed(1)} ms; ${busy} busy samples of ${idx.length}\n`)
   process.stdout.write(`    self:\n${top(self, 6, Math.max(1, busy))}\n    deepest workspace frame:\n${top(mine, 4, Math.max(1, busy))}\n`)
+  process.stdout.write(`    stacks (leaf first):\n${top(stacks, 3, Math.max(1, busy))}\n`)
 }
 process.stdout.write(`all long tasks, by deepest workspace frame (${overallSamples} samples):\n${top(overall, 20, Math.max(1, overallSamples))}\n`)

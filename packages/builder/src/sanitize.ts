@@ -59,7 +59,18 @@ export async function filterStrings (root: unknown): Promise<Sanitized> {
   const copy = (v: unknown): unknown => Array.isArray(v) ? new Array(v.length) : typeof v === 'object' && v !== null ? {} : v
   const out = { root: copy(clean(root, '')) }
   queue(out, 'root')
-  const stack: Array<{ from: unknown, to: unknown, depth: number }> = [{ from: root, to: out.root, depth: 0 }]
+  // Each container with its keys and where the walk is in them: a container of many members (a list of 15,000
+  // elements) is left between two slices too, not only between two containers.
+  interface Open { from: Record<string, unknown>, to: Record<string, unknown>, depth: number, keys: string[], next: number, list: boolean }
+  const stack: Open[] = []
+  const open = (from: unknown, to: unknown, depth: number): string | undefined => {
+    if (typeof from !== 'object' || from === null) return undefined
+    if (depth >= MAX_DEPTH) return `nested more than ${MAX_DEPTH} levels deep`
+    stack.push({ from: from as Record<string, unknown>, to: to as Record<string, unknown>, depth, keys: Object.keys(from), next: 0, list: Array.isArray(from) })
+    return undefined
+  }
+  const tooDeep = open(root, out.root, 0)
+  if (tooDeep !== undefined) return { invalid: tooDeep }
   let copied = 0
   walkCounts.slices++
   while (stack.length > 0) {
@@ -68,20 +79,20 @@ export async function filterStrings (root: unknown): Promise<Sanitized> {
       walkCounts.slices++
       await nextTurn()
     }
-    const { from, to, depth } = stack.pop()!
-    if (typeof from !== 'object' || from === null) continue
-    if (depth >= MAX_DEPTH) return { invalid: `nested more than ${MAX_DEPTH} levels deep` }
-    const source = from as Record<string, unknown>
-    const target = to as Record<string, unknown>
-    for (const key of Object.keys(source)) {
-      const value = source[key]
-      const made = copy(clean(value, Array.isArray(from) ? '' : key))
-      // Defined, not assigned: a `__proto__` key stays a plain key.
-      Object.defineProperty(target, key, { value: made, enumerable: true, writable: true, configurable: true })
-      queue(target, key)
-      copied++
-      if (typeof value === 'object' && value !== null) stack.push({ from: value, to: made, depth: depth + 1 })
+    const top = stack[stack.length - 1]!
+    if (top.next >= top.keys.length) {
+      stack.pop()
+      continue
     }
+    const key = top.keys[top.next++]!
+    const value = top.from[key]
+    const made = copy(clean(value, top.list ? '' : key))
+    // Defined, not assigned: a `__proto__` key stays a plain key.
+    Object.defineProperty(top.to, key, { value: made, enumerable: true, writable: true, configurable: true })
+    queue(top.to, key)
+    copied++
+    const refused = open(value, made, top.depth + 1)
+    if (refused !== undefined) return { invalid: refused }
   }
   const filtered = await textPool.filterMany(texts)
   for (let i = 0; i < filtered.length; i++) {

@@ -8,6 +8,7 @@ import t from 'tap'
 import { testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
 import { WIDGET_TYPES } from '../src/elements.js'
+import { WALK_SLICE, walkCounts } from '../src/sanitize.js'
 
 t.test('editor helpers', async (t) => {
   const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'builder/v1'], env: { CMS_ADMIN_URL: 'https://admin.example/cms-admin' } })
@@ -197,6 +198,22 @@ t.test('editor helpers', async (t) => {
     t.same([badType.status, badType.body.code], [400, 'rest_invalid_param'])
     t.same((await h.call('POST', '/builder/v1/template-library/templates', { as: contributor, body: { title: 'X' } })).body.code, 'rest_missing_callback_param')
     t.equal((await h.call('POST', '/builder/v1/template-library/templates', { as: subscriber, body: { type: 'page' } })).status, 403)
+  })
+
+  // Issue 27: a template's content of many members is walked in slices, also within one wide list (the walk used to
+  // yield only between containers), and stored as before. Counted, never timed.
+  t.test('a template of many members is filtered in slices', async (t) => {
+    const members = 9000 // under the kernel's 10,000 items of a list
+    const content = Array.from({ length: members }, (_, i) => i % 2 === 0 ? `<b>${i}</b><script>x()</script>` : `plain ${i}`)
+    const before = walkCounts.slices
+    const saved = await h.call('POST', '/builder/v1/template-library/templates', { as: contributor, body: { type: 'section', title: 'Wide', content } })
+    t.equal(saved.status, 200, JSON.stringify(saved.body).slice(0, 300))
+    // One list: its copy takes members / WALK_SLICE slices, writing back the filtered half texts / WALK_SLICE more.
+    t.ok(walkCounts.slices - before >= Math.floor(members / WALK_SLICE) + Math.floor(members / 2 / WALK_SLICE), `walked in ${walkCounts.slices - before} slices`)
+    const [row] = await h.store.execute<{ value: string }>(`select value from post_meta where post_id = ${Number(saved.body.template_id)} and key = '_builder_data'`)
+    const stored = JSON.parse(row!.value) as string[]
+    t.equal(stored.length, members)
+    t.same([stored[0], stored[1], stored[members - 2]], ['<b>0</b>', 'plain 1', `<b>${members - 2}</b>`], 'filtered as before')
   })
 
   t.test('the library type is listed by /cms/v2/types and its items link answers', async (t) => {

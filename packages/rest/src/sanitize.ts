@@ -8,7 +8,7 @@
 import { entriesOf, isPlainObject, isset, phpFloat, phpInt, phpToString, setOwn } from './php.js'
 import { ALLOWED_TYPES, containsUniqueItems, handleMultiType, restIsObject, restSanitizeArray, restSanitizeBoolean } from './value-types.js'
 import { isHexColor, sanitizeTextField, sanitizeUrl } from './formats.js'
-import { normalizeSchema, patternPropertySchema, propertySchema } from './schema-normalize.js'
+import { membersOpen, normalizeSchema, patternPropertySchema, propertySchema } from './schema-normalize.js'
 import { findMatching, type BranchValidator } from './combining.js'
 import { issue, type ValidationIssue } from './validation-issues.js'
 
@@ -60,6 +60,9 @@ export function sanitizeInner (value: unknown, schema: unknown, param: string, l
 
   if (args.type === 'object') {
     if (!restIsObject(value) || value === '') return {}
+    // No member has a schema or can be dropped: the members are kept as sent, without visiting them (issue 27). The
+    // value is the request's own (a default is copied for each request), so it is handed on, not copied.
+    if (membersOpen(args)) return Array.isArray(value) ? Array.from(value as unknown[]) : value
     const wasList = Array.isArray(value)
     const out: Record<string, unknown> = {}
     for (const [property, v] of entriesOf(value)) {

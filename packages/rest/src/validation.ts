@@ -3,11 +3,11 @@
  * null when a value fits its schema, else the core's issue, type by type.
  */
 import type { JsonSchema } from './schema.js'
-import { entriesOf, fmtD, isNumeric, isPlainObject, isScalar, isset, numberFormat, phpFloat, phpJsonEncode, phpToString, wpSprintfList } from './php.js'
+import { entriesOf, fmtD, hasOwn, isNumeric, isPlainObject, isScalar, isset, numberFormat, phpFloat, phpJsonEncode, phpToString, wpSprintfList } from './php.js'
 import { ALLOWED_TYPES, containsUniqueItems, handleMultiType, restIsArray, restIsBoolean, restIsInteger, restIsObject, restSanitizeArray, valuesEqual } from './value-types.js'
 import { isEmail, isHexColor, isIpAddress, isUuid, isValidDate } from './formats.js'
 import { matchesPattern } from './patterns.js'
-import { normalizeSchema, patternPropertySchema, propertySchema } from './schema-normalize.js'
+import { membersOpen, normalizeSchema, patternPropertySchema, propertySchema } from './schema-normalize.js'
 import { findMatching } from './combining.js'
 import { SanitizeFailure, sanitizeInner } from './sanitize.js'
 import { DEFAULT_MAX_LENGTH, MAX_ARRAY_ITEMS, issue, tooManyItems, typeIssue, type ValidationIssue } from './validation-issues.js'
@@ -83,13 +83,17 @@ function validateString (value: unknown, args: JsonSchema, param: string): Valid
   if (typeof value !== 'string') return typeIssue(param, 'string')
   // Text columns cannot hold NUL; refusing it here names the parameter.
   if (value.includes('\u0000')) return issue('rest_invalid_characters', `${param} must not contain NUL characters.`)
-  const len = codePointLength(value)
-  if (isset(args.minLength) && len < phpFloat(args.minLength)) {
+  // A string of n UTF-16 units holds between n/2 and n characters: they are counted only when a bound lies between.
+  const units = value.length
+  const fewest = Math.ceil(units / 2)
+  if (isset(args.minLength)) {
     const n = phpFloat(args.minLength)
-    return issue('rest_too_short', `${param} must be at least ${numberFormat(n)} ${n === 1 ? 'character' : 'characters'} long.`)
+    if (units < n || (fewest < n && codePointLength(value) < n)) {
+      return issue('rest_too_short', `${param} must be at least ${numberFormat(n)} ${n === 1 ? 'character' : 'characters'} long.`)
+    }
   }
   const max = isset(args.maxLength) ? phpFloat(args.maxLength) : DEFAULT_MAX_LENGTH
-  if (len > max) {
+  if (units > max && (fewest > max || codePointLength(value) > max)) {
     return issue('rest_too_long', `${param} must be at most ${numberFormat(max)} ${max === 1 ? 'character' : 'characters'} long.`)
   }
   if (isset(args.pattern) && !matchesPattern(args.pattern, value)) {
@@ -134,6 +138,7 @@ function validateArray (value: unknown, args: JsonSchema, param: string): Valida
 
 function validateObject (value: unknown, args: JsonSchema, param: string): ValidationIssue | null {
   if (!restIsObject(value)) return typeIssue(param, 'object')
+  if (typeof value === 'object' && value !== null && membersOpen(args)) return validateOpenObject(value, args, param)
   const entries = entriesOf(value)
   const keys = new Set(entries.map(([k]) => k))
 
@@ -178,6 +183,31 @@ function validateObject (value: unknown, args: JsonSchema, param: string): Valid
     return issue('rest_too_few_properties', `${param} must contain at least ${numberFormat(n)} ${n === 1 ? 'property' : 'properties'}.`)
   }
   if (isset(args.maxProperties) && entries.length > phpFloat(args.maxProperties)) {
+    const n = phpFloat(args.maxProperties)
+    return issue('rest_too_many_properties', `${param} must contain at most ${numberFormat(n)} ${n === 1 ? 'property' : 'properties'}.`)
+  }
+  return null
+}
+
+/**
+ * validateObject for a schema that says nothing of the members
+ * (`membersOpen`): the same checks, required names and member counts, without
+ * listing the members.
+ */
+function validateOpenObject (value: object, args: JsonSchema, param: string): ValidationIssue | null {
+  const has = (name: string): boolean => Array.isArray(value) ? /^(?:0|[1-9]\d*)$/.test(name) && Number(name) < value.length : hasOwn(value, name)
+  if (Array.isArray(args.required)) { // draft 4
+    for (const name of args.required) {
+      if (!has(phpToString(name))) return issue('rest_property_required', `${phpToString(name)} is a required property of ${param}.`)
+    }
+  }
+  if (!isset(args.minProperties) && !isset(args.maxProperties)) return null
+  const count = Array.isArray(value) ? value.length : Object.keys(value).length
+  if (isset(args.minProperties) && count < phpFloat(args.minProperties)) {
+    const n = phpFloat(args.minProperties)
+    return issue('rest_too_few_properties', `${param} must contain at least ${numberFormat(n)} ${n === 1 ? 'property' : 'properties'}.`)
+  }
+  if (isset(args.maxProperties) && count > phpFloat(args.maxProperties)) {
     const n = phpFloat(args.maxProperties)
     return issue('rest_too_many_properties', `${param} must contain at most ${numberFormat(n)} ${n === 1 ? 'property' : 'properties'}.`)
   }

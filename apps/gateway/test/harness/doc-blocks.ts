@@ -1,0 +1,89 @@
+/**
+ * The shell blocks of the Markdown documentation, for docs-commands.test.ts:
+ * every fenced block marked ```sh, ```bash or ```console, with the
+ * `<!-- docs-test: ... -->` comment right before it, if any. Other fences
+ * (```json, ```ts, ```http, a bare ```) show files, code or output, not
+ * commands, and are left alone. A ```console block is a terminal session:
+ * its commands are the lines after a `$ ` prompt (and their `\`
+ * continuations), every other line is output, shown as `# ...` would be.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+export const SHELL_LANGUAGES = ['sh', 'bash', 'console']
+
+export interface DocBlock {
+  /** The file, relative to the repository root. */
+  file: string
+  /** 1-based line of the block's first command line (the line after the opening fence). */
+  line: number
+  text: string
+  /**
+   * What its marker says: `run` (no marker), `not run` with the reason, `start` (the
+   * service's start command: the test starts the service with its settings).
+   */
+  marker: { kind: 'run' } | { kind: 'not run', reason: string } | { kind: 'start' }
+}
+
+const MARKER = /^<!--\s*docs-test:\s*(.*?)\s*-->$/
+
+/** A console session as a script: prompts removed, output lines made comments. */
+function consoleScript (text: string): string {
+  let continued = false
+  return text.split('\n').map((line) => {
+    const command = continued || line.startsWith('$ ')
+    const out = command ? line.replace(/^\$ /, continued ? '$ ' : '') : `# ${line}`
+    continued = command && line.endsWith('\\')
+    return out
+  }).join('\n')
+}
+
+function markerOf (comment: string, where: string): DocBlock['marker'] {
+  if (comment === 'start') return { kind: 'start' }
+  const notRun = /^not run \((.+)\)$/.exec(comment)
+  if (notRun !== null) return { kind: 'not run', reason: notRun[1]! }
+  throw new Error(`${where}: unknown docs-test marker "${comment}" (known: "not run (reason)", "start")`)
+}
+
+export function blocksOf (file: string, source: string): DocBlock[] {
+  const lines = source.split('\n')
+  const blocks: DocBlock[] = []
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(`{3,})\s*([\w-]*)/.exec(lines[i]!)
+    if (open === null) continue
+    const fence = open[1]!
+    let end = i + 1
+    while (end < lines.length && !lines[end]!.startsWith(fence)) end++
+    if (SHELL_LANGUAGES.includes(open[2]!)) {
+      // The marker is the nearest non-blank line above the fence.
+      let above = i - 1
+      while (above >= 0 && lines[above]!.trim() === '') above--
+      const m = above >= 0 ? MARKER.exec(lines[above]!.trim()) : null
+      blocks.push({
+        file,
+        line: i + 2,
+        text: open[2] === 'console' ? consoleScript(lines.slice(i + 1, end).join('\n')) : lines.slice(i + 1, end).join('\n'),
+        marker: m === null ? { kind: 'run' } : markerOf(m[1]!, `${file}:${above + 1}`)
+      })
+    }
+    i = end
+  }
+  return blocks
+}
+
+/** README.md, then every Markdown file under docs/ in path order: the order a reader goes. */
+export function docFiles (root: string): string[] {
+  const out: string[] = []
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory()) walk(join(dir, e.name))
+      else if (e.name.endsWith('.md')) out.push(relative(root, join(dir, e.name)))
+    }
+  }
+  walk(join(root, 'docs'))
+  return ['README.md', ...out]
+}
+
+export function docBlocks (root: string): DocBlock[] {
+  return docFiles(root).flatMap((f) => blocksOf(f, readFileSync(join(root, f), 'utf8')))
+}

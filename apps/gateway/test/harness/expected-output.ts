@@ -1,0 +1,57 @@
+/**
+ * The outputs the documentation shows after a command (`# {"id":1,...}`),
+ * checked against what the command printed. A shown output names what
+ * matters and elides the rest, so it matches loosely:
+ * - an object's keys shown must be there with matching values; keys not
+ *   shown are not checked (`...` between keys says so to the reader);
+ * - `[...]` is any array; another array matches element by element;
+ * - a string ending in `...` is a prefix (`"whsec_..."`); a date-time
+ *   (`"2026-11-28T04:00:00"`) is any date-time: both change every run;
+ * - anything else is equal.
+ */
+
+const ANY = '\u0000any'
+
+/** The shown output as a value to match, or undefined when it is not JSON with elisions. */
+export function parseShown (shown: string): unknown {
+  const json = shown
+    .replace(/\[\s*\.\.\.\s*\]/g, JSON.stringify(ANY))
+    .replace(/\{\s*\.\.\.\s*\}/g, '{}')
+    .replace(/,\s*\.\.\.\s*(?=[,}\]])/g, '')
+    .replace(/([{[])\s*\.\.\.\s*,/g, '$1')
+  try {
+    return JSON.parse(json)
+  } catch {
+    return undefined
+  }
+}
+
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/
+
+/** Where `actual` differs from `shown` (a path and what was found), or undefined when it matches. */
+export function mismatch (shown: unknown, actual: unknown, path = '$'): string | undefined {
+  if (shown === ANY) return undefined
+  const found = (): string => `${path}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(actual)?.slice(0, 200)}`
+  if (Array.isArray(shown)) {
+    if (!Array.isArray(actual) || actual.length !== shown.length) return found()
+    for (let i = 0; i < shown.length; i++) {
+      const m = mismatch(shown[i], actual[i], `${path}[${i}]`)
+      if (m !== undefined) return m
+    }
+    return undefined
+  }
+  if (shown !== null && typeof shown === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return found()
+    for (const [k, v] of Object.entries(shown)) {
+      if (!(k in actual)) return `${path}.${k}: shown, missing from the output`
+      const m = mismatch(v, (actual as Record<string, unknown>)[k], `${path}.${k}`)
+      if (m !== undefined) return m
+    }
+    return undefined
+  }
+  if (typeof shown === 'string' && typeof actual === 'string') {
+    if (shown.endsWith('...')) return actual.startsWith(shown.slice(0, -3)) ? undefined : found()
+    if (DATE_TIME.test(shown)) return DATE_TIME.test(actual) ? undefined : found()
+  }
+  return shown === actual ? undefined : found()
+}
