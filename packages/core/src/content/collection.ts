@@ -15,7 +15,7 @@
  */
 import { Type, type TProperties } from '@sinclair/typebox'
 import { check, checkPage, createdAt, endpoint, pageHeaders, route, RestResponse, type EndpointExample, type JsonSchema, type Permission, type PermissionCase, type RelativeRouteDecl, type RestError, type RestRequest, type StreamBodyOptions } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { ContentServices as Services } from './services.js'
 import type { FieldObjectType } from '../platform/fields.js'
 import { parseRequestDate } from '../base/dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
