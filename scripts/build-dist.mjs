@@ -26,7 +26,7 @@
  */
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
-import { files, packageDirs, root, stalePackages, stampOf, stampPath } from './dist-state.mjs'
+import { files, packageDirs, root, stalePackages, stampOf, stampPath, workspaceTargets } from './dist-state.mjs'
 
 const rewrite = process.argv.includes('--exports')
 const mode = rewrite ? 'exports' : 'checkout'
@@ -53,21 +53,6 @@ const options = {
   module: ts.ModuleKind.ESNext,
   verbatimModuleSyntax: true,
   sourceMap: false
-}
-
-/** Each workspace package's name and the files its exports name, compiled: '@cms/core/testing' -> abs path. */
-function workspaceTargets () {
-  const out = new Map()
-  for (const dir of packageDirs()) {
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
-    const exports = typeof manifest.exports === 'string' ? { '.': manifest.exports } : (manifest.exports ?? {})
-    for (const [key, value] of Object.entries(exports)) {
-      if (typeof value !== 'string' || !value.startsWith('./src/')) continue
-      const name = key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`
-      out.set(name, join(dir, 'dist', value.slice('./src/'.length).replace(/\.ts$/, '.js')))
-    }
-  }
-  return out
 }
 
 const targets = rewrite ? new Map() : workspaceTargets()

@@ -59,3 +59,18 @@ export function stalePackages (mode = 'checkout') {
     }
   })
 }
+
+/** Each workspace package's name and the files its exports name, compiled: '@cms/core/testing' -> abs path. */
+export function workspaceTargets () {
+  const out = new Map()
+  for (const dir of packageDirs()) {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+    const exports = typeof manifest.exports === 'string' ? { '.': manifest.exports } : (manifest.exports ?? {})
+    for (const [key, value] of Object.entries(exports)) {
+      if (typeof value !== 'string' || !value.startsWith('./src/')) continue
+      const name = key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`
+      out.set(name, join(dir, 'dist', value.slice('./src/'.length).replace(/\.ts$/, '.js')))
+    }
+  }
+  return out
+}

@@ -21,7 +21,16 @@
  * package's dist/ up to date first, and `--import=tsx` becomes
  * `--import=scripts/test-loader.mjs`, which loads them from dist/ and
  * transpiles only the tests' own files (about 2 s of CPU less per test
- * process). CMS_TEST_TSX=1 runs everything through tsx as `npx tap` does.
+ * process). Better still, a test file runs with no hooks at all:
+ * scripts/build-tests.mjs compiles the test trees too (to each package's
+ * node_modules/.cms-test/), and the file runs as plain JavaScript with
+ * scripts/test-compiled.mjs preloaded (about 1 s of CPU less again: Node 20
+ * runs module hooks on a thread of their own, every import crossing to it);
+ * a file that imports TypeScript with no compiled form (bench/) keeps the
+ * loader, and so does a file whose first lines say `test-all: loader` (one
+ * that imports TypeScript it writes at run time, such as a scaffolded
+ * package); CMS_TEST_COMPILED=0 gives every file the loader (to compare).
+ * CMS_TEST_TSX=1 runs everything through tsx as `npx tap` does.
  *
  * A file whose first lines say `test-all: first pass only` runs in the first
  * suite of its directory only: it does not read CMS_TEST_DATABASE_URL, so a
@@ -53,6 +62,7 @@ const JOBS = Math.max(1, Number(opts.jobs ?? process.env.CMS_TEST_JOBS ?? Math.m
 
 const TSX = process.env.CMS_TEST_TSX === '1'
 const LOADER = `--import=${join(ROOT, 'scripts', 'test-loader.mjs')}`
+const COMPILED = ['--enable-source-maps', `--import=${join(ROOT, 'scripts', 'test-compiled.mjs')}`]
 
 // ---- the plan ----------------------------------------------------------------
 
@@ -75,10 +85,10 @@ for (const line of readFileSync(0, 'utf8').split('\n')) {
     const rc = taprc(dir)
     const first = !firstSuiteOf.has(dir)
     if (first) firstSuiteOf.set(dir, label)
-    const files = testFiles(dir, rc.include).filter((f) => first || !firstPassOnly(join(ROOT, dir, f)))
+    const files = testFiles(dir, rc.include).filter((f) => first || !marked(join(ROOT, dir, f), 'test-all: first pass only'))
     const suite = { key: `${dir} ${label}`, title: `${dir} (${label})`, dir, label, env, rc, files, done: 0, results: [] }
     suites.push(suite)
-    for (const file of files) jobs.push({ kind: 'file', suite, file, key: `${dir} ${label} ${file}` })
+    for (const file of files) jobs.push({ kind: 'file', suite, file, key: `${dir} ${label} ${file}`, loader: marked(join(ROOT, dir, file), 'test-all: loader') })
   } else {
     throw new Error(`plan: unknown line "${line}"`)
   }
@@ -114,8 +124,9 @@ function testFiles (dir, include) {
   return [...new Set(out)].sort()
 }
 
-function firstPassOnly (path) {
-  return readFileSync(path, 'utf8').split('\n', 40).some((l) => l.includes('test-all: first pass only'))
+/** Whether a test file's first lines carry `marker` (`test-all: first pass only`, `test-all: loader`). */
+function marked (path, marker) {
+  return readFileSync(path, 'utf8').split('\n', 40).some((l) => l.includes(marker))
 }
 
 // ---- order: longest first -----------------------------------------------------
@@ -153,7 +164,12 @@ function start (job) {
     limit = 1800
   } else {
     const { dir, env, rc } = job.suite
-    child = spawn(process.execPath, [...rc.nodeArgs, job.file], {
+    // Compiled (scripts/build-tests.mjs) unless it imports TypeScript nothing compiles.
+    const compiled = compiledTests[join(ROOT, dir, job.file)]
+    const args = compiled?.loader === null && !job.loader && rc.nodeArgs.includes(LOADER)
+      ? [...rc.nodeArgs.flatMap((arg) => (arg === LOADER ? COMPILED : [arg])), compiled.out]
+      : [...rc.nodeArgs, job.file]
+    child = spawn(process.execPath, args, {
       cwd: join(ROOT, dir),
       env: { ...process.env, ...env, TAP_TIMEOUT: String(rc.timeout) },
       stdio: ['ignore', fd, fd],
@@ -235,6 +251,7 @@ function report (suite) {
         out.push(`  ${r.job.file}: ${r.killed ? `killed after ${Math.round(r.seconds)} s, ` : ''}exit ${r.signal ?? r.code} (log: ${relative(ROOT, r.log).startsWith('..') ? r.log : relative(ROOT, r.log)})`)
         // A crash prints no "not ok": its last lines say why.
         out.push(...(failures.length > 0 ? failures : c.text.trimEnd().split('\n').slice(-20)).map((l) => `    ${l}`))
+        if (/ERR_UNKNOWN_FILE_EXTENSION.*\.ts\b/.test(c.text)) out.push('    (it ran compiled, with no TypeScript loader: a file that imports TypeScript at run time says `test-all: loader` in its first lines)')
       }
     }
     for (const m of c.text.matchAll(/^\s*ok \d+ - (.*) # SKIP ?(.*)$/gm)) out.push(`  skipped: ${m[1]} (${m[2]})`)
@@ -249,6 +266,9 @@ function report (suite) {
   process.stdout.write(`${out.join('\n')}\n`)
 }
 
+/** The test trees compiled by scripts/build-tests.mjs: source path -> { out, loader } (loader: why it cannot run compiled, or null). */
+let compiledTests = {}
+
 for (const suite of suites) if (suite.files.length === 0) { process.stdout.write(`== ${suite.title}\n  (no tests)\n`) }
 
 if (!TSX) {
@@ -258,6 +278,12 @@ if (!TSX) {
     process.stdout.write(`build-dist failed, so the tests cannot run compiled:\n${build.stdout}${build.stderr}`)
     process.exit(1)
   }
+  const tests = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-tests.mjs')], { cwd: ROOT, encoding: 'utf8' })
+  if (tests.status !== 0) {
+    process.stdout.write(`build-tests failed, so the tests cannot run compiled:\n${tests.stdout}${tests.stderr}`)
+    process.exit(1)
+  }
+  if (process.env.CMS_TEST_COMPILED !== '0') compiledTests = readJson(join(ROOT, 'node_modules', '.cms-test', 'manifest.json')).files ?? {}
 }
 
 const queue = [...jobs]

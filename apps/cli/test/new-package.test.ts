@@ -6,6 +6,9 @@
  * `cms` field (CMS_PACKAGES_PATH naming that packages/), migrated from the
  * migrations drizzle-kit writes, in the index, OpenAPI, the permission
  * prober. Nothing of this repository is edited (checked at the end).
+ *
+ * test-all: loader (the gateway imports the scaffold's src/index.ts in this
+ * process: the test command runs this file with its TypeScript loader).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'

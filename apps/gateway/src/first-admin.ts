@@ -4,7 +4,8 @@
  * CLI run and restart. Once any user exists it does nothing, so the settings
  * may stay in place across restarts.
  */
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Store } from '@cms/store'
 import { createApplicationPassword, createUser, hasAnyUser } from '@cms/core'
@@ -15,6 +16,9 @@ export async function ensureFirstAdmin (store: Store, admin: FirstAdmin, log: Fa
     log.debug('users exist: CMS_ADMIN_LOGIN and the other CMS_ADMIN_* settings are not used')
     return
   }
+  // Its directory first (`.data/` does not exist yet on PostgreSQL): a failure here leaves no
+  // administrator behind whose password was never written.
+  if (admin.appPasswordFile !== undefined) mkdirSync(dirname(admin.appPasswordFile), { recursive: true, mode: 0o700 })
   let user
   try {
     user = await createUser(store, { login: admin.login, email: admin.email, roles: ['administrator'], password: admin.password })

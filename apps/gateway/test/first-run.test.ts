@@ -120,6 +120,17 @@ t.test('the first administrator from CMS_ADMIN_*, once', async (t) => {
   t.equal(statSync(file).mtimeMs, writtenAt, 'the file is left as it was')
 })
 
+t.test('the application password file\'s directory is made when it does not exist (on PostgreSQL .data/ is not)', async (t) => {
+  const { dir, env } = firstAdminEnv(t)
+  const store = await openTestStore()
+  t.teardown(() => store.close())
+  const file = join(dir, '.data', 'admin-app-password')
+  const { close } = await gatewayApp({ env: { ...env, CMS_ADMIN_APP_PASSWORD_FILE: file }, store })
+  await close()
+  t.match(readFileSync(file, 'utf8'), /^[A-Za-z0-9]{24}\n$/, 'written')
+  t.equal(statSync(join(dir, '.data')).mode & 0o777, 0o700, 'in a directory only its user reads')
+})
+
 t.test('CMS_SCHEDULER_INTERVAL_MS and CMS_ENVIRONMENT reach the core through the settings', async (t) => {
   const { dir, env: base } = firstAdminEnv(t)
   const store = await openTestStore()
