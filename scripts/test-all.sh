@@ -45,6 +45,8 @@ plan+=("check typecheck npx tsc -p tsconfig.typecheck.json --incremental --tsBui
 plan+=("check eslint npx eslint --cache --cache-strategy content --cache-location $CACHE/eslint/ .")
 plan+=("check knip npx knip --no-progress --cache --cache-location $CACHE/knip")
 plan+=("check madge npx madge --circular --no-spinner --extensions ts $(ls -d packages/*/src apps/*/src bench/src 2>/dev/null | tr '\n' ' ')")
+# No cycle among the folders of any package's sources either (scripts/folder-cycles.mjs): the seams hold.
+plan+=("check folder-cycles node scripts/folder-cycles.mjs")
 
 have_postgres() { command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
 

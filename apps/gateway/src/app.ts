@@ -91,10 +91,14 @@ function idleLimitOutsideWork (app: FastifyInstance, idleMs: number): void {
     const socket = request.raw.socket as { setTimeout?: unknown } | undefined
     if (typeof socket?.setTimeout === 'function') request.raw.socket.setTimeout(ms)
   }
-  app.addHook('preHandler', async (request) => { idle(request, 0) })
-  app.addHook('onSend', async (request, _reply, payload) => {
+  // Callback hooks: run for every request, they allocate no promise.
+  app.addHook('preHandler', (request, _reply, done) => {
+    idle(request, 0)
+    done()
+  })
+  app.addHook('onSend', (request, _reply, payload, done) => {
     idle(request, idleMs)
-    return payload
+    done(null, payload)
   })
 }
 

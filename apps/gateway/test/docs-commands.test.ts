@@ -21,7 +21,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase, testDatabaseUrl } from '@cms/store/testing'
-import { docBlocks, type DocBlock } from './harness/doc-blocks.js'
+import { blocksOf, docBlocks, type DocBlock } from './harness/doc-blocks.js'
 import { localAddresses, runFileBlocks } from './harness/doc-shell.js'
 import { freePort } from './harness/free-port.js'
 import { ROOT, serviceEnv, startService, stopService } from './harness/service.js'
@@ -97,23 +97,25 @@ t.test('the documentation\'s commands run as written', async (t) => {
     for (const b of notRun) summary.push(`  ${b.file}:${b.line} not run: ${(b.marker as { reason: string }).reason}`)
     if (run.length === 0) continue
     clock = Date.now()
-    const { failures, commands } = await runFileBlocks(run, { cwd, root: ROOT, rewrite, env: { ...env, PORT: undefined }, prelude: rewrite(PRELUDE) })
+    const { failures, curls } = await runFileBlocks(run, { cwd, root: ROOT, rewrite, env: { ...env, PORT: undefined }, prelude: rewrite(PRELUDE) })
     timings.push(`${file} in ${((Date.now() - clock) / 1000).toFixed(1)} s`)
-    t.same(failures, [], `${file}: ${run.length} blocks, ${commands} commands, as written`)
+    t.same(failures, [], `${file}: ${run.length} blocks, ${curls} curl requests, as written`)
   }
-  // The checks themselves: a wrong shown output, an error answer and an unset variable are each reported at their line.
-  const wrong: DocBlock = {
-    file: 'self-check.md',
-    line: 10,
-    marker: { kind: 'run' },
-    text: 'curl -s "$CMS/cms/v2/posts/1?_fields=id"\n# {"id":2}\ncurl -s "$CMS/cms/v2/posts/999999"\necho "$UNSET_IN_THE_DOCS"\necho not reached'
-  }
-  const self = await runFileBlocks([wrong], { cwd, root: ROOT, rewrite, env: { ...env, PORT: undefined }, prelude: rewrite(PRELUDE) })
+  // The checks themselves, on a document of their own: a wrong shown output (a console session's),
+  // an error answer and an unset variable are each reported at their line; a marked block is not run.
+  const selfCheck = blocksOf('self-check.md', [
+    '# Self-check', '', '```console', '$ curl -s "$CMS/cms/v2/posts/1?_fields=id"', '{"id":2}', '```', '',
+    '```sh', 'curl -s "$CMS/cms/v2/posts/999999"', 'echo "$UNSET_IN_THE_DOCS"', '```',
+    '<!-- docs-test: not run (a synopsis) -->', '```sh', 'cms <placeholder>', '```'
+  ].join('\n'))
+  t.same(selfCheck.map((b) => b.marker), [{ kind: 'run' }, { kind: 'run' }, { kind: 'not run', reason: 'a synopsis' }], 'the markers are read')
+  const self = await runFileBlocks(selfCheck.slice(0, 2), { cwd, root: ROOT, rewrite, env: { ...env, PORT: undefined }, prelude: rewrite(PRELUDE) })
   t.match(self.failures, [
-    /^self-check\.md:13: exited 1\n.*UNSET_IN_THE_DOCS: unbound variable/s,
-    /^self-check\.md:11: the output differs from the one shown: \$\.id: shown 2, got 1/,
-    /^self-check\.md:12: answered 404: \{"code":"rest_post_invalid_id"/
+    /^self-check\.md:10: exited 1\n.*UNSET_IN_THE_DOCS: unbound variable/s,
+    /^self-check\.md:5: the output differs from the one shown: \$\.id: shown 2, got 1/,
+    /^self-check\.md:9: answered 404: \{"code":"rest_post_invalid_id"/
   ], 'the checker reports a wrong output, an error answer and an unset variable, at their lines')
+  t.equal(self.failures.length, 3, 'and nothing else')
 
   t.comment(`${ran} blocks run, ${skipped} not run (marked), 1 starts the service\n${summary.join('\n')}\n${timings.join(', ')}`)
   t.ok(blocks.some((b) => b.file === 'README.md' && b.marker.kind === 'run' && b.text.includes('curl')), 'the README\'s walk-through is among the blocks run')

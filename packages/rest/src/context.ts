@@ -1,28 +1,108 @@
 /**
  * `context` filtering: properties whose schema lists contexts that do not
  * include the requested one are removed, recursively.
+ *
+ * The schema is read once per (schema, context): a plan says which keys an
+ * object drops and which values may hold something to drop, so filtering an
+ * answer visits only those (a subtree that hides nothing is kept as it is,
+ * not copied). Measured on a 10-post page (docs/benchmarks.md).
  */
 import type { JsonSchema } from './schema.js'
 
-export function filterByContext (data: unknown, schema: JsonSchema, context: string): unknown {
-  if (Array.isArray(data)) {
-    const itemSchema = schema.type === 'array' ? schema.items ?? {} : schema
-    return data.map((item) => filterByContext(item, itemSchema, context))
+/** What filtering by one context does to values of one schema. */
+export interface ContextPlan {
+  /** Keys of an object this context drops. */
+  readonly hidden: ReadonlySet<string>
+  /** Keys whose values may hold something to drop, with their plans. */
+  readonly nested: ReadonlyMap<string, ContextPlan>
+  /** Both in one map (one lookup a key): null for a dropped key, else the value's plan. */
+  readonly keys: ReadonlyMap<string, ContextPlan | null>
+  /** An array's items' plan (the schema itself when it is not an array's). */
+  readonly items: ContextPlan | undefined
+  /** The schema declares properties (an object without them is kept whole). */
+  readonly hasProperties: boolean
+  /** Nothing under this schema is ever dropped: values pass as they are. */
+  readonly inert: boolean
+}
+
+const plans = new WeakMap<JsonSchema, Map<string, ContextPlan>>()
+const INERT: ContextPlan = { hidden: new Set(), nested: new Map(), keys: new Map(), items: undefined, hasProperties: false, inert: true }
+
+/** The plan of `schema` for `context`, made once and kept with the schema. */
+export function contextPlan (schema: JsonSchema, context: string): ContextPlan {
+  let byContext = plans.get(schema)
+  if (byContext === undefined) {
+    byContext = new Map()
+    plans.set(schema, byContext)
   }
-  if (typeof data !== 'object' || data === null) return data
+  let plan = byContext.get(context)
+  if (plan === undefined) {
+    plan = makePlan(schema, context, new Set())
+    byContext.set(context, plan)
+  }
+  return plan
+}
+
+function makePlan (schema: JsonSchema, context: string, seen: Set<JsonSchema>): ContextPlan {
+  // A schema that refers to itself (none does today) is walked as the unplanned filter did, once deep.
+  if (seen.has(schema)) return INERT
+  seen.add(schema)
   const properties = schema.properties as Record<string, JsonSchema> | undefined
-  if (properties === undefined) return data
+  const hidden = new Set<string>()
+  const nested = new Map<string, ContextPlan>()
+  if (properties !== undefined) {
+    for (const [key, prop] of Object.entries(properties)) {
+      if (Array.isArray(prop.context) && !prop.context.includes(context)) {
+        hidden.add(key)
+        continue
+      }
+      const sub = makePlan(prop, context, seen)
+      if (!sub.inert) nested.set(key, sub)
+    }
+  }
+  // An array's items without a schema are kept as they are.
+  const items = schema.type !== 'array' ? undefined : typeof schema.items === 'object' && schema.items !== null ? makePlan(schema.items as JsonSchema, context, seen) : INERT
+  seen.delete(schema)
+  const inert = hidden.size === 0 && nested.size === 0 && (items === undefined || items.inert)
+  const keys = new Map<string, ContextPlan | null>([...[...hidden].map((k): [string, null] => [k, null]), ...nested])
+  return { hidden, nested, keys, items, hasProperties: properties !== undefined, inert }
+}
+
+/** `data` as `plan` shows it: a new object where something is dropped below it, else `data` itself. */
+export function applyContext (data: unknown, plan: ContextPlan): unknown {
+  if (plan.inert || typeof data !== 'object' || data === null) return data
+  if (Array.isArray(data)) {
+    // An array is filtered by its items' schema (a schema given for the items themselves when it is not an array's).
+    const itemPlan = plan.items ?? plan
+    return itemPlan.inert ? data : data.map((item) => applyContext(item, itemPlan))
+  }
+  if (!plan.hasProperties) return data
+  return copyInContext(data as Record<string, unknown>, plan)
+}
+
+/**
+ * A new object of `source`'s keys in its order, as `plan` shows them (all
+ * of them without a plan), `omit` left out: one copy where filtering and
+ * then copying the item would make two.
+ */
+export function copyInContext (source: Record<string, unknown>, plan: ContextPlan | undefined, omit?: string): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(data)) {
-    const prop = properties[key]
-    if (prop === undefined) {
-      out[key] = value
+  const filtering = plan !== undefined && plan.hasProperties && !plan.inert
+  for (const key of Object.keys(source)) {
+    if (key === omit) continue
+    if (!filtering) {
+      out[key] = source[key]
       continue
     }
-    if (Array.isArray(prop.context) && !prop.context.includes(context)) continue
-    out[key] = (typeof value === 'object' && value !== null) ? filterByContext(value, prop, context) : value
+    const sub = plan.keys.get(key)
+    if (sub === null) continue
+    out[key] = sub === undefined ? source[key] : applyContext(source[key], sub)
   }
   return out
+}
+
+export function filterByContext (data: unknown, schema: JsonSchema, context: string): unknown {
+  return applyContext(data, contextPlan(schema, context))
 }
 
 /** The union of every `context` list in a schema, sorted descending: `view, embed, edit`. */

@@ -17,19 +17,41 @@ export function rel (name: string): string {
   return LINK_REL_BASE + name
 }
 
-/** Compacts registered relations and appends `curies` as the last key when any was compacted. */
+/** Compact names of the relations met so far (a relation's name, made once, is reused as the key). */
+const compactNames = new Map<string, string | null>()
+/** Past this many distinct relations the names are made each time (a bound on what is kept). */
+const COMPACT_NAMES_KEPT = 1024
+
+function compactName (name: string): string | null {
+  let compact = compactNames.get(name)
+  if (compact === undefined) {
+    compact = name.startsWith(LINK_REL_BASE) ? `${CURIE}:${name.slice(LINK_REL_BASE.length)}` : null
+    if (compactNames.size < COMPACT_NAMES_KEPT) compactNames.set(name, compact)
+  }
+  return compact
+}
+
+/** The `curies` member every compacted `_links` ends with (shared: answers are only serialized). */
+const CURIES: ReadonlyArray<Readonly<Record<string, unknown>>> = Object.freeze([Object.freeze({ name: CURIE, href: `${LINK_REL_BASE}{rel}`, templated: true })])
+
+/**
+ * Compacts registered relations and appends `curies` as the last key when
+ * any was compacted. Runs for every item of every page: the compact names
+ * are kept (a name built anew each time cost more than the rest).
+ */
 export function compactLinks (links: Links): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   let compacted = false
-  for (const [name, list] of Object.entries(links)) {
-    if (name.startsWith(LINK_REL_BASE)) {
-      out[`${CURIE}:${name.slice(LINK_REL_BASE.length)}`] = list
-      compacted = true
+  for (const name of Object.keys(links)) {
+    const compact = compactName(name)
+    if (compact === null) {
+      out[name] = links[name]
     } else {
-      out[name] = list
+      out[compact] = links[name]
+      compacted = true
     }
   }
-  if (compacted) out.curies = [{ name: CURIE, href: `${LINK_REL_BASE}{rel}`, templated: true }]
+  if (compacted) out.curies = CURIES
   return out
 }
 

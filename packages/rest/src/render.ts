@@ -3,7 +3,7 @@
  * forms, a route's own serializer, the ETag of a GET, and the 304 answer to
  * a matching `If-None-Match`.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { kernelErrors } from './errors.js'
 import { ownHeaders } from './dispatch.js'
@@ -120,7 +120,7 @@ function taggedBy (request: Pick<FastifyRequest, 'method'>, status: number, head
 /** GET answers carry a tag: the handler's own (a version), else a hash of the bytes. */
 function etagOf (request: Pick<FastifyRequest, 'method'>, status: number, headers: Record<string, HeaderValue>, payload: string): string | undefined {
   const own = taggedBy(request, status, headers)
-  return own === null ? `W/"${createHash('sha1').update(payload).digest('base64url')}"` : own
+  return own === null ? `W/"${hash('sha1', payload, 'base64url')}"` : own
 }
 
 /** Writes a rendered response, answering 304 when the client's tag matches. */

@@ -3,7 +3,9 @@
  * every fenced block marked ```sh, ```bash or ```console, with the
  * `<!-- docs-test: ... -->` comment right before it, if any. Other fences
  * (```json, ```ts, ```http, a bare ```) show files, code or output, not
- * commands, and are left alone.
+ * commands, and are left alone. A ```console block is a terminal session:
+ * its commands are the lines after a `$ ` prompt (and their `\`
+ * continuations), every other line is output, shown as `# ...` would be.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -24,6 +26,17 @@ export interface DocBlock {
 }
 
 const MARKER = /^<!--\s*docs-test:\s*(.*?)\s*-->$/
+
+/** A console session as a script: prompts removed, output lines made comments. */
+function consoleScript (text: string): string {
+  let continued = false
+  return text.split('\n').map((line) => {
+    const command = continued || line.startsWith('$ ')
+    const out = command ? line.replace(/^\$ /, continued ? '$ ' : '') : `# ${line}`
+    continued = command && line.endsWith('\\')
+    return out
+  }).join('\n')
+}
 
 function markerOf (comment: string, where: string): DocBlock['marker'] {
   if (comment === 'start') return { kind: 'start' }
@@ -49,7 +62,7 @@ export function blocksOf (file: string, source: string): DocBlock[] {
       blocks.push({
         file,
         line: i + 2,
-        text: lines.slice(i + 1, end).join('\n'),
+        text: open[2] === 'console' ? consoleScript(lines.slice(i + 1, end).join('\n')) : lines.slice(i + 1, end).join('\n'),
         marker: m === null ? { kind: 'run' } : markerOf(m[1]!, `${file}:${above + 1}`)
       })
     }

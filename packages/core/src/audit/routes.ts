@@ -7,7 +7,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { can, checkPage, contextParam, declareErrors, endpoint, Enum, field, invalidParam, itemSchema, pageHeaders, pagingParams, RestResponse, route, type Params, type RelativeRouteDecl, type RestRequest } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { AuditServices as Services } from './services.js'
 import { parseRequestDate } from '../base/dates.js'
 import type { AuditRow } from './entry.js'
 

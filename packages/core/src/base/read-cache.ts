@@ -61,6 +61,17 @@ export class ReadCache<T> {
   }
 
   /**
+   * `put` for values that are the same whenever read under one horizon (a
+   * row by its id): one kept under this horizon already stays (marked
+   * recently used), not weighed and set again. A list keeps every row of
+   * its page this way.
+   */
+  async keepRead (req: RestRequest, key: string, value: T): Promise<void> {
+    const horizon = await req.horizon()
+    if (horizon !== undefined && this.entries.get(key)?.horizon !== horizon) this.entries.set(key, { horizon, value })
+  }
+
+  /**
    * The entry valid under the horizon; requests under the same horizon that
    * miss wait for one load (its inputs are all in the key).
    */

@@ -7,7 +7,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, Enum, everyone, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RestRequest, type RouteDecl } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { AuditServices as Services } from '../audit/services.js'
 import { allowedMethods, prepare, type BatchItem, type Prepared } from './requests.js'
 import { entryOf } from '../audit/entries.js'
 

@@ -15,7 +15,7 @@ import {
   RestError, secret, type EndpointExample, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
 } from '@cms/rest'
 import { getOptions } from '@cms/store'
-import type { Services } from '../services.js'
+import type { ContentServices as Services } from '../content/services.js'
 import {
   canEdit, canRead, formatGmt, formatLocal, getPost, metaResponse, parseRequestDate, permalink, requestSettings, textParam, type PostRow
 } from '../content/index.js'

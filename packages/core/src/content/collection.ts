@@ -15,7 +15,7 @@
  */
 import { Type, type TProperties } from '@sinclair/typebox'
 import { check, checkPage, createdAt, endpoint, pageHeaders, route, RestResponse, type EndpointExample, type JsonSchema, type Permission, type PermissionCase, type RelativeRouteDecl, type RestError, type RestRequest, type StreamBodyOptions } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { ContentServices as Services } from './services.js'
 import type { FieldObjectType } from '../platform/fields.js'
 import { parseRequestDate } from '../base/dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
@@ -242,7 +242,7 @@ export function defineCollection<D> (config: CollectionConfig<D>): Collection {
     const q: ListQuery = config.query === undefined ? common : { ...common, ...await config.query(req, common) }
     const { rows, total, extras } = await runListQuery(store, q, totalsFor(req), view.detailsInPage === true)
     // Kept for what this page's embeds (term lists naming each post) and later reads ask for.
-    if (req.method === 'GET') for (const row of rows) await postCache(store).put(req, `post:${row.id}`, row)
+    if (req.method === 'GET') for (const row of rows) await postCache(store).keepRead(req, `post:${row.id}`, row)
     const info = { total, perPage: p.per_page, page: q.page }
     checkPage(info, contentErrors.rest_post_invalid_page_number)
 

@@ -8,7 +8,7 @@
  * imports nothing of media (cms-v2.ts places the media routes among these).
  */
 import type { RelativeRouteDecl } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { ContentServices as Services } from './services.js'
 import { autosaveRoutes } from './autosaves.js'
 import { PAGE_TYPE, POST_TYPE } from './post-types.js'
 import { postRoutes } from './posts.js'

@@ -10,7 +10,7 @@ import { metaResponse } from '../platform/meta.js'
 import { postExtras, uniquePostSlug, type PostRow, type PostTerms, type RevisionStats } from './post-store.js'
 import { permalink, type PostType, type SiteSettings } from './post-types.js'
 import { hasBlocks } from '../text/render.js'
-import { renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
+import { keptContent, keptExcerpt, keptTitle, renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
 import { htmlClass } from '../text/slugs.js'
 import { textPool } from '../text/text-pool.js'
 
@@ -207,8 +207,8 @@ function fieldsOf (req: RestRequest): string[] | undefined {
 export async function formatPost (post: PostRow, extras: PostExtras, opts: FormatOptions): Promise<Record<string, unknown>> {
   const { spec, settings, context } = opts
   const asked = fieldsOf(opts.req)
-  const fields = opts.registered?.some((f) => wantsField(asked, f.name)) === true ? undefined : asked
-  const wants = (key: string): boolean => wantsField(fields, key)
+  // No closure per post here: this runs for every post of every page.
+  const fields = asked === undefined || opts.registered === undefined || opts.registered.length === 0 || !opts.registered.some((f) => wantsField(asked, f.name)) ? asked : undefined
   const tz = settings.timeZone
   const date = effectiveDate(post)
   const open = unlocked(post, opts)
@@ -226,19 +226,19 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
     type: post.type,
     link
   }
-  if (wants('title')) out.title = { raw: post.title, rendered: await renderedTitle(post.title) }
-  if (context !== 'embed' && wants('content')) {
+  if (wantsField(fields, 'title')) out.title = { raw: post.title, rendered: keptTitle(post.title) ?? await renderedTitle(post.title) }
+  if (context !== 'embed' && wantsField(fields, 'content')) {
     out.content = {
       raw: post.content,
-      rendered: open ? await renderedContent(post.content, opts.settings.useSmilies) : '',
+      rendered: open ? keptContent(post.content, opts.settings.useSmilies) ?? await renderedContent(post.content, opts.settings.useSmilies) : '',
       protected: post.password !== '',
       block_version: hasBlocks(post.content) ? 1 : 0
     }
   }
-  if (wants('excerpt')) {
+  if (wantsField(fields, 'excerpt')) {
     out.excerpt = {
       raw: post.excerpt,
-      rendered: open ? await renderedExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) : '',
+      rendered: open ? keptExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) ?? await renderedExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) : '',
       protected: post.password !== ''
     }
   }
@@ -253,14 +253,14 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
   if (spec.hasTerms) out.sticky = post.sticky
   out.template = post.template
   if (spec.hasTerms) out.format = post.format
-  if (wants('meta')) out.meta = metaResponse(opts.settings.meta, extras.meta)
+  if (wantsField(fields, 'meta')) out.meta = metaResponse(opts.settings.meta, extras.meta)
   if (spec.hasTerms) {
     out.categories = extras.terms.category.map((t) => t.id)
     out.tags = extras.terms.post_tag.map((t) => t.id)
   }
   if (context === 'edit') {
     out.permalink_template = link
-    if (wants('generated_slug')) {
+    if (wantsField(fields, 'generated_slug')) {
       out.generated_slug = opts.slugIsUnique === true && post.slug !== ''
         ? post.slug
         : await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : await textPool.slug(post.title, String(post.id)), {
@@ -268,7 +268,7 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
         })
     }
   }
-  if (wants('class_list')) out.class_list = classList(post, extras, spec, open)
-  if (wants('_links') || wants('_embedded')) out._links = postLinks(post, extras, opts)
+  if (wantsField(fields, 'class_list')) out.class_list = classList(post, extras, spec, open)
+  if (wantsField(fields, '_links') || wantsField(fields, '_embedded')) out._links = postLinks(post, extras, opts)
   return out
 }

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox'
 import { check, checkPage, collectionParams, contextParam, endpoint, restUrl, route, RestResponse, who, type Params, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders } from '@cms/rest'
 import type { Store } from '@cms/store'
-import type { Services } from '../services.js'
+import type { ContentServices as Services } from './services.js'
 import { formatGmt, formatLocal } from '../base/dates.js'
 import { contentErrors, denied } from './errors.js'
 import { metaResponse } from '../platform/meta.js'

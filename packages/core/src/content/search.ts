@@ -7,7 +7,7 @@
  * nobody finds another user's draft, private post or protected text.
  */
 import { checkPage, ContextArg, Enum, everyone, IntList, pagingParams, Raw, searchParam, restUrl, route, endpoint, RestResponse, unvalidated, validateArgs, type JsonSchema, type Links, type RestRequest, type RelativeRouteDecl, pageHeaders } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { ContentServices as Services } from './services.js'
 import { contentErrors } from './errors.js'
 import { readRule, runListQuery, type ListQuery } from './post-query.js'
 import { permalink, siteSettings } from './post-types.js'

@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { check, compactLinks, ContextArg, endpoint, who, filterByContext, restUrl, route, type JsonSchema, type Links, type Principal, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { ContentServices as Services } from './services.js'
 import { contentErrors, denied } from './errors.js'
 import { restUrlWithQuery } from './post-format.js'
 import { keyedCollection, type TypeRegistry } from './type-registry.js'

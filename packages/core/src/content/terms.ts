@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm'
 import { Type } from '@sinclair/typebox'
 import { argsFromSchema, check, checkPage, collectionParams, contextParam, endpoint, field, handlerChecked, itemSchema, rel, restUrl, route, RestResponse, StringList, who, type Links, type Params, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { ContentServices as Services } from './services.js'
 import type { FieldRegistry } from '../platform/fields.js'
 import { contentErrors, denied } from './errors.js'
 import { canRead, restUrlWithQuery } from './post-format.js'

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { check, compactLinks, ContextArg, endpoint, who, filterByContext, rel, restUrl, route, type JsonSchema, type Links, type RestError, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { ContentServices as Services } from './services.js'
 import { contentErrors, denied } from './errors.js'
 import { keyedCollection, taxonomiesOf, type PostTypeInfo, type TypeRegistry } from './type-registry.js'
 

@@ -9,7 +9,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { can, defineNamespace, endpoint, everyone, Enum, Raw, route, Untyped, type NamespaceDecl, type RestRequest } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { PlatformServices as Services } from '../platform/services.js'
 import { cachedSiteOptions } from '../base/site-options.js'
 import { outboundClientFromEnv } from '../platform/outbound/index.js'
 import { cacheKey, readCache, writeCache } from './cache.js'

@@ -5,7 +5,7 @@
  * `{user_id}` is digits or `me`.
  */
 import { argsFromSchema, check, contextParam, created, endpoint, field, itemSchema, restUrl, route, who, type Permission, type Probe, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { UserServices as Services } from './services.js'
 import { appPasswordErrors, denied, userErrors } from './errors.js'
 import { chunkPassword } from './passwords.js'
 import {

@@ -4,7 +4,7 @@
  * the authorization and sign-in pages.
  */
 import type { RelativeRouteDecl } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { UserServices as Services } from './services.js'
 import { userRoutesOf } from './users-routes.js'
 import { applicationPasswordRoutesOf } from './app-password-routes.js'
 

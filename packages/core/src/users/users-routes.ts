@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import { argsFromSchema, secret, can, check, collectionParams, contextParam, endpoint, handlerChecked, Enum, field, itemSchema, Raw, RestResponse, restUrl, route, StringList, unvalidated, who, type RelativeRouteDecl, type RestError, type RestRequest, pageHeaders, createdAt } from '@cms/rest'
-import type { Services } from '../services.js'
+import type { UserServices as Services } from './services.js'
 import type { FieldRegistry } from '../platform/fields.js'
 import { cachedSiteOptions } from '../base/site-options.js'
 import { isRole, ROLES, type Role, type RoleRegistry } from './capabilities.js'

@@ -5,7 +5,7 @@
  * page, range requests, validators and a day of public caching.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { Services } from '../../services.js'
+import type { MediaServices as Services } from './services.js'
 import { UPLOADS_PATH } from '../index.js'
 import { safeKey, type ServedFile } from './storage.js'
 
