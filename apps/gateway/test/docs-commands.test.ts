@@ -97,9 +97,9 @@ t.test('the documentation\'s commands run as written', async (t) => {
     for (const b of notRun) summary.push(`  ${b.file}:${b.line} not run: ${(b.marker as { reason: string }).reason}`)
     if (run.length === 0) continue
     clock = Date.now()
-    const { failures, commands } = await runFileBlocks(run, { cwd, root: ROOT, rewrite, env: { ...env, PORT: undefined }, prelude: rewrite(PRELUDE) })
+    const { failures, curls } = await runFileBlocks(run, { cwd, root: ROOT, rewrite, env: { ...env, PORT: undefined }, prelude: rewrite(PRELUDE) })
     timings.push(`${file} in ${((Date.now() - clock) / 1000).toFixed(1)} s`)
-    t.same(failures, [], `${file}: ${run.length} blocks, ${commands} commands, as written`)
+    t.same(failures, [], `${file}: ${run.length} blocks, ${curls} curl requests, as written`)
   }
   // The checks themselves, on a document of their own: a wrong shown output (a console session's),
   // an error answer and an unset variable are each reported at their line; a marked block is not run.

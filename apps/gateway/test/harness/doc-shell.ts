@@ -94,7 +94,7 @@ const isErrorShown = (shown: unknown, status: number): boolean =>
   typeof shown === 'object' && shown !== null && (shown as { data?: { status?: unknown } }).data?.status === status
 
 /** Runs `blocks` (one file's, in order); answers the failures, each naming the document's line. */
-export async function runFileBlocks (blocks: DocBlock[], opts: ShellOptions): Promise<{ failures: string[], commands: number }> {
+export async function runFileBlocks (blocks: DocBlock[], opts: ShellOptions): Promise<{ failures: string[], curls: number }> {
   const dir = mkdtempSync(join(opts.cwd, '.docs-test-'))
   // Script line (1-based) -> the document's line, for the messages.
   const docLine: string[] = []
@@ -120,6 +120,7 @@ export async function runFileBlocks (blocks: DocBlock[], opts: ShellOptions): Pr
   writeFileSync(file, script.join('\n') + '\n')
   writeFileSync(join(dir, 'calls'), '')
   const env = { ...opts.env, __DOCS_TEST_DIR: dir, __DOCS_TEST_ROOT: opts.root }
+  // Lines holding a command (or a part of one): the shell's time limit is counted from them.
   const commands = blocks.reduce((n, b) => n + b.text.split('\n').filter((l) => /^\s*[^#\s]/.test(l)).length, 0)
   const failures: string[] = []
   const run = await new Promise<{ code: number | null, stdout: string, stderr: string }>((resolve) => {
@@ -173,5 +174,5 @@ export async function runFileBlocks (blocks: DocBlock[], opts: ShellOptions): Pr
     if (checked.has(call) || call.status < 400) continue
     failures.push(`${docLine[call.line - 1]}: answered ${call.status}: ${call.output.slice(0, 500)}`)
   }
-  return { failures, commands }
+  return { failures, curls: calls.length }
 }

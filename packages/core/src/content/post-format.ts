@@ -10,7 +10,7 @@ import { metaResponse } from '../platform/meta.js'
 import { postExtras, uniquePostSlug, type PostRow, type PostTerms, type RevisionStats } from './post-store.js'
 import { permalink, type PostType, type SiteSettings } from './post-types.js'
 import { hasBlocks } from '../text/render.js'
-import { renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
+import { keptContent, keptExcerpt, keptTitle, renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
 import { htmlClass } from '../text/slugs.js'
 import { textPool } from '../text/text-pool.js'
 
@@ -226,11 +226,11 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
     type: post.type,
     link
   }
-  if (wantsField(fields, 'title')) out.title = { raw: post.title, rendered: await renderedTitle(post.title) }
+  if (wantsField(fields, 'title')) out.title = { raw: post.title, rendered: keptTitle(post.title) ?? await renderedTitle(post.title) }
   if (context !== 'embed' && wantsField(fields, 'content')) {
     out.content = {
       raw: post.content,
-      rendered: open ? await renderedContent(post.content, opts.settings.useSmilies) : '',
+      rendered: open ? keptContent(post.content, opts.settings.useSmilies) ?? await renderedContent(post.content, opts.settings.useSmilies) : '',
       protected: post.password !== '',
       block_version: hasBlocks(post.content) ? 1 : 0
     }
@@ -238,7 +238,7 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
   if (wantsField(fields, 'excerpt')) {
     out.excerpt = {
       raw: post.excerpt,
-      rendered: open ? await renderedExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) : '',
+      rendered: open ? keptExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) ?? await renderedExcerpt(post.excerpt, post.content, opts.excerptLength, opts.settings.useSmilies) : '',
       protected: post.password !== ''
     }
   }

@@ -98,8 +98,10 @@ export async function getMeta (db: Db, ids: number[]): Promise<Map<number, Recor
 
 export async function setMeta (db: Queryable, postId: number, set: Record<string, unknown>, remove: readonly string[] = []): Promise<void> {
   const d = dbOf(db)
-  for (const [key, value] of Object.entries(set)) {
-    await d.insert(postMeta).values({ postId, key, value })
+  // Every key in one statement (a create or update with meta: one round trip, not one a key).
+  const rows = Object.entries(set).map(([key, value]) => ({ postId, key, value }))
+  if (rows.length > 0) {
+    await d.insert(postMeta).values(rows)
       .onConflictDoUpdate({ target: [postMeta.postId, postMeta.key], set: { value: sql`excluded.value` } })
   }
   if (remove.length > 0) await d.delete(postMeta).where(and(eq(postMeta.postId, postId), inArray(postMeta.key, [...remove])))
