@@ -1,9 +1,13 @@
 /**
  * The processes under test: the gateway (started directly with node so its
  * pid is the server's, for memory readings) and the bare Fastify twin.
+ * The gateway runs compiled, as `pnpm start` runs it (scripts/start.mjs, its
+ * dist/ brought up to date first): what ships, without tsx's wrappers in the
+ * profile. A checkout without scripts/start.mjs (older than the compiled
+ * start), or `CMS_BENCH_RUNNER=tsx`, runs its TypeScript through tsx.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { writeFileSync, mkdtempSync } from 'node:fs'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync, writeFileSync, mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -62,11 +66,19 @@ async function stopChild (child: ChildProcess): Promise<void> {
  */
 const UNREACHED_LIMITS = { CMS_RATE_LIMIT_READ: '1000000000', CMS_RATE_LIMIT_WRITE: '1000000000', CMS_RATE_LIMIT_EXPENSIVE: '1000000000', CMS_RATE_LIMIT_AUTH: '1000000000' }
 
+/** How a checkout's gateway is started: compiled (built here, before the clock starts) where it can be. */
+function gatewayEntry (root: string): string[] {
+  if (process.env.CMS_BENCH_RUNNER === 'tsx' || !existsSync(join(root, 'scripts', 'start.mjs'))) return ['--import', 'tsx', 'apps/gateway/src/main.ts']
+  const build = spawnSync(process.execPath, ['scripts/build-dist.mjs'], { cwd: root, encoding: 'utf8' })
+  if (build.status !== 0) throw new Error(`build-dist failed in ${root}: ${build.stdout}${build.stderr}`)
+  return ['scripts/start.mjs']
+}
+
 /** The gateway of this checkout, or of another one (`root`: an older commit, for comparisons), with settings of `env` besides the bench's. */
 export async function startGateway (databaseUrl: string, nodeFlags: string[] = [], root = ROOT, env: Record<string, string> = {}): Promise<Service> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = spawn('node', [...nodeFlags, '--import', 'tsx', 'apps/gateway/src/main.ts'], {
+  const child = spawn('node', [...nodeFlags, ...gatewayEntry(root)], {
     cwd: root,
     env: { ...process.env, ...UNREACHED_LIMITS, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', CMS_BASE_URL: url, ...env },
     stdio: ['ignore', 'ignore', 'pipe']

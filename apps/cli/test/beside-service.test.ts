@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { sharedDatabaseAnswers } from '@cms/store'
+import { childArgs } from '@cms/store/testing'
 import { cms } from './helpers.js'
 
 const MAIN = fileURLToPath(new URL('../../gateway/src/main.ts', import.meta.url))
@@ -32,8 +33,8 @@ t.test('a user and an application password made with the CLI while the service r
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const env = { CMS_DATA_DIR: dataDir, DATABASE_URL: '' }
-  // Run as this test runs (tsx, or the test command's loader of the compiled sources), as the CLI is (helpers.ts).
-  const service = spawn(process.execPath, [...process.execArgv, MAIN], {
+  // Run as this test runs (tsx, or under the test command the compiled service: childArgs), as the CLI is (helpers.ts).
+  const service = spawn(process.execPath, childArgs(MAIN), {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', CMS_BASE_URL: base, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'pipe']
   })

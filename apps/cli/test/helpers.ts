@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { Store } from '@cms/store'
+import { childArgs } from '@cms/store/testing'
 import { run } from '../src/index.js'
 import type { CliContext } from '../src/index.js'
 
@@ -17,8 +18,8 @@ export interface Result {
 
 export function cms (args: string[], env: NodeJS.ProcessEnv): Promise<Result> {
   return new Promise((resolve, reject) => {
-    // Run as this test runs (tsx, or the test command's loader of the compiled sources: scripts/test-loader.mjs).
-    const child = spawn(process.execPath, [...process.execArgv, main, ...args], {
+    // Run as this test runs (tsx, or under the test command the compiled CLI: childArgs of @cms/store/testing).
+    const child = spawn(process.execPath, [...childArgs(main), ...args], {
       env: { ...process.env, DATABASE_URL: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

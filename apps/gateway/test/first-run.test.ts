@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { openTestStore } from '@cms/store/testing'
+import { childArgs, openTestStore } from '@cms/store/testing'
 import { listApplicationPasswords, listUsers } from '@cms/core'
 import { loadSettings } from '../src/settings.js'
 import { loggableUrl } from '../src/request-log.js'
@@ -61,7 +61,7 @@ t.test('each bad setting is one line: the setting, the value, what is allowed', 
 
 t.test('the service prints that one line and stops, without a stack trace', async (t) => {
   const start = (env: Record<string, string>): { status: number | null, stderr: string } => {
-    const r = spawnSync(process.execPath, [...process.execArgv, MAIN], { env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', ...env }, encoding: 'utf8', timeout: 120_000 })
+    const r = spawnSync(process.execPath, childArgs(MAIN), { env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', ...env }, encoding: 'utf8', timeout: 120_000 })
     return { status: r.status, stderr: r.stderr.replace(/^\(node:\d+\) .*\n(\(Use .*\n)?/gm, '') }
   }
   const bad = start({ CMS_DEPLOYMENT: 'C' })

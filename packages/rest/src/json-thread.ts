@@ -14,11 +14,16 @@
  * If the thread cannot be started the work runs inline.
  */
 import { Worker } from 'node:worker_threads'
-import { parseBody, serialize, type ParseOutcome, type Serialized } from './json-tasks.js'
+import { randomUUID } from 'node:crypto'
+import { parseBody, serialize, type MovedString, type ParseOutcome, type Serialized } from './json-tasks.js'
+import { bytesOf, MOVE_MIN_CHARS, putLongStrings } from './moved-strings.js'
 import type { TextLimits } from './json-scan.js'
 
 /** Bytes of a body, or weight of an answer (characters of strings plus a few per member), from which the work runs in the thread. */
 export const OFF_THREAD_BYTES = 64 * 1024
+
+/** Makes the stand-ins of an answer's long strings this process's own: no string an answer holds is one by chance. */
+const STAND_IN_NONCE = randomUUID()
 
 /** Members an answer's walk visits at most: beyond it (or in a cycle) the answer is serialized inline, as before. */
 const MAX_WALK = 1_000_000
@@ -29,7 +34,7 @@ const MAX_WALK = 1_000_000
  * characters of its strings and keys plus 4 per member; undefined when it
  * holds anything else or is larger than the walk's bound.
  */
-export function plainWeight (value: unknown): number | undefined {
+export function plainWeight (value: unknown, longs?: Array<[Record<string, unknown>, string]>): number | undefined {
   let weight = 0
   let visited = 0
   const stack: unknown[] = [value]
@@ -47,8 +52,10 @@ export function plainWeight (value: unknown): number | undefined {
       if (Object.getPrototypeOf(v) !== Array.prototype || (visited += v.length + 1) > MAX_WALK) return undefined
       for (let i = 0; i < v.length; i++) {
         const x: unknown = v[i]
-        if (typeof x === 'string') weight += 4 + x.length
-        else if (typeof x === 'number' || typeof x === 'boolean' || x === null || x === undefined) weight += 4
+        if (typeof x === 'string') {
+          weight += 4 + x.length
+          if (longs !== undefined && x.length >= MOVE_MIN_CHARS) longs.push([v as unknown as Record<string, unknown>, String(i)])
+        } else if (typeof x === 'number' || typeof x === 'boolean' || x === null || x === undefined) weight += 4
         else stack.push(x)
       }
       continue
@@ -61,8 +68,10 @@ export function plainWeight (value: unknown): number | undefined {
       const k = keys[i]!
       const x = (v as Record<string, unknown>)[k]
       weight += k.length
-      if (typeof x === 'string') weight += 4 + x.length
-      else if (typeof x === 'number' || typeof x === 'boolean' || x === null || x === undefined) weight += 4
+      if (typeof x === 'string') {
+        weight += 4 + x.length
+        if (longs !== undefined && x.length >= MOVE_MIN_CHARS) longs.push([v as Record<string, unknown>, k])
+      } else if (typeof x === 'number' || typeof x === 'boolean' || x === null || x === undefined) weight += 4
       else stack.push(x)
     }
   }
@@ -92,28 +101,58 @@ class JsonThread {
     // Moved when the buffer is the body's own (a concatenation of chunks is), else copied.
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
     const view = own ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes)
-    return await this.run({ task: 'parseBody', input: { bytes: view, limits: { ...limits } } }, [view.buffer as ArrayBuffer]) as ParseOutcome
+    const outcome = await this.run({ task: 'parseBody', input: { bytes: view, limits: { ...limits }, moveLong: true } }, [view.buffer as ArrayBuffer]) as ParseOutcome
+    // The value's long strings came as moved bytes (moved-strings.ts): put back in place.
+    if ('value' in outcome && outcome.moved !== undefined) {
+      putLongStrings(outcome.value, outcome.moved)
+      delete outcome.moved
+    }
+    return outcome
   }
 
   /** An answer's bytes and hash, made in the thread: undefined when it is small or not plain data (the caller serializes it). */
   async serialize (body: unknown, pretty: boolean, hash: boolean): Promise<{ bytes: Buffer, hash?: string } | undefined> {
     if (this.broken) return undefined
-    const weight = plainWeight(body)
+    const longs: Array<[Record<string, unknown>, string]> = []
+    const weight = plainWeight(body, longs)
     if (weight === undefined || weight <= OFF_THREAD_BYTES) {
       this.counts.serializedInline++
       return undefined
     }
     this.counts.serializedOff++
-    const out = await this.run({ task: 'serialize', input: { body, pretty, hash } }, []) as Serialized
+    // Each long string goes as moved bytes: a short stand-in takes its place while the answer is copied (postMessage
+    // copies synchronously), then it is put back; the thread writes the string's JSON where its stand-in's is.
+    const moved: MovedString[] = []
+    const swapped: Array<[Record<string, unknown>, string, string]> = []
+    const transfer: ArrayBuffer[] = []
+    for (const [container, key] of longs) {
+      const text = container[key]
+      // A container reached twice (a shared object) was swapped already; a value that cannot be set is copied.
+      if (typeof text !== 'string' || text.length < MOVE_MIN_CHARS) continue
+      const standIn = `\u0000moved ${STAND_IN_NONCE} ${moved.length}\u0000`
+      if (!Reflect.set(container, key, standIn)) continue
+      swapped.push([container, key, text])
+      const b = bytesOf(text)
+      moved.push({ standIn, ...b })
+      transfer.push(b.bytes.buffer as ArrayBuffer)
+    }
+    let sent: Promise<unknown>
+    try {
+      sent = this.run({ task: 'serialize', input: { body, pretty, hash, moved } }, transfer)
+    } finally {
+      for (let i = swapped.length - 1; i >= 0; i--) swapped[i]![0][swapped[i]![1]] = swapped[i]![2]
+    }
+    const out = await sent as Serialized
     return { bytes: Buffer.from(out.bytes.buffer, out.bytes.byteOffset, out.bytes.byteLength), ...(out.hash === undefined ? {} : { hash: out.hash }) }
   }
 
-  private async run (task: Task, transfer: ArrayBuffer[]): Promise<unknown> {
+  /** Posts the task at once (its value is copied before this returns); the outcome when it comes. */
+  private run (task: Task, transfer: ArrayBuffer[]): Promise<unknown> {
     const worker = this.start()
     const id = this.next++
     // Held while it has work (an injected request has no socket to keep the process up), let go when idle.
     if (this.waiting.size === 0) worker.ref()
-    return await new Promise((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject })
       worker.postMessage({ id, ...task }, transfer)
     })

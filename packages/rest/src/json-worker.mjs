@@ -15,7 +15,9 @@ const tasks = existsSync(fileURLToPath(source))
 parentPort.on('message', ({ id, task, input }) => {
   try {
     const outcome = tasks[task](input)
-    parentPort.postMessage({ id, outcome }, outcome.bytes === undefined ? [] : [outcome.bytes.buffer])
+    // The answer's bytes, or a parsed value's long strings (moved-strings.ts), are moved rather than copied.
+    const transfer = outcome.bytes !== undefined ? [outcome.bytes.buffer] : (outcome.moved ?? []).map((m) => m.bytes.buffer)
+    parentPort.postMessage({ id, outcome }, transfer)
   } catch (err) {
     parentPort.postMessage({ id, failed: String(err) })
   }

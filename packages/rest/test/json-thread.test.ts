@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { endpoint, everyone, kernelServerOptions, restKernel, route } from '../src/index.js'
 import { jsonThread, OFF_THREAD_BYTES, plainWeight } from '../src/json-thread.js'
+import { MOVE_MIN_CHARS, movedCounts } from '../src/moved-strings.js'
 
 const MARKUP = '<p>é &amp; "q" \\ \u2028 <b>x</b></p>'
 const big = (chars: number): string => MARKUP.repeat(Math.ceil(chars / MARKUP.length))
@@ -55,6 +56,26 @@ t.test('a large body is parsed in the thread, with the value an inline parse giv
   t.equal(small.json().text, 'short')
   t.equal(jsonThread.counts.parsedOff, before.parsedOff + 1, 'a small body is parsed inline')
   t.equal(jsonThread.counts.serializedOff, before.serializedOff + 1, 'and answered inline')
+})
+
+// Issue 27: long strings cross the threads as moved bytes (moved-strings.ts), not copies; counted, never timed.
+t.test('long strings go to and from the thread as moved bytes, and come out the same', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  for (const text of [
+    'Latin-1 é "quoted" \\ <b>x</b>\n'.repeat(MOVE_MIN_CHARS / 8),
+    'wide ’ \u{1F600} \u2028 "q" <i>y</i>\n'.repeat(MOVE_MIN_CHARS / 8)
+  ]) {
+    const before = { ...movedCounts }
+    for (const pretty of [false, true]) {
+      const res = await app.inject({ method: 'POST', url: `/cms-json/json/v1/echo${pretty ? '?_pretty=1' : ''}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text }) })
+      t.equal(res.statusCode, 200)
+      const value = { text, twice: [text, { nested: text }], n: 1, none: null }
+      t.equal(res.body, pretty ? JSON.stringify(value, null, 4) : JSON.stringify(value), `the bytes JSON.stringify makes${pretty ? ', pretty' : ''}`)
+    }
+    t.equal(movedCounts.restored - before.restored, 2, 'the body\'s long string came back from the thread as bytes, each time')
+    t.equal(movedCounts.carried - before.carried, 6, 'the answer\'s three long strings went to the thread as bytes, each time')
+  }
 })
 
 t.test('refusals of a large body are the inline ones', async (t) => {

@@ -23,6 +23,7 @@ import { availableParallelism } from 'node:os'
 import type { Piscina } from 'piscina'
 import { declareErrors, RestError } from '@cms/rest'
 import * as tasks from './text-tasks.js'
+import { carry, restore, type Carried } from './moved-strings.js'
 import type { FilterKind, TaskOutcome } from './text-tasks.js'
 
 /** Characters (all inputs of one task together) up to which the work runs on the request thread. */
@@ -150,7 +151,9 @@ export class TextPool {
     this.emit(task, 'pool', 'start')
     try {
       const pool = await this.threads()
-      return unwrap(await pool.run(input, { name: task }) as TaskOutcome<T>)
+      // Long strings go as moved bytes each way (moved-strings.ts), not structured-clone copies.
+      const { carried, transfer } = carry(input as Record<string, unknown>)
+      return unwrap(restore(await pool.run(carried, { name: task, transferList: transfer }) as Carried) as TaskOutcome<T>)
     } finally {
       this.inFlight--
       this.emit(task, 'pool', 'end')

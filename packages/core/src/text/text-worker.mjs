@@ -3,20 +3,32 @@
 // loader in the built image (dist/ holds text-tasks.js beside this file);
 // in a checkout, where the process runs through tsx and worker threads do
 // not inherit its loader, the TypeScript source is loaded through tsx's API.
+// Inputs and outcomes carry their long strings as bytes (moved-strings.ts):
+// restored here, and the outcome's bytes moved back (piscina's transferable).
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { move, transferableSymbol, valueSymbol } from 'piscina'
 
-const source = new URL('./text-tasks.ts', import.meta.url)
-const tasks = existsSync(fileURLToPath(source))
-  ? await (await import('tsx/esm/api')).tsImport(source.href, import.meta.url)
-  : await import('./text-tasks.js')
+const load = async (name) => {
+  const source = new URL(`./${name}.ts`, import.meta.url)
+  return existsSync(fileURLToPath(source))
+    ? await (await import('tsx/esm/api')).tsImport(source.href, import.meta.url)
+    : await import(`./${name}.js`)
+}
+const tasks = await load('text-tasks')
+const { carry, restore } = await load('moved-strings')
 
-export const filterOne = tasks.filterOne
-export const filterMany = tasks.filterMany
-export const renderContent = tasks.renderContent
-export const renderExcerpt = tasks.renderExcerpt
-export const renderTitle = tasks.renderTitle
-export const renderComment = tasks.renderComment
-export const textOf = tasks.textOf
-export const linksOf = tasks.linksOf
-export const slugOf = tasks.slugOf
+const task = (run) => (carried) => {
+  const { carried: outcome, transfer } = carry(run(restore(carried)))
+  return transfer.length === 0 ? outcome : move({ [transferableSymbol]: transfer, [valueSymbol]: outcome })
+}
+
+export const filterOne = task(tasks.filterOne)
+export const filterMany = task(tasks.filterMany)
+export const renderContent = task(tasks.renderContent)
+export const renderExcerpt = task(tasks.renderExcerpt)
+export const renderTitle = task(tasks.renderTitle)
+export const renderComment = task(tasks.renderComment)
+export const textOf = task(tasks.textOf)
+export const linksOf = task(tasks.linksOf)
+export const slugOf = task(tasks.slugOf)
