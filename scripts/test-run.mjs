@@ -32,6 +32,11 @@
  * package); CMS_TEST_COMPILED=0 gives every file the loader (to compare).
  * CMS_TEST_TSX=1 runs everything through tsx as `npx tap` does.
  *
+ * A file whose first lines say `test-all: timeout N` gets N seconds (tap's
+ * TAP_TIMEOUT and the runner's kill a minute later) instead of its .taprc's:
+ * one that sets a longer limit of its own (fuzz) was killed at the .taprc's
+ * on a heavily loaded machine.
+ *
  * A file whose first lines say `test-all: first pass only` runs in the first
  * suite of its directory only: it does not read CMS_TEST_DATABASE_URL, so a
  * second pass would repeat it exactly (the file says why).
@@ -88,7 +93,10 @@ for (const line of readFileSync(0, 'utf8').split('\n')) {
     const files = testFiles(dir, rc.include).filter((f) => first || !marked(join(ROOT, dir, f), 'test-all: first pass only'))
     const suite = { key: `${dir} ${label}`, title: `${dir} (${label})`, dir, label, env, rc, files, done: 0, results: [] }
     suites.push(suite)
-    for (const file of files) jobs.push({ kind: 'file', suite, file, key: `${dir} ${label} ${file}`, loader: marked(join(ROOT, dir, file), 'test-all: loader') })
+    for (const file of files) {
+      const path = join(ROOT, dir, file)
+      jobs.push({ kind: 'file', suite, file, key: `${dir} ${label} ${file}`, loader: marked(path, 'test-all: loader'), timeout: declaredTimeout(path) ?? rc.timeout })
+    }
   } else {
     throw new Error(`plan: unknown line "${line}"`)
   }
@@ -127,6 +135,15 @@ function testFiles (dir, include) {
 /** Whether a test file's first lines carry `marker` (`test-all: first pass only`, `test-all: loader`). */
 function marked (path, marker) {
   return readFileSync(path, 'utf8').split('\n', 40).some((l) => l.includes(marker))
+}
+
+/** The seconds a file's first lines allow it (`test-all: timeout 900`), where it needs more than its .taprc's. */
+function declaredTimeout (path) {
+  for (const line of readFileSync(path, 'utf8').split('\n', 40)) {
+    const m = /test-all: timeout (\d+)/.exec(line)
+    if (m !== null) return Number(m[1])
+  }
+  return undefined
 }
 
 // ---- order: longest first -----------------------------------------------------
@@ -171,11 +188,11 @@ function start (job) {
       : [...rc.nodeArgs, job.file]
     child = spawn(process.execPath, args, {
       cwd: join(ROOT, dir),
-      env: { ...process.env, ...env, TAP_TIMEOUT: String(rc.timeout) },
+      env: { ...process.env, ...env, TAP_TIMEOUT: String(job.timeout) },
       stdio: ['ignore', fd, fd],
       detached: true,
     })
-    limit = rc.timeout + 60
+    limit = job.timeout + 60
   }
   closeSync(fd)
   const started = Date.now()
