@@ -66,6 +66,8 @@ const LOGS = opts.logs
 const JOBS = Math.max(1, Number(opts.jobs ?? process.env.CMS_TEST_JOBS ?? Math.min(4, availableParallelism())) || 1)
 
 const TSX = process.env.CMS_TEST_TSX === '1'
+/** Test files' first lines, by path (header(), below). */
+const headers = new Map()
 const LOADER = `--import=${join(ROOT, 'scripts', 'test-loader.mjs')}`
 const COMPILED = ['--enable-source-maps', `--import=${join(ROOT, 'scripts', 'test-compiled.mjs')}`]
 
@@ -132,18 +134,21 @@ function testFiles (dir, include) {
   return [...new Set(out)].sort()
 }
 
+/** A test file's first lines, where its `test-all:` markers stand (read once per file: `headers`, above). */
+function header (path) {
+  if (!headers.has(path)) headers.set(path, readFileSync(path, 'utf8').split('\n', 40).join('\n'))
+  return headers.get(path)
+}
+
 /** Whether a test file's first lines carry `marker` (`test-all: first pass only`, `test-all: loader`). */
 function marked (path, marker) {
-  return readFileSync(path, 'utf8').split('\n', 40).some((l) => l.includes(marker))
+  return header(path).includes(marker)
 }
 
 /** The seconds a file's first lines allow it (`test-all: timeout 900`), where it needs more than its .taprc's. */
 function declaredTimeout (path) {
-  for (const line of readFileSync(path, 'utf8').split('\n', 40)) {
-    const m = /test-all: timeout (\d+)/.exec(line)
-    if (m !== null) return Number(m[1])
-  }
-  return undefined
+  const m = /test-all: timeout (\d+)/.exec(header(path))
+  return m === null ? undefined : Number(m[1])
 }
 
 // ---- order: longest first -----------------------------------------------------
