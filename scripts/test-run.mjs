@@ -51,7 +51,7 @@
  *   node scripts/test-run.mjs --logs DIR [--jobs N] < plan
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir, userInfo } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -175,6 +175,23 @@ function logPath (job) {
   return join(LOGS, 'files', `${name.replace(/[/\\]/g, '_')}.log`)
 }
 
+// CPU seconds of each job (user + system, the process and every child it waited for), where GNU time is
+// installed: wall times on a loaded machine say little, CPU time barely changes with the load.
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null
+
+/** `command args` under GNU time when there is one, its figures written to `<log>.cpu`. */
+function timed (log, command, args) {
+  return TIME === null ? [command, args] : [TIME, ['-f', '%U %S', '-o', `${log}.cpu`, command, ...args]]
+}
+
+/** The CPU seconds GNU time wrote for a job (undefined without it, or when the job was killed before it wrote). */
+function cpuOf (log) {
+  try {
+    const m = /^([\d.]+) ([\d.]+)\s*$/m.exec(readFileSync(`${log}.cpu`, 'utf8'))
+    return m === null ? undefined : Number(m[1]) + Number(m[2])
+  } catch { return undefined }
+}
+
 function start (job) {
   mkdirSync(join(LOGS, 'files'), { recursive: true })
   const log = logPath(job)
@@ -182,7 +199,7 @@ function start (job) {
   let child
   let limit
   if (job.kind === 'check') {
-    child = spawn('bash', ['-c', job.command], { cwd: ROOT, stdio: ['ignore', fd, fd], detached: true })
+    child = spawn(...timed(log, 'bash', ['-c', job.command]), { cwd: ROOT, stdio: ['ignore', fd, fd], detached: true })
     limit = 1800
   } else {
     const { dir, env, rc } = job.suite
@@ -191,7 +208,7 @@ function start (job) {
     const args = compiled?.loader === null && !job.loader && rc.nodeArgs.includes(LOADER)
       ? [...rc.nodeArgs.flatMap((arg) => (arg === LOADER ? COMPILED : [arg])), compiled.out]
       : [...rc.nodeArgs, job.file]
-    child = spawn(process.execPath, args, {
+    child = spawn(...timed(log, process.execPath, args), {
       cwd: join(ROOT, dir),
       env: { ...process.env, ...env, TAP_TIMEOUT: String(job.timeout) },
       stdio: ['ignore', fd, fd],
@@ -210,7 +227,7 @@ function start (job) {
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       running.delete(entry)
-      resolve({ job, log, code: code ?? 1, signal, killed, seconds: (Date.now() - started) / 1000 })
+      resolve({ job, log, code: code ?? 1, signal, killed, seconds: (Date.now() - started) / 1000, cpu: cpuOf(log) })
     })
   })
 }
@@ -261,9 +278,10 @@ function report (suite) {
   let f = 0
   let s = 0
   let seconds = 0
+  let cpu = 0
   for (const r of suite.results.sort((a, b) => (a.job.file < b.job.file ? -1 : 1))) {
     const c = countsOf(r)
-    p += c.p; f += c.f; s += c.s; seconds += r.seconds
+    p += c.p; f += c.f; s += c.s; seconds += r.seconds; cpu += r.cpu ?? 0
     if (r.job.kind === 'file') slow.push({ key: r.job.key, seconds: r.seconds })
     if (c.f > 0) {
       if (r.job.kind === 'check') {
@@ -280,7 +298,8 @@ function report (suite) {
   }
   passed += p; failed += f; skipped += s
   out.push(`  -> ${p} passed, ${f} failed${s > 0 ? `, ${s} skipped` : ''}`)
-  out.push(suite.check ? `  (${Math.round(seconds)} s)` : `  (${Math.round(seconds)} s in ${suite.results.length} file${suite.results.length === 1 ? '' : 's'})`)
+  const cpuText = TIME === null ? '' : `, ${Math.round(cpu)} s of CPU`
+  out.push(suite.check ? `  (${Math.round(seconds)} s${cpuText})` : `  (${Math.round(seconds)} s${cpuText} in ${suite.results.length} file${suite.results.length === 1 ? '' : 's'})`)
   // One log per suite as well, the files' logs one after another.
   if (!suite.check) {
     writeFileSync(join(LOGS, `${suite.key.replace(/[/ ]/g, '_')}.log`), suite.results.map((r) => `# ${r.job.file} (${r.seconds.toFixed(1)} s)\n${readFileSync(r.log, 'utf8')}`).join('\n'))
@@ -311,6 +330,7 @@ if (!TSX) {
 const queue = [...jobs]
 const inFlight = new Set()
 const durations = {}
+const cpuSeconds = {}
 const startedAt = Date.now()
 while (queue.length > 0 || inFlight.size > 0) {
   while (inFlight.size < JOBS && queue.length > 0) {
@@ -319,6 +339,7 @@ while (queue.length > 0 || inFlight.size > 0) {
   }
   const result = await Promise.race(inFlight)
   durations[result.job.key] = Math.round(result.seconds * 10) / 10
+  if (result.cpu !== undefined) cpuSeconds[result.job.key] = { cpu: Math.round(result.cpu * 10) / 10, wall: durations[result.job.key] }
   const suite = result.job.suite
   suite.results.push(result)
   if (suite.results.length === suite.files.length) report(suite)
@@ -326,5 +347,8 @@ while (queue.length > 0 || inFlight.size > 0) {
 
 try { writeFileSync(HISTORY, JSON.stringify({ ...readJson(HISTORY), ...durations }, null, 1)) } catch {}
 process.stdout.write(`slowest files: ${slow.sort((a, b) => b.seconds - a.seconds).slice(0, 8).map((x) => `${x.key} ${Math.round(x.seconds)} s`).join(', ')}\n`)
-process.stdout.write(`${jobs.length} jobs, ${JOBS} at a time: ${Math.round((Date.now() - startedAt) / 1000)} s\n`)
+// Each job's CPU and wall seconds, for comparing runs whatever the load (<logs>/cpu.json).
+writeFileSync(join(LOGS, 'cpu.json'), JSON.stringify(cpuSeconds, null, 1))
+const cpuTotal = Object.values(cpuSeconds).reduce((sum, x) => sum + x.cpu, 0)
+process.stdout.write(`${jobs.length} jobs, ${JOBS} at a time: ${Math.round((Date.now() - startedAt) / 1000)} s${TIME === null ? '' : `, ${Math.round(cpuTotal)} s of CPU`}\n`)
 writeFileSync(join(LOGS, 'totals'), `${passed} ${failed} ${skipped}\n`)
