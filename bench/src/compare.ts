@@ -13,6 +13,7 @@
  *   pnpm bench:compare --other /tmp/before [--scenarios list-signed-in,list-uncached,create] [--rounds 3] [--duration 4]
  *   pnpm bench:compare --other .. --other-env CMS_RATE_LIMITS=off --scenarios list    # the rate limiter's cost on a cached read
  *   pnpm bench:compare --other /tmp/before --pg-options '-c commit_delay=200'         # both sides with group commit
+ *   pnpm bench:compare --other . --socket this       # one checkout, its gateway over a Unix-domain socket against local TCP
  */
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
@@ -36,7 +37,9 @@ const { values: opts } = parseArgs({
     env: { type: 'string', default: '' },
     'other-env': { type: 'string', default: '' },
     // Server settings for the PostgreSQL both sides share: `-c commit_delay=200 -c commit_siblings=2` (group commit).
-    'pg-options': { type: 'string', default: '' }
+    'pg-options': { type: 'string', default: '' },
+    // Which gateways reach PostgreSQL through its Unix-domain socket instead of local TCP: this, other or both.
+    socket: { type: 'string', default: '' }
   }
 })
 const envOf = (list: string): Record<string, string> => Object.fromEntries(list.split(',').filter((p) => p.includes('=')).map((p) => [p.slice(0, p.indexOf('=')).trim(), p.slice(p.indexOf('=') + 1).trim()]))
@@ -100,6 +103,8 @@ async function settle (): Promise<void> {
   }
 }
 
+if (!['', 'this', 'other', 'both'].includes(opts.socket!)) throw new Error(`--socket takes this, other or both, not ${opts.socket!}`)
+const overSocket = (side: 'this' | 'other'): boolean => opts.socket === side || opts.socket === 'both'
 const names = opts.scenarios!.split(',')
 for (const name of names) if (SCENARIOS[name] === undefined) throw new Error(`unknown scenario ${name} (${Object.keys(SCENARIOS).join(', ')})`)
 
@@ -112,10 +117,16 @@ try {
   // Each side on its own database, migrated by its own CLI; the same posts seeded into both.
   const mine = envOf(opts.env!)
   const theirs = envOf(opts['other-env']!)
-  const labelled = (label: string, env: Record<string, string>): string => Object.keys(env).length === 0 ? label : `${label} (${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')})`
-  for (const [label, root, url, env] of [[labelled('this checkout', mine), undefined, db.url, mine], [labelled(resolve(opts.other), theirs), resolve(opts.other), await db.another(), theirs]] as const) {
+  const labelled = (label: string, env: Record<string, string>, socket: boolean): string => {
+    const settings = [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...(socket ? ['Unix socket'] : [])]
+    return settings.length === 0 ? label : `${label} (${settings.join(' ')})`
+  }
+  for (const [label, root, url, env, socket] of [
+    [labelled('this checkout', mine, overSocket('this')), undefined, db.url, mine, overSocket('this')],
+    [labelled(resolve(opts.other), theirs, overSocket('other')), resolve(opts.other), await db.another(), theirs, overSocket('other')]
+  ] as const) {
     const admin = await createAdmin(url, root)
-    const gateway = await startGateway(url, [], root, env)
+    const gateway = await startGateway(socket ? db.overSocket(url) : url, [], root, env)
     sides.push({ label, gateway, auth: `Basic ${Buffer.from(`${admin.login}:${admin.password}`).toString('base64')}` })
     await seedPosts(url, Number(opts.posts), admin.id, gateway.url)
   }

@@ -29,6 +29,12 @@ export interface Database {
   another (): Promise<string>
   /** CPU time of the server's processes so far, in seconds; undefined for a server the benchmark did not start. */
   cpu (): number | undefined
+  /**
+   * The URL of a database of this server reached through its Unix-domain
+   * socket instead of local TCP (`?host=<socket directory>`): a started
+   * server only, whose socket is in its own directory.
+   */
+  overSocket (url: string): string
   /** The server's log file (a started server only). */
   logFile?: string
   /** Runs SQL as the server's superuser, on this database. */
@@ -74,6 +80,13 @@ export async function startDatabase (serverUrl?: string, opts: { durable?: boole
       const u = new URL(server)
       u.pathname = `/${other}`
       return u.toString()
+    },
+    overSocket (u: string) {
+      if (!started) throw new Error('a Unix-domain socket is known only for a server the benchmark started (give a ?host=/socket/dir URL with --database-url instead)')
+      const socketUrl = new URL(u)
+      socketUrl.hostname = 'localhost'
+      socketUrl.searchParams.set('host', dir)
+      return socketUrl.toString()
     },
     logFile: started ? join(dir, 'server.log') : undefined,
     query: async (sql) => await admin(url.toString(), sql),

@@ -11,6 +11,7 @@
  *   pnpm --filter @cms/bench bench:profile --scenario list-signed-in [--duration 10] [--connections 10]
  *   pnpm --filter @cms/bench bench:profile --scenario create
  *   pnpm --filter @cms/bench bench:profile --scenario list           # the cached anonymous list
+ *   pnpm --filter @cms/bench bench:profile --socket                  # the gateway over PostgreSQL's Unix-domain socket
  *
  * The profile is written to bench/results/profile-<scenario>-<time>.cpuprofile
  * (open it in Chrome's DevTools for the flame chart).
@@ -31,7 +32,9 @@ const { values: opts } = parseArgs({
     scenario: { type: 'string', default: 'list-signed-in' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
-    posts: { type: 'string', default: '1000' }
+    posts: { type: 'string', default: '1000' },
+    // The gateway reaches PostgreSQL through its Unix-domain socket instead of local TCP.
+    socket: { type: 'boolean', default: false }
   }
 })
 const connections = Number(opts.connections)
@@ -64,7 +67,7 @@ try {
   await db.reset()
   const admin = await createAdmin(db.url)
   await db.query('create extension if not exists pg_stat_statements')
-  const gateway = await startGateway(db.url, ['--cpu-prof', `--cpu-prof-dir=${profDir}`])
+  const gateway = await startGateway(opts.socket === true ? db.overSocket(db.url) : db.url, ['--cpu-prof', `--cpu-prof-dir=${profDir}`])
   stopGateway = gateway.stop
   await seedPosts(db.url, Number(opts.posts), admin.id, gateway.url)
   const auth = `Basic ${Buffer.from(`${admin.login}:${admin.password}`).toString('base64')}`

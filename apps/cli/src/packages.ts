@@ -7,7 +7,7 @@ import { resolve } from 'node:path'
 import { createServices, declaredBy, packageSettingsFromEnv, type Platform, type Services } from '@cms/core'
 // The gateway's list, so a package is installed in one place for both; its own export
 // (`@cms/gateway/packages`), so the gateway's HTTP stack is not loaded.
-import { installedPackages, withPackagesUnder } from '@cms/gateway/packages'
+import { installedPackages, packagesPathOf, withPackagesUnder } from '@cms/gateway/packages'
 import { loadProfiles, type Profile } from '@cms/gateway/profiles'
 import { baseDirOf, storeSettingsFromEnv, type Store } from '@cms/store'
 
@@ -21,9 +21,7 @@ export async function withPackages<T> (store: Store, fn: (platform: Platform, se
   // Commands that touch files see the deployment's namespaces (the registry seeds a fresh site by them).
   const profile = env === undefined ? undefined : profileOf(env)
   // And the deployment's own packages (CMS_PACKAGES_PATH), so `cms migrate` migrates them too.
-  const source = env ?? process.env
-  const path = (source.CMS_PACKAGES_PATH ?? '').split(',').map((d) => d.trim()).filter((d) => d !== '').map((d) => resolve(baseDirOf(source), d))
-  const { platform, close } = await declaredBy(await withPackagesUnder(installedPackages, path), services, profile?.namespaces)
+  const { platform, close } = await declaredBy(await withPackagesUnder(installedPackages, packagesPathOf(env ?? process.env)), services, profile?.namespaces)
   try {
     return await fn(platform, services)
   } finally {

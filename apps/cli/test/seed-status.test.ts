@@ -1,5 +1,5 @@
 // `cms seed demo` and `cms status`, in-process on a test store.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -55,4 +55,23 @@ t.test('status says what runs and on what', async (t) => {
   t.equal(out.users, 5)
   const text = await exec(['status'])
   t.match(text.stdout, /^service {5}not answering at http:\/\/127\.0\.0\.1:1$/m)
+})
+
+t.test('status reads the packages\' manifests, not their code', async (t) => {
+  // A deployment's own package whose module throws when imported: status
+  // names packages from their package.json alone, so it still answers.
+  const parent = mkdtempSync(join(tmpdir(), 'cms-status-pkgs-'))
+  t.teardown(() => rmSync(parent, { recursive: true, force: true }))
+  mkdirSync(join(parent, 'broken', 'src'), { recursive: true })
+  writeFileSync(join(parent, 'broken', 'package.json'), JSON.stringify({ name: '@site/broken', type: 'module', cms: { plugin: './src/index.js', namespaces: ['cms/v2'] } }))
+  writeFileSync(join(parent, 'broken', 'src', 'index.js'), 'throw new Error("imported")\n')
+  const own = inProcess(db, { CMS_CONTENT_DIR: contentDir, PORT: '1', CMS_DATA_DIR: contentDir, CMS_PACKAGES_PATH: parent })
+  const status = await own.exec(['status', '--json'])
+  t.equal(status.code, 0, status.stderr)
+  const out = JSON.parse(status.stdout)
+  t.same(out.packages.find((p: { name: string }) => p.name === '@site/broken'), { name: '@site/broken', namespaces: ['cms/v2'] })
+  t.ok(out.packages.some((p: { name: string }) => p.name === '@cms/core'))
+  const missing = await inProcess(db, { CMS_DATA_DIR: contentDir, PORT: '1', CMS_PACKAGES_PATH: join(parent, 'nowhere') }).exec(['status'])
+  t.not(missing.code, 0)
+  t.match(missing.stderr, /no such directory of packages/)
 })

@@ -17,6 +17,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { CmsPackage } from '@cms/core'
+import { baseDirOf } from '@cms/store'
 
 /** The `cms` field of a package's package.json. */
 export interface CmsManifest {
@@ -135,6 +136,22 @@ export async function loadPackage (found: FoundPackage): Promise<CmsPackage> {
   const served = [...pkg.namespaces].sort().join(', ')
   if (declared !== served) throw new Error(`${found.name}: its package.json's cms.namespaces (${declared}) differ from its plugin's (${served})`)
   return pkg
+}
+
+/** The deployment's own package directories (`CMS_PACKAGES_PATH`, comma-separated, relative to the base directory), absolute. */
+export function packagesPathOf (env: NodeJS.ProcessEnv): string[] {
+  return (env.CMS_PACKAGES_PATH ?? '').split(',').map((d) => d.trim()).filter((d) => d !== '').map((d) => resolve(baseDirOf(env), d))
+}
+
+/**
+ * What every installed package and those under `parents` (`CMS_PACKAGES_PATH`)
+ * say of themselves in their manifests, without importing any code: for
+ * readers that need names and namespaces only (`cms status`).
+ */
+export function packageManifests (parents: readonly string[] = []): FoundPackage[] {
+  const installed = findPackages()
+  const more = parents.length === 0 ? [] : findPackages(foldersUnder(parents)).filter((p) => !installed.some((q) => q.name === p.name))
+  return [...installed, ...more]
 }
 
 /** Every installed package, loaded (or those of the package folders `dirs`). */

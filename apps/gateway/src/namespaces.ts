@@ -9,6 +9,6 @@
 import type { CmsPackage } from '@cms/core'
 import { discoverPackages } from './discover.js'
 
-export { withPackagesUnder } from './discover.js'
+export { packagesPathOf, withPackagesUnder } from './discover.js'
 
 export const installedPackages: readonly CmsPackage[] = await discoverPackages()
