@@ -6,6 +6,9 @@
  * commands, and are left alone. A ```console block is a terminal session:
  * its commands are the lines after a `$ ` prompt (and their `\`
  * continuations), every other line is output, shown as `# ...` would be.
+ * A document whose blocks need profile B's namespaces says so once, above
+ * its first block: `<!-- docs-test: profile B -->` (the test runs them
+ * against a second service started as the documentation starts profile B).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -23,9 +26,12 @@ export interface DocBlock {
    * service's start command: the test starts the service with its settings).
    */
   marker: { kind: 'run' } | { kind: 'not run', reason: string } | { kind: 'start' }
+  /** The profile whose service runs it: the document's `profile X` marker, else A. */
+  profile: string
 }
 
 const MARKER = /^<!--\s*docs-test:\s*(.*?)\s*-->$/
+const PROFILE = /^profile ([A-Za-z0-9][A-Za-z0-9_-]*)$/
 
 /** A console session as a script: prompts removed, output lines made comments. */
 function consoleScript (text: string): string {
@@ -42,13 +48,21 @@ function markerOf (comment: string, where: string): DocBlock['marker'] {
   if (comment === 'start') return { kind: 'start' }
   const notRun = /^not run \((.+)\)$/.exec(comment)
   if (notRun !== null) return { kind: 'not run', reason: notRun[1]! }
-  throw new Error(`${where}: unknown docs-test marker "${comment}" (known: "not run (reason)", "start")`)
+  throw new Error(`${where}: unknown docs-test marker "${comment}" (known: "not run (reason)", "start", and "profile X" once above a document's first block)`)
 }
 
 export function blocksOf (file: string, source: string): DocBlock[] {
   const lines = source.split('\n')
   const blocks: DocBlock[] = []
+  let profile: string | undefined
   for (let i = 0; i < lines.length; i++) {
+    const p = PROFILE.exec(MARKER.exec(lines[i]!.trim())?.[1] ?? '')
+    if (p !== null) {
+      // Once, before any block: a document runs against one service from its first command to its last.
+      if (profile !== undefined || blocks.length > 0) throw new Error(`${file}:${i + 1}: the profile marker comes once, before the document's first shell block`)
+      profile = p[1]!
+      continue
+    }
     const open = /^(`{3,})\s*([\w-]*)/.exec(lines[i]!)
     if (open === null) continue
     const fence = open[1]!
@@ -59,11 +73,13 @@ export function blocksOf (file: string, source: string): DocBlock[] {
       let above = i - 1
       while (above >= 0 && lines[above]!.trim() === '') above--
       const m = above >= 0 ? MARKER.exec(lines[above]!.trim()) : null
+      const own = m !== null && PROFILE.test(m[1]!) ? null : m
       blocks.push({
         file,
         line: i + 2,
         text: open[2] === 'console' ? consoleScript(lines.slice(i + 1, end).join('\n')) : lines.slice(i + 1, end).join('\n'),
-        marker: m === null ? { kind: 'run' } : markerOf(m[1]!, `${file}:${above + 1}`)
+        marker: own === null ? { kind: 'run' } : markerOf(own[1]!, `${file}:${above + 1}`),
+        profile: profile ?? 'A'
       })
     }
     i = end
