@@ -69,6 +69,8 @@ function outOf (file) {
  * TypeScript nothing compiles (the loader must run the test).
  */
 function target (file, spec) {
+  // tap's `t` through the package's shim (TAP_SHIM, below): the root test, or the current file's in a batch.
+  if (spec === 'tap') return { to: join(outDirOf(packageOf(file)), 'tap.mjs') }
   if (!spec.startsWith('.') && !spec.startsWith('/')) {
     const compiled = targets.get(spec)
     return compiled === undefined ? { bare: true } : { to: compiled }
@@ -92,6 +94,30 @@ async function compiler () {
     rmSync(MANIFEST, { force: true })
     process.stdout.write('build-tests: typescript is not installed, nothing compiled\n')
     process.exit(0)
+  }
+}
+
+/**
+ * The `tap` a compiled test tree imports (`<package>/node_modules/.cms-test/tap.mjs`): tap's root test as
+ * `import t from 'tap'` gives it, except while scripts/test-batch.mjs runs several files in one process,
+ * where it is the subtest standing for the file being run (an ESM live binding: a file reads `t` each
+ * time it uses it, so its top-level tests, hooks and teardowns belong to its own subtest).
+ */
+const TAP_SHIM = `// Written by scripts/build-tests.mjs: see its TAP_SHIM.
+import root from 'tap'
+let t = root
+export { t as default }
+/** Sets the test a compiled file's \`t\` stands for (scripts/test-batch.mjs); none: the root. */
+export function setCurrentTest (test) { t = test ?? root }
+`
+for (const dir of dirs) {
+  const shim = join(outDirOf(dir), 'tap.mjs')
+  let old = ''
+  try { old = readFileSync(shim, 'utf8') } catch {}
+  if (old !== TAP_SHIM) {
+    mkdirSync(dirname(shim), { recursive: true })
+    writeFileSync(`${shim}.${process.pid}`, TAP_SHIM)
+    renameSync(`${shim}.${process.pid}`, shim)
   }
 }
 

@@ -32,6 +32,15 @@
  * package); CMS_TEST_COMPILED=0 gives every file the loader (to compare).
  * CMS_TEST_TSX=1 runs everything through tsx as `npx tap` does.
  *
+ * Short files of a suite run in batches, several in one process
+ * (scripts/test-batch.mjs; see "batches" below): each still a subtest of its
+ * own, with its own log, counts, failures and time limit. A file whose first
+ * lines say `test-all: alone` always has a process of its own.
+ *
+ * Every job runs under GNU time where it is installed: each suite's block
+ * and the last line give the CPU seconds (user + system) its processes
+ * spent, and <logs>/cpu.json each job's, for comparing runs at any load.
+ *
  * A file whose first lines say `test-all: timeout N` gets N seconds (tap's
  * TAP_TIMEOUT and the runner's kill a minute later) instead of its .taprc's:
  * one that sets a longer limit of its own (fuzz) was killed at the .taprc's
@@ -159,8 +168,108 @@ const seed = readJson(join(ROOT, 'scripts', 'test-durations.json'))
 const history = { ...seed, ...readJson(HISTORY) }
 // A file known under another database only: that time (PGlite-only machines); unknown: a middling guess.
 const byFile = new Map(Object.entries(history).map(([key, seconds]) => [key.replace(/^(\S+) \S+ /, '$1 '), seconds]))
-const estimate = (job) => history[job.key] ?? (job.kind === 'file' ? byFile.get(`${job.suite.dir} ${job.file}`) : undefined) ?? 10
-jobs.sort((a, b) => estimate(b) - estimate(a))
+const estimate = (job) => job.kind === 'batch'
+  ? job.files.reduce((sum, f) => sum + estimate(f), 0)
+  : history[job.key] ?? (job.kind === 'file' ? byFile.get(`${job.suite.dir} ${job.file}`) : undefined) ?? 10
+
+// ---- batches: short files of a package in one process ---------------------------
+//
+// Each test process spent 2.5 to 3.5 s of CPU loading modules before its first test
+// (tap, fastify, TypeBox, drizzle, the workspace: mostly the same in every file of a
+// package), a third of the CPU of the whole command. The short files of a suite run in
+// batches instead, one process each (scripts/test-batch.mjs): one file after another,
+// each a subtest of its own with its own time limit, its output split into its own log
+// and counted as its own; what a batch does not finish runs alone. Not batched: a
+// long file (its loading is a small part of it), a file that needs the loader, and a
+// file whose first lines say `test-all: alone` (one that measures its process: the CPU
+// time of its work, its memory; another file's leftovers could move the figure).
+// CMS_TEST_BATCH=0 runs every file alone, to compare.
+
+const BATCH = process.env.CMS_TEST_BATCH !== '0'
+const BATCH_ENTRY = join(ROOT, 'scripts', 'test-batch.mjs')
+// Sizes in CPU seconds, which load barely changes (wall times from a loaded run made every file look long):
+// the last CPU time of each file on this machine (in a batch: its own, the shared loading not counted),
+// else scripts/test-cpu.json (a whole run's), else a third of its estimated wall time.
+const CPU_HISTORY = join(tmpdir(), `cms-test-cpu-${userInfo().uid}.json`)
+const cpuHistory = { ...readJson(join(ROOT, 'scripts', 'test-cpu.json')), ...readJson(CPU_HISTORY) }
+const cpuByFile = new Map(Object.entries(cpuHistory).map(([key, seconds]) => [key.replace(/^(\S+) \S+ /, '$1 '), seconds]))
+const cpuEstimate = (job) => cpuHistory[job.key] ?? cpuByFile.get(`${job.suite.dir} ${job.file}`) ?? estimate(job) / 3
+/** A file is batched when it needs at most this many CPU seconds (a longer one is long by its own work). */
+const BATCH_FILE_CPU = 12
+/** A batch holds files of at most this many CPU seconds in all (so the pool still balances at the end). */
+const BATCH_CPU = 30
+
+/** Whether a file job runs compiled (scripts/build-tests.mjs), with no TypeScript loader. */
+function runsCompiled (job) {
+  const compiled = compiledTests[join(ROOT, job.suite.dir, job.file)]
+  return compiled?.loader === null && !job.loader && job.suite.rc.nodeArgs.includes(LOADER)
+}
+
+/** The jobs with each suite's short files packed into batches (first fit, longest first). */
+function batched (list) {
+  const out = []
+  const bins = new Map() // suite -> [{ files, total }]
+  for (const job of list) {
+    if (job.kind !== 'file' || !runsCompiled(job) || marked(join(ROOT, job.suite.dir, job.file), 'test-all: alone') || cpuEstimate(job) > BATCH_FILE_CPU) {
+      out.push(job)
+      continue
+    }
+    if (!bins.has(job.suite)) bins.set(job.suite, [])
+    const suiteBins = bins.get(job.suite)
+    suiteBins.push({ job, seconds: cpuEstimate(job) })
+  }
+  for (const [suite, candidates] of bins) {
+    const packs = []
+    for (const c of candidates.sort((a, b) => b.seconds - a.seconds)) {
+      const pack = packs.find((p) => p.total + c.seconds <= BATCH_CPU)
+      if (pack === undefined) packs.push({ files: [c.job], total: c.seconds })
+      else { pack.files.push(c.job); pack.total += c.seconds }
+    }
+    packs.forEach((pack, i) => {
+      if (pack.files.length === 1) { out.push(pack.files[0]); return }
+      const files = pack.files.sort((a, b) => (a.file < b.file ? -1 : 1))
+      out.push({ kind: 'batch', suite, files, n: i + 1, key: `${suite.dir} ${suite.label} batch ${i + 1}`, timeout: files.reduce((sum, f) => sum + f.timeout, 0) })
+    })
+  }
+  return out
+}
+
+/**
+ * A finished batch as the results of its files (each with its part of the output as its
+ * own log, tap's counts of its subtest, its own seconds; the batch's CPU shared out: each
+ * file its own, the first also the loading), and the files it did not finish.
+ */
+function unbatch (result) {
+  const { job } = result
+  const lines = readFileSync(result.log, 'utf8').split('\n')
+  const entries = new Map()
+  try {
+    for (const line of readFileSync(`${result.log}.results`, 'utf8').split('\n')) if (line !== '') { const e = JSON.parse(line); entries.set(e.name, e) }
+  } catch {}
+  const starts = job.files.map((f) => lines.indexOf(`# Subtest: ${f.file}`))
+  const done = []
+  const left = []
+  const own = [...entries.values()].reduce((sum, e) => sum + e.cpu, 0)
+  job.files.forEach((f, i) => {
+    const e = entries.get(f.file)
+    if (e === undefined) { left.push(f); return }
+    const from = starts[i] < 0 ? 0 : starts[i]
+    const next = starts.slice(i + 1).find((n) => n > from)
+    const part = lines.slice(from, next ?? lines.length).filter((l) => !/^(# \{ total:|# time=|1\.\.\d+$|TAP version)/.test(l))
+    const failed = e.fail > 0 || part.some((l) => l.startsWith('not ok ') && l.includes(` - ${f.file}`))
+    const counts = `# { total: ${e.total}, pass: ${e.pass}${e.fail > 0 ? `, fail: ${e.fail}` : ''}${e.skip > 0 ? `, skip: ${e.skip}` : ''}${e.todo > 0 ? `, todo: ${e.todo}` : ''} }`
+    const log = logPath(f)
+    writeFileSync(log, `TAP version 14\n# ran in ${job.key} (its whole output: ${result.log})\n${part.join('\n')}\n${counts}\n`)
+    const cpu = result.cpu === undefined ? undefined : e.cpu + (done.length === 0 ? Math.max(0, result.cpu - own) : 0)
+    done.push({ job: f, log, code: failed ? 1 : 0, signal: null, killed: false, seconds: e.seconds, cpu, ownCpu: e.cpu, batch: job.key })
+  })
+  if (left.length > 0) {
+    const suite = job.suite
+    suite.notes ??= []
+    suite.notes.push(`${job.key} stopped (${result.killed ? `killed after ${Math.round(result.seconds)} s` : `exit ${result.signal ?? result.code}`}) before it finished ${left.map((f) => f.file).join(', ')}: run alone (the batch's log: ${result.log})`)
+  }
+  return { done, left }
+}
 
 // ---- running ------------------------------------------------------------------
 
@@ -171,7 +280,7 @@ let skipped = 0
 const slow = []
 
 function logPath (job) {
-  const name = job.kind === 'check' ? job.name : `${job.suite.dir}-${job.suite.label}-${job.file}`
+  const name = job.kind === 'check' ? job.name : job.kind === 'batch' ? `${job.suite.dir}-${job.suite.label}-batch-${job.n}` : `${job.suite.dir}-${job.suite.label}-${job.file}`
   return join(LOGS, 'files', `${name.replace(/[/\\]/g, '_')}.log`)
 }
 
@@ -204,10 +313,15 @@ function start (job) {
   } else {
     const { dir, env, rc } = job.suite
     // Compiled (scripts/build-tests.mjs) unless it imports TypeScript nothing compiles.
-    const compiled = compiledTests[join(ROOT, dir, job.file)]
-    const args = compiled?.loader === null && !job.loader && rc.nodeArgs.includes(LOADER)
-      ? [...rc.nodeArgs.flatMap((arg) => (arg === LOADER ? COMPILED : [arg])), compiled.out]
-      : [...rc.nodeArgs, job.file]
+    const compiledArgs = rc.nodeArgs.flatMap((arg) => (arg === LOADER ? COMPILED : [arg]))
+    let args
+    if (job.kind === 'batch') {
+      writeFileSync(`${log}.results`, '')
+      const shim = join(ROOT, dir, 'node_modules', '.cms-test', 'tap.mjs')
+      args = [...compiledArgs, BATCH_ENTRY, `${log}.results`, shim, ...job.files.flatMap((f) => [f.file, compiledTests[join(ROOT, dir, f.file)].out, String(f.timeout)])]
+    } else {
+      args = runsCompiled(job) ? [...compiledArgs, compiledTests[join(ROOT, dir, job.file)].out] : [...rc.nodeArgs, job.file]
+    }
     child = spawn(...timed(log, process.execPath, args), {
       cwd: join(ROOT, dir),
       env: { ...process.env, ...env, TAP_TIMEOUT: String(job.timeout) },
@@ -296,6 +410,7 @@ function report (suite) {
     }
     for (const m of c.text.matchAll(/^\s*ok \d+ - (.*) # SKIP ?(.*)$/gm)) out.push(`  skipped: ${m[1]} (${m[2]})`)
   }
+  out.push(...(suite.notes ?? []).map((note) => `  ${note}`))
   passed += p; failed += f; skipped += s
   out.push(`  -> ${p} passed, ${f} failed${s > 0 ? `, ${s} skipped` : ''}`)
   const cpuText = TIME === null ? '' : `, ${Math.round(cpu)} s of CPU`
@@ -305,6 +420,14 @@ function report (suite) {
     writeFileSync(join(LOGS, `${suite.key.replace(/[/ ]/g, '_')}.log`), suite.results.map((r) => `# ${r.job.file} (${r.seconds.toFixed(1)} s)\n${readFileSync(r.log, 'utf8')}`).join('\n'))
   }
   process.stdout.write(`${out.join('\n')}\n`)
+}
+
+function record (result) {
+  durations[result.job.key] = Math.round(result.seconds * 10) / 10
+  if (result.cpu !== undefined) cpuSeconds[result.job.key] = { cpu: Math.round(result.cpu * 10) / 10, wall: durations[result.job.key], ...(result.batch === undefined ? {} : { batch: result.batch, own: Math.round(result.ownCpu * 10) / 10 }) }
+  const suite = result.job.suite
+  suite.results.push(result)
+  if (suite.results.length === suite.files.length) report(suite)
 }
 
 /** The test trees compiled by scripts/build-tests.mjs: source path -> { out, loader } (loader: why it cannot run compiled, or null). */
@@ -327,7 +450,9 @@ if (!TSX) {
   if (process.env.CMS_TEST_COMPILED !== '0') compiledTests = readJson(join(ROOT, 'node_modules', '.cms-test', 'manifest.json')).files ?? {}
 }
 
-const queue = [...jobs]
+const planned = BATCH ? batched(jobs) : [...jobs]
+planned.sort((a, b) => estimate(b) - estimate(a))
+const queue = [...planned]
 const inFlight = new Set()
 const durations = {}
 const cpuSeconds = {}
@@ -338,17 +463,27 @@ while (queue.length > 0 || inFlight.size > 0) {
     inFlight.add(p)
   }
   const result = await Promise.race(inFlight)
-  durations[result.job.key] = Math.round(result.seconds * 10) / 10
-  if (result.cpu !== undefined) cpuSeconds[result.job.key] = { cpu: Math.round(result.cpu * 10) / 10, wall: durations[result.job.key] }
-  const suite = result.job.suite
-  suite.results.push(result)
-  if (suite.results.length === suite.files.length) report(suite)
+  if (result.job.kind === 'batch') {
+    if (result.cpu !== undefined) cpuSeconds[result.job.key] = { cpu: Math.round(result.cpu * 10) / 10, wall: Math.round(result.seconds * 10) / 10, files: result.job.files.map((f) => f.file) }
+    const { done, left } = unbatch(result)
+    for (const r of done) record(r)
+    // What the batch did not finish (a crash, a kill) runs alone, next.
+    queue.unshift(...left)
+  } else {
+    record(result)
+  }
 }
 
 try { writeFileSync(HISTORY, JSON.stringify({ ...readJson(HISTORY), ...durations }, null, 1)) } catch {}
+// Each file's CPU seconds (a batched file's own), for sizing the next run's batches.
+const fileCpu = Object.fromEntries(Object.entries(cpuSeconds).filter(([key]) => !key.startsWith('check ') && !/ batch \d+$/.test(key)).map(([key, x]) => [key, x.own ?? x.cpu]))
+try { writeFileSync(CPU_HISTORY, JSON.stringify({ ...readJson(CPU_HISTORY), ...fileCpu }, null, 1)) } catch {}
 process.stdout.write(`slowest files: ${slow.sort((a, b) => b.seconds - a.seconds).slice(0, 8).map((x) => `${x.key} ${Math.round(x.seconds)} s`).join(', ')}\n`)
 // Each job's CPU and wall seconds, for comparing runs whatever the load (<logs>/cpu.json).
 writeFileSync(join(LOGS, 'cpu.json'), JSON.stringify(cpuSeconds, null, 1))
-const cpuTotal = Object.values(cpuSeconds).reduce((sum, x) => sum + x.cpu, 0)
-process.stdout.write(`${jobs.length} jobs, ${JOBS} at a time: ${Math.round((Date.now() - startedAt) / 1000)} s${TIME === null ? '' : `, ${Math.round(cpuTotal)} s of CPU`}\n`)
+// A batched file's share is in its batch's figure already.
+const cpuTotal = Object.values(cpuSeconds).reduce((sum, x) => sum + (x.batch === undefined ? x.cpu : 0), 0)
+const batches = planned.filter((job) => job.kind === 'batch')
+const inBatches = batches.reduce((sum, job) => sum + job.files.length, 0)
+process.stdout.write(`${jobs.length} jobs${batches.length > 0 ? ` (${inBatches} files in ${batches.length} batches)` : ''}, ${JOBS} at a time: ${Math.round((Date.now() - startedAt) / 1000)} s${TIME === null ? '' : `, ${Math.round(cpuTotal)} s of CPU`}\n`)
 writeFileSync(join(LOGS, 'totals'), `${passed} ${failed} ${skipped}\n`)

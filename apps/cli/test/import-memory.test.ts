@@ -1,3 +1,5 @@
+// test-all: alone (it measures its own process's heap: scripts/test-run.mjs runs it in a process of its own,
+// not in a batch where another file's leftovers could move the figure).
 // A 50 MB export file read as a stream: a dry run over it (nothing
 // written) keeps the heap flat. What the heap retains (after a collection,
 // every tenth batch) is measured against the heap before the run; a reader

@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * Schema-driven bad input against every route and method of both profiles,
  * anonymously and as an administrator: every answer is a 2xx or 4xx (or a
  * documented 5xx such as 501 rest_trash_not_supported) with a JSON body,

@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * Long request targets and large query strings and form bodies (issue #11,
  * item 1) are answered at once, in the error shape, while other requests go
  * on: the kernel answers a target longer than CMS_MAX_URL_LENGTH 414 before

@@ -18,6 +18,7 @@ import { hasAnyUser } from './users/store.js'
 import { isContentRoute, maintenanceHold } from './platform/maintenance.js'
 import { rateLimits } from './platform/rate-limits/limits.js'
 import { WEBHOOK_LISTENERS } from './webhooks/index.js'
+import { textPool } from './text/text-pool.js'
 
 export const corePackage = definePackage({
   name: '@cms/core',
@@ -61,6 +62,8 @@ export const corePackage = definePackage({
       if (isContentRoute(route)) route.preHandler = [...[route.preHandler ?? []].flat(), hold]
     })
     app.addHook('onListen', async () => {
+      // What the first large text would load beside a request, loaded before any (text-pool.ts `warm`).
+      await textPool.warm().catch((err: unknown) => { app.log.warn({ err }, 'could not load the text filter ahead') })
       try {
         if (!(await hasAnyUser(services.store))) {
           // The embedded database admits one process: the CLI needs the service stopped.

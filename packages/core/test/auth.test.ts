@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * Authentication with application passwords over HTTP Basic: who gets in,
  * the 401 codes and messages for everything else (public routes included),
  * timing that does not reveal whether a login exists, and what is stored

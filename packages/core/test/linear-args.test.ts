@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * No argument stalls the service (issue #11): a request creating
  * an application password named by 100,000 spaces (the declared pattern
  * `.*\S.*` took about 8 s on a backtracking engine, while every other

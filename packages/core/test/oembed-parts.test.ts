@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * The pieces of the oEmbed module that decide on their own: provider
  * matching, discovery links, the XML writer and the markup helpers.
  */

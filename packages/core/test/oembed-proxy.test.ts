@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * `GET /oembed/1.0/proxy` with remote URLs: a provider and the pages it
  * describes are served by HTTP servers on loopback that the test starts
  * (allow-listed with CMS_OUTBOUND_ALLOW, declared with CMS_OEMBED_PROVIDERS).

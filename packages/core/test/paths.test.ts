@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * resolveInside against a real directory tree with real symbolic links
  * (inside the root, leaving it, dangling, chained).
  */

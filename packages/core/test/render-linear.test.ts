@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * Rendering is linear in its input: text made to stall a pattern (unclosed
  * `[gallery `, `<`, `<img `, block delimiters without their end, `<!--more`
  * without `-->`, ...) costs in proportion to its size. Each input is timed

@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * Slugs are made in time linear in the title (issue #11): the core's
  * `/&.+?;/` (entities killed) and `/<(script|style)[^>]*?>.*?<\/\1>/si`
  * rescan to the end of the text from every `&` and every `<script`, so a

@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * The sanitizers of the `uri`, `text-field` and `textarea-field` formats do
  * work linear in their input (issue #11): they were global replaces, which
  * slow down with the number of matches on long strings (a megabyte of `<a `

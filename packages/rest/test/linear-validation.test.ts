@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * Argument validation does work linear in the input, whatever it is sent:
  * declared patterns run on a linear-time engine (and a pattern it cannot
  * run is refused when the route is registered), every string has a length

@@ -1,3 +1,5 @@
+// test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a process of its own,
+// not in a batch where another file's leftovers could move the figure).
 // Query strings: the flat reader gives what qs gives, for any input; reading
 // is bounded as PHP bounds it and linear in the input.
 import { deepStrictEqual } from 'node:assert'

@@ -1,4 +1,6 @@
 /**
+ * test-all: alone (it measures its own process's CPU time: scripts/test-run.mjs runs it in a
+ * process of its own, not in a batch where another file's leftovers could add to the figure).
  * Part 3: indexables and the indexing routes. The routes build what is
  * missing in bounded batches and answer `{objects, next_url}`; a seeded
  * 10,000 posts (one insert ... select, as content that existed before the

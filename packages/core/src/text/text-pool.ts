@@ -24,6 +24,7 @@ import type { Piscina } from 'piscina'
 import { declareErrors, RestError } from '@cms/rest'
 import * as tasks from './text-tasks.js'
 import { carry, restore, type Carried } from './moved-strings.js'
+import { loadFilter } from './kses.js'
 import type { FilterKind, TaskOutcome } from './text-tasks.js'
 
 /** Characters (all inputs of one task together) up to which the work runs on the request thread. */
@@ -56,6 +57,8 @@ export interface TextWorkEvent { task: TaskName, where: 'inline' | 'pool', phase
 
 export class TextPool {
   private pool: Piscina | undefined
+  /** piscina's module, once asked for. */
+  private piscina: Promise<{ Piscina: typeof Piscina }> | undefined
   private settings: Required<TextPoolSettings> = { ...TEXT_POOL_DEFAULTS }
   private readonly watchers = new Set<(event: TextWorkEvent) => void>()
   /** Tasks handed to the threads and not yet answered (running or waiting). */
@@ -124,6 +127,20 @@ export class TextPool {
     return await this.run('slugOf', { text, fallback }, text.length)
   }
 
+  /**
+   * Loads what the first large text would load on the request thread: the
+   * filter's module (for inline filtering) and piscina with the pool's
+   * object (no thread is started). Called once the service listens
+   * (package.ts): beside the first request these loads held the loop 30-80 ms
+   * (issue 27). Answers what was loaded now.
+   */
+  async warm (): Promise<{ filter: boolean, pool: boolean }> {
+    const filter = !loadFilter()
+    const pool = this.piscina === undefined
+    await this.threads()
+    return { filter, pool }
+  }
+
   /** Closes the threads (they also end by themselves when idle). */
   async close (): Promise<void> {
     const p = this.pool
@@ -163,7 +180,7 @@ export class TextPool {
   private async threads (): Promise<Piscina> {
     // Threads start on first use and end after a minute idle: a service that never sees a large text never starts one
     // (nor loads piscina).
-    const { Piscina } = await import('piscina')
+    const { Piscina } = await (this.piscina ??= import('piscina'))
     this.pool ??= new Piscina({
       filename: new URL('./text-worker.mjs', import.meta.url).href,
       minThreads: 0,
