@@ -61,9 +61,12 @@ export const corePackage = definePackage({
     app.addHook('onRoute', (route) => {
       if (isContentRoute(route)) route.preHandler = [...[route.preHandler ?? []].flat(), hold]
     })
-    app.addHook('onListen', async () => {
-      // What the first large text would load beside a request, loaded before any (text-pool.ts `warm`).
+    // What the first large text would load beside a request, loaded before the app takes any (text-pool.ts `warm`):
+    // onReady is awaited before listening (onListen runs beside the first requests).
+    app.addHook('onReady', async () => {
       await textPool.warm().catch((err: unknown) => { app.log.warn({ err }, 'could not load the text filter ahead') })
+    })
+    app.addHook('onListen', async () => {
       try {
         if (!(await hasAnyUser(services.store))) {
           // The embedded database admits one process: the CLI needs the service stopped.

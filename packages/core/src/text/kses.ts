@@ -245,7 +245,7 @@ const escapeText = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 
 // Loaded on the first filtered text (with its CSS parser, about 15 MB resident), synchronously, or before it by
-// `loadFilter` (the text pool's `warm`, once the service listens: a 30-60 ms load beside a request otherwise).
+// `loadFilter` (the text pool's `warm`, before the service listens: a 30-60 ms load beside a request otherwise).
 let sanitizeModule: typeof sanitizeHtml | undefined
 const sanitizer = (): typeof sanitizeHtml => (sanitizeModule ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml)
 

@@ -147,9 +147,9 @@ export class TextPool {
   /**
    * Loads what the first large text would load on the request thread: the
    * filter's module (for inline filtering) and piscina with the pool's
-   * object (no thread is started). Called once the service listens
-   * (package.ts): beside the first request these loads held the loop 30-80 ms
-   * (issue 27). Answers what was loaded now.
+   * object (no thread is started). Called when the app is ready, before it
+   * listens (package.ts): beside the first request these loads held the loop
+   * 30-80 ms (issue 27). Answers what was loaded now.
    */
   async warm (): Promise<{ filter: boolean, pool: boolean }> {
     const filter = !loadFilter()
