@@ -26,6 +26,8 @@ import * as tasks from './text-tasks.js'
 import { carry, restore, type Carried } from './moved-strings.js'
 import { loadFilter } from './kses.js'
 import type { FilterKind, TaskOutcome } from './text-tasks.js'
+import type { JsonTextOutcome } from './json-strings.js'
+import type { TextLimits } from '@cms/rest/json-scan'
 
 /** Characters (all inputs of one task together) up to which the work runs on the request thread. */
 export const INLINE_MAX_CHARS = 4096
@@ -50,7 +52,7 @@ export const textErrors = declareErrors({
 /** Seconds a refused caller is told to wait: tasks last milliseconds to a few seconds. */
 const RETRY_AFTER_S = 2
 
-type TaskName = 'filterOne' | 'filterMany' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf'
+type TaskName = 'filterOne' | 'filterMany' | 'filterJson' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf'
 
 /** Where a task ran: for tests and benches that count the work (never for timing). */
 export interface TextWorkEvent { task: TaskName, where: 'inline' | 'pool', phase: 'start' | 'end' }
@@ -92,6 +94,21 @@ export class TextPool {
     let chars = 0
     for (const t of texts) chars += t.length
     return await this.run('filterMany', { texts, kind }, chars)
+  }
+
+  /**
+   * JSON carried as text (builder data), whole in the pool: scanned against
+   * `limits`, parsed, its strings filtered (`urlKey` names the settings
+   * holding a URL), written back as JSON (json-strings.ts). A refusal is
+   * answered as `{ invalid }`, to follow the value's name.
+   */
+  async filterJsonText (json: string, limits: TextLimits, urlKey: RegExp): Promise<JsonTextOutcome> {
+    try {
+      return { json: await this.run<string>('filterJson', { json, limits: { maxDepth: limits.maxDepth, maxStrings: limits.maxStrings }, urlKey: urlKey.source, urlFlags: urlKey.flags }, json.length) }
+    } catch (err) {
+      if (err instanceof RestError && err.code === tasks.JSON_TEXT_REFUSED) return { invalid: err.message }
+      throw err
+    }
   }
 
   async renderContent (raw: string, smilies = true): Promise<string> {
