@@ -71,10 +71,10 @@ t.test('work on large texts runs in the pool while the service answers', async (
   t.same(read.order.slice(0, 3), ['work started', 'healthz answered', 'work ended'], 'the health check is answered while the content renders')
   t.match(read.res.json().content.rendered, /<p>Some <strong>|<p>Some <b>/, 'the rendering is the answer')
 
-  // Builder data: many small strings, filtered together in the pool.
+  // Builder data: many small strings, scanned, parsed, filtered and written back in the pool (one task).
   const data = JSON.stringify(Array.from({ length: 5_000 }, (_, i) => ({ id: `e${i}`, settings: { title: `<em>t${i}</em><script>x</script>` } })))
   const draft = await h.app.inject({ method: 'POST', url: '/cms-json/cms/v2/posts', headers: { ...contributor, ...json }, payload: JSON.stringify({ title: 'Builder', content: 'x' }) })
-  const withData = await whileWorking(h.app, 'filterMany', {
+  const withData = await whileWorking(h.app, 'filterJson', {
     method: 'POST', url: `/cms-json/cms/v2/posts/${draft.json().id as number}`, headers: { ...contributor, ...json }, payload: JSON.stringify({ meta: { _builder_data: data } })
   })
   t.equal(withData.res.statusCode, 200, 'the builder data is stored')

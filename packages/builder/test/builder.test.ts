@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
-import { WALK_SLICE, walkCounts } from '../src/sanitize.js'
+import { textPool, walkCounts, type TextWorkEvent } from '@cms/core'
 
 interface Received { method: string, path: string, auth: string | undefined, body: any }
 
@@ -62,20 +62,33 @@ t.test('builder package', async (t) => {
     t.equal(bad.body.code, 'rest_not_in_enum')
   })
 
-  t.test('large builder data is filtered in slices of the event loop, with the same result (issue 27)', async (t) => {
+  // Issue 27: builder data carried as JSON text is scanned, parsed, filtered and written back in the text pool, as one
+  // task, none of it walked on the request thread. Counted, never timed.
+  t.test('large builder data is filtered in the text pool, with the same result (issue 27)', async (t) => {
     const author = await h.caller('author')
     const elements = 5000
     const data = Array.from({ length: elements }, (_, i) => ({ id: `e${i}`, settings: { text: `<b>${i}</b><script>x()</script>`, url: 'javascript:alert(1)' } }))
+    const tasks: TextWorkEvent[] = []
+    const stop = textPool.watch((e) => { if (e.phase === 'start') tasks.push(e) })
+    t.teardown(stop)
     const before = walkCounts.slices
     const created = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Big builder page', meta: { _builder_data: JSON.stringify(data) } } })
     t.equal(created.status, 201)
-    // Four values per element (the element, its id, its settings and their two strings) and a write-back per text.
-    t.ok(walkCounts.slices - before >= Math.floor(elements * 5 / WALK_SLICE), `walked in ${walkCounts.slices - before} slices`)
+    t.same(tasks.filter((e) => e.task === 'filterJson'), [{ task: 'filterJson', where: 'pool', phase: 'start' }], 'one task in the pool: scan, parse, filter, write back')
+    t.equal(tasks.filter((e) => e.task === 'filterMany').length, 0, 'no texts handed over one list at a time')
+    t.equal(walkCounts.slices, before, 'nothing walked on the request thread')
     const stored = JSON.parse(created.body.meta._builder_data as string) as typeof data
     t.equal(stored.length, elements)
     for (const i of [0, 2500, elements - 1]) {
       t.same(stored[i], { id: `e${i}`, settings: { text: `<b>${i}</b>`, url: '' } }, `element ${i} filtered as before`)
     }
+    const small = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Small', meta: { _builder_data: JSON.stringify([{ settings: { text: '<b>a</b><script>x()</script>', link: 'javascript:x' } }]) } } })
+    t.same(JSON.parse(small.body.meta._builder_data as string), [{ settings: { text: '<b>a</b>', link: '' } }], 'small data filtered the same, inline')
+    t.same(tasks.filter((e) => e.task === 'filterJson').map((e) => e.where), ['pool', 'inline'])
+    const deep = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Deep', meta: { _builder_data: '['.repeat(300) + ']'.repeat(300) } } })
+    t.same([deep.status, deep.body.message], [400, 'meta._builder_data is nested more than 256 levels deep.'], 'refusals name the value, as before')
+    const broken = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Broken', meta: { _builder_data: `[${'"<b>x</b>",'.repeat(10_000)}` } } })
+    t.same([broken.status, broken.body.message], [400, 'meta._builder_data is not valid JSON.'], 'from the pool too')
   })
 
   t.test('rating and dismissal', async (t) => {

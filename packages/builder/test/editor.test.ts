@@ -8,7 +8,7 @@ import t from 'tap'
 import { testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
 import { WIDGET_TYPES } from '../src/elements.js'
-import { WALK_SLICE, walkCounts } from '../src/sanitize.js'
+import { WALK_SLICE, walkCounts } from '@cms/core'
 
 t.test('editor helpers', async (t) => {
   const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'builder/v1'], env: { CMS_ADMIN_URL: 'https://admin.example/cms-admin' } })

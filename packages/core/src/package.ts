@@ -18,6 +18,7 @@ import { hasAnyUser } from './users/store.js'
 import { isContentRoute, maintenanceHold } from './platform/maintenance.js'
 import { rateLimits } from './platform/rate-limits/limits.js'
 import { WEBHOOK_LISTENERS } from './webhooks/index.js'
+import { textPool } from './text/text-pool.js'
 
 export const corePackage = definePackage({
   name: '@cms/core',
@@ -59,6 +60,11 @@ export const corePackage = definePackage({
     const hold = maintenanceHold(services.maintenance)
     app.addHook('onRoute', (route) => {
       if (isContentRoute(route)) route.preHandler = [...[route.preHandler ?? []].flat(), hold]
+    })
+    // What the first large text would load beside a request, loaded before the app takes any (text-pool.ts `warm`):
+    // onReady is awaited before listening (onListen runs beside the first requests).
+    app.addHook('onReady', async () => {
+      await textPool.warm().catch((err: unknown) => { app.log.warn({ err }, 'could not load the text filter ahead') })
     })
     app.addHook('onListen', async () => {
       try {

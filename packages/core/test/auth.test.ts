@@ -11,6 +11,7 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { basic, call } from '@cms/rest/testing'
 import { testApp, createCaller } from '../src/testing.js'
+import { verifiedCallerKeys } from '../src/users/authenticate.js'
 import { packageMeta } from './fixtures/package-meta.js'
 
 const MESSAGES = {
@@ -180,6 +181,28 @@ t.test('authentication', async (t) => {
     const changed = await call(app, 'GET', '/cms/v2/users/me', { as: user })
     t.equal(changed.status, 401, 'a change to credentials renews the epoch: the row is read again')
     t.equal(changed.body.code, 'incorrect_password')
+  })
+
+  t.test('a verified caller is kept by a keyed digest of its header: no secret kept, a wrong password still refused', async (t) => {
+    const user = await createCaller(store, 'author', { login: 'digested' })
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: user })).status, 200, 'first use (recorded)')
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: user })).status, 200, 'verified and kept')
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: user })).status, 200, 'the kept caller')
+    const keys = verifiedCallerKeys(store)
+    t.ok(keys.length > 0, 'callers are kept')
+    const header = user.headers.authorization!
+    const token = header.slice('Basic '.length)
+    for (const key of keys) {
+      t.notOk(key.includes(user.password) || key.includes(token) || key.includes(header), 'no password or header among the keys')
+      t.not(key, createHash('sha256').update(header).digest('base64url'), 'not an unkeyed digest of the header')
+    }
+    // Same login, another password: another header, so checked afresh (and refused).
+    const wrong = await call(app, 'GET', '/cms/v2/users/me', { as: basic('digested', 'ZZZZzzzzYYYYyyyyXXXXxxxx') })
+    t.equal(wrong.status, 401)
+    t.equal(wrong.body.code, 'incorrect_password')
+    const malformed = await app.inject({ method: 'GET', url: '/cms-json/cms/v2/users/me', headers: { authorization: 'Basic !!!' } })
+    t.equal(malformed.statusCode, 401)
+    t.equal((await call(app, 'GET', '/cms/v2/users/me', { as: user })).status, 200, 'the right one still in')
   })
 })
 

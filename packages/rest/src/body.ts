@@ -45,30 +45,36 @@ export async function readBody (request: FastifyRequest, payload: Readable, limi
   const declared = Number(request.headers['content-length'])
   if (declared > bound) throw tooLarge(request, true)
   return await new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = []
+    // Each chunk is copied into the body's buffer as it arrives (a copy of 64 KiB a turn), not concatenated at the
+    // end: a 2 MB Buffer.concat held the request thread 20-30 ms under load (issue 27). The buffer is sized by the
+    // declared length when it is within the limit, else grown by doubling; it is the body's own (never the shared
+    // pool's, from 4 KiB), so the JSON thread can take it without a copy.
+    let body: Buffer | undefined = declared >= 0 && declared <= limit ? Buffer.allocUnsafe(declared) : undefined
     let received = 0
     let timer: NodeJS.Timeout | undefined
-    const finish = (error: Error | undefined, body?: Buffer): void => {
+    const finish = (error: Error | undefined, value?: Buffer): void => {
       payload.removeListener('data', onData)
       payload.removeListener('end', onEnd)
       payload.removeListener('error', onError)
       if (timer !== undefined) clearTimeout(timer)
       if (error !== undefined) reject(error)
-      else resolve(body!)
+      else resolve(value!)
     }
     const giveUp = (): void => {
       payload.pause()
       finish(tooLarge(request, true))
     }
     const onData = (chunk: Buffer): void => {
+      const at = received
       received += chunk.length
       if (received <= limit) {
-        chunks.push(chunk)
+        body = room(body, received, limit)
+        chunk.copy(body, at)
         return
       }
       if (timer === undefined) {
         // Over the limit: keep nothing more, and stop reading at the bound.
-        chunks.length = 0
+        body = undefined
         timer = setTimeout(giveUp, DRAIN_MS)
         timer.unref()
       }
@@ -78,7 +84,7 @@ export async function readBody (request: FastifyRequest, payload: Readable, limi
       if (received > limit) finish(tooLarge(request, false))
       else {
         mark(request, 'read')
-        finish(undefined, Buffer.concat(chunks, received))
+        finish(undefined, body === undefined ? Buffer.alloc(0) : body.byteLength === received ? body : body.subarray(0, received))
       }
     }
     const onError = (err: Error): void => { finish(err) }
@@ -88,6 +94,18 @@ export async function readBody (request: FastifyRequest, payload: Readable, limi
     payload.resume()
   })
 }
+
+/** `body` when it holds `size` bytes, else a larger copy (twice as large, at most `limit`; at least 64 KiB). */
+function room (body: Buffer | undefined, size: number, limit: number): Buffer {
+  if (body !== undefined && body.byteLength >= size) return body
+  const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(size, 64 * 1024, 2 * (body?.byteLength ?? 0))))
+  body?.copy(grown)
+  bodyCounts.grown++
+  return grown
+}
+
+/** Times a body's buffer was grown (a chunked body, or one longer than declared) (for tests that count the work, never for timing). */
+export const bodyCounts = { grown: 0 }
 
 /**
  * Reads and discards what is left of a body its endpoint stopped reading (a

@@ -6,7 +6,9 @@
  * every character fits a byte (V8 keeps such a string one byte per
  * character), else UTF-16: both conversions copy memory, with no loop over
  * the characters. The core's text pool does the same with the fields of its
- * tasks (core text/moved-strings.ts: its threads do not load the kernel).
+ * tasks (core text/moved-strings.ts), through this module's own entry
+ * (`@cms/rest/moved-strings`): it imports nothing, so the pool's threads load
+ * none of the kernel.
  */
 
 /** Characters from which a string is moved as bytes; shorter ones are cheaper to copy. */

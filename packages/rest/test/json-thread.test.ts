@@ -5,12 +5,15 @@
  * same bytes, the same ETag, the same refusals. Counted, not timed.
  */
 import { createHash } from 'node:crypto'
+import { request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { endpoint, everyone, kernelServerOptions, restKernel, route } from '../src/index.js'
 import { jsonThread, OFF_THREAD_BYTES, plainWeight } from '../src/json-thread.js'
 import { MOVE_MIN_CHARS, movedCounts } from '../src/moved-strings.js'
+import { bodyCounts } from '../src/body.js'
 
 const MARKUP = '<p>é &amp; "q" \\ \u2028 <b>x</b></p>'
 const big = (chars: number): string => MARKUP.repeat(Math.ceil(chars / MARKUP.length))
@@ -132,4 +135,45 @@ t.test('an answer holding anything but plain data is serialized inline, as befor
   const cycle: Record<string, unknown> = {}
   cycle.self = cycle
   t.equal(plainWeight(cycle), undefined, 'a cycle ends the walk (and JSON.stringify refuses it inline, as before)')
+})
+
+/** Sends `body` over a real socket in pieces of 16 KiB: with its length declared, or chunked. */
+async function sendInPieces (app: FastifyInstance, body: string, declared: boolean): Promise<{ status: number, text: string }> {
+  const { port } = app.server.address() as AddressInfo
+  const bytes = Buffer.from(body)
+  return await new Promise((resolve, reject) => {
+    const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/cms-json/json/v1/echo', headers: { 'content-type': 'application/json', ...(declared ? { 'content-length': String(bytes.byteLength) } : {}) } }, (res) => {
+      const parts: Buffer[] = []
+      res.on('data', (c: Buffer) => parts.push(c))
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }) })
+    })
+    req.on('error', reject)
+    for (let at = 0; at < bytes.byteLength; at += 16 * 1024) req.write(bytes.subarray(at, at + 16 * 1024))
+    req.end()
+  })
+}
+
+// Issue 27: a body's chunks are copied into one buffer as they arrive, not concatenated at its end (counted, never timed).
+t.test('a large body is read into one buffer as it arrives: sized by its declared length, grown by doubling when chunked', async (t) => {
+  const app = await build()
+  t.teardown(() => app.close())
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  // Under the 1 MiB bound of a string that declares none.
+  const text = big(900 * 1024)
+  const expected = JSON.stringify({ text, twice: [text, { nested: text }], n: 1, none: null })
+  let before = { ...bodyCounts }
+  const parsed = jsonThread.counts.parsedOff
+  const declared = await sendInPieces(app, JSON.stringify({ text }), true)
+  t.equal(declared.status, 200)
+  t.equal(declared.text, expected, 'the body read whole (about 60 pieces of 16 KiB)')
+  t.equal(bodyCounts.grown, before.grown, 'its declared length sized the buffer once: nothing grown or copied again')
+  t.equal(jsonThread.counts.parsedOff, parsed + 1, 'and parsed in the thread')
+  before = { ...bodyCounts }
+  const chunked = await sendInPieces(app, JSON.stringify({ text }), false)
+  t.equal(chunked.status, 200)
+  t.equal(chunked.text, expected, 'a chunked body read whole')
+  const grown = bodyCounts.grown - before.grown
+  t.ok(grown >= 1 && grown <= 7, `grown by doubling from 64 KiB (${grown} times for 1 MB), not once per piece`)
+  const small = await sendInPieces(app, JSON.stringify({ text: 'short' }), true)
+  t.equal(JSON.parse(small.text).text, 'short', 'a small body too')
 })

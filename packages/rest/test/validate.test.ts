@@ -5,7 +5,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import {
-  validateValue, sanitizeValue, parseValue, MAX_ARRAY_ITEMS, MAX_DEPTH
+  validateValue, sanitizeValue, parseValue, guardCounts, MAX_ARRAY_ITEMS, MAX_DEPTH
 } from '../src/validate.js'
 import type { JsonSchema } from '../src/validate.js'
 import { validateArgs, type ArgSpec } from '../src/request-args.js'
@@ -303,6 +303,7 @@ const rows: Row[] = [
   { rule: `guard: list over ${MAX_ARRAY_ITEMS} items`, schema: { type: 'array' }, value: new Array(MAX_ARRAY_ITEMS + 1).fill(1), param: 'ids', code: 'rest_too_many_items', message: 'ids must contain at most 10,000 items.' },
   { rule: `guard: split list over ${MAX_ARRAY_ITEMS} items`, schema: { type: 'array' }, value: new Array(MAX_ARRAY_ITEMS + 1).fill('1').join(','), param: 'ids', code: 'rest_too_many_items', message: 'ids must contain at most 10,000 items.' },
   { rule: 'guard: large list nested in an untyped value', schema: {}, value: { a: new Array(MAX_ARRAY_ITEMS + 1).fill(0) }, param: 'p', code: 'rest_too_many_items', message: 'p[a] must contain at most 10,000 items.' },
+  { rule: 'guard: large list nested deeper, named by its path', schema: {}, value: { z: [1], a: [{}, { b: { c: new Array(MAX_ARRAY_ITEMS + 1).fill(0) } }] }, param: 'p', code: 'rest_too_many_items', message: 'p[a][1][b][c] must contain at most 10,000 items.' },
   { rule: `guard: ${MAX_DEPTH} levels are fine`, schema: { type: 'array' }, value: nested(MAX_DEPTH), out: nested(MAX_DEPTH) },
   { rule: `guard: ${MAX_DEPTH + 1} levels rejected`, schema: { type: 'array' }, value: nested(MAX_DEPTH + 1), param: 'p', code: 'rest_too_deeply_nested', message: 'p must not be nested more than 32 levels deep.' },
   { rule: 'guard: 100000 levels, no stack overflow', schema: { type: 'array', uniqueItems: true }, value: nested(100_000), param: 'p', code: 'rest_too_deeply_nested', message: 'p must not be nested more than 32 levels deep.' }
@@ -319,6 +320,17 @@ t.test('validateValue / sanitizeValue table', async (t) => {
       if ('out' in row) t.strictSame(sanitizeValue(row.value, row.schema, param), row.out, `${row.rule}: sanitized`)
     }
   }
+})
+
+// Issue 27: the guard visits containers only and names one only when it refuses it (counted, never timed).
+t.test('the abuse guard visits each container once and names none of a valid value', async (t) => {
+  const members = Object.fromEntries(Array.from({ length: 22_500 }, (_, i) => [`k${i}`, i % 2 === 0 ? { type: 'text', n: i } : 'plain']))
+  const before = { ...guardCounts }
+  t.equal(validateValue({ content: members }, {}, 'content'), null)
+  t.equal(guardCounts.visited - before.visited, 2 + 11_250, 'the value, its one member and the 11,250 objects among 22,500 members')
+  t.equal(guardCounts.named, before.named, 'no name made')
+  t.match(validateValue({ a: [[new Array(MAX_ARRAY_ITEMS + 1).fill(0)]] }, {}, 'p'), { message: 'p[a][0][0] must contain at most 10,000 items.' })
+  t.equal(guardCounts.named, before.named + 1, 'one name made, for the refusal')
 })
 
 t.test('sanitizeValue rows (values assumed valid)', async (t) => {

@@ -126,10 +126,17 @@ export class StoreLockedError extends Error {
 // ---------------------------------------------------------------------------
 // Driver internals, reachable by migrate() and testing helpers only.
 
+/**
+ * @internal Told the text of each statement a store sends, as it is sent
+ * (`begin` and `commit` included): tests count a route's statements with
+ * them (`recordStatements` of @cms/store/testing). Empty in service use.
+ */
+export type StatementObservers = Set<(text: string) => void>
+
 /** @internal */
 export type StoreDriver =
-  | { kind: 'pg'; pool: pg.Pool; db: NodePgDatabase }
-  | { kind: 'pglite'; client: PGlite; db: PgliteDatabase }
+  | { kind: 'pg'; pool: pg.Pool; db: NodePgDatabase; observers?: StatementObservers }
+  | { kind: 'pglite'; client: PGlite; db: PgliteDatabase; observers?: StatementObservers }
 
 /** @internal */
 export const driverKey: unique symbol = Symbol.for('@cms/store.driver')
@@ -269,10 +276,60 @@ async function openPg (databaseUrl: string, opts: OpenStoreOptions): Promise<Sto
   const onError =
     opts.onPoolError ?? ((err: Error) => process.stderr.write(`@cms/store: connection error: ${err.message}\n`))
   pool.on('error', onError)
-  pool.on('connect', (client) => client.on('error', onError))
+  const observers: StatementObservers = new Set()
+  pool.on('connect', (client) => {
+    client.on('error', onError)
+    observeClient(client, observers)
+  })
   const db = drizzlePg({ client: pool, casing })
   let closed: Promise<void> | undefined
-  return makeStore({ kind: 'pg', pool, db }, () => (closed ??= pool.end()), pgTransaction(pool, drizzlePg))
+  return makeStore({ kind: 'pg', pool, db, observers }, () => (closed ??= pool.end()), pgTransaction(pool, drizzlePg))
+}
+
+/**
+ * Every statement of a pooled connection goes through its `query` (the
+ * pool's own `query` and drizzle's transactions included): the observers
+ * see its text there. Without observers (the service) a size check.
+ */
+function observeClient (client: pg.PoolClient, observers: StatementObservers): void {
+  const query = client.query
+  client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+    if (observers.size > 0) {
+      const config = args[0] as string | { text?: string } | undefined
+      const text = typeof config === 'string' ? config : config?.text ?? ''
+      for (const observe of observers) observe(text)
+    }
+    return (query as (...a: unknown[]) => unknown).apply(this, args)
+  } as typeof client.query
+}
+
+/**
+ * @internal PGlite's statements seen by `observers`: its `query`, `exec`
+ * and transactions (`begin`, what runs on the transaction, `commit` or
+ * `rollback`, which PGlite sends itself), patched on first use by a test.
+ */
+export function observePglite (client: PGlite, observers: StatementObservers): void {
+  const tell = (text: string): void => { for (const observe of observers) observe(text) }
+  const wrap = <F extends (query: string, ...rest: any[]) => Promise<any>>(run: F): F =>
+    (async (query: string, ...rest: unknown[]) => { tell(query); return await run(query, ...rest) }) as F
+  const { query, exec, transaction } = client
+  client.query = wrap(query.bind(client)) as typeof client.query
+  client.exec = wrap(exec.bind(client)) as typeof client.exec
+  client.transaction = (async (fn: Parameters<typeof transaction>[0]) => {
+    tell('begin')
+    try {
+      const result = await transaction.call(client, async (tx) => {
+        tx.query = wrap(tx.query.bind(tx)) as typeof tx.query
+        tx.exec = wrap(tx.exec.bind(tx)) as typeof tx.exec
+        return await fn(tx)
+      })
+      tell('commit')
+      return result
+    } catch (err) {
+      tell('rollback')
+      throw err
+    }
+  }) as typeof client.transaction
 }
 
 /**

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { openPgliteLater, openStore, pgliteSettings, storeDriver } from './db.js'
+import { observePglite, openPgliteLater, openStore, pgliteSettings, storeDriver } from './db.js'
 import type { Store } from './db.js'
 import { migrate, migrationOrder } from './migrate.js'
 import type { MigrationSet } from './migrate.js'
@@ -327,6 +327,38 @@ export function pruneTemplates (dir: string, keep: string, now = Date.now()): vo
   }
   dumps.sort((a, b) => b.used - a.used)
   for (const { path } of dumps.slice(PGLITE_TEMPLATE_KEEP_COUNT - 1)) rmSync(path, { force: true })
+}
+
+/** The statements a store sent while recorded (`recordStatements`). */
+export interface StatementLog {
+  /** Their texts, in the order sent (`begin` and `commit` of a transaction included). */
+  readonly texts: string[]
+  /** Stops recording (what was recorded stays). */
+  stop: () => void
+}
+
+const observedPglite = new WeakSet<object>()
+
+/**
+ * Records the statements `store` sends from now on, on either database
+ * (each is a round trip on PostgreSQL): a test counts a route's statements
+ * this way, so a change that adds one fails without timing anything.
+ * Everything the store sends is recorded, the app's background work too:
+ * record around one request, with nothing else running.
+ */
+export function recordStatements (store: Store): StatementLog {
+  const driver = storeDriver(store)
+  driver.observers ??= new Set()
+  const observers = driver.observers
+  if (driver.kind === 'pglite' && !observedPglite.has(driver.client)) {
+    // The embedded database is patched once, on first use (an in-memory one made later is patched when recorded).
+    observePglite(driver.client, observers)
+    observedPglite.add(driver.client)
+  }
+  const texts: string[] = []
+  const observe = (text: string): void => { texts.push(text) }
+  observers.add(observe)
+  return { texts, stop: () => { observers.delete(observe) } }
 }
 
 /**

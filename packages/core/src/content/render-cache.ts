@@ -10,7 +10,8 @@
  * not rendered again by a second request. A long text is kept under a
  * digest of it, not under itself: looking up a megabyte key compares it
  * character by character with the one kept (about 10 ms of the request
- * thread per 2 MB, against about 1.5 ms to hash it).
+ * thread per 2 MB, against about 1.5 ms to hash it), and the digest of a
+ * text over `DIGEST_SLICE` is made a slice a turn.
  */
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
@@ -34,18 +35,59 @@ const pending = new Map<string, Promise<string>>()
 export const DIGEST_KEYS_FROM = 4096
 
 /**
- * The cache's key of a kind of rendering and its texts: each text as its
- * length and itself, or its digest when long. Each text is hashed on its
- * own: hashing a string joined from others is many times slower (V8 walks
- * the joined string's pieces character by character).
+ * Characters of a long text hashed in one turn of the event loop: hashing a
+ * 1.9 MB text in one piece held the request thread 10-26 ms under load
+ * (issue 27); in slices of this many, other requests are answered between
+ * them. A text of at most one slice is hashed at once.
  */
-export function cacheKey (kind: string, ...texts: string[]): string {
+export const DIGEST_SLICE = 128 * 1024
+
+/** Slices hashed between two turns (for tests that count the work, never for timing). */
+export const digestCounts = { slices: 0 }
+
+const nextTurn = async (): Promise<void> => { await new Promise((resolve) => setImmediate(resolve)) }
+
+// UTF-16 code units, not UTF-8: UTF-8 makes a lone surrogate the bytes of U+FFFD (two texts, one key), and a slice
+// may end inside a pair. The same bytes whether a text is hashed at once or in slices.
+const partOf = (t: string, digest: string): string => `\0${t.length}:${digest}`
+
+/**
+ * The cache's key of a kind of rendering and its texts: each text as its
+ * length and itself, or its digest when long; undefined when a text is
+ * longer than one slice (`keyOf` hashes it over several turns). Each text
+ * is hashed on its own: hashing a string joined from others is many times
+ * slower (V8 walks the joined string's pieces character by character).
+ */
+export function cacheKey (kind: string, ...texts: string[]): string | undefined {
   let key = kind
-  for (const t of texts) key += `\0${t.length}:${t.length <= DIGEST_KEYS_FROM ? t : createHash('sha1').update(t).digest('base64')}`
+  for (const t of texts) {
+    if (t.length > DIGEST_SLICE) return undefined
+    key += t.length <= DIGEST_KEYS_FROM ? partOf(t, t) : partOf(t, createHash('sha1').update(t, 'utf16le').digest('base64'))
+  }
   return key
 }
 
-async function memoAsync (key: string, render: () => Promise<string>): Promise<string> {
+/** The same key as `cacheKey`, a long text hashed a slice a turn. */
+export async function keyOf (kind: string, ...texts: string[]): Promise<string> {
+  let key = kind
+  for (const t of texts) {
+    if (t.length <= DIGEST_KEYS_FROM) {
+      key += partOf(t, t)
+      continue
+    }
+    const hash = createHash('sha1')
+    for (let at = 0; at < t.length; at += DIGEST_SLICE) {
+      if (at > 0) await nextTurn()
+      hash.update(t.length <= DIGEST_SLICE ? t : t.slice(at, at + DIGEST_SLICE), 'utf16le')
+      digestCounts.slices++
+    }
+    key += partOf(t, hash.digest('base64'))
+  }
+  return key
+}
+
+async function memoAsync (keyed: Promise<string>, render: () => Promise<string>): Promise<string> {
+  const key = await keyed
   const hit = rendered.get(key)
   if (hit !== undefined) return hit
   const running = pending.get(key)
@@ -64,26 +106,29 @@ async function memoAsync (key: string, render: () => Promise<string>): Promise<s
  * miss (three async calls a post, thirty a page, were most of a hit's cost).
  */
 export function keptContent (raw: string, smilies = true): string | undefined {
-  return raw === '' ? '' : rendered.get(cacheKey(`c${smilies ? '' : 'n'}`, raw))
+  return raw === '' ? '' : kept(cacheKey(`c${smilies ? '' : 'n'}`, raw))
 }
 
 export function keptTitle (raw: string): string | undefined {
-  return raw === '' ? '' : rendered.get(cacheKey('t', raw))
+  return raw === '' ? '' : kept(cacheKey('t', raw))
 }
 
 export function keptExcerpt (excerpt: string, content: string, length?: number, smilies = true): string | undefined {
-  return rendered.get(cacheKey(`e${smilies ? '' : 'n'}${length ?? ''}`, excerpt, content))
+  return kept(cacheKey(`e${smilies ? '' : 'n'}${length ?? ''}`, excerpt, content))
 }
 
+/** A kept rendering; undefined too when a text is too long to key at once (it is looked up after `keyOf`). */
+const kept = (key: string | undefined): string | undefined => key === undefined ? undefined : rendered.get(key)
+
 export async function renderedContent (raw: string, smilies = true): Promise<string> {
-  return raw === '' ? '' : await memoAsync(cacheKey(`c${smilies ? '' : 'n'}`, raw), async () => await textPool.renderContent(raw, smilies))
+  return raw === '' ? '' : await memoAsync(keyOf(`c${smilies ? '' : 'n'}`, raw), async () => await textPool.renderContent(raw, smilies))
 }
 
 /** Titles are mostly a line, but a title is any string up to the argument bound (a megabyte): through the pool too. */
 export async function renderedTitle (raw: string): Promise<string> {
-  return raw === '' ? '' : await memoAsync(cacheKey('t', raw), async () => await textPool.renderTitle(raw))
+  return raw === '' ? '' : await memoAsync(keyOf('t', raw), async () => await textPool.renderTitle(raw))
 }
 
 export async function renderedExcerpt (excerpt: string, content: string, length?: number, smilies = true): Promise<string> {
-  return await memoAsync(cacheKey(`e${smilies ? '' : 'n'}${length ?? ''}`, excerpt, content), async () => await textPool.renderExcerpt(excerpt, content, length, smilies))
+  return await memoAsync(keyOf(`e${smilies ? '' : 'n'}${length ?? ''}`, excerpt, content), async () => await textPool.renderExcerpt(excerpt, content, length, smilies))
 }

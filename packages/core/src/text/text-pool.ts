@@ -24,7 +24,10 @@ import type { Piscina } from 'piscina'
 import { declareErrors, RestError } from '@cms/rest'
 import * as tasks from './text-tasks.js'
 import { carry, restore, type Carried } from './moved-strings.js'
+import { loadFilter } from './kses.js'
 import type { FilterKind, TaskOutcome } from './text-tasks.js'
+import type { JsonTextOutcome } from './json-strings.js'
+import type { TextLimits } from '@cms/rest/json-scan'
 
 /** Characters (all inputs of one task together) up to which the work runs on the request thread. */
 export const INLINE_MAX_CHARS = 4096
@@ -49,13 +52,15 @@ export const textErrors = declareErrors({
 /** Seconds a refused caller is told to wait: tasks last milliseconds to a few seconds. */
 const RETRY_AFTER_S = 2
 
-type TaskName = 'filterOne' | 'filterMany' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf'
+type TaskName = 'filterOne' | 'filterMany' | 'filterJson' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf'
 
 /** Where a task ran: for tests and benches that count the work (never for timing). */
 export interface TextWorkEvent { task: TaskName, where: 'inline' | 'pool', phase: 'start' | 'end' }
 
 export class TextPool {
   private pool: Piscina | undefined
+  /** piscina's module, once asked for. */
+  private piscina: Promise<{ Piscina: typeof Piscina }> | undefined
   private settings: Required<TextPoolSettings> = { ...TEXT_POOL_DEFAULTS }
   private readonly watchers = new Set<(event: TextWorkEvent) => void>()
   /** Tasks handed to the threads and not yet answered (running or waiting). */
@@ -91,6 +96,21 @@ export class TextPool {
     return await this.run('filterMany', { texts, kind }, chars)
   }
 
+  /**
+   * JSON carried as text (builder data), whole in the pool: scanned against
+   * `limits`, parsed, its strings filtered (`urlKey` names the settings
+   * holding a URL), written back as JSON (json-strings.ts). A refusal is
+   * answered as `{ invalid }`, to follow the value's name.
+   */
+  async filterJsonText (json: string, limits: TextLimits, urlKey: RegExp): Promise<JsonTextOutcome> {
+    try {
+      return { json: await this.run<string>('filterJson', { json, limits: { maxDepth: limits.maxDepth, maxStrings: limits.maxStrings }, urlKey: urlKey.source, urlFlags: urlKey.flags }, json.length) }
+    } catch (err) {
+      if (err instanceof RestError && err.code === tasks.JSON_TEXT_REFUSED) return { invalid: err.message }
+      throw err
+    }
+  }
+
   async renderContent (raw: string, smilies = true): Promise<string> {
     return await this.run('renderContent', { raw, smilies }, raw.length)
   }
@@ -122,6 +142,20 @@ export class TextPool {
   /** The slug of a title or a requested slug (`sanitizeSlug`): a title may be a megabyte, a second of work. */
   async slug (text: string, fallback = ''): Promise<string> {
     return await this.run('slugOf', { text, fallback }, text.length)
+  }
+
+  /**
+   * Loads what the first large text would load on the request thread: the
+   * filter's module (for inline filtering) and piscina with the pool's
+   * object (no thread is started). Called when the app is ready, before it
+   * listens (package.ts): beside the first request these loads held the loop
+   * 30-80 ms (issue 27). Answers what was loaded now.
+   */
+  async warm (): Promise<{ filter: boolean, pool: boolean }> {
+    const filter = !loadFilter()
+    const pool = this.piscina === undefined
+    await this.threads()
+    return { filter, pool }
   }
 
   /** Closes the threads (they also end by themselves when idle). */
@@ -163,7 +197,7 @@ export class TextPool {
   private async threads (): Promise<Piscina> {
     // Threads start on first use and end after a minute idle: a service that never sees a large text never starts one
     // (nor loads piscina).
-    const { Piscina } = await import('piscina')
+    const { Piscina } = await (this.piscina ??= import('piscina'))
     this.pool ??= new Piscina({
       filename: new URL('./text-worker.mjs', import.meta.url).href,
       minThreads: 0,

@@ -11,6 +11,8 @@ import { renderContent as render, renderExcerpt as excerpt, renderTitle as title
 import { renderCommentText } from './comment-text.js'
 import { htmlLinks, htmlText } from './html-text.js'
 import { sanitizeSlug } from './slugs.js'
+import { filterJsonText } from './json-strings.js'
+import type { TextLimits } from '@cms/rest/json-scan'
 
 /** A task's outcome: its value, or the 4xx it refused with. */
 export type TaskOutcome<T> = { value: T } | { refused: { code: string, message: string, status: number, data: Record<string, unknown> } }
@@ -64,4 +66,16 @@ export function linksOf (input: { html: string }): TaskOutcome<string[]> {
 
 export function slugOf (input: { text: string, fallback: string }): TaskOutcome<string> {
   return outcome(() => sanitizeSlug(input.text, input.fallback))
+}
+
+/** The code of a JSON text refused by `filterJson` (text-pool.ts answers it as `{ invalid }`, never as an error). */
+export const JSON_TEXT_REFUSED = 'cms_json_text_refused'
+
+/** Builder data carried as JSON text: scanned, parsed, its strings filtered and written back (json-strings.ts). */
+export function filterJson (input: { json: string, limits: TextLimits, urlKey: string, urlFlags: string }): TaskOutcome<string> {
+  return outcome(() => {
+    const r = filterJsonText(input.json, input.limits, new RegExp(input.urlKey, input.urlFlags))
+    if ('json' in r) return r.json
+    throw Object.assign(new Error(r.invalid), { code: JSON_TEXT_REFUSED, status: 400, data: {} })
+  })
 }

@@ -25,6 +25,7 @@ const task = (run) => (carried) => {
 
 export const filterOne = task(tasks.filterOne)
 export const filterMany = task(tasks.filterMany)
+export const filterJson = task(tasks.filterJson)
 export const renderContent = task(tasks.renderContent)
 export const renderExcerpt = task(tasks.renderExcerpt)
 export const renderTitle = task(tasks.renderTitle)

@@ -16,11 +16,19 @@
  * presented password is hashed on every request and compared with every
  * candidate (a dummy when the login is unknown), so a wrong password costs
  * the same whether the login exists or not.
+ *
+ * A caller verified under a credentials epoch is kept too, by a keyed digest
+ * of the whole Authorization header (an HMAC under the site key: never the
+ * header, which holds the password, nor anything a password could be
+ * recovered from without the key): while the epoch stays, the same header
+ * is the same caller, so the header is digested once and nothing else is
+ * parsed, hashed or compared. A changed epoch (a revoked password, a
+ * changed role) misses and checks afresh; failures are never kept.
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { eq, or, sql } from 'drizzle-orm'
-import { epochToken, type Principal } from '@cms/rest'
+import { epochToken, weighedCache, type Principal } from '@cms/rest'
 import { storeSlot, type Store } from '@cms/store'
 import { anonymousCaller, Caller, isRole, type RoleRegistry } from './capabilities.js'
 import { applicationPasswords, users } from './schema.js'
@@ -30,6 +38,7 @@ import { isEmail, recordApplicationPasswordUse } from './store.js'
 import { authErrors } from './errors.js'
 import { readCache, type ReadCache } from '../base/read-cache.js'
 import type { SiteActivation } from '../platform/activation.js'
+import type { LRUCache } from 'lru-cache'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const DUMMY_HASH = randomBytes(32).toString('base64url')
@@ -88,6 +97,11 @@ function credentialCache (store: Store): ReadCache<CredentialRow[]> {
  * (undefined: read afresh).
  */
 export async function authenticateBasic (store: Store, credentials: BasicCredentials, ip: string, roles?: RoleRegistry, validity?: string): Promise<Caller> {
+  return (await verify(store, credentials, ip, roles, validity)).caller
+}
+
+/** A verified caller and when its application password was last recorded as used (now, if this check recorded it). */
+async function verify (store: Store, credentials: BasicCredentials, ip: string, roles?: RoleRegistry, validity?: string): Promise<{ caller: Caller, usedAt: number }> {
   const presented = keyedHash(await siteKey(store), normalizeAppPassword(credentials.password))
   const login = credentials.login.trim()
   // No stored login holds a NUL character (and the database refuses to compare one).
@@ -107,14 +121,44 @@ export async function authenticateBasic (store: Store, credentials: BasicCredent
   if (userId === undefined) throw isEmail(login) ? authErrors.invalid_email() : authErrors.invalid_username()
   if (matched === undefined || matched.uuid === null) throw authErrors.incorrect_password()
 
-  if (matched.lastUsed === null || Date.now() - matched.lastUsed.getTime() > DAY_MS) {
+  let usedAt = matched.lastUsed?.getTime() ?? 0
+  if (Date.now() - usedAt > DAY_MS) {
     try {
       await recordApplicationPasswordUse(store, matched.uuid, ip)
+      usedAt = Date.now()
     } catch {
       // Bookkeeping only: a failed write does not refuse valid credentials.
     }
   }
-  return new Caller(matched.id, matched.login, matched.roles.filter(isRole), matched.uuid, roles)
+  return { caller: new Caller(matched.id, matched.login, matched.roles.filter(isRole), matched.uuid, roles), usedAt }
+}
+
+/** A caller verified under a credentials epoch and role registry (see the top of this file). */
+interface Verified { validity: string, roles: RoleRegistry | undefined, caller: Caller, usedAt: number }
+
+/** The verified callers of a store, by the keyed digest of their Authorization header; at most 1,000 (a credential's entry is a few hundred bytes). */
+const VERIFIED = storeSlot('users/verified-callers', () => weighedCache<Verified>(1000, () => 1))
+
+/** The keys the verified callers of a store are kept under (tests check that no secret is among them). */
+export function verifiedCallerKeys (store: Store): string[] {
+  return [...(store.local?.(VERIFIED).keys() ?? [])]
+}
+
+/**
+ * The digest a verified header is kept under: an HMAC under the site key,
+ * apart from the stored passwords' hashes by its prefix (a stored hash is
+ * of a password alone).
+ */
+function headerDigest (key: Buffer, header: string): string {
+  return keyedHash(key, `authorization\u0000${header}`)
+}
+
+/** The verified callers of a store and the digest of this header among them; undefined for a store that keeps nothing. */
+async function keptCallers (store: Store, header: string): Promise<{ verified: LRUCache<string, Verified>, digest: string, hit: Verified | undefined } | undefined> {
+  const verified = store.local?.(VERIFIED)
+  if (verified === undefined) return undefined
+  const digest = headerDigest(await siteKey(store), header)
+  return { verified, digest, hit: verified.get(digest) }
 }
 
 export function authenticator (services: { store: Store, roles?: RoleRegistry, activation?: SiteActivation }): (request: FastifyRequest) => Promise<Principal> {
@@ -122,13 +166,21 @@ export function authenticator (services: { store: Store, roles?: RoleRegistry, a
   return async (request) => {
     const header = request.headers.authorization
     if (header === undefined || header.trim() === '') return anonymousCaller
-    const credentials = parseBasicAuthorization(header)
+    const kept = await keptCallers(store, header)
+    // A header not verified before is parsed first: a malformed one is refused before any statement.
+    const credentials = kept?.hit === undefined ? parseBasicAuthorization(header) : undefined
     const snapshot = await store.snapshot()
     // The pipeline keeps the request's reads under the same snapshot: a read's by its horizon
     // and epochs, a write's by its epochs (its horizon is asked afresh, after what it wrote).
     request.snapshotTaken = snapshot
     // A deactivated package's grants are left out (activation.ts), under the same activation epoch.
     const granted = roles === undefined || activation === undefined ? roles : roles.visible(await activation.off(async () => epochToken(snapshot, 'activation')))
-    return await authenticateBasic(store, credentials, request.ip, granted, epochToken(snapshot, 'credentials'))
+    const validity = epochToken(snapshot, 'credentials')
+    const hit = kept?.hit
+    if (hit !== undefined && hit.validity === validity && hit.roles === granted && Date.now() - hit.usedAt <= DAY_MS) return hit.caller
+    const { caller, usedAt } = await verify(store, credentials ?? parseBasicAuthorization(header), request.ip, granted, validity)
+    // Kept only under an epoch (a token the next requests can compare), and only once verified.
+    if (kept !== undefined && validity !== undefined) kept.verified.set(kept.digest, { validity, roles: granted, caller, usedAt })
+    return caller
   }
 }

@@ -1,0 +1,123 @@
+// Statements per request on the query path (issue 35), counted with
+// recordStatements (@cms/store/testing) on either database: a signed-in
+// page, a create, a create and an update with meta, so a change that adds
+// a round trip fails here without timing anything. The app keeps reads
+// under the commit horizon as the gateway does (`horizon: true`).
+import t from 'tap'
+import { recordStatements } from '@cms/store/testing'
+import { withContentUsers } from './fixtures/content/harness.js'
+import { testApp } from '../src/testing.js'
+import { packageMeta } from './fixtures/package-meta.js'
+
+const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true }))
+t.teardown(() => h.app.close())
+const { admin } = h.users
+
+const KINDS: Array<[string, RegExp]> = [
+  ['snapshot', /^select pg_current_snapshot\(\)/],
+  ['page', /^with "page" as/],
+  ['create', /^with w as \(select cms_insert_post\(/],
+  ['meta', /^insert into "post_meta"/],
+  ['outbox', /^insert into audit_outbox/],
+  ['audit flush', /^with moved as \( delete from audit_outbox/],
+  ['extras', /^select p\.id, \(select json_object_agg\(m\.key, m\.value\) from "post_meta"/],
+  ['rows', /^select "id", "type", "author", "status"/],
+  ['begin', /^begin$/i],
+  ['commit', /^commit$/i]
+]
+
+/** The statements `run` sent, each named by its kind (or its first words). */
+async function statementsOf (run: () => Promise<unknown>): Promise<string[]> {
+  const log = recordStatements(h.store)
+  try {
+    await run()
+  } finally {
+    log.stop()
+  }
+  return log.texts.map((text) => {
+    const flat = text.replace(/\s+/g, ' ').trim()
+    return KINDS.find(([, re]) => re.test(flat))?.[0] ?? flat.slice(0, 60)
+  })
+}
+
+let n = 0
+for (let i = 0; i < 12; i++) {
+  const made = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: `Post ${i}`, content: `Content ${i}`, status: 'publish' } })
+  if (made.status !== 201) throw new Error(`seeding: ${made.status}`)
+}
+await h.services.audit.flush()
+
+t.test('a signed-in page: the horizon with the epochs, and one statement for the page with its extras', async (t) => {
+  const page = async (query: Record<string, string>): Promise<void> => {
+    const res = await h.call('GET', '/cms/v2/posts', { as: admin, query })
+    t.equal(res.status, 200)
+    t.equal(res.body.length, query.page === '2' ? 2 : 10)
+  }
+  await page({ per_page: '10' }) // the credentials are read once, then kept while their epoch stays
+  t.same(await statementsOf(async () => await page({ per_page: '10' })), ['snapshot', 'page'])
+  // Only a first page is one statement (the named page statement with its extras): a later one reads
+  // its rows (an offset: built per request, unnamed) and then their extras.
+  t.same(await statementsOf(async () => await page({ per_page: '10', page: '2' })), ['snapshot', 'rows', 'extras'], 'a later page: rows, then extras')
+  t.same(await statementsOf(async () => await page({ per_page: '10', _fields: 'id,title' })), ['snapshot', 'page'], '_fields: the same statement')
+  const anonymous = await statementsOf(async () => {
+    const res = await h.call('GET', '/cms/v2/posts', { query: { per_page: '10', nocache: String(++n) } })
+    t.equal(res.status, 200)
+  })
+  t.same(anonymous, ['snapshot', 'page'], 'an anonymous page no kept answer matches: the same two')
+})
+
+t.test('a create: the horizon and one statement; its audit entry a statement per flushed batch', async (t) => {
+  const create = async (): Promise<number> => {
+    const res = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: `Created ${++n}`, content: 'Body', status: 'publish' } })
+    t.equal(res.status, 201)
+    return res.body.id
+  }
+  t.same(await statementsOf(create), ['snapshot', 'create'], 'the post, its terms, its event and its audit outbox row in one statement')
+  t.same(await statementsOf(create), ['snapshot', 'create'])
+  t.same(await statementsOf(async () => await h.services.audit.flush()), ['audit flush'], 'both answered entries in one statement')
+})
+
+t.test('a create with meta: one meta statement whatever the number of keys', async (t) => {
+  const create = async (meta: Record<string, string>): Promise<void> => {
+    const res = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: `With meta ${++n}`, status: 'publish', meta } })
+    t.equal(res.status, 201)
+    t.equal(res.body.meta._builder_edit_mode, 'builder')
+  }
+  // A create with meta is a transaction (the outbox row added by the store's commit hook); its answer's meta read after.
+  const expected = ['snapshot', 'begin', 'create', 'meta', 'outbox', 'commit', 'extras']
+  t.same(await statementsOf(async () => await create({ _builder_edit_mode: 'builder' })), expected)
+  t.same(await statementsOf(async () => await create({ _builder_edit_mode: 'builder', _builder_data: '[]', _builder_template_type: 'page' })), expected, 'three keys: the same statements')
+  await h.services.audit.flush()
+})
+
+t.test('an update with meta: one meta statement whatever the number of keys (and no more statements than today)', async (t) => {
+  const id = (await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: `To update ${++n}`, status: 'publish' } })).body.id as number
+  const update = async (meta: Record<string, string>): Promise<void> => {
+    const res = await h.call('POST', `/cms/v2/posts/${id}`, { as: admin, body: { meta } })
+    t.equal(res.status, 200)
+  }
+  const one = await statementsOf(async () => await update({ _builder_edit_mode: 'builder' }))
+  const three = await statementsOf(async () => await update({ _builder_edit_mode: '', _builder_data: '[1]', _builder_template_type: 'post' }))
+  t.equal(one.filter((k) => k === 'meta').length, 1, 'one key: one meta statement')
+  t.equal(three.filter((k) => k === 'meta').length, 1, 'three keys: one meta statement')
+  // 2026-11-28: 20 each (the update reads and writes in one transaction, recounts its terms, stores a revision; answered afresh).
+  t.ok(one.length <= 20, `one key: ${one.length} statements, at most 20`)
+  t.ok(three.length <= 20, `three keys: ${three.length} statements, at most 20`)
+  await h.services.audit.flush()
+})
+
+t.test('a create whose slug is taken: the transaction that makes it unique (no more statements than today)', async (t) => {
+  const title = `Same title ${++n}`
+  t.equal((await h.call('POST', '/cms/v2/posts', { as: admin, body: { title, status: 'publish' } })).status, 201)
+  const again = await statementsOf(async () => {
+    const res = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title, status: 'publish' } })
+    t.equal(res.status, 201)
+    t.match(res.body.slug, /-2$/)
+  })
+  // 2026-11-28: 9: the horizon, the create tried (the slug taken), begin, the create tried again, two slug
+  // reads, the create, the outbox row, commit.
+  t.equal(again[0], 'snapshot')
+  t.equal(again.at(-1), 'commit')
+  t.ok(again.length <= 9, `${again.length} statements, at most 9`)
+  await h.services.audit.flush()
+})
