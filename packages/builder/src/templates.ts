@@ -15,7 +15,7 @@ import { endpoint, Enum, handlerChecked, invalidParam, isPlainObject, Raw, route
 import { adminLink, findUserById, type PackageApi, type PostRow } from '@cms/core'
 import { mayEditPosts } from './access.js'
 import { LIBRARY_TYPE } from './kit.js'
-import { filterStrings } from './sanitize.js'
+import { builderDataSanitizer, filterStrings } from './sanitize.js'
 
 export const TEMPLATE_TYPES = ['page', 'section', 'container'] as const
 
@@ -42,6 +42,8 @@ const TEMPLATE_ITEM = Type.Object({
 
 export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
   const { store } = api.services
+  /** A template's content is builder data: filtered as `_builder_data` is (sanitize.ts). */
+  const builderData = builderDataSanitizer(api.services.settings.textLimits)
   async function itemOf (post: PostRow, meta: Record<string, unknown>, home: string): Promise<Record<string, unknown>> {
     const author = post.author === 0 ? undefined : await findUserById(store, post.author)
     const settings = meta._builder_page_settings
@@ -100,15 +102,18 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
         handler: async (req) => {
           const params = req.params as Record<string, unknown>
           const filtered = !req.user.can('unfiltered_html')
-          let content: unknown = req.params.content ?? []
           let settings: unknown = params.page_settings ?? {}
           if (!isPlainObject(settings)) throw invalidParam('page_settings', 'page_settings must be an object.')
+          // Stored as JSON text: written once here, then (for a filtered writer) scanned, parsed, filtered and written
+          // back in the text pool, as `_builder_data` is (issue 27: a walk over tens of thousands of members held
+          // the request thread).
+          let content = JSON.stringify(req.params.content ?? [])
           if (filtered) {
-            const c = await filterStrings(content)
-            if ('invalid' in c) throw invalidParam('content', `content is ${c.invalid}.`)
+            const c = await builderData(content, 'content')
+            if ('invalid' in c) throw invalidParam('content', c.invalid)
+            content = String(c.value)
             const s = await filterStrings(settings)
             if ('invalid' in s) throw invalidParam('page_settings', `page_settings is ${s.invalid}.`)
-            content = c.value
             settings = s.value
           }
           const title = req.params.title ?? ''
@@ -118,7 +123,7 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
             status: 'publish',
             author: req.user.id,
             siteUrl: req.siteUrl,
-            meta: { _builder_template_type: req.params.type, _builder_edit_mode: 'builder', _builder_data: JSON.stringify(content), _builder_page_settings: settings }
+            meta: { _builder_template_type: req.params.type, _builder_edit_mode: 'builder', _builder_data: content, _builder_page_settings: settings }
           })
           const meta = (await api.content.post(post.id))?.meta ?? {}
           return await itemOf(post, meta, req.baseUrl)
