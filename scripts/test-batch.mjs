@@ -13,8 +13,9 @@
  * are tap's as ever (assertions, not subtests). After each file one line of
  * JSON goes to the results file: its name, tap's counts of its subtest, its
  * wall and CPU seconds (this process's, so the shared loading is not in
- * them). The runner splits the output per file (its `# Subtest:` line) and
- * runs alone any file the batch did not finish (a crash, a kill).
+ * them). The runner splits the output per file (its `# Subtest:` line); a
+ * file during which the batch died (a crash, an exit, a kill) fails, and the
+ * files after it run alone.
  *
  *   node --enable-source-maps --import=scripts/test-compiled.mjs scripts/test-batch.mjs \
  *     <results.jsonl> <package>/node_modules/.cms-test/tap.mjs  <name> <compiled.mjs> <timeout s> ...
@@ -28,6 +29,8 @@ const root = shim.default
 
 for (let i = 0; i + 2 < rest.length; i += 3) {
   const [name, file, timeout] = rest.slice(i, i + 3)
+  // Said before the file starts, so a batch that dies names the file it died in (that file fails; it is not run again).
+  appendFileSync(results, `${JSON.stringify({ name, started: true })}\n`)
   const started = Date.now()
   const cpu = process.cpuUsage()
   let sub

@@ -179,7 +179,7 @@ const estimate = (job) => job.kind === 'batch'
 // package), a third of the CPU of the whole command. The short files of a suite run in
 // batches instead, one process each (scripts/test-batch.mjs): one file after another,
 // each a subtest of its own with its own time limit, its output split into its own log
-// and counted as its own; what a batch does not finish runs alone. Not batched: a
+// and counted as its own; the file a batch dies in fails, the files after it run alone. Not batched: a
 // long file (its loading is a small part of it), a file that needs the loader, and a
 // file whose first lines say `test-all: alone` (one that measures its process: the CPU
 // time of its work, its memory; another file's leftovers could move the figure).
@@ -237,14 +237,21 @@ function batched (list) {
 /**
  * A finished batch as the results of its files (each with its part of the output as its
  * own log, tap's counts of its subtest, its own seconds; the batch's CPU shared out: each
- * file its own, the first also the loading), and the files it did not finish.
+ * file its own, the first also the loading; the file it stopped in failed), and the files it did not start.
  */
 function unbatch (result) {
   const { job } = result
   const lines = readFileSync(result.log, 'utf8').split('\n')
   const entries = new Map()
+  // The file the batch was running when it stopped: started, never finished.
+  let running
   try {
-    for (const line of readFileSync(`${result.log}.results`, 'utf8').split('\n')) if (line !== '') { const e = JSON.parse(line); entries.set(e.name, e) }
+    for (const line of readFileSync(`${result.log}.results`, 'utf8').split('\n')) {
+      if (line === '') continue
+      const e = JSON.parse(line)
+      if (e.started === true) running = e.name
+      else { entries.set(e.name, e); if (running === e.name) running = undefined }
+    }
   } catch {}
   const starts = job.files.map((f) => lines.indexOf(`# Subtest: ${f.file}`))
   const done = []
@@ -252,6 +259,16 @@ function unbatch (result) {
   const own = [...entries.values()].reduce((sum, e) => sum + e.cpu, 0)
   job.files.forEach((f, i) => {
     const e = entries.get(f.file)
+    if (e === undefined && f.file === running) {
+      // A file that stopped its process fails, as it would alone; running it again could hide a crash.
+      const from = starts[i] < 0 ? 0 : starts[i]
+      const log = logPath(f)
+      const how = result.killed ? `killed after ${Math.round(result.seconds)} s` : `exit ${result.signal ?? result.code}`
+      const part = lines.slice(from).filter((l) => !/^(# \{ total:|# time=|1\.\.\d+$|TAP version)/.test(l))
+      writeFileSync(log, `TAP version 14\n# ran in ${job.key} (its whole output: ${result.log})\n${part.join('\n')}\nnot ok 1 - ${f.file}: the batch's process stopped (${how}) while this file ran\n# { total: 1, pass: 0, fail: 1 }\n`)
+      done.push({ job: f, log, code: 1, signal: null, killed: result.killed, seconds: result.seconds, cpu: undefined, ownCpu: 0, batch: job.key })
+      return
+    }
     if (e === undefined) { left.push(f); return }
     const from = starts[i] < 0 ? 0 : starts[i]
     const next = starts.slice(i + 1).find((n) => n > from)
@@ -266,7 +283,7 @@ function unbatch (result) {
   if (left.length > 0) {
     const suite = job.suite
     suite.notes ??= []
-    suite.notes.push(`${job.key} stopped (${result.killed ? `killed after ${Math.round(result.seconds)} s` : `exit ${result.signal ?? result.code}`}) before it finished ${left.map((f) => f.file).join(', ')}: run alone (the batch's log: ${result.log})`)
+    suite.notes.push(`${job.key} stopped (${result.killed ? `killed after ${Math.round(result.seconds)} s` : `exit ${result.signal ?? result.code}`}) before it ran ${left.map((f) => f.file).join(', ')}: run alone (the batch's log: ${result.log})`)
   }
   return { done, left }
 }
@@ -467,7 +484,7 @@ while (queue.length > 0 || inFlight.size > 0) {
     if (result.cpu !== undefined) cpuSeconds[result.job.key] = { cpu: Math.round(result.cpu * 10) / 10, wall: Math.round(result.seconds * 10) / 10, files: result.job.files.map((f) => f.file) }
     const { done, left } = unbatch(result)
     for (const r of done) record(r)
-    // What the batch did not finish (a crash, a kill) runs alone, next.
+    // The files the batch did not start (it crashed or was killed before them) run alone, next.
     queue.unshift(...left)
   } else {
     record(result)
