@@ -3,6 +3,9 @@
  * site (Link header, then the index, whose routes and path variables it
  * turns into methods) and `@wordpress/api-fetch` calls routes by path. Both
  * read types, settings and search, and write settings.
+ *
+ * test-all: alone (it adds middleware to `@wordpress/api-fetch`'s one chain for the whole process, as a page
+ * does: in a batch, an earlier file's root URL, a closed port, stays first in the chain).
  */
 import t from 'tap'
 import { createRequire } from 'node:module'

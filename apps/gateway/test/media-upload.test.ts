@@ -4,6 +4,9 @@
  * body with a `file` part and fields (as its media upload does), and a raw
  * body named by Content-Disposition (as the core's other clients do); the
  * stored file is fetched back byte-equal from its `source_url`.
+ *
+ * test-all: alone (it adds middleware to `@wordpress/api-fetch`'s one chain for the whole process, as a page
+ * does: in a batch, an earlier file's root URL, a closed port, stays first in the chain).
  */
 import t from 'tap'
 import apiFetchModule from '@wordpress/api-fetch'
