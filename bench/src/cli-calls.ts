@@ -23,6 +23,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { startGateway } from './services.js'
+import { median } from './median.js'
 
 const { values: opts } = parseArgs({ options: { 'database-url': { type: 'string', default: '' }, rounds: { type: 'string', default: '3' } } })
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -47,11 +48,6 @@ function call (command: string[], viaPnpm = false): Call {
   const wall = (performance.now() - started) / 1000
   if (r.status !== 0) throw new Error(`cms ${command.join(' ')} exited ${r.status}: ${r.stdout}${r.stderr}`)
   return { wall, cpu: childrenCpu() - cpu, out: r.stdout }
-}
-
-function median (xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]!
 }
 
 const lines: string[] = []

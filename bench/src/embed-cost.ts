@@ -20,6 +20,7 @@ import pg from 'pg'
 import { startDatabase } from './database.js'
 import { createAdmin, seedPosts } from './seed.js'
 import { startGateway } from './services.js'
+import { median } from './median.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const { values: opts } = parseArgs({
@@ -36,11 +37,6 @@ async function timed (url: string): Promise<{ ms: number, bytes: number, status:
   const res = await fetch(url)
   const body = await res.arrayBuffer()
   return { ms: performance.now() - started, bytes: body.byteLength, status: res.status }
-}
-
-function median (xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]!
 }
 
 async function main (): Promise<void> {

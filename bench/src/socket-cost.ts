@@ -18,6 +18,7 @@ import { loadavg } from 'node:os'
 import pg from 'pg'
 import { startDatabase } from './database.js'
 import { cpuOf } from './proc.js'
+import { median } from './median.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -72,8 +73,6 @@ async function run (s: Side): Promise<void> {
   s.sys.push(cpu.system / pages)
   s.dbCpu.push(1e6 * (s.backends.reduce((sum, p) => sum + cpuOf(p), 0) - db0) / pages)
 }
-
-const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]! }
 
 try {
   await db?.reset()
