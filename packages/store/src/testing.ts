@@ -33,6 +33,7 @@ import { migrate, migrationOrder } from './migrate.js'
 import type { MigrationSet } from './migrate.js'
 
 export { migrationsApplied } from './migrate.js'
+export { freePort } from './test-ports.js'
 
 export interface TestStoreOptions {
   /**
