@@ -65,9 +65,28 @@ as_pg() {
   fi
 }
 
+# A free port below the kernel's own range (ip_local_port_range), skipping those a test process has claimed
+# (freePort of @cms/store/testing): a port of that range may be given to an outgoing connection's local end while
+# the server is down (the fault test stops and restarts it on its port), and then it cannot listen there again,
+# or a client retrying it connects to itself.
 free_port() {
   if command -v node >/dev/null 2>&1; then
-    node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+    node -e '
+      const fs = require("fs"), net = require("net"), os = require("os"), path = require("path")
+      let high = 32768
+      try { const low = Number(fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]); if (low > 1024) high = low } catch {}
+      const low = high - 1024 > 20000 ? 20000 : 1024
+      const dir = path.join(os.tmpdir(), `cms-test-ports-${process.getuid()}`)
+      const claimed = (port) => { try { return fs.readdirSync(dir).some((n) => { const [p, pid] = n.split("-"); if (p !== String(port)) return false; try { process.kill(Number(pid), 0); return true } catch (e) { return e.code === "EPERM" } }) } catch { return false } }
+      const next = (tries) => {
+        if (tries === 0) { console.error("no free port"); process.exit(1) }
+        const port = low + Math.floor(Math.random() * (high - low))
+        if (claimed(port)) return next(tries - 1)
+        const s = net.createServer()
+        s.once("error", () => next(tries - 1))
+        s.listen(port, "127.0.0.1", () => { s.close(() => console.log(port)) })
+      }
+      next(200)'
   else
     python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'
   fi

@@ -8,25 +8,15 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { sharedDatabaseAnswers } from '@cms/store'
-import { childArgs } from '@cms/store/testing'
+import { childArgs, freePort } from '@cms/store/testing'
 import { cms } from './helpers.js'
 
 const MAIN = fileURLToPath(new URL('../../gateway/src/main.ts', import.meta.url))
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 t.test('a user and an application password made with the CLI while the service runs', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-beside-'))

@@ -5,24 +5,15 @@
 // client (--allow-private: the source is on loopback); a second run
 // changes nothing; without --allow-private the address is refused.
 import t from 'tap'
-import { createServer } from 'node:net'
 import { mkdtempSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openTestStore } from '@cms/store/testing'
+import { freePort, openTestStore } from '@cms/store/testing'
 import { coreMigrations, createApplicationPassword, createUser } from '@cms/core'
 import { buildApp, loadSettings } from '@cms/gateway'
 import { inProcess } from './helpers.js'
 import { PNG } from './import-fixtures.js'
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 t.test('cms import rest', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'cms-import-rest-'))

@@ -169,6 +169,8 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
     // Anonymous answers (and the reads behind them) are reused while nothing has been committed;
     // settings, activation and the like while their epochs stay (epochs.ts).
     snapshot: async () => await store.snapshot(),
+    // A signed-in caller's answers too, apart for each caller's rights (kept-answers.ts).
+    keptSignedInBytes: settings.keptSignedInBytes,
     // A deactivated plugin's (or theme's) namespaces answer 404 and leave the index (platform.ts).
     activation: platform.activation(),
     // Every write answered is recorded in the core's audit log (audit/), unless CMS_AUDIT_LOG=off.

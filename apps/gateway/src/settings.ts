@@ -8,7 +8,7 @@ import { isIP } from 'node:net'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { baseDirOf, SettingError, storeSettingsFromEnv } from '@cms/store'
-import { DEFAULT_JSON_BODY_LIMIT, DEFAULT_TEXT_LIMITS, isHostValue, type TextLimits } from '@cms/rest'
+import { DEFAULT_JSON_BODY_LIMIT, DEFAULT_KEPT_SIGNED_IN_BYTES, DEFAULT_TEXT_LIMITS, isHostValue, type TextLimits } from '@cms/rest'
 import { loadProfiles, type Profile } from './profiles.js'
 import { AUDIT_DEFAULTS, EVENT_DEFAULTS, IMAGE_DEFAULTS, RATE_LIMIT_DEFAULTS, TEXT_POOL_DEFAULTS, packageSettingsFromEnv, upstreamConfigFromEnv, webhookSettingsFromEnv, type PackageSettings, type RateLimitSettings, type UpstreamConfig, type WebhookSettings } from '@cms/core'
 
@@ -52,6 +52,8 @@ const Env = Type.Object({
   // so the balancer, not the service, closes first (Fastify's own default).
   CMS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 100 }),
   CMS_MAX_CONNECTIONS: Type.Integer({ default: 1024, minimum: 1 }),
+  // Memory for signed-in callers' answers kept while nothing is committed (the kernel's kept-answers.ts); 0 keeps none.
+  CMS_KEPT_SIGNED_IN_BYTES: Type.Integer({ default: DEFAULT_KEPT_SIGNED_IN_BYTES, minimum: 0, maximum: 4 * 1024 * 1024 * 1024 }),
   CMS_REMOTE_NAMESPACES: Type.String({ default: '' }),
   CMS_REMOTE_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
   CMS_TRUSTED_PROXIES: Type.String({ default: '' }),
@@ -132,6 +134,8 @@ export interface Settings {
   environment: '' | 'local' | 'production'
   /** Longest request target in characters (414 past it; the whole head may hold 16 KiB more, else 431). */
   maxUrlLength: number
+  /** Memory in bytes for signed-in callers' kept answers (0: none kept). */
+  keptSignedInBytes: number
   /** Longest time to receive a whole request, headers and body (408 and closed after). */
   requestTimeoutMs: number
   /** Longest time to receive a request's headers. */
@@ -319,6 +323,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     commentsAnonymous: raw.CMS_COMMENTS_ANONYMOUS === '1',
     environment: raw.CMS_ENVIRONMENT,
     maxUrlLength: raw.CMS_MAX_URL_LENGTH,
+    keptSignedInBytes: raw.CMS_KEPT_SIGNED_IN_BYTES,
     requestTimeoutMs: raw.CMS_REQUEST_TIMEOUT_MS,
     headersTimeoutMs: raw.CMS_HEADERS_TIMEOUT_MS,
     connectionTimeoutMs: raw.CMS_CONNECTION_TIMEOUT_MS,

@@ -14,11 +14,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort } from './harness/free-port.js'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
 import { dbOf, openStore, sharedDatabaseUrl, type Store } from '@cms/store'
-import { createTestDatabase, testDatabaseUrl } from '@cms/store/testing'
+import { createTestDatabase, freePort, testDatabaseUrl } from '@cms/store/testing'
 import { gatewayApp, type GatewayApp } from './helpers.js'
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url))

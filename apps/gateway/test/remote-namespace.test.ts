@@ -6,14 +6,12 @@
  * gateway's database, so one application password works on both.
  */
 import t from 'tap'
-import { createServer } from 'node:net'
-import { once } from 'node:events'
 import { request as httpRequest } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { request } from 'undici'
 import { Type } from '@sinclair/typebox'
 import { endpoint, everyone, kernelServerOptions, signedIn, restKernel, RestResponse, restUrl, route, type RestRequest } from '@cms/rest'
-import { openTestStore } from '@cms/store/testing'
+import { freePort, openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
 import { authenticator, coreMigrations, definePackage, type CmsPackage } from '@cms/core'
 import { createCaller } from '@cms/core/testing'
@@ -323,12 +321,9 @@ t.test('a namespace service behind the gateway', async (t) => {
 t.test('a service that refuses connections: 502, and its namespace stays listed', async (t) => {
   const store = await openTestStore({ migrations: [coreMigrations] })
   t.teardown(async () => { await store.close() })
-  // A port nobody listens on.
-  const probe = createServer().listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const port = (probe.address() as { port: number }).port
-  probe.close()
-  await once(probe, 'close')
+  // A port nobody listens on, and no other test can take meanwhile (one from listen(0), closed, could be given
+  // to another process's socket before the request).
+  const port = await freePort()
 
   const gateway = await gatewayFor(store, `http://127.0.0.1:${port}`)
   t.teardown(async () => { await gateway.app.close() })

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { freePort } from './harness/free-port.js'
+import { freePort } from '@cms/store/testing'
 import { PNPM, ROOT, serviceEnv as env, startService, stopService as stop } from './harness/service.js'
 
 const start = async (dataDir: string, port: number) => await startService(env(dataDir, port))

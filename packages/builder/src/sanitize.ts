@@ -7,6 +7,7 @@
  */
 import { filterJsonValue, MAX_JSON_DEPTH, textPool, type Sanitized } from '@cms/core'
 import { DEFAULT_TEXT_LIMITS, type TextLimits } from '@cms/rest'
+import { JsonText } from '@cms/store/columns'
 
 /** Keys of builder settings that hold a URL (link and media controls). */
 const URL_KEY = /^(?:url|href|src|link)$|_url$/i
@@ -31,13 +32,15 @@ export async function filterStrings (root: unknown): Promise<Sanitized> {
  * `CMS_TEXT_MAX_STRINGS`), as a request body is: the filter's work is
  * bounded before it starts. The scan, the parse, the filtering and the
  * JSON written back all run in the core's text pool (issue 27: on the
- * request thread they held it 20-60 ms for the largest data the limits allow).
+ * request thread they held it 20-60 ms for the largest data the limits allow),
+ * and so does the text the `jsonb` column stores (`stored`, a `JsonText`).
  */
 export function builderDataSanitizer (limits: TextLimits = DEFAULT_TEXT_LIMITS): (value: unknown, param: string) => Promise<Sanitized> {
   return async (value, param) => {
     if (typeof value !== 'string' || value === '') return { value }
     const r = await textPool.filterJsonText(value, limits, URL_KEY)
-    return 'json' in r ? { value: r.json } : { invalid: `${param} ${r.invalid}` }
+    // The column's text (the JSON of this JSON text) made there too: the store writes it as it is.
+    return 'json' in r ? { value: r.json, stored: new JsonText(r.stored) } : { invalid: `${param} ${r.invalid}` }
   }
 }
 

@@ -12,7 +12,9 @@
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, Enum, handlerChecked, invalidParam, isPlainObject, Raw, route, type RelativeRouteDecl, anyObject } from '@cms/rest'
-import { adminLink, findUserById, type PackageApi, type PostRow } from '@cms/core'
+import { adminLink, findUserById, jsonOfSliced, textPool, type PackageApi, type PostRow } from '@cms/core'
+import { MOVE_MIN_CHARS } from '@cms/rest/moved-strings'
+import { JsonText } from '@cms/store/columns'
 import { mayEditPosts } from './access.js'
 import { LIBRARY_TYPE } from './kit.js'
 import { builderDataSanitizer, filterStrings } from './sanitize.js'
@@ -104,18 +106,22 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
           const filtered = !req.user.can('unfiltered_html')
           let settings: unknown = params.page_settings ?? {}
           if (!isPlainObject(settings)) throw invalidParam('page_settings', 'page_settings must be an object.')
-          // Stored as JSON text: written once here, then (for a filtered writer) scanned, parsed, filtered and written
-          // back in the text pool, as `_builder_data` is (issue 27: a walk over tens of thousands of members held
+          // Stored as JSON text: written here a slice of members a turn, then (for a filtered writer) scanned,
+          // parsed, filtered and written back in the text pool, as `_builder_data` is, with the text its column
+          // stores (issue 27: a walk over tens of thousands of members, and writing them as JSON in one piece, held
           // the request thread).
-          let content = JSON.stringify(req.params.content ?? [])
+          const json = await jsonOfSliced(req.params.content ?? [])
+          let content: JsonText | string = json
           if (filtered) {
-            const c = await builderData(content, 'content')
+            const c = await builderData(json, 'content')
             if ('invalid' in c) throw invalidParam('content', c.invalid)
-            content = String(c.value)
+            content = c.stored ?? String(c.value)
             const s = await filterStrings(settings)
             if ('invalid' in s) throw invalidParam('page_settings', `page_settings is ${s.invalid}.`)
             settings = s.value
           }
+          // The column's text of a long one made in the pool too (a trusted writer's content is not filtered).
+          if (typeof content === 'string' && content.length >= MOVE_MIN_CHARS) content = new JsonText(await textPool.jsonOf(content))
           const title = req.params.title ?? ''
           const post = await api.content.createPost({
             type: LIBRARY_TYPE,

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
+import { largeStringifies } from './stringify-spy.js'
+import { sql } from 'drizzle-orm'
 import { textPool, walkCounts, type TextWorkEvent } from '@cms/core'
 
 interface Received { method: string, path: string, auth: string | undefined, body: any }
@@ -72,13 +74,23 @@ t.test('builder package', async (t) => {
     const stop = textPool.watch((e) => { if (e.phase === 'start') tasks.push(e) })
     t.teardown(stop)
     const before = walkCounts.slices
-    const created = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Big builder page', meta: { _builder_data: JSON.stringify(data) } } })
+    const body = { title: 'Big builder page', meta: { _builder_data: JSON.stringify(data) } }
+    // JSON.stringify on this thread, by the size of what it wrote: the request's own body (the test sends it) aside,
+    // nothing over 64 KiB (the jsonb column wrote the filtered data's JSON here before; the pool writes it now).
+    const large = await largeStringifies(JSON.stringify(body), async () => await h.call('POST', '/cms/v2/posts', { as: author, body }))
+    const created = large.value
     t.equal(created.status, 201)
+    t.same(large.sizes, [], 'no JSON over 64 KiB written on the request thread')
     t.same(tasks.filter((e) => e.task === 'filterJson'), [{ task: 'filterJson', where: 'pool', phase: 'start' }], 'one task in the pool: scan, parse, filter, write back')
     t.equal(tasks.filter((e) => e.task === 'filterMany').length, 0, 'no texts handed over one list at a time')
     t.equal(walkCounts.slices, before, 'nothing walked on the request thread')
     const stored = JSON.parse(created.body.meta._builder_data as string) as typeof data
     t.equal(stored.length, elements)
+    // Byte for byte what the filter wrote before (the column's text made in the pool is that text's JSON).
+    const expected = JSON.stringify(Array.from({ length: elements }, (_, i) => ({ id: `e${i}`, settings: { text: `<b>${i}</b>`, url: '' } })))
+    t.equal(created.body.meta._builder_data, expected, 'the stored text is the filtered JSON, as before')
+    const [row] = await h.store.execute<{ v: string }>(sql`select value::text as v from post_meta where post_id = ${created.body.id} and key = '_builder_data'`)
+    t.equal(row?.v, JSON.stringify(expected), 'the column holds its JSON, as JSON.stringify wrote it')
     for (const i of [0, 2500, elements - 1]) {
       t.same(stored[i], { id: `e${i}`, settings: { text: `<b>${i}</b>`, url: '' } }, `element ${i} filtered as before`)
     }

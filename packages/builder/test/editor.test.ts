@@ -8,7 +8,8 @@ import t from 'tap'
 import { testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
 import { WIDGET_TYPES } from '../src/elements.js'
-import { textPool, walkCounts, type TextWorkEvent } from '@cms/core'
+import { textPool, walkCounts, WALK_SLICE, type TextWorkEvent } from '@cms/core'
+import { largeStringifies } from './stringify-spy.js'
 
 t.test('editor helpers', async (t) => {
   const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'builder/v1'], env: { CMS_ADMIN_URL: 'https://admin.example/cms-admin' } })
@@ -209,14 +210,22 @@ t.test('editor helpers', async (t) => {
     const stop = textPool.watch((e) => { if (e.phase === 'start') tasks.push(e) })
     t.teardown(stop)
     const before = walkCounts.slices
-    const saved = await h.call('POST', '/builder/v1/template-library/templates', { as: contributor, body: { type: 'section', title: 'Wide', content } })
+    const written = walkCounts.written
+    const body = { type: 'section', title: 'Wide', content }
+    // JSON.stringify of the whole content (and of its column's text) on the request thread was one long task: the
+    // content is written as JSON a slice of members a turn, its column's text made in the pool.
+    const large = await largeStringifies(JSON.stringify(body), async () => await h.call('POST', '/builder/v1/template-library/templates', { as: contributor, body }))
+    const saved = large.value
     t.equal(saved.status, 200, JSON.stringify(saved.body).slice(0, 300))
+    t.same(large.sizes, [], 'no JSON over 64 KiB written on the request thread')
+    t.equal(walkCounts.written - written, Math.ceil(members / WALK_SLICE) - 1, 'the content written as JSON a slice a turn')
     t.same(tasks.filter((e) => e.task === 'filterJson').map((e) => e.where), ['pool'], 'the content: one task in the pool')
     // The page settings ({}) and the title are walked here, a slice each; the content (9,000 members) took 7 and more.
     t.equal(walkCounts.slices - before, 2, 'nothing of the content walked on the request thread')
     const [row] = await h.store.execute<{ value: string }>(`select value from post_meta where post_id = ${Number(saved.body.template_id)} and key = '_builder_data'`)
     const stored = JSON.parse(row!.value) as string[]
     t.equal(stored.length, members)
+    t.equal(row!.value, JSON.stringify(content.map((c, i) => i % 2 === 0 ? `<b>${i}</b>` : c)), 'the same text as the filter wrote before')
     t.same([stored[0], stored[1], stored[members - 2]], ['<b>0</b>', 'plain 1', `<b>${members - 2}</b>`], 'filtered as before')
     const deep = await h.call('POST', '/builder/v1/template-library/templates', { as: contributor, body: { type: 'section', title: 'Deep', content: [JSON.parse('['.repeat(20) + ']'.repeat(20))] } })
     t.equal(deep.status, 200, 'nesting within the kernel\'s bound is stored')

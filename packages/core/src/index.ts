@@ -28,7 +28,7 @@ export { MetaRegistry, type MetaKey, type MetaOptions, type MetaAuthorize } from
 export { FieldRegistry, FIELD_OBJECT_TYPES, type FieldDefinition, type FieldObjectType, type FieldReadContext, type FieldWriteContext } from './platform/fields.js'
 export { sanitizeFootnotes, type Sanitized } from './platform/meta-sanitizers.js'
 export { filterPostHtml, filterPostHtmlMany, filterTitleHtml, allowedUrl } from './text/kses.js'
-export { filterJsonValue, MAX_JSON_DEPTH, WALK_SLICE, walkCounts, type Walked } from './text/json-strings.js'
+export { filterJsonValue, jsonOfSliced, MAX_JSON_DEPTH, WALK_SLICE, walkCounts, type Walked } from './text/json-strings.js'
 export { htmlLinks, htmlText } from './text/html-text.js'
 export { textPool, TEXT_POOL_DEFAULTS, INLINE_MAX_CHARS, type TextPool, type TextPoolSettings, type TextWorkEvent } from './text/text-pool.js'
 export { Upstreams, upstreamConfigFromEnv, upstreamSetting, type UpstreamClient, type UpstreamConfig, type UpstreamRequest, type UpstreamResponse } from './platform/upstream.js'

@@ -6,7 +6,8 @@
  * thread handed over a transferable), with the same results as inline work.
  */
 import t from 'tap'
-import { carry, MOVE_MIN_CHARS, movedCounts, restore } from '../src/text/moved-strings.js'
+import { carry, CONVERT_SLICE, MOVE_MIN_CHARS, movedCounts, restore } from '../src/text/moved-strings.js'
+import { bytesOfSliced, textOfSliced } from '@cms/rest/moved-strings'
 import { textPool } from '../src/text/text-pool.js'
 import * as tasks from '../src/text/text-tasks.js'
 
@@ -16,7 +17,7 @@ t.test('carry and restore give back the same fields, moving only long strings', 
   const long = 'x<b>é</b>'.repeat(MOVE_MIN_CHARS / 8) // Latin-1: one byte a character
   const wide = 'x<b>’😀</b>'.repeat(MOVE_MIN_CHARS / 8) // UTF-16, a surrogate pair included
   const fields = { html: long, other: wide, short: 'short', n: 3, texts: ['a', long, 'b', wide], none: null }
-  const { carried, transfer } = carry(fields)
+  const { carried, transfer } = await carry(fields)
   t.equal(transfer.length, 4, 'four long strings, four buffers to move')
   t.same(carried.fields, { html: '', other: '', short: 'short', n: 3, texts: ['a', '', 'b', ''], none: null })
   t.same(fields.texts, ['a', long, 'b', wide], 'the caller\'s fields are left as they were')
@@ -25,9 +26,9 @@ t.test('carry and restore give back the same fields, moving only long strings', 
   // Moved as a thread would receive them.
   const received = structuredClone(carried, { transfer })
   t.equal(transfer[0]!.byteLength, 0, 'the buffer was moved, not copied')
-  t.same(restore(received), fields)
+  t.same(await restore(received), fields)
   const small = { html: 'short' }
-  t.equal(carry(small).carried.fields, small, 'nothing long: the fields as they are')
+  t.equal((await carry(small)).carried.fields, small, 'nothing long: the fields as they are')
 })
 
 t.test('the pool moves a long text there and its outcome back', async (t) => {
@@ -43,4 +44,46 @@ t.test('the pool moves a long text there and its outcome back', async (t) => {
   t.equal(rendered, (tasks.renderContent({ raw: html }) as { value: string }).value)
   const many = await textPool.filterMany(['<b>a</b><script>x</script>', html])
   t.same(many, (tasks.filterMany({ texts: ['<b>a</b><script>x</script>', html], kind: 'post' }) as { value: string[] }).value, 'a long string of a list too')
+})
+
+// Issue 27 (g): converting a 1.9 MB text to bytes or back in one piece was one task of 20-40 ms of CPU under load on the
+// request thread; it is converted a slice a turn. Counted: the turns, and other callbacks run between the slices.
+t.test('the request thread converts a long text a slice a turn, with other callbacks between', async (t) => {
+  const between = async <T>(work: () => Promise<T>): Promise<{ value: T, ticks: number }> => {
+    let ticks = 0
+    let on = true
+    const tick = (): void => { if (on) { ticks++; setImmediate(tick) } }
+    setImmediate(tick)
+    try { return { value: await work(), ticks } } finally { on = false }
+  }
+  const latin = '<p>Some <b>text</b> é &amp; a <a href="https://example.com/">link</a></p>\n'.repeat(26_000) // 1.9 MB, one byte a character
+  const slices = Math.ceil(latin.length / CONVERT_SLICE)
+  t.ok(slices >= 7, `${latin.length} characters: ${slices} slices`)
+  let before = movedCounts.turns
+  const bytes = await between(async () => await bytesOfSliced(latin))
+  t.equal(movedCounts.turns - before, slices - 1, 'one turn between two slices')
+  t.ok(bytes.ticks >= slices - 2, `other callbacks ran between the slices (${bytes.ticks})`)
+  t.equal(bytes.value.latin1, true)
+  t.ok(bytes.value.bytes.byteOffset === 0 && bytes.value.bytes.byteLength === bytes.value.bytes.buffer.byteLength, 'one buffer of its own, to move')
+  t.ok(Buffer.from(bytes.value.bytes).equals(Buffer.from(latin, 'latin1')), 'the same bytes as converted whole')
+  before = movedCounts.turns
+  const text = await between(async () => await textOfSliced(bytes.value))
+  t.equal(movedCounts.turns - before, slices - 1)
+  t.ok(text.ticks >= slices - 2, `other callbacks ran between the slices (${text.ticks})`)
+  t.equal(text.value, latin, 'the same text back')
+
+  // A wide character in the last slice: the copy starts again as UTF-16; a surrogate pair cut by a slice joins again.
+  const pairCut = 'a'.repeat(CONVERT_SLICE - 1) + '😀' + 'b'.repeat(CONVERT_SLICE) + '’'
+  const wide = await bytesOfSliced(pairCut)
+  t.equal(wide.latin1, false)
+  t.ok(Buffer.from(wide.bytes).equals(Buffer.from(pairCut, 'utf16le')), 'the same UTF-16 bytes as converted whole')
+  t.equal(await textOfSliced(wide), pairCut, 'the pair cut by a slice is whole again')
+  const lone = 'x'.repeat(CONVERT_SLICE + 5) + '\ud800' + 'y'
+  t.equal(await textOfSliced(await bytesOfSliced(lone)), lone, 'a lone surrogate kept as it is')
+
+  // Through the pool: the filter's input and outcome, each converted a slice a turn.
+  before = movedCounts.turns
+  const filtered = await textPool.filter(latin)
+  t.ok(movedCounts.turns - before >= 2 * (slices - 1) - 1, `the text there and its filtered copy back in slices (${movedCounts.turns - before} turns)`)
+  t.equal(filtered, (tasks.filterOne({ html: latin, kind: 'post' }) as { value: string }).value, 'as filtered inline')
 })

@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { socketsOpenedDuring, startServer, type TestServer } from './fixtures/loopback.js'
 import { call } from '@cms/rest/testing'
+import { freePort } from '@cms/store/testing'
 import { testApp, createCaller, type TestApp, type TestUser } from '../src/testing.js'
 import { packageMeta } from './fixtures/package-meta.js'
 
@@ -232,10 +233,11 @@ t.test('remote providers through the guarded client', async (t) => {
     const rows = await h.store.execute<{ n: number }>('select count(*)::int as n from oembed_cache where url like \'%/video/%\' and url not like \'%/video/1\' and url not like \'%/video/2\'')
     t.equal(Number(rows[0]!.n), 0, 'failures are not cached')
     const gone = server.port
-    const closed = await upstream('127.0.0.1', site)
-    await closed.close()
-    const refused = await proxy(h, author, { url: `http://127.0.0.1:${closed.port}/article` })
-    t.equal(refused.status, 502, `nothing listening (port ${closed.port}, provider on ${gone})`)
+    // A port nothing listens on, and no other test can take meanwhile (one from listen(0), closed, could be given
+    // to another process's socket before the request).
+    const closed = await freePort()
+    const refused = await proxy(h, author, { url: `http://127.0.0.1:${closed}/article` })
+    t.equal(refused.status, 502, `nothing listening (port ${closed}, provider on ${gone})`)
     t.equal(refused.body.code, 'rest_upstream_error')
   })
 })

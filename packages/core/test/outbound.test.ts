@@ -12,6 +12,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { freePort } from '@cms/store/testing'
 import { socketsOpenedDuring, startServer } from './fixtures/loopback.js'
 import { classifyAddress, createOutboundClient, OutboundError, parseAllowList, parseIp, restErrorOf } from '../src/platform/outbound/index.js'
 
@@ -179,7 +180,8 @@ t.test('allow-listed loopback is fetched, within size and time limits', async (t
     }
   })
   t.teardown(() => server.close())
-  const client = createOutboundClient({ allow: '127.0.0.1', maxBytes: 1024, timeoutMs: 1500 })
+  // A minute for the answers (a loaded machine can stall seconds); the silent server's fetch alone has a short limit.
+  const client = createOutboundClient({ allow: '127.0.0.1', maxBytes: 1024, timeoutMs: 60_000 })
 
   const res = await client.fetch(`${server.origin}/ok`)
   t.equal(res.status, 200)
@@ -195,14 +197,14 @@ t.test('allow-listed loopback is fetched, within size and time limits', async (t
   t.equal((await client.fetch(`${server.origin}/big`, { maxBytes: 4096 })).body.length, 2048, 'a per-fetch limit')
 
   // The failure names the time limit (its time is not asserted: load stretches it; tap's timeout catches a hang).
-  const slow = await failure(client.fetch(`${server.origin}/slow`))
+  const slow = await failure(client.fetch(`${server.origin}/slow`, { timeoutMs: 1500 }))
   t.equal(slow.failure, 'timeout', 'gave up at the time limit')
   t.equal(restErrorOf(slow).status, 502)
   t.equal(restErrorOf(slow).code, 'rest_upstream_error')
 
-  const closed = await startServer('127.0.0.1', ok(''))
-  const port = closed.port
-  await closed.close()
+  // A port nothing listens on, and no other test can take meanwhile (one from listen(0), closed, could be given to
+  // another process's socket before the fetch).
+  const port = await freePort()
   const refused = await failure(client.fetch(`http://127.0.0.1:${port}/`))
   t.equal(refused.failure, 'network', 'a closed port is a network failure')
 })
@@ -233,7 +235,8 @@ t.test('a body written to a file as it arrives', async (t) => {
   t.teardown(() => server.close())
   const dir = await mkdtemp(join(tmpdir(), 'cms-outbound-'))
   t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
-  const client = createOutboundClient({ allow: '127.0.0.1', maxBytes: 100_000, timeoutMs: 3000 })
+  // No fetch here waits for a time limit: a minute, which only a hang reaches.
+  const client = createOutboundClient({ allow: '127.0.0.1', maxBytes: 100_000, timeoutMs: 60_000 })
 
   const file = join(dir, 'a.zip')
   const res = await client.fetch(`${server.origin}/moved`, { toFile: file, maxBytes: 1_000_000 })

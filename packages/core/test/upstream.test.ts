@@ -5,9 +5,9 @@
  * mapped to 502 / 504.
  */
 import type { IncomingMessage } from 'node:http'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import t from 'tap'
 import { RestError } from '@cms/rest'
+import { freePort } from '@cms/store/testing'
 import { startServer } from './fixtures/loopback.js'
 import { Upstreams, upstreamConfigFromEnv, upstreamSetting } from '../src/platform/upstream.js'
 
@@ -121,11 +121,9 @@ t.test('a configured upstream: base URL, token, JSON both ways', async (t) => {
 })
 
 t.test('a refused connection is a 502, a hung upstream a 504 within its timeout', async (t) => {
-  // A port that was just free: nothing listens there.
-  const probe = createNetServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const closedPort = (probe.address() as AddressInfo).port
-  await new Promise<void>((resolve) => probe.close(() => { resolve() }))
+  // A port nothing listens on, and no other test can take meanwhile (one from listen(0), closed, could be
+  // given to another process's socket before the request).
+  const closedPort = await freePort()
   const hung = await startServer('127.0.0.1', () => { /* never answers */ })
   t.teardown(hung.close)
   const upstreams = new Upstreams(upstreamConfigFromEnv({

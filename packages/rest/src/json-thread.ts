@@ -16,7 +16,7 @@
 import { Worker } from 'node:worker_threads'
 import { randomUUID } from 'node:crypto'
 import { parseBody, serialize, type MovedString, type ParseOutcome, type Serialized } from './json-tasks.js'
-import { bytesOf, MOVE_MIN_CHARS, putLongStrings } from './moved-strings.js'
+import { bytesOfSliced, MOVE_MIN_CHARS, putLongStrings, type StringBytes } from './moved-strings.js'
 import type { TextLimits } from './json-scan.js'
 
 /** Bytes of a body, or weight of an answer (characters of strings plus a few per member), from which the work runs in the thread. */
@@ -104,7 +104,7 @@ class JsonThread {
     const outcome = await this.run({ task: 'parseBody', input: { bytes: view, limits: { ...limits }, moveLong: true } }, [view.buffer as ArrayBuffer]) as ParseOutcome
     // The value's long strings came as moved bytes (moved-strings.ts): put back in place.
     if ('value' in outcome && outcome.moved !== undefined) {
-      putLongStrings(outcome.value, outcome.moved)
+      await putLongStrings(outcome.value, outcome.moved)
       delete outcome.moved
     }
     return outcome
@@ -120,19 +120,23 @@ class JsonThread {
       return undefined
     }
     this.counts.serializedOff++
-    // Each long string goes as moved bytes: a short stand-in takes its place while the answer is copied (postMessage
-    // copies synchronously), then it is put back; the thread writes the string's JSON where its stand-in's is.
+    // Each long string goes as moved bytes: converted first, a slice a turn (bytesOfSliced), then, in one synchronous
+    // piece, a short stand-in takes its place while the answer is copied (postMessage copies synchronously) and it is
+    // put back; the thread writes the string's JSON where its stand-in's is.
+    const converted: Array<[Record<string, unknown>, string, string, StringBytes]> = []
+    for (const [container, key] of longs) {
+      const text = container[key]
+      if (typeof text === 'string' && text.length >= MOVE_MIN_CHARS) converted.push([container, key, text, await bytesOfSliced(text)])
+    }
     const moved: MovedString[] = []
     const swapped: Array<[Record<string, unknown>, string, string]> = []
     const transfer: ArrayBuffer[] = []
-    for (const [container, key] of longs) {
-      const text = container[key]
+    for (const [container, key, text, b] of converted) {
       // A container reached twice (a shared object) was swapped already; a value that cannot be set is copied.
-      if (typeof text !== 'string' || text.length < MOVE_MIN_CHARS) continue
+      if (container[key] !== text) continue
       const standIn = `\u0000moved ${STAND_IN_NONCE} ${moved.length}\u0000`
       if (!Reflect.set(container, key, standIn)) continue
       swapped.push([container, key, text])
-      const b = bytesOf(text)
       moved.push({ standIn, ...b })
       transfer.push(b.bytes.buffer as ArrayBuffer)
     }

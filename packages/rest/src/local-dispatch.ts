@@ -22,6 +22,8 @@ export function localDispatcher (from: Incoming, registry: Registry, executors: 
         const error = kernelErrors.rest_no_route()
         return { status: error.status, headers: {}, body: error.toBody() }
       }
+      // The other service's data is not under this store's horizon: the answer embedding it is not kept.
+      from.outsideAnswer = true
       return await remote.dispatch({
         authorization: from.callerAuthorization,
         headers: from.headers,
@@ -40,7 +42,7 @@ export function localDispatcher (from: Incoming, registry: Registry, executors: 
     for (const [k, v] of Object.entries(req.query ?? {})) params.set(k, String(v))
     const qs = params.toString()
     const encodedPath = pathname.replace(/[?#%\s]/g, (c) => encodeURIComponent(c))
-    const outcome = await execute({
+    const sub: Incoming = {
       method,
       url: `${API_PREFIX}${encodedPath}${qs === '' ? '' : `?${qs}`}`,
       query: parseQuery(qs),
@@ -54,7 +56,9 @@ export function localDispatcher (from: Incoming, registry: Registry, executors: 
       ips: from.ips,
       log: from.log,
       dispatched: true
-    })
+    }
+    const outcome = await execute(sub)
+    if (sub.outsideAnswer === true) from.outsideAnswer = true
     if (outcome.rendered === undefined) {
       return { status: outcome.status, headers: ownHeaders(outcome.headers), body: outcome.body ?? null }
     }

@@ -101,7 +101,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           }
           // A large answer is serialized in the kernel's JSON thread (json-thread.ts).
           const response = await renderAnswer(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
-          if (outcome.keep !== undefined && response.status === 200) ctx.kept.keep(outcome.keep.key, response, outcome.keep.horizon)
+          if (outcome.keep !== undefined && response.status === 200) outcome.keep.into.keep(outcome.keep.key, response, outcome.keep.horizon)
           return write(request, reply, response)
         }
       })

@@ -79,8 +79,13 @@ export interface KernelOptions {
    * leave the index, OPTIONS and OpenAPI with them.
    */
   activation?: Activation
-  /** Memory for answers kept for reuse, in bytes (default 32 MiB). */
+  /** Memory for anonymous answers kept for reuse, in bytes (default 32 MiB). */
   keptAnswerBytes?: number
+  /**
+   * Memory for signed-in callers' answers kept for reuse (kept-answers.ts),
+   * in bytes (default 16 MiB); 0 keeps none.
+   */
+  keptSignedInBytes?: number
   /**
    * The largest JSON or form body in bytes (default 2 MiB; at most the
    * server's body limit): `413 rest_request_too_large` past it.
@@ -95,6 +100,9 @@ export interface KernelOptions {
    */
   onWrite?: WriteObserver
 }
+
+export const DEFAULT_KEPT_ANSWER_BYTES = 32 * 1024 * 1024
+export const DEFAULT_KEPT_SIGNED_IN_BYTES = 16 * 1024 * 1024
 
 /** Longest request target (path and query string) by default, in characters: as Apache's `LimitRequestLine`. */
 export const DEFAULT_MAX_URL_LENGTH = 8192

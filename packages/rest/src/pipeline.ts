@@ -40,12 +40,18 @@ export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' 
   snapshotTaken?: KernelSnapshot
   /** Set on a request dispatched in-process (local-dispatch.ts), for the write observer. */
   dispatched?: true
+  /**
+   * Set once part of the answer came from outside this process (a remote
+   * namespace's answer embedded, local-dispatch.ts): such an answer is
+   * never kept (the horizon does not follow the other service's data).
+   */
+  outsideAnswer?: true
 }
 
 /** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
 export type Outcome =
   | { rendered: Rendered }
-  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, keep?: { key: string, horizon?: string }, data?: unknown }
+  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, keep?: { into: KeptAnswers, key: string, horizon?: string }, data?: unknown }
 
 /** Runs one method of one route for a request. */
 export type Executor = (request: Incoming) => Promise<Outcome>
@@ -54,13 +60,16 @@ export type Executor = (request: Incoming) => Promise<Outcome>
 export interface PipelineContext {
   opts: KernelOptions
   registry: Registry
+  /** Anonymous callers' answers. */
   kept: KeptAnswers
+  /** Signed-in callers' answers, keyed by their rights too (`Principal.keptAs`). */
+  keptSignedIn: KeptAnswers
   dispatchFor: (request: Incoming) => Dispatch
 }
 
 /** The pipeline of one method of one endpoint; errors are answers that carry the route's Allow header. */
 export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method: Method, ctx: PipelineContext): Executor {
-  const { opts, registry, kept, dispatchFor } = ctx
+  const { opts, registry, dispatchFor } = ctx
   // Compiled here, when the route is registered; batch pre-validation uses the same closure.
   const validateArgs = endpointValidator(ep)
   const declaresContext = argsOf(ep).some((a) => a.name === 'context')
@@ -74,16 +83,22 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
   const handle = async (request: Incoming, expose: (r: RestRequest) => void): Promise<Outcome> => {
     const isHead = request.method === 'HEAD'
     const query = (request.query ?? {}) as Record<string, unknown>
-    // An anonymous body-less read of a public endpoint: kept bytes, or the horizon they will be kept under.
-    const keepAs = publicAnswers && request.principal.id === 0 && (request.body === undefined || request.body === null)
-      ? KeptAnswers.keyOf(request)
-      : undefined
+    // A body-less read of a public endpoint: kept bytes, or the horizon they will be kept under.
+    const keeping = publicAnswers && (request.body === undefined || request.body === null) ? keptFor(request, ctx) : undefined
     let horizon: string | undefined
     let snapshot: KernelSnapshot | undefined
-    if (keepAs !== undefined) {
-      const fresh = await kept.fresh(keepAs, async () => (snapshot = await askSnapshot())?.horizon)
-      if (fresh.hit !== undefined) return { rendered: fresh.hit }
-      horizon = fresh.horizon
+    if (keeping !== undefined) {
+      const taken = request.snapshotTaken?.horizon
+      if (taken !== undefined) {
+        // Signed in: the horizon taken with the credentials, before anything was read.
+        const hit = keeping.into.at(keeping.key, taken)
+        if (hit !== undefined) return { rendered: hit }
+        horizon = taken
+      } else {
+        const fresh = await keeping.into.fresh(keeping.key, async () => (snapshot = await askSnapshot())?.horizon)
+        if (fresh.hit !== undefined) return { rendered: fresh.hit }
+        horizon = fresh.horizon
+      }
     }
     // Built after the kept-answer check: a hit allocates nothing more.
     // A request reuses the snapshot its authentication took (one statement fewer): a read its
@@ -122,7 +137,8 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
       // As the core's `rest_filter_response_fields`: an answer of status 400 or more keeps every field.
       body = await shapeBody(body, decl, answered, result.status >= 400 ? { ...query, _fields: undefined } : query)
     }
-    const keep = keepAs !== undefined && result.status === 200 ? { key: keepAs, horizon } : undefined
+    // An answer with a part from outside (a remote namespace's, embedded) is not kept.
+    const keep = keeping !== undefined && result.status === 200 && request.outsideAnswer !== true ? { ...keeping, horizon } : undefined
     // The write observer sees the handler's data before `_fields` shaped it (its `id`).
     return { status: result.status, headers, body, keep, ...(method === 'GET' ? {} : { data: result.body }) }
   }
@@ -155,6 +171,20 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
   if (around === undefined) return reported
   // The observer's scope holds the write while it runs (what it commits may carry its record).
   return async (request) => await around(() => begunOf(decl, ep, pattern, method, request, restPathOf(request.url), request.dispatched === true), async () => await reported(request))
+}
+
+/**
+ * Where a read's answer may be kept, and under which key: an anonymous
+ * caller's by its address; a signed-in caller's by its address and rights
+ * token, for a request it sent itself (not one dispatched in-process: a
+ * batch's or an embedded one); none for a signed-in caller without a token.
+ */
+function keptFor (request: Incoming, ctx: PipelineContext): { into: KeptAnswers, key: string } | undefined {
+  const caller = request.principal
+  if (caller.id === 0) return { into: ctx.kept, key: KeptAnswers.keyOf(request) }
+  const token = caller.keptAs
+  if (token === undefined || request.dispatched === true) return undefined
+  return { into: ctx.keptSignedIn, key: KeptAnswers.keyOf(request, token) }
 }
 
 export function restRequestOf (

@@ -22,6 +22,16 @@ export interface Principal {
   /** 0 for an anonymous caller. */
   readonly id: number
   can (capability: string, object?: unknown): boolean
+  /**
+   * The caller's rights as a token, for answers kept between requests
+   * (kept-answers.ts): two signed-in callers with the same token are the same
+   * user with the same capabilities, from the same stored credentials and
+   * grants, and may be given each other's answers to `cache: 'public'`
+   * endpoints. Never a credential or anything derived from one without a key
+   * (it names a key of the kept answers). Undefined: this caller's answers are
+   * never kept.
+   */
+  readonly keptAs?: string
 }
 
 export const anonymous: Principal = Object.freeze({ id: 0, can: () => false })
@@ -139,7 +149,13 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
    * the stored data. The kernel then keeps the bytes of such answers (200
    * only) and answers the same address again with them, before validation,
    * the permission check and the handler, for as long as the store's commit
-   * horizon reads the same. Signed-in callers are always answered afresh.
+   * horizon reads the same. A signed-in caller's answers are kept too, apart
+   * for each caller's rights (`Principal.keptAs`; a caller without one is
+   * always answered afresh), so the answer must depend only on the URL, the
+   * stored data and the caller's user and capabilities: never on which
+   * credential was sent, other request headers, the clock or an outside
+   * service. An answer that sets a cookie or a nonce, or says `no-store`, is
+   * not kept.
    */
   cache?: 'public'
   /**

@@ -23,7 +23,7 @@ import { mountRoute } from './mount.js'
 import { localDispatcher } from './local-dispatch.js'
 import { addCommonHeaders } from './headers.js'
 import type { Executor, Incoming } from './pipeline.js'
-import type { KernelOptions } from './options.js'
+import { DEFAULT_KEPT_ANSWER_BYTES, DEFAULT_KEPT_SIGNED_IN_BYTES, type KernelOptions } from './options.js'
 import { remoteNamespaces } from './remote.js'
 import { assertNamespaced } from './declare.js'
 import { offNow, refuseSwitchedOff, switchedOff } from './activation.js'
@@ -61,10 +61,11 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
 
   const registry = buildRegistry(allRoutes, namespaceNames, routesByNamespace, opts.routes ?? [], remote, opts.activation)
   app.decorate('restRegistry', registry)
-  const kept = new KeptAnswers(opts.keptAnswerBytes ?? 32 * 1024 * 1024)
+  const kept = new KeptAnswers(opts.keptAnswerBytes ?? DEFAULT_KEPT_ANSWER_BYTES)
+  const keptSignedIn = new KeptAnswers(opts.keptSignedInBytes ?? DEFAULT_KEPT_SIGNED_IN_BYTES)
   const executors = new Map<RouteDecl, Map<string, Executor>>()
   const dispatchFor = (request: Incoming): Dispatch => localDispatcher(request, registry, executors, remote, switchedOff(opts))
-  const ctx = { opts, registry, kept, dispatchFor }
+  const ctx = { opts, registry, kept, keptSignedIn, dispatchFor }
 
   if (opts.openapi !== undefined) await registerOpenApi(app, opts.openapi, API_PREFIX)
   for (const decl of allRoutes) executors.set(decl, mountRoute(app, decl, ctx))

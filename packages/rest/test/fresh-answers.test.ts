@@ -7,13 +7,18 @@
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { check, endpoint, who, kernelServerOptions, RestError, restKernel, route, type Principal } from '../src/index.js'
+import { check, endpoint, who, kernelServerOptions, RestError, RestResponse, restKernel, route, type Principal } from '../src/index.js'
 
 interface World { token: string | undefined, version: number, handled: number, permitted: number }
 
 const signedIn: Principal = { id: 3, can: () => true }
+// Signed-in callers with rights tokens (what the core's authenticator gives a verified caller).
+const alice: Principal = { id: 4, can: () => true, keptAs: 'user 4 e1' }
+const alice2: Principal = { id: 4, can: () => true, keptAs: 'user 4 e2' }
+const bob: Principal = { id: 5, can: () => true, keptAs: 'user 5 e1' }
+const callers: Record<string, Principal> = { 'Bearer me': signedIn, 'Bearer alice': alice, 'Bearer alice-again': alice, 'Bearer alice-e2': alice2, 'Bearer bob': bob }
 
-async function build (world: World, keptAnswerBytes?: number): Promise<FastifyInstance> {
+async function build (world: World, keptAnswerBytes?: number, keptSignedInBytes?: number): Promise<FastifyInstance> {
   const app = Fastify({ ...kernelServerOptions(), logger: false })
   await app.register(restKernel, {
     namespaces: [{
@@ -32,15 +37,21 @@ async function build (world: World, keptAnswerBytes?: number): Promise<FastifyIn
           }, who.everyone('a test route (not probed)')),
           handler: (req) => {
             world.handled++
-            return { id: req.params.id, version: world.version }
+            const body = { id: req.params.id, version: world.version, ...(req.user.id === 0 ? {} : { caller: req.user.id }) }
+            // A route's own answer made for one request: a cookie, a nonce, or marked no-store.
+            if (req.params.id === 107) return new RestResponse(body, 200, { 'Set-Cookie': 'session=1' })
+            if (req.params.id === 108) return new RestResponse(body, 200, { 'X-CMS-Nonce': 'n' })
+            if (req.params.id === 106) return new RestResponse(body, 200, { 'Cache-Control': 'private, no-store' })
+            return body
           }
         })]
       })]
     }],
     baseUrl: 'http://fresh.test',
-    authenticate: async (request) => request.headers.authorization === 'Bearer me' ? signedIn : { id: 0, can: () => false },
+    authenticate: async (request) => callers[String(request.headers.authorization)] ?? { id: 0, can: () => false },
     horizon: async () => world.token,
-    keptAnswerBytes
+    keptAnswerBytes,
+    keptSignedInBytes
   })
   return app
 }
@@ -95,7 +106,7 @@ t.test('anonymous answers are reused while the token lasts', async (t) => {
   t.ok(world.permitted > afterOne, 'the permission check ran again for the second refused request')
 })
 
-t.test('signed-in callers and an unknown token are never served from the fast path', async (t) => {
+t.test('signed-in callers without a rights token and an unknown token are never served from the fast path', async (t) => {
   const world: World = { token: 'h1', version: 1, handled: 0, permitted: 0 }
   const app = await build(world)
   t.teardown(() => app.close())
@@ -147,4 +158,61 @@ t.test('an answer over a tenth of the budget is not kept', async (t) => {
     t.same(res.json(), { id: 5, version: 1 })
   }
   t.equal(world.handled, 4, 'every request ran the handler (40 bytes against a budget of 399)')
+})
+
+t.test('a signed-in caller with a rights token: kept apart per token, under the horizon', async (t) => {
+  const world: World = { token: 'h1', version: 1, handled: 0, permitted: 0 }
+  const app = await build(world)
+  t.teardown(() => app.close())
+  const get = async (as: string, url = '5') => await app.inject({ method: 'GET', url: `/cms-json/fresh/v1/items/${url}`, headers: { authorization: as } })
+  // `permitted`: whether the permission check ran (for the answer and its Allow header).
+  const ran = async (as: string, url = '5'): Promise<{ handled: number, permitted: boolean, body: unknown }> => {
+    const before = { handled: world.handled, permitted: world.permitted }
+    const res = await get(as, url)
+    t.equal(res.statusCode, 200)
+    return { handled: world.handled - before.handled, permitted: world.permitted > before.permitted, body: res.json() }
+  }
+
+  t.same(await ran('Bearer alice'), { handled: 1, permitted: true, body: { id: 5, version: 1, caller: 4 } }, 'the first answer runs everything')
+  // The kernel was given a horizon, not a snapshot: a signed-in caller's is asked as an anonymous one's is.
+  t.same(await ran('Bearer alice'), { handled: 1, permitted: true, body: { id: 5, version: 1, caller: 4 } }, 'the second notes the horizon')
+  t.same(await ran('Bearer alice'), { handled: 0, permitted: false, body: { id: 5, version: 1, caller: 4 } }, 'the third is the kept answer: no permission check, no handler')
+  t.same(await ran('Bearer alice-again'), { handled: 0, permitted: false, body: { id: 5, version: 1, caller: 4 } }, 'another credential of the same rights: the same answer')
+  t.same((await ran('Bearer bob')).body, { id: 5, version: 1, caller: 5 }, 'another user is answered afresh (never the first one\'s answer)')
+  t.equal((await ran('Bearer alice-e2')).handled, 1, 'the same user under another credentials epoch: afresh')
+  t.equal((await ran('Bearer me')).handled, 1, 'a caller without a token: afresh')
+  t.equal((await ran('Bearer me')).handled, 1, 'every time')
+  const anonymous = await app.inject({ method: 'GET', url: '/cms-json/fresh/v1/items/5' })
+  t.same(anonymous.json(), { id: 5, version: 1 }, 'the anonymous answer is its own')
+  t.equal((await ran('Bearer alice', '5?context=edit')).handled, 1, 'another query string: its own answer')
+
+  world.version = 2
+  world.token = 'h2'
+  t.same(await ran('Bearer alice'), { handled: 1, permitted: true, body: { id: 5, version: 2, caller: 4 } }, 'a new horizon: answered afresh')
+
+  for (const id of ['106', '107', '108']) {
+    await ran('Bearer alice', id)
+    await ran('Bearer alice', id)
+    t.equal((await ran('Bearer alice', id)).handled, 1, `item ${id}: an answer with a cookie, a nonce or no-store is never kept`)
+  }
+  const refused = async (): Promise<number> => {
+    const before = world.permitted
+    t.equal((await get('Bearer alice', '404')).statusCode, 401)
+    return world.permitted - before
+  }
+  await refused()
+  t.ok(await refused() > 0, 'a refusal is never kept: checked again')
+})
+
+t.test('signed-in answers have a budget of their own; 0 keeps none', async (t) => {
+  const world: World = { token: 'h1', version: 1, handled: 0, permitted: 0 }
+  const app = await build(world, undefined, 0)
+  t.teardown(() => app.close())
+  for (let i = 0; i < 4; i++) {
+    const res = await app.inject({ method: 'GET', url: '/cms-json/fresh/v1/items/5', headers: { authorization: 'Bearer alice' } })
+    t.same(res.json(), { id: 5, version: 1, caller: 4 })
+  }
+  t.equal(world.handled, 4, 'with no memory for them, every signed-in request ran the handler')
+  for (let i = 0; i < 3; i++) await app.inject({ method: 'GET', url: '/cms-json/fresh/v1/items/5' })
+  t.equal(world.handled, 6, 'anonymous answers are still kept (the third request was served kept)')
 })

@@ -33,6 +33,7 @@ import type { MigrationSet } from './migrate.js'
 import { pgliteBuild } from './template.js'
 
 export { migrationsApplied } from './migrate.js'
+export { freePort } from './test-ports.js'
 
 export interface TestStoreOptions {
   /**

@@ -9,7 +9,7 @@ import { formatGmt, formatLocal } from '../base/dates.js'
 import { metaResponse } from '../platform/meta.js'
 import { postExtras, uniquePostSlug, type PostRow, type PostTerms, type RevisionStats } from './post-store.js'
 import { permalink, type PostType, type SiteSettings } from './post-types.js'
-import { hasBlocks } from '../text/render.js'
+import { hasBlocksSliced } from '../text/render.js'
 import { keptContent, keptExcerpt, keptTitle, renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
 import { htmlClass } from '../text/slugs.js'
 import { textPool } from '../text/text-pool.js'
@@ -232,7 +232,7 @@ export async function formatPost (post: PostRow, extras: PostExtras, opts: Forma
       raw: post.content,
       rendered: open ? keptContent(post.content, opts.settings.useSmilies) ?? await renderedContent(post.content, opts.settings.useSmilies) : '',
       protected: post.password !== '',
-      block_version: hasBlocks(post.content) ? 1 : 0
+      block_version: await hasBlocksSliced(post.content) ? 1 : 0
     }
   }
   if (wantsField(fields, 'excerpt')) {

@@ -375,9 +375,11 @@ export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?
   }
   // A first page outside searches runs as a named statement of its shape (see `inline`), built
   // once per query and kept (`builtPage`); with `withExtras` it brings the rows' extras, and the
-  // total when it is not known yet (an uncorrelated subquery: counted once).
+  // total when it is not known yet (an uncorrelated subquery: counted once). With `withExtras`, a
+  // later page too: its offset in the same statement (see `pageWithExtras`).
   const firstPage = offset === 0 && !searching
-  const shape = `${q.orderby}\0${q.order}\0${perPage}\0${key}`
+  const withPage = withExtras && !searching
+  const shape = `${q.orderby}\0${q.order}\0${perPage}\0${key}\0${offset}`
   if (known !== undefined) {
     if (searching && known.exact && known.total <= FEW_MATCHES) {
       const ids = sql`(array(select ${posts.id} from ${posts} where ${where()} order by ${sql.join(order(), sql`, `)}))[${offset + 1}:${offset + perPage}]`
@@ -388,16 +390,17 @@ export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?
       const list = builtPage(d, `list\0${shape}`, () => prepareShaped(d.select().from(posts).where(where()).orderBy(...order()).limit(inline(perPage)), 'content_list'))
       return { rows: await list.execute(), total: known.total }
     }
-    if (firstPage) {
-      const page = await builtPage(d, `page\0${shape}`, () => prepareShaped(pageWithExtras(d, where(), order(), perPage), 'content_page')).execute()
+    if (withPage) {
+      const page = await pageStatement(d, `page\0${shape}`, offset, perPage, () => pageWithExtras(d, where(), order(), perPage, offset)).execute()
       return { rows: page.map((r) => r.post), total: known.total, extras: new Map(page.map((r) => [r.post.id, extrasOf(r)])) }
     }
     return { rows: await d.select().from(posts).where(where()).orderBy(...order()).limit(perPage).offset(offset), total: known.total }
   }
-  if (firstPage && withExtras) {
-    const page = await builtPage(d, `counted\0${shape}`, () => prepareShaped(pageWithExtras(d, where(), order(), perPage, cappedCount(where(), cap)), 'content_page')).execute()
-    if (page.length === 0) return { rows: [], total: 0 }
-    const found = await totalOf(d, where(), cap, key, page[0]!.counted ?? undefined)
+  if (withPage) {
+    const page = await pageStatement(d, `counted\0${shape}`, offset, perPage, () => pageWithExtras(d, where(), order(), perPage, offset, cappedCount(where(), cap))).execute()
+    if (page.length === 0 && offset === 0) return { rows: [], total: 0 }
+    // Past the end, no row carries the count.
+    const found = await totalOf(d, where(), cap, key, page[0]?.counted ?? undefined)
     await totals?.set(key, found)
     return { rows: page.map((r) => r.post), total: found.total, extras: new Map(page.map((r) => [r.post.id, extrasOf(r)])) }
   }
@@ -411,16 +414,31 @@ export async function runListQuery (db: Store | Queryable, q: ListQuery, totals?
   return { rows, total: found.total }
 }
 
+/** Later pages up to this one are named statements of their own (their offset in the text, as the limit is). */
+const NAMED_PAGES = 10
+
 /**
- * A first page with its rows' extras (as post-store's `extrasColumns`): the
+ * The statement of a page with its extras: kept and named (`builtPage`) for
+ * a first page and the next {@link NAMED_PAGES} (their offset written in the
+ * text: one shape each); a deeper page is built for the request and runs
+ * unnamed (a crawler walking every page must not name a shape per page).
+ */
+function pageStatement<T> (d: ReturnType<typeof dbOf>, key: string, offset: number, perPage: number, build: () => { prepare: (name: string) => { execute: () => Promise<T> }, execute: () => Promise<T> }): { execute: () => Promise<T> } {
+  return offset > perPage * NAMED_PAGES ? build() : builtPage(d, key, () => prepareShaped(build(), 'content_page'))
+}
+
+/**
+ * A page with its rows' extras (as post-store's `extrasColumns`): the
  * page's ids in order (once, a CTE), then the rows and their extras in that
  * order; with `counted`, that count in every row. Each kind of extra is read
  * for the whole page at once, grouped by post (`= any(array(select id from page))`),
  * not by a subplan per post and kind: 4 scans a page instead of 40 (measured
- * in docs/benchmarks.md).
+ * in docs/benchmarks.md). A later page's offset is written in the text up to
+ * {@link NAMED_PAGES} pages (see `inline`), a parameter past it.
  */
-function pageWithExtras (d: ReturnType<typeof dbOf>, where: SQL, order: SQL[], perPage: number, counted?: SQL<number>) {
-  const ids = d.select({ id: posts.id }).from(posts).where(where).orderBy(...order).limit(inline(perPage))
+function pageWithExtras (d: ReturnType<typeof dbOf>, where: SQL, order: SQL[], perPage: number, offset: number, counted?: SQL<number>) {
+  const first = d.select({ id: posts.id }).from(posts).where(where).orderBy(...order).limit(inline(perPage))
+  const ids = offset === 0 ? first : first.offset(offset <= perPage * NAMED_PAGES ? inline(offset) : offset)
   const page = d.$with('page').as(d.select({ id: sql<number>`u.id`.as('id'), n: sql<number>`u.n`.as('n') })
     .from(sql`unnest(array(${ids})) with ordinality as u (id, n)`))
   return d.with(page).select({

@@ -14,7 +14,7 @@ import { findUserById } from '../users/store.js'
 import { nowSeconds, parseRequestDate } from '../base/dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
 import { textPool } from '../text/text-pool.js'
-import { parseMetaParam, type MetaChanges } from '../platform/meta.js'
+import { parseMetaParam, storedValues, type MetaChanges } from '../platform/meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
   claimPostSlug, insertNewPost, uniquePostSlug, type NewPostRow, type PostRow, type TermRow
@@ -338,7 +338,8 @@ export async function writePost (
       }
     }
 
-    if (prepared.meta !== undefined) await setMeta(tx, post.id, prepared.meta.set, prepared.meta.remove)
+    // Builder data's JSON text, made in the text pool, is written as it is (storedValues).
+    if (prepared.meta !== undefined) await setMeta(tx, post.id, storedValues(prepared.meta.set, prepared.meta.stored), prepared.meta.remove)
     if (opts.also !== undefined) await opts.also(tx, post)
 
     if (spec.hasTerms && existing !== undefined) {

@@ -89,7 +89,7 @@ export interface NewContent {
   status: 'publish' | 'draft' | 'private' | 'pending'
   author: number
   content?: string
-  /** Meta keys to store with it (the package sanitizes them). */
+  /** Meta keys to store with it (the package sanitizes them); a `JsonText` (`@cms/store/columns`) is stored as its text. */
   meta?: Record<string, unknown>
   /** The configured site URL the stored guid is built on when the `home` option is empty (`req.siteUrl`). */
   siteUrl: string

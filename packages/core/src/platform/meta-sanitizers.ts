@@ -4,10 +4,15 @@
  * rule moves with the declaration; a package writes its keys' sanitizers
  * itself with the filters exported here (`filterPostHtml`, `allowedUrl`).
  */
+import type { JsonText } from '@cms/store/columns'
 import { textPool } from '../text/text-pool.js'
 
-/** The value to store, or why it is refused (a 400 naming `meta.<key>`). */
-export type Sanitized = { value: unknown } | { invalid: string }
+/**
+ * The value to store, or why it is refused (a 400 naming `meta.<key>`).
+ * `stored`: the value's JSON text when a worker thread made it (builder
+ * data), written to the column as it is (issue 27).
+ */
+export type Sanitized = { value: unknown, stored?: JsonText } | { invalid: string }
 
 /** The core's `sanitize_key()`: lower case, letters, digits, `_` and `-`. */
 function sanitizeKey (key: string): string {

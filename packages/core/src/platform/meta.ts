@@ -5,6 +5,8 @@
  * anything is written; unknown keys in a write are ignored.
  */
 import { CONTRIBUTED_BY, declareErrors, denied, invalidParam, RestError, type ErrorBody, type Principal } from '@cms/rest'
+import { JsonText } from '@cms/store/columns'
+import { MOVE_MIN_CHARS } from '@cms/rest/moved-strings'
 import { textPool } from '../text/text-pool.js'
 import { sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
 
@@ -272,6 +274,20 @@ function checkValue (key: string, spec: MetaKey, value: unknown): { value: unkno
 export interface MetaChanges {
   set: Record<string, unknown>
   remove: string[]
+  /** Values whose JSON text a sanitizer had made off the request thread (`Sanitized.stored`), with the value they are of. */
+  stored?: Map<string, { value: unknown, stored: JsonText }>
+}
+
+/**
+ * The column value of each of `set`'s values: the JSON text made off the
+ * request thread when `stored` holds one for that very value (a caller may
+ * have replaced it since), else the value.
+ */
+export function storedValues (set: Record<string, unknown>, stored: MetaChanges['stored']): Record<string, unknown> {
+  if (stored === undefined || stored.size === 0) return set
+  const out = { ...set }
+  for (const [key, s] of stored) if (Object.hasOwn(out, key) && out[key] === s.value) out[key] = s.stored
+  return out
 }
 
 /**
@@ -300,7 +316,14 @@ export async function parseMetaParam (registry: MetaRegistry, input: unknown, wr
     }
     const clean = spec.sanitize === undefined || trusted ? r : await spec.sanitize(r.value, `meta.${key}`)
     if ('invalid' in clean) issues.push({ code: 'rest_invalid_param', message: clean.invalid, param: `meta.${key}` })
-    else changes.set[key] = clean.value
+    else {
+      changes.set[key] = clean.value
+      // A long string's column text (its JSON) made in the text pool, when its sanitizer (builder data) did not make it.
+      const stored = 'stored' in clean && clean.stored !== undefined
+        ? clean.stored
+        : typeof clean.value === 'string' && clean.value.length >= MOVE_MIN_CHARS ? new JsonText(await textPool.jsonOf(clean.value)) : undefined
+      if (stored !== undefined) (changes.stored ??= new Map()).set(key, { value: clean.value, stored })
+    }
   }
   if (issues.length > 0) throw new ChainedError(issues)
   return changes

@@ -8,9 +8,9 @@
  * strings of lists. Imports nothing of the kernel but its `moved-strings`
  * entry, which imports nothing (it is loaded into each thread, text-worker.mjs).
  */
-import { bytesOf, MOVE_MIN_CHARS, textOf, type StringBytes } from '@cms/rest/moved-strings'
+import { bytesOf, bytesOfSliced, MOVE_MIN_CHARS, textOf, textOfSliced, type StringBytes } from '@cms/rest/moved-strings'
 
-export { MOVE_MIN_CHARS, movedCounts } from '@cms/rest/moved-strings'
+export { CONVERT_SLICE, MOVE_MIN_CHARS, movedCounts } from '@cms/rest/moved-strings'
 
 /** A string carried as bytes: the field it goes back to (and its place, in a list). */
 interface MovedString extends StringBytes { key: string, index: number }
@@ -18,13 +18,17 @@ interface MovedString extends StringBytes { key: string, index: number }
 /** An object's fields with its long strings carried apart, as bytes. */
 export interface Carried { fields: Record<string, unknown>, moved: MovedString[] }
 
-/** `fields` with each long string (or long string of a list) replaced by '' and carried as bytes; the buffers to move. */
-export function carry (fields: Record<string, unknown>): { carried: Carried, transfer: ArrayBuffer[] } {
+/**
+ * `fields` with each long string (or long string of a list) replaced by '' and carried as bytes; the buffers to move.
+ * `sliced` (the request thread): each string converted a slice a turn of the event loop (`bytesOfSliced`); a pool's
+ * thread converts in one piece.
+ */
+export async function carry (fields: Record<string, unknown>, sliced = false): Promise<{ carried: Carried, transfer: ArrayBuffer[] }> {
   let copy: Record<string, unknown> | undefined
   const moved: MovedString[] = []
   const transfer: ArrayBuffer[] = []
-  const move = (key: string, index: number, text: string): void => {
-    const m = bytesOf(text)
+  const move = async (key: string, index: number, text: string): Promise<void> => {
+    const m = sliced ? await bytesOfSliced(text) : bytesOf(text)
     moved.push({ key, index, ...m })
     transfer.push(m.bytes.buffer as ArrayBuffer)
   }
@@ -33,7 +37,7 @@ export function carry (fields: Record<string, unknown>): { carried: Carried, tra
     if (typeof v === 'string' && v.length >= MOVE_MIN_CHARS) {
       copy ??= { ...fields }
       copy[key] = ''
-      move(key, -1, v)
+      await move(key, -1, v)
     } else if (Array.isArray(v)) {
       let list: unknown[] | undefined
       for (let i = 0; i < v.length; i++) {
@@ -42,19 +46,19 @@ export function carry (fields: Record<string, unknown>): { carried: Carried, tra
         copy ??= { ...fields }
         list ??= copy[key] = [...v]
         list[i] = ''
-        move(key, i, item)
+        await move(key, i, item)
       }
     }
   }
   return { carried: { fields: copy ?? fields, moved }, transfer }
 }
 
-/** The fields `carry` was given, its strings restored from their bytes. */
-export function restore (carried: Carried): Record<string, unknown> {
+/** The fields `carry` was given, its strings restored from their bytes (`sliced`: a slice a turn, `textOfSliced`). */
+export async function restore (carried: Carried, sliced = false): Promise<Record<string, unknown>> {
   if (carried.moved.length === 0) return carried.fields
   const out = { ...carried.fields }
   for (const m of carried.moved) {
-    const text = textOf(m)
+    const text = sliced ? await textOfSliced(m) : textOf(m)
     if (m.index < 0) out[m.key] = text
     else {
       // Each list is copied once, on its first moved string.

@@ -64,6 +64,11 @@ export function linksOf (input: { html: string }): TaskOutcome<string[]> {
   return outcome(() => htmlLinks(input.html))
 }
 
+/** The JSON of a long string: what a `jsonb` column stores for it (`JsonText`), made off the request thread. */
+export function jsonOf (input: { text: string }): TaskOutcome<string> {
+  return outcome(() => JSON.stringify(input.text))
+}
+
 export function slugOf (input: { text: string, fallback: string }): TaskOutcome<string> {
   return outcome(() => sanitizeSlug(input.text, input.fallback))
 }
@@ -71,11 +76,14 @@ export function slugOf (input: { text: string, fallback: string }): TaskOutcome<
 /** The code of a JSON text refused by `filterJson` (text-pool.ts answers it as `{ invalid }`, never as an error). */
 export const JSON_TEXT_REFUSED = 'cms_json_text_refused'
 
-/** Builder data carried as JSON text: scanned, parsed, its strings filtered and written back (json-strings.ts). */
-export function filterJson (input: { json: string, limits: TextLimits, urlKey: string, urlFlags: string }): TaskOutcome<string> {
+/**
+ * Builder data carried as JSON text: scanned, parsed, its strings filtered and written back (json-strings.ts); with
+ * the text a `jsonb` column stores for it (the JSON of that string), so the request thread writes neither.
+ */
+export function filterJson (input: { json: string, limits: TextLimits, urlKey: string, urlFlags: string }): TaskOutcome<[json: string, stored: string]> {
   return outcome(() => {
     const r = filterJsonText(input.json, input.limits, new RegExp(input.urlKey, input.urlFlags))
-    if ('json' in r) return r.json
+    if ('json' in r) return [r.json, JSON.stringify(r.json)]
     throw Object.assign(new Error(r.invalid), { code: JSON_TEXT_REFUSED, status: 400, data: {} })
   })
 }

@@ -18,8 +18,8 @@ const load = async (name) => {
 const tasks = await load('text-tasks')
 const { carry, restore } = await load('moved-strings')
 
-const task = (run) => (carried) => {
-  const { carried: outcome, transfer } = carry(run(restore(carried)))
+const task = (run) => async (carried) => {
+  const { carried: outcome, transfer } = await carry(run(await restore(carried)))
   return transfer.length === 0 ? outcome : move({ [transferableSymbol]: transfer, [valueSymbol]: outcome })
 }
 
@@ -33,3 +33,4 @@ export const renderComment = task(tasks.renderComment)
 export const textOf = task(tasks.textOf)
 export const linksOf = task(tasks.linksOf)
 export const slugOf = task(tasks.slugOf)
+export const jsonOf = task(tasks.jsonOf)

@@ -23,7 +23,10 @@
  * recovered from without the key): while the epoch stays, the same header
  * is the same caller, so the header is digested once and nothing else is
  * parsed, hashed or compared. A changed epoch (a revoked password, a
- * changed role) misses and checks afresh; failures are never kept.
+ * changed role) misses and checks afresh; failures are never kept. Such a
+ * caller carries a rights token (`rightsToken`) the kernel keeps its
+ * answers under: the same user with the same capabilities may be given the
+ * same answer while nothing is committed.
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
@@ -130,7 +133,29 @@ async function verify (store: Store, credentials: BasicCredentials, ip: string, 
       // Bookkeeping only: a failed write does not refuse valid credentials.
     }
   }
-  return { caller: new Caller(matched.id, matched.login, matched.roles.filter(isRole), matched.uuid, roles), usedAt }
+  const keptAs = validity === undefined ? undefined : rightsToken(matched.id, validity, roles)
+  return { caller: new Caller(matched.id, matched.login, matched.roles.filter(isRole), matched.uuid, roles, keptAs), usedAt }
+}
+
+/** A number for each role registry (a view per activation state included), for rights tokens. */
+const registryNumbers = new WeakMap<RoleRegistry, number>()
+let registriesNumbered = 0
+
+/**
+ * What a verified caller's capabilities come from, as a token the kernel
+ * keeps its answers under (`Principal.keptAs`): the user, the credentials
+ * epoch it was verified under (renewed by any change to a login, roles or
+ * an application password) and the grants in force. Not the credential: two
+ * passwords of one user have the same rights (no answer of a `cache:
+ * 'public'` endpoint depends on which was sent).
+ */
+function rightsToken (userId: number, validity: string, roles: RoleRegistry | undefined): string {
+  let grants = 0
+  if (roles !== undefined) {
+    grants = registryNumbers.get(roles) ?? ++registriesNumbered
+    registryNumbers.set(roles, grants)
+  }
+  return `user ${userId} ${validity} grants ${grants}`
 }
 
 /** A caller verified under a credentials epoch and role registry (see the top of this file). */

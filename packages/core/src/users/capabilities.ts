@@ -226,7 +226,12 @@ export function mapMetaCap (cap: string, userId: number, object?: unknown): stri
 /** A signed-in user (or the anonymous caller) as the kernel sees it. */
 export class Caller implements Principal {
   readonly caps: ReadonlySet<string>
-  constructor (readonly id: number, readonly login: string, readonly roles: readonly Role[], readonly appPasswordUuid?: string, registry?: RoleRegistry) {
+  /**
+   * `keptAs`: the caller's rights as a token, for the kernel's kept answers
+   * (`Principal.keptAs`); given by the authenticator to a caller it verified
+   * under a credentials epoch (authenticate.ts), else none (never kept).
+   */
+  constructor (readonly id: number, readonly login: string, readonly roles: readonly Role[], readonly appPasswordUuid?: string, registry?: RoleRegistry, readonly keptAs?: string) {
     const caps = new Set<string>()
     for (const role of roles) for (const c of registry?.capabilitiesOf(role) ?? roleCapabilities[role]) caps.add(c)
     this.caps = caps
