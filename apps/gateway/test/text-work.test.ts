@@ -52,10 +52,25 @@ t.test('work on large texts runs in the pool while the service answers', async (
 
   const content = bigHtml(1_500_000)
   const before = { ...textPool.counts }
-  const write = await whileWorking(h.app, 'filterOne', {
-    method: 'POST', url: '/cms-json/cms/v2/posts', headers: { ...contributor, ...json }, payload: JSON.stringify({ title: 'Large', content })
-  })
+  const payload = JSON.stringify({ title: 'Large', content })
+  // Strings over 64 KiB whose UTF-8 length this thread measured: the database driver (pg) encoded the filtered content
+  // here before; its bytes are made in the pool now, with the filtering (the request's own payload aside).
+  const encoded: number[] = []
+  const byteLength = Buffer.byteLength
+  Buffer.byteLength = ((s: Parameters<typeof byteLength>[0], e?: BufferEncoding) => {
+    if (typeof s === 'string' && s.length > 64 * 1024 && s !== payload) encoded.push(s.length)
+    return byteLength(s, e)
+  }) as typeof byteLength
+  let write: Awaited<ReturnType<typeof whileWorking>>
+  try {
+    write = await whileWorking(h.app, 'filterUtf8', { method: 'POST', url: '/cms-json/cms/v2/posts', headers: { ...contributor, ...json }, payload })
+  } finally {
+    Buffer.byteLength = byteLength
+  }
   t.equal(write.res.statusCode, 201, 'the large post is written')
+  t.same(encoded, [], 'no long text encoded as UTF-8 on the request thread')
+  const [row] = await h.store.execute<{ content: string }>(`select content from posts where id = ${write.res.json().id as number}`)
+  t.equal(row?.content, write.res.json().content.raw, 'the bytes made in the pool are the filtered text')
   t.equal(write.health, 200, '/healthz answers')
   t.same(write.order.slice(0, 3), ['work started', 'healthz answered', 'work ended'], 'the health check is answered while the filter runs')
   t.ok(textPool.counts.pool > before.pool, 'the content was filtered in the pool')

@@ -82,8 +82,33 @@ t.test('the request thread converts a long text a slice a turn, with other callb
   t.equal(await textOfSliced(await bytesOfSliced(lone)), lone, 'a lone surrogate kept as it is')
 
   // Through the pool: the filter's input and outcome, each converted a slice a turn.
+  // (Another text than the one decoded above, whose bytes would be moved on as they are: the next test.)
+  const other = `<i>z</i>${latin}`
   before = movedCounts.turns
-  const filtered = await textPool.filter(latin)
+  const filtered = await textPool.filter(other)
   t.ok(movedCounts.turns - before >= 2 * (slices - 1) - 1, `the text there and its filtered copy back in slices (${movedCounts.turns - before} turns)`)
-  t.equal(filtered, (tasks.filterOne({ html: latin, kind: 'post' }) as { value: string }).value, 'as filtered inline')
+  t.equal(filtered, (tasks.filterOne({ html: other, kind: 'post' }) as { value: string }).value, 'as filtered inline')
+})
+
+// A string decoded from moved bytes and sent to a thread again moves those bytes on, not a new copy: the body's content
+// to the filter, the filtered text to the renderer. Counted.
+t.test('bytes a string was decoded from are moved on with it, once', async (t) => {
+  const text = 'x<b>y</b>'.repeat(CONVERT_SLICE / 4)
+  const bytes = await bytesOfSliced(text)
+  const decoded = await textOfSliced(bytes)
+  const before = { ...movedCounts }
+  const again = await bytesOfSliced(decoded)
+  t.equal(movedCounts.reused - before.reused, 1, 'the same bytes, not converted again')
+  t.equal(again.bytes, bytes.bytes)
+  t.equal(movedCounts.turns, before.turns, 'no slice converted')
+  const third = await bytesOfSliced(decoded)
+  t.equal(movedCounts.reused - before.reused, 1, 'taken once: moved bytes are gone')
+  t.ok(Buffer.from(third.bytes).equals(Buffer.from(text, 'latin1')))
+  // Through the pool: the filtered text comes back decoded from moved bytes; rendering it moves those bytes on.
+  const html = '<p>Some <b>text</b> &amp; a <a href="https://example.com/">link</a></p>\n'.repeat(20_000)
+  const filtered = await textPool.filter(html)
+  const reused = movedCounts.reused
+  const rendered = await textPool.renderContent(filtered)
+  t.equal(movedCounts.reused - reused, 1, 'the filtered text went to the renderer as the bytes it came in')
+  t.equal(rendered, (tasks.renderContent({ raw: filtered }) as { value: string }).value, 'rendered as inline')
 })

@@ -26,7 +26,7 @@ export interface StringBytes { latin1: boolean, bytes: Uint8Array }
 export const CONVERT_SLICE = 256 * 1024
 
 /** Strings moved each way, and the turns the sliced conversions yielded: for tests that count the work (never for timing). */
-export const movedCounts = { carried: 0, restored: 0, turns: 0 }
+export const movedCounts = { carried: 0, restored: 0, turns: 0, reused: 0 }
 
 const WIDE = /[^\x00-\xff]/
 
@@ -50,7 +50,20 @@ const nextTurn = async (): Promise<void> => {
 }
 
 /**
- * `bytesOf` for the request thread: a text longer than `CONVERT_SLICE` is
+ * The bytes the request thread last decoded long strings from
+ * (`textOfSliced`), each with its string: when that very string is sent to a
+ * thread again (the body's content to the filter, the filtered text to the
+ * renderer, the rendered text to the JSON thread), its bytes are moved on as
+ * they are, not made again (`bytesOfSliced`; a string read from pieces is
+ * copied whole, in one task, the first time it is sliced). Taken once (moved
+ * bytes are gone), at most `KEEP_DECODED` kept, the oldest let go.
+ */
+const decoded: Array<{ text: string, bytes: StringBytes }> = []
+const KEEP_DECODED = 8
+
+/**
+ * `bytesOf` for the request thread: the bytes `textOfSliced` decoded the
+ * text from when it is one of its last; else a text longer than `CONVERT_SLICE` is
  * checked and copied a slice a turn into one buffer of its own (moved as it
  * is). Latin-1 until a slice holds a wider character; then the copy starts
  * again as UTF-16 (a slice may end inside a surrogate pair: UTF-16 bytes are
@@ -59,6 +72,12 @@ const nextTurn = async (): Promise<void> => {
 export async function bytesOfSliced (text: string): Promise<StringBytes> {
   if (text.length <= CONVERT_SLICE) return bytesOf(text)
   movedCounts.carried++
+  // Identity first (`===` answers at once for the same string; another string of its length is compared).
+  const kept = decoded.findIndex((d) => d.text === text)
+  if (kept >= 0) {
+    movedCounts.reused++
+    return decoded.splice(kept, 1)[0]!.bytes
+  }
   let latin1 = true
   let bytes = Buffer.allocUnsafeSlow(text.length)
   for (let at = 0; at < text.length; at += CONVERT_SLICE) {
@@ -92,6 +111,8 @@ export async function textOfSliced (s: StringBytes): Promise<string> {
     // Joined as V8 joins strings (a rope): flattened, a copy of memory, where it is first read whole.
     text += b.toString(s.latin1 ? 'latin1' : 'utf16le', at * unit, Math.min(chars, at + CONVERT_SLICE) * unit)
   }
+  decoded.push({ text, bytes: { latin1: s.latin1, bytes: s.bytes } })
+  if (decoded.length > KEEP_DECODED) decoded.shift()
   return text
 }
 

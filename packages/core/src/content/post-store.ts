@@ -2,7 +2,7 @@
  * Reads and writes of posts and what hangs off them (meta, terms,
  * revisions). Every function takes the store's `db` or a transaction.
  */
-import { and, asc, desc, eq, getTableColumns, inArray, is, ne, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, inArray, is, ne, sql, type SQLWrapper } from 'drizzle-orm'
 import { PgTransaction } from 'drizzle-orm/pg-core'
 import { dbOf, executeNamed, storeSlot, type Queryable, type Store } from '@cms/store'
 import { outboxPart } from '../audit/outbox.js'
@@ -252,10 +252,22 @@ const POST_COLUMNS = Object.entries(getTableColumns(posts))
  * from the text pool is encoded in a fraction of a millisecond (issue 27).
  */
 const LONG_TEXT_COLUMNS = new Set(['title', 'content', 'excerpt'])
-const longText = (row: PostRow, column: string): string | null => {
+
+/**
+ * Long texts' UTF-8 bytes made in the text pool (`textPool.filterWithUtf8`),
+ * each with the text it is of: sent as the parameter when the row still
+ * holds that very text (the driver sends bytes as they are: binary `text`
+ * for pg, decoded by PGlite), so a 1.9 MB content is not encoded on the
+ * request thread (one task of 20 ms of CPU under load, issue 27).
+ */
+export type LongTextBytes = Partial<Record<'title' | 'content' | 'excerpt', { text: string, bytes: Buffer }>>
+
+const longText = (row: PostRow, column: 'title' | 'content' | 'excerpt', utf8: LongTextBytes | undefined): string | SQLWrapper | null => {
   const entry = POST_COLUMNS.find(([, c]) => c.name === column)
   const value = entry === undefined ? undefined : row[entry[0] as keyof PostRow]
-  return typeof value === 'string' ? value : null
+  if (typeof value !== 'string') return null
+  const made = utf8?.[column]
+  return made !== undefined && made.text === value ? sql.param(made.bytes) : value
 }
 
 /**
@@ -267,7 +279,7 @@ const longText = (row: PostRow, column: string): string | null => {
  * undefined. The row's id is used when not 0, else the sequence's next.
  */
 export async function insertNewPost (
-  db: Db, row: PostRow, opts: { terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string }
+  db: Db, row: PostRow, opts: { terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string, utf8?: LongTextBytes | undefined }
 ): Promise<{ id: number, terms: TermRow[] } | undefined> {
   const record: Record<string, unknown> = {}
   for (const [key, column] of POST_COLUMNS) {
@@ -276,7 +288,7 @@ export async function insertNewPost (
     record[column.name] = value instanceof Date ? value.toISOString() : value
   }
   // A column left out (null) stays out of the record, as an undefined value left it out of the JSON.
-  const texts = sql`jsonb_strip_nulls(jsonb_build_object('title', ${longText(row, 'title')}::text, 'content', ${longText(row, 'content')}::text, 'excerpt', ${longText(row, 'excerpt')}::text))`
+  const texts = sql`jsonb_strip_nulls(jsonb_build_object('title', ${longText(row, 'title', opts.utf8)}::text, 'content', ${longText(row, 'content', opts.utf8)}::text, 'excerpt', ${longText(row, 'excerpt', opts.utf8)}::text))`
   const t = opts.terms
   // On the store the statement is its own transaction: it carries the audit entry of the write in
   // progress (audit/outbox.ts), in the same statement; in a transaction, its commit carries it.

@@ -14,10 +14,11 @@ import { findUserById } from '../users/store.js'
 import { nowSeconds, parseRequestDate } from '../base/dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
 import { textPool } from '../text/text-pool.js'
+import { MOVE_MIN_CHARS } from '../text/moved-strings.js'
 import { parseMetaParam, storedValues, type MetaChanges } from '../platform/meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  claimPostSlug, insertNewPost, uniquePostSlug, type NewPostRow, type PostRow, type TermRow
+  claimPostSlug, insertNewPost, uniquePostSlug, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
@@ -43,6 +44,8 @@ export interface PreparedPost {
   tags: number[] | undefined
   /** A slug the request asked for (sanitized), or undefined. */
   requestedSlug: string | undefined
+  /** Long texts' UTF-8 bytes made in the text pool, with the text they are of (a new post's insert sends them). */
+  utf8?: LongTextBytes
 }
 
 const has = (params: Record<string, unknown>, key: string): boolean => params[key] !== undefined
@@ -68,7 +71,13 @@ export async function preparePost (
   const trusted = user.can('unfiltered_html')
   // Filtered in the text pool: a large content is filtered off the request thread.
   if (title !== undefined) row.title = trusted ? title : await textPool.filter(title, 'title')
-  if (content !== undefined) row.content = trusted ? content : await textPool.filter(content)
+  // A long content's UTF-8 bytes made in the pool with its filtering: the write sends them as they are.
+  let utf8: PreparedPost['utf8']
+  if (content !== undefined && !trusted && content.length >= MOVE_MIN_CHARS) {
+    const f = await textPool.filterWithUtf8(content)
+    row.content = f.text
+    utf8 = { content: { text: f.text, bytes: f.utf8 } }
+  } else if (content !== undefined) row.content = trusted ? content : await textPool.filter(content)
   if (excerpt !== undefined) row.excerpt = trusted ? excerpt : await textPool.filter(excerpt)
 
   // Status: rights are checked only when it changes.
@@ -176,7 +185,7 @@ export async function preparePost (
   if (spec.type === 'post' && finalTitle === '' && finalContent === '' && finalExcerpt === '') throw contentErrors.empty_content()
 
   const requestedSlug = typeof params.slug === 'string' ? await textPool.slug(params.slug) : undefined
-  return { row, meta, categories, tags, requestedSlug }
+  return { row, meta, categories, tags, requestedSlug, ...(utf8 === undefined ? {} : { utf8 }) }
 }
 
 /** The slug to store: requested (made unique even for drafts), kept, or made from the title once published. */
@@ -266,7 +275,7 @@ async function insertPost (
   const terms = spec.hasTerms
     ? { ids: [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])], fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
     : undefined
-  const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.storedHome, spec.type) })
+  const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.storedHome, spec.type), utf8: prepared.utf8 })
   if (written === undefined) return undefined
   const post = { ...row, id: written.id, guid: permalink(settings.storedHome, spec.type, written.id) }
   return { post, newTerms: terms === undefined ? undefined : written.terms }

@@ -42,6 +42,11 @@ export async function carry (fields: Record<string, unknown>, sliced = false): P
       let list: unknown[] | undefined
       for (let i = 0; i < v.length; i++) {
         const item: unknown = v[i]
+        // Bytes with a buffer of their own (a text's UTF-8, made in a thread) are moved as they are.
+        if (item instanceof Uint8Array && item.byteLength >= MOVE_MIN_CHARS && item.byteOffset === 0 && item.byteLength === item.buffer.byteLength) {
+          transfer.push(item.buffer as ArrayBuffer)
+          continue
+        }
         if (typeof item !== 'string' || item.length < MOVE_MIN_CHARS) continue
         copy ??= { ...fields }
         list ??= copy[key] = [...v]

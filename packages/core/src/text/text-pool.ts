@@ -51,7 +51,7 @@ export const textErrors = declareErrors({
 /** Seconds a refused caller is told to wait: tasks last milliseconds to a few seconds. */
 const RETRY_AFTER_S = 2
 
-type TaskName = 'filterOne' | 'filterMany' | 'filterJson' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf' | 'jsonOf'
+type TaskName = 'filterOne' | 'filterUtf8' | 'filterMany' | 'filterJson' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf' | 'jsonOf'
 
 /** Where a task ran: for tests and benches that count the work (never for timing). */
 export interface TextWorkEvent { task: TaskName, where: 'inline' | 'pool', phase: 'start' | 'end' }
@@ -85,6 +85,16 @@ export class TextPool {
 
   async filter (html: string, kind: FilterKind = 'post'): Promise<string> {
     return await this.run('filterOne', { html, kind }, html.length)
+  }
+
+  /**
+   * A post's text filtered (the post rules), with its UTF-8 bytes made in
+   * the thread: a long text's write sends them as they are (post-store.ts
+   * `insertNewPost`), so the driver does not encode it on the request thread.
+   */
+  async filterWithUtf8 (html: string): Promise<{ text: string, utf8: Buffer }> {
+    const [text, utf8] = await this.run<[string, Uint8Array]>('filterUtf8', { html }, html.length)
+    return { text, utf8: Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength) }
   }
 
   /** Many texts at a cost per byte (builder data, meta values). */

@@ -24,6 +24,7 @@ const task = (run) => async (carried) => {
 }
 
 export const filterOne = task(tasks.filterOne)
+export const filterUtf8 = task(tasks.filterUtf8)
 export const filterMany = task(tasks.filterMany)
 export const filterJson = task(tasks.filterJson)
 export const renderContent = task(tasks.renderContent)
