@@ -23,8 +23,14 @@
  * depth of src/, so paths a module builds from import.meta.url
  * (`../migrations`, a worker `.mjs` beside it) hold there too; files that are
  * not TypeScript (.mjs workers, .json data) are copied as they are.
+ *
+ * Then, in a checkout, the embedded database's migrated template
+ * (apps/cli/src/pglite-template.ts, in a child process) when something was
+ * compiled or there is none: a new data directory is copied from it instead
+ * of running initdb and every migration. CMS_PGLITE_TEMPLATES=off skips it.
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { files, packageDirs, root, stalePackages, stampOf, stampPath, workspaceTargets } from './dist-state.mjs'
 
@@ -33,8 +39,21 @@ const mode = rewrite ? 'exports' : 'checkout'
 
 const force = process.argv.includes('--force') || rewrite
 const todo = force ? packageDirs() : stalePackages(mode)
+
+/** The migrated template of the embedded database, made or checked by the compiled CLI (it says when it made one). */
+function pgliteTemplate () {
+  if (rewrite || process.env.CMS_PGLITE_TEMPLATES?.trim() === 'off') return
+  const made = spawnSync(process.execPath, [join(root, 'apps', 'cli', 'dist', 'pglite-template.js')], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, CMS_PACKAGES_PATH: '' } })
+  if (made.error !== undefined) process.stderr.write(`build-dist: no migrated template (${made.error.message})\n`)
+}
+
 if (todo.length === 0) {
   process.stdout.write('build-dist: every package is up to date\n')
+  let templates = []
+  try {
+    templates = readdirSync(join(root, 'node_modules', '.cache', 'cms', 'pglite-templates'))
+  } catch {}
+  if (!templates.some((name) => !name.includes('.partial-'))) pgliteTemplate()
   process.exit(0)
 }
 
@@ -130,3 +149,4 @@ for (const dir of todo) {
   writeFileSync(stampPath(dir), stampOf(dir, mode))
 }
 process.stdout.write(`build-dist: ${compiled} files of ${todo.length} packages compiled${rewrite ? ', exports point at dist/' : ''}\n`)
+pgliteTemplate()

@@ -66,9 +66,9 @@ as_pg() {
 }
 
 # A free port below the kernel's own range (ip_local_port_range), skipping those a test process has claimed
-# (freePort of @cms/store/testing): a port of that range may be given to an outgoing connection's local end while
-# the server is down (the fault test stops and restarts it on its port), and then it cannot listen there again,
-# or a client retrying it connects to itself.
+# (freePort of @cms/store/testing): while the server is down (the fault test stops and restarts it on its port),
+# a port of that range may be given to another test's server (listen(0)), and then it cannot listen there again;
+# and a client retrying it may be given it as its own local end and connect to itself.
 free_port() {
   if command -v node >/dev/null 2>&1; then
     node -e '

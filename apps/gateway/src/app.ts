@@ -121,6 +121,7 @@ export async function buildApp (settings: Settings, opts: BuildOptions = {}): Pr
   const store = opts.store ?? await openStore({
     databaseUrl: settings.databaseUrl,
     dataDir: settings.dataDir,
+    templates: settings.pgliteTemplates,
     onProgress: (message) => app.log.info(message)
   })
   if (opts.store === undefined) app.addHook('onClose', async () => { await store.close() })

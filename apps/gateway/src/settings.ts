@@ -112,6 +112,8 @@ export interface Settings {
   namespaces: string[]
   databaseUrl: string | undefined
   dataDir: string
+  /** Migrated templates a new embedded database is copied from (CMS_PGLITE_TEMPLATES; read by the store's settings). */
+  pgliteTemplates?: string
   contentDir: string
   baseUrl: string | undefined
   corsOrigins: string[] | '*'
@@ -307,6 +309,7 @@ export function loadSettings (env: NodeJS.ProcessEnv = process.env): Settings {
     namespaces: list(raw.CMS_NAMESPACES),
     databaseUrl: store.databaseUrl,
     dataDir: store.dataDir,
+    pgliteTemplates: store.templates,
     contentDir: raw.CMS_CONTENT_DIR === '' ? resolve(store.dataDir, 'content') : resolve(baseDirOf(env), raw.CMS_CONTENT_DIR),
     baseUrl: base === '' ? undefined : base,
     corsOrigins: raw.CMS_CORS_ORIGINS.trim() === '*' ? '*' : list(raw.CMS_CORS_ORIGINS),

@@ -18,6 +18,10 @@ import { PgDatabase, PgDialect } from 'drizzle-orm/pg-core'
 import type { PgQueryResultHKT, PgTransactionConfig } from 'drizzle-orm/pg-core'
 import type { PgliteDatabase } from 'drizzle-orm/pglite'
 import type pg from 'pg'
+import { pgliteSettings } from './pglite-settings.js'
+import { copyPgliteTemplate } from './template.js'
+
+export { pgliteSettings }
 
 /** Database names are snake_case; JS keys without an explicit name are mapped. */
 export const casing = 'snake_case' as const
@@ -46,6 +50,12 @@ export interface OpenStoreOptions {
   connectionTimeoutMillis?: number;
   /** Called with errors of idle pooled `pg` connections (default: printed to stderr). */
   onPoolError?: (err: Error) => void;
+  /**
+   * A directory of migrated templates (template.ts): a new embedded
+   * database starts as a copy of the most complete usable one instead of
+   * running initdb. Unset: initdb.
+   */
+  templates?: string;
   /**
    * Told each step of opening the embedded database, once it is done, with
    * the seconds it took (creating it on a first start takes 10-60 s).
@@ -378,21 +388,6 @@ async function loadPglite () {
 /** Directories opened by this process (a second PGlite on one directory corrupts it). */
 const openDirs = new Set<string>()
 
-/**
- * PostgreSQL settings of the embedded database, after PGlite's own. Its
- * defaults (from initdb) are a server's: 128 MB of shared buffers and 64 MB
- * of maintenance memory, all inside the WebAssembly heap of the service's
- * process, which never gives memory back. A single-process database with one
- * connection needs far less.
- */
-export const pgliteSettings: readonly string[] = [
-  'shared_buffers=16MB',
-  'temp_buffers=4MB',
-  'wal_buffers=512kB',
-  'work_mem=4MB',
-  'maintenance_work_mem=16MB',
-]
-
 function pgliteStartParams (defaults: readonly string[]): string[] {
   return [...defaults, ...pgliteSettings.flatMap((s) => ['-c', s])]
 }
@@ -432,8 +427,14 @@ async function openPglite (opts: OpenStoreOptions): Promise<Store> {
   try {
     if (!existsSync(join(pgdata, 'PG_VERSION'))) {
       const started = performance.now()
-      await createPgliteDir(pgdata, startParams)
-      progress(`embedded database: created ${pgdata} (initdb, first start) in ${seconds(started)}`)
+      // Only where nothing is yet: a directory initdb left half-made is made again by initdb.
+      const copied = opts.templates === undefined || existsSync(pgdata) ? undefined : copyPgliteTemplate(opts.templates, pgdata)
+      if (copied !== undefined && 'from' in copied) {
+        progress(`embedded database: created ${pgdata} from the migrated template ${copied.from} in ${seconds(started)}`)
+      } else {
+        await createPgliteDir(pgdata, startParams)
+        progress(`embedded database: created ${pgdata} (initdb, first start${copied === undefined ? '' : `; no template: ${copied.skipped}`}) in ${seconds(started)}`)
+      }
     }
     const started = performance.now()
     client = await PGlite.create({ dataDir: pgdata, startParams })

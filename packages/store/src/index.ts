@@ -19,6 +19,8 @@ export type { OptionName, OptionValues, OptionValue, OptionType, OptionSpec, Opt
 export { storeSettingsFromEnv, loadEnvFile, baseDirOf, redactUrl, SettingError } from './settings.js'
 export { storeErrorLine } from './errors.js'
 export type { StoreSettings } from './settings.js'
+export { defaultTemplatesDir } from './template.js'
+export { makePgliteTemplate } from './template-make.js'
 export * as schema from './schema.js'
 export { shareStore, sharedSocketPath, sharedDatabaseUrl, sharedDatabaseAnswers, SHARED_SOCKET } from './share.js'
 export type { SharedDatabase } from './share.js'

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { parseEnv } from 'node:util'
+import { defaultTemplatesDir } from './template.js'
 
 export interface StoreSettings {
   /** PostgreSQL URL (DATABASE_URL); unset means embedded PGlite. */
@@ -9,6 +10,8 @@ export interface StoreSettings {
   dataDir: string;
   /** `pg` pool size (CMS_DB_POOL_SIZE), when set. */
   poolSize?: number;
+  /** Migrated templates a new embedded database is copied from (CMS_PGLITE_TEMPLATES); unset: initdb. */
+  templates?: string;
 }
 
 /**
@@ -70,7 +73,10 @@ export function redactUrl (url: string): string {
  * - `CMS_DATA_DIR` (default `.data`): a relative path is resolved against
  *   `INIT_CWD` (set by pnpm to the directory pnpm was run from) or the
  *   current directory, so `pnpm start` and `pnpm cms` share one data dir;
- * - `CMS_DB_POOL_SIZE`: positive integer.
+ * - `CMS_DB_POOL_SIZE`: positive integer;
+ * - `CMS_PGLITE_TEMPLATES`: the directory of migrated templates a new
+ *   embedded database is copied from (default: the one the build makes,
+ *   `node_modules/.cache/cms/pglite-templates`), `off` for initdb.
  * A bad value throws a `SettingError`.
  */
 export function storeSettingsFromEnv (env: NodeJS.ProcessEnv = process.env): StoreSettings {
@@ -96,5 +102,7 @@ export function storeSettingsFromEnv (env: NodeJS.ProcessEnv = process.env): Sto
     if (!Number.isInteger(n) || n < 1) throw new SettingError('CMS_DB_POOL_SIZE', pool, 'a positive integer')
     settings.poolSize = n
   }
+  const templates = env.CMS_PGLITE_TEMPLATES?.trim() || defaultTemplatesDir
+  if (templates !== 'off') settings.templates = isAbsolute(templates) ? templates : resolve(base, templates)
   return settings
 }

@@ -2,15 +2,16 @@
  * Ports for servers a test starts later (`freePort`, in `@cms/store/testing`).
  *
  * A port from `listen(0)`, closed and handed to a child process that binds it
- * seconds later, may meanwhile have gone to another socket of the machine:
- * the kernel deals out the same range (ip_local_port_range) to every
- * `listen(0)` and to the local end of every outgoing connection (the test
- * server's clients, fetches), and a connected socket on 127.0.0.1:port keeps
- * the child from binding it (or another test's server answers there). So the
- * port is taken below that range, where the kernel gives out nothing, and
- * claimed for the life of this process by a file in the temporary directory
- * that other test processes read before using a port. A port that is never
- * listened on is also a closed port nobody can open meanwhile.
+ * seconds later, may meanwhile have gone to another test's server: the kernel
+ * deals out one range (ip_local_port_range) to every `listen(0)` of the
+ * machine, and to the local end of every outgoing connection. The child then
+ * cannot listen, or the test reaches the other server; and a connection to a
+ * closed port of that range may be given that very port as its local end and
+ * connect to itself. So the port is taken below that range, where the kernel
+ * gives out nothing, and claimed for the life of this process by a file in
+ * the temporary directory that other test processes read before using a
+ * port. A port that is never listened on is also a closed port nobody opens
+ * meanwhile.
  */
 import { readdirSync, readFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -70,7 +71,7 @@ const claimed = new Set<string>()
 /**
  * A loopback port free now and kept from every other test process using this
  * function while this process lives (below the kernel's own range, so no
- * socket of the machine is given it meanwhile). For a server started later
+ * `listen(0)` of the machine is given it meanwhile). For a server started later
  * (a child process, a restart on the same port) or a port that must stay
  * closed; a server the test itself starts at once listens on port 0.
  * `dir` and `range` (from, to excluded) are for the test of this function.

@@ -24,13 +24,13 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import pg from 'pg'
-import { observePglite, openPgliteLater, openStore, pgliteSettings, storeDriver } from './db.js'
+import { observePglite, openPgliteLater, openStore, storeDriver } from './db.js'
 import type { Store } from './db.js'
 import { migrate, migrationOrder } from './migrate.js'
 import type { MigrationSet } from './migrate.js'
+import { pgliteBuild } from './template.js'
 
 export { migrationsApplied } from './migrate.js'
 export { freePort } from './test-ports.js'
@@ -241,7 +241,7 @@ const pgliteTemplates = new Map<string, Promise<Blob>>()
 function pgliteTemplate (sets: readonly MigrationSet[] | undefined): Promise<Blob> {
   // PGlite's version and the store's settings name the initdb it ran (the version, not the install's
   // path: every checkout on the machine shares the dumps).
-  const build = createHash('sha256').update(pgliteVersion()).update(JSON.stringify(pgliteSettings)).digest('hex').slice(0, 12)
+  const build = pgliteBuild()
   const key = `${build}-${sets === undefined ? 'empty' : templateKey(sets)}`
   let made = pgliteTemplates.get(key)
   if (made === undefined) {
@@ -250,19 +250,6 @@ function pgliteTemplate (sets: readonly MigrationSet[] | undefined): Promise<Blo
     pgliteTemplates.set(key, made)
   }
   return made
-}
-
-function pgliteVersion (): string {
-  let dir = dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')))
-  for (;;) {
-    try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string, version?: string }
-      if (manifest.name === '@electric-sql/pglite' && manifest.version !== undefined) return manifest.version
-    } catch {}
-    const up = dirname(dir)
-    if (up === dir) throw new Error('the version of @electric-sql/pglite was not found')
-    dir = up
-  }
 }
 
 const PGLITE_TEMPLATE_DIR = join(tmpdir(), 'cms-test-templates')
