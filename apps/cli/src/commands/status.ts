@@ -19,15 +19,32 @@ Flags:
   --json      print JSON instead of text
   -h, --help  show this help`
 
+/**
+ * GET /readyz with node:http rather than fetch: Node loads fetch's
+ * implementation (undici) on first use, about a tenth of a second of CPU
+ * that a call without the service spent for nothing.
+ */
 async function serviceOf (env: NodeJS.ProcessEnv): Promise<{ url: string, answers: boolean, ready?: unknown }> {
   const host = env.HOST === undefined || env.HOST === '' || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT || '8080'}`
-  try {
-    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1500) })
-    return { url, answers: true, ready: await res.json().catch(() => undefined) }
-  } catch {
-    return { url, answers: false }
-  }
+  const { get } = await import('node:http')
+  return await new Promise((resolve) => {
+    const req = get(`${url}/readyz`, { timeout: 1500 }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { body += chunk })
+      res.on('error', () => resolve({ url, answers: true }))
+      res.on('end', () => {
+        let ready: unknown
+        try {
+          ready = JSON.parse(body)
+        } catch {}
+        resolve({ url, answers: true, ready })
+      })
+    })
+    req.on('timeout', () => req.destroy(new Error('no answer within 1.5 s')))
+    req.on('error', () => resolve({ url, answers: false }))
+  })
 }
 
 async function migrationsOf (store: Store): Promise<Record<string, number>> {
