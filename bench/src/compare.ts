@@ -27,7 +27,7 @@ import { observe } from './observe.js'
 const { values: opts } = parseArgs({
   options: {
     other: { type: 'string' },
-    scenarios: { type: 'string', default: 'list-signed-in,list-uncached,create,list,single,index,batch' },
+    scenarios: { type: 'string', default: 'list-signed-in,list-signed-in-fresh,list-uncached,create,list,single,index,batch' },
     rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     connections: { type: 'string', default: '20' },
@@ -61,8 +61,11 @@ const SCENARIOS: Record<string, Scenario> = {
   single: (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts/${Math.max(1, Math.floor(Number(opts.posts) / 2))}`, connections }),
   index: (base) => ({ url: `${base}/index.php?rest_route=/`, connections }),
   list: (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, connections }),
-  // Signed in: never answered from the anonymous cache, so validation, permission and handler run every time.
+  // Signed in, the same page every time: from 2026-11-28 (issue 35) served from the caller's kept answers
+  // while nothing is committed (before, validation, permission and handler ran every time).
   'list-signed-in': (base, auth) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, headers: { authorization: auth }, connections }),
+  // Signed in with a parameter that never repeats: no kept answer matches, the page is made every time.
+  'list-signed-in-fresh': (base, auth) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10&nocache=[<id>]`, headers: { authorization: auth }, idReplacement: true, connections }),
   // Anonymous with a parameter that never repeats (autocannon puts a fresh id in place of [<id>]): no kept answer ever matches.
   'list-uncached': (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10&nocache=[<id>]`, idReplacement: true, connections }),
   create: (base, auth) => ({

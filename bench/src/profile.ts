@@ -40,7 +40,10 @@ const { values: opts } = parseArgs({
 const connections = Number(opts.connections)
 
 const SCENARIOS: Record<string, (base: string, auth: string) => Omit<LoadOptions, 'duration'>> = {
+  // Signed in, the same page: the caller's kept answer while nothing is committed.
   'list-signed-in': (base, auth) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, headers: { authorization: auth }, connections }),
+  // Signed in, a parameter that never repeats: the page made every time.
+  'list-signed-in-fresh': (base, auth) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10&nocache=[<id>]`, headers: { authorization: auth }, idReplacement: true, connections }),
   // Anonymous, answered from the kept answers while nothing is committed: what a cached read costs.
   list: (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, connections }),
   'list-uncached': (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10&nocache=[<id>]`, idReplacement: true, connections }),

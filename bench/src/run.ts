@@ -10,8 +10,9 @@
  *   pnpm bench --gateway-node-options=--max-semi-space-size=4   # node flags for the gateway
  *
  * Anonymous reads are answered from the service's response cache while
- * nothing is committed; the "signed in" rows beside them send credentials,
- * which the cache never serves, so they measure the queries themselves
+ * nothing is committed; the "signed in" rows beside them send credentials
+ * and a parameter that never repeats, which no kept answer matches (a
+ * signed-in caller's repeated GET is kept too), so they measure the queries themselves
  * (under the same load, and alone: one connection, the latency of one
  * request).
  *
@@ -105,10 +106,12 @@ async function main (): Promise<void> {
         const bare = await observe(twin, undefined, async () => await measure({ url: twin!.url + r.path, duration, connections }))
         rows.push({ scenario: r.scenario, caller: 'anonymous (cached)', database, size, service, bare, ratio: service.requestsPerSec / bare.requestsPerSec })
         if (r.signedIn === undefined) continue
-        // The same address signed in, beside it: the query's own cost.
-        const signedIn = await observe(gateway, db, async () => await measure({ url: base + r.path, headers: { authorization: auth }, duration, connections }))
+        // The same address signed in, beside it, with a parameter that never repeats: the query's own
+        // cost (a signed-in caller's repeated GET is answered from its kept answers since issue 35).
+        const fresh = { url: `${base}${r.path}&nocache=[<id>]`, headers: { authorization: auth }, idReplacement: true, duration }
+        const signedIn = await observe(gateway, db, async () => await measure({ ...fresh, connections }))
         rows.push({ scenario: r.signedIn, caller: 'signed in (uncached)', database, size, service: signedIn })
-        const alone = await observe(gateway, db, async () => await measure({ url: base + r.path, headers: { authorization: auth }, duration, connections: 1 }))
+        const alone = await observe(gateway, db, async () => await measure({ ...fresh, connections: 1 }))
         rows.push({ scenario: `${r.signedIn}, 1 connection`, caller: 'signed in (uncached)', database, size, service: alone })
       }
       if (first) rows.push(...await writeRows(gateway, db, auth, size, ''))

@@ -12,7 +12,7 @@
  * caller was verified under), so an answer only ever reaches a caller who
  * would have been given the same bytes afresh.
  */
-import type { LRUCache } from 'lru-cache'
+import { LRUCache } from 'lru-cache'
 import type { Rendered } from './render.js'
 import type { HeaderValue } from './response.js'
 import { weighedCache } from './weighed-cache.js'
@@ -26,10 +26,18 @@ interface Addressed { method: string, url: string, baseUrl: string }
 export class KeptAnswers {
   // Weighed by their bytes: one page of a hundred long posts can weigh megabytes.
   private readonly kept: LRUCache<string, KeptAnswer> | undefined
+  /**
+   * Addresses answered once and not kept: an answer is kept the second time
+   * its address is made (an address that never repeats, a parameter that
+   * changes every time, copies and holds no bytes: holding them made the
+   * garbage collector's old generation churn). One per 4 KiB of the budget.
+   */
+  private readonly seen: LRUCache<string, true> | undefined
 
   /** `bytes`: the budget; 0 keeps nothing. */
   constructor (bytes: number) {
     this.kept = bytes > 0 ? weighedCache<KeptAnswer>(bytes, (answer) => (answer.response.bytes?.length ?? 0) + (answer.response.payload?.length ?? 0)) : undefined
+    this.seen = bytes > 0 ? new LRUCache<string, true>({ max: Math.max(16, Math.floor(bytes / 4096)) }) : undefined
   }
 
   /** The key of an anonymous answer, or (with `caller`, a rights token) of a signed-in caller's. */
@@ -45,7 +53,7 @@ export class KeptAnswers {
    * for it here).
    */
   async fresh (key: string, horizonOf: () => Promise<string | undefined>): Promise<{ hit?: Rendered, horizon?: string }> {
-    if (this.kept?.has(key) !== true) return {}
+    if (this.kept?.has(key) !== true && this.seen?.has(key) !== true) return {}
     const horizon = await horizonOf()
     return { hit: this.at(key, horizon), horizon }
   }
@@ -56,9 +64,16 @@ export class KeptAnswers {
     return horizon !== undefined && hit?.horizon === horizon ? hit.response : undefined
   }
 
-  /** Keeps a rendered answer, encoded once: every later answer writes the same bytes. */
+  /**
+   * Keeps a rendered answer, encoded once: every later answer writes the
+   * same bytes. The first answer of an address is only noted (`seen`).
+   */
   keep (key: string, response: Rendered, horizon: string | undefined): void {
-    if (this.kept === undefined || !keepable(response.headers)) return
+    if (this.kept === undefined || this.seen === undefined || !keepable(response.headers)) return
+    if (!this.kept.has(key) && !this.seen.delete(key)) {
+      this.seen.set(key, true)
+      return
+    }
     // The text stays for in-process dispatch (a large answer comes as bytes only: render.ts).
     if (typeof response.payload === 'string') response.bytes = Buffer.from(response.payload)
     this.kept.set(key, { response, horizon })

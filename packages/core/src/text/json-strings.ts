@@ -149,10 +149,11 @@ export function filterJsonText (json: string, limits: TextLimits, urlKey: RegExp
 /**
  * `JSON.stringify(value)` of a parsed JSON value (plain objects, arrays and
  * primitives) on the request thread, its outer members written
- * `WALK_SLICE` at a time with a turn of the event loop between: a
- * template's content of 22,500 members written in one piece was one long
- * task (issue 27). The same text as `JSON.stringify` (the same members in
- * the same order; a member whose value writes nothing is left out, as there).
+ * `WALK_SLICE` at a time (one `JSON.stringify` of each slice, its brackets
+ * cut) with a turn of the event loop between: a template's content of tens
+ * of thousands of members written in one piece was one long task (issue 27).
+ * The same text as `JSON.stringify` of the whole (the same members in the
+ * same order; a member whose value writes nothing is left out, as there).
  */
 export async function jsonOfSliced (value: unknown): Promise<string> {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null'
@@ -161,16 +162,22 @@ export async function jsonOfSliced (value: unknown): Promise<string> {
   const n = list ? value.length : keys.length
   if (n <= WALK_SLICE) return JSON.stringify(value)
   const parts: string[] = []
-  for (let i = 0; i < n; i++) {
-    if (i > 0 && i % WALK_SLICE === 0) {
+  for (let i = 0; i < n; i += WALK_SLICE) {
+    if (i > 0) {
       walkCounts.written++
       await nextTurn()
     }
-    if (list) parts.push(JSON.stringify((value as unknown[])[i]) ?? 'null')
+    let slice: unknown
+    if (list) slice = (value as unknown[]).slice(i, i + WALK_SLICE)
     else {
-      const json = JSON.stringify((value as Record<string, unknown>)[keys[i]!])
-      if (json !== undefined) parts.push(`${JSON.stringify(keys[i])}:${json}`)
+      // No prototype: a `__proto__` member is a plain member here too. Object.keys' order is kept (integer keys
+      // first, ascending, then the others as they came), and a slice of it sorts the same way.
+      const part = Object.create(null) as Record<string, unknown>
+      for (const k of keys.slice(i, i + WALK_SLICE)) part[k] = (value as Record<string, unknown>)[k]
+      slice = part
     }
+    const inner = JSON.stringify(slice).slice(1, -1)
+    if (inner !== '') parts.push(inner)
   }
   return list ? `[${parts.join(',')}]` : `{${parts.join(',')}}`
 }
