@@ -7,6 +7,7 @@
  *   pnpm bench:memory --database-url postgres://...   # the same readings on PostgreSQL, for comparison
  *   pnpm bench:memory --runner tsx            # the TypeScript through tsx, as `pnpm start` ran before
  *   pnpm bench:memory --checkout /other/tree  # another checkout (say, the commit before a change)
+ *   pnpm bench:memory --idle 30               # the resident size read again after 30 s without requests (default 10)
  *
  * `--runner dist` (the default) starts `node scripts/start.mjs`, as `pnpm
  * start` does, after compiling what changed (not timed); a checkout without
@@ -17,6 +18,12 @@
  * machine the figure to compare, as the wall time mostly measures the load), the resident size once ready, after the requests, and
  * the peak (VmHWM, the most the process ever held), in MB, and the processes
  * the command left running (the service alone, or wrappers beside it).
+ * "after N s idle" is the resident size read once more after the requests
+ * and N seconds without any (what an idle service holds: the memory the
+ * requests needed only while they ran given back); the figure just after
+ * the requests is printed beside it, unchanged in meaning. A fresh start
+ * copies the migrated template when the build made one (its log line says
+ * which way the database was made: `CMS_MEMORY_SHOW_LOG=1`).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { spawnSync } from 'node:child_process'
@@ -28,7 +35,8 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { rssOf, treeCpuOf } from './proc.js'
 
-const { values: opts } = parseArgs({ options: { 'database-url': { type: 'string' }, runner: { type: 'string', default: 'dist' }, checkout: { type: 'string' } } })
+const { values: opts } = parseArgs({ options: { 'database-url': { type: 'string' }, runner: { type: 'string', default: 'dist' }, checkout: { type: 'string' }, idle: { type: 'string', default: '10' } } })
+const idleSeconds = Math.max(0, Number(opts.idle) || 0)
 const ROOT = opts.checkout === undefined ? fileURLToPath(new URL('../..', import.meta.url)) : resolve(opts.checkout)
 const compiled = opts.runner === 'dist' && existsSync(join(ROOT, 'scripts', 'start.mjs'))
 const command = compiled ? ['scripts/start.mjs'] : ['--import', 'tsx', 'apps/gateway/src/main.ts']
@@ -67,7 +75,7 @@ async function freePort (): Promise<number> {
   })
 }
 
-interface Reading { ready: number, afterRequests: number, peak: number, startSeconds: number, cpuSeconds: number, log: string, tree: string[] }
+interface Reading { ready: number, afterRequests: number, afterIdle: number, peak: number, startSeconds: number, cpuSeconds: number, log: string, tree: string[] }
 
 async function run (dataDir: string): Promise<Reading> {
   const port = await freePort()
@@ -95,7 +103,9 @@ async function run (dataDir: string): Promise<Reading> {
     for (const path of ['/index.php?rest_route=/', '/index.php?rest_route=/cms/v2/posts', '/index.php?rest_route=/cms/v2/categories', '/openapi.json']) {
       for (let i = 0; i < 5; i++) await (await fetch(base + path)).arrayBuffer()
     }
-    return { ready, afterRequests: rssOf(child.pid), peak: peakOf(child.pid), startSeconds, cpuSeconds, log, tree: treeOf(child.pid ?? 0) }
+    const afterRequests = rssOf(child.pid)
+    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000))
+    return { ready, afterRequests, afterIdle: rssOf(child.pid), peak: peakOf(child.pid), startSeconds, cpuSeconds, log, tree: treeOf(child.pid ?? 0) }
   } finally {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -111,7 +121,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cms-memory-'))
 try {
   for (const label of ['fresh data directory', 'restart on the same directory']) {
     const r = await run(dataDir)
-    console.log(`${database}, ${compiled ? 'compiled (scripts/start.mjs)' : 'tsx'}, ${label}: ready in ${r.startSeconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} s of CPU; load average ${loadavg()[0]!.toFixed(1)}), resident ${mb(r.ready)} when ready, ${mb(r.afterRequests)} after 20 requests, peak ${mb(r.peak)}; processes: ${r.tree.length} (${r.tree.map((c) => c.replace(ROOT, '')).join(' | ')})`)
+    console.log(`${database}, ${compiled ? 'compiled (scripts/start.mjs)' : 'tsx'}, ${label}: ready in ${r.startSeconds.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} s of CPU; load average ${loadavg()[0]!.toFixed(1)}), resident ${mb(r.ready)} when ready, ${mb(r.afterRequests)} just after 20 requests, ${mb(r.afterIdle)} after ${idleSeconds} s idle, peak ${mb(r.peak)}; processes: ${r.tree.length} (${r.tree.map((c) => c.replace(ROOT, '')).join(' | ')})`)
     if (process.env.CMS_MEMORY_SHOW_LOG === '1') console.log(r.log)
   }
 } finally {

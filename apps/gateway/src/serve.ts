@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Platform } from '@cms/core'
 import { loadEnvFile, SettingError, shareStore, storeErrorLine, type SharedDatabase } from '@cms/store'
 import { buildApp } from './app.js'
+import { collectWhenIdle } from './idle-memory.js'
 import { loadSettings, type Settings } from './settings.js'
 
 /**
@@ -39,6 +40,7 @@ try {
     await shared?.close()
     await running.close()
   })
+  collectWhenIdle(app)
   await app.listen({ port: settings.port, host: settings.host })
   // Listening: the young generation may grow again as requests need (V8's default factor; main.ts).
   setFlagsFromString('--semi-space-growth-factor=2')

@@ -57,13 +57,23 @@ t.test('a signed-in page: the horizon with the epochs, and one statement for the
   // A parameter that never repeats: no kept answer matches (the page made afresh).
   t.same(await statementsOf(async () => await page({ per_page: '10', nocache: String(++n) })), ['snapshot', 'page'])
   // The same page again, nothing committed meanwhile: the answer kept for this caller, after the horizon
-  // alone (on a PostgreSQL server other files share, their commits move the horizon: a few tries).
+  // alone. On a PostgreSQL server other files share, their commits move the horizon (the server's), and
+  // then the page is made afresh: tries until it is kept; not kept in any try although the horizon stayed
+  // from the first request to the second in some (it never returns to an earlier value) is a fault. Other
+  // files may commit so often that no try finds such a window: then the page made afresh is what is checked.
   let repeated: string[] = []
-  for (let i = 0; i < 8 && repeated.join() !== 'snapshot'; i++) {
+  let still = false
+  for (let i = 0; i < 40 && repeated.join() !== 'snapshot'; i++) {
+    const before = await h.store.horizon()
     await page({ per_page: '10', nocache: String(n) })
     repeated = await statementsOf(async () => await page({ per_page: '10', nocache: String(n) }))
+    if (await h.store.horizon() === before) still = true
   }
-  t.same(repeated, ['snapshot'], 'repeated: kept')
+  if (still || repeated.join() === 'snapshot') t.same(repeated, ['snapshot'], 'repeated: kept')
+  else {
+    t.comment('the horizon moved in every try (other files committing on the server): the kept answer was not observed')
+    t.ok(['snapshot', 'snapshot\npage'].includes(repeated.join('\n')), `repeated: kept, or made afresh under a moved horizon (${repeated.join(', ')})`)
+  }
   // A later page is one statement too: the page statement with its offset (named up to the tenth
   // page after the first, its offset in the text; deeper, a parameter, unnamed).
   t.same(await statementsOf(async () => await page({ per_page: '10', page: '2', nocache: String(++n) })), ['snapshot', 'page'], 'a later page: one statement')
