@@ -6,46 +6,18 @@
  * the password at once. Each call's time is printed as a comment, never
  * asserted (docs/benchmarks.md has the figures and their conditions).
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { sharedDatabaseAnswers } from '@cms/store'
-import { childArgs, freePort } from '@cms/store/testing'
 import { cms } from './helpers.js'
-
-const MAIN = fileURLToPath(new URL('../../gateway/src/main.ts', import.meta.url))
+import { startService } from './service.js'
 
 t.test('a user and an application password made with the CLI while the service runs', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-beside-'))
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
   const env = { CMS_DATA_DIR: dataDir, DATABASE_URL: '' }
-  // Run as this test runs (tsx, or under the test command the compiled service: childArgs), as the CLI is (helpers.ts).
-  const service = spawn(process.execPath, childArgs(MAIN), {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', CMS_BASE_URL: base, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'pipe']
-  })
-  let log = ''
-  service.stderr.setEncoding('utf8').on('data', (d: string) => { log += d })
-  t.teardown(async () => {
-    if (service.exitCode === null) {
-      const exited = new Promise((resolve) => service.once('exit', resolve))
-      service.kill('SIGTERM')
-      await exited
-    }
-    rmSync(dataDir, { recursive: true, force: true })
-  })
-
-  // Ready, and sharing its database (the socket is opened once it listens).
-  for (;;) {
-    if (service.exitCode !== null) throw new Error(`the service stopped: ${log}`)
-    const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false)
-    if (ready && await sharedDatabaseAnswers(dataDir)) break
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
+  const service = await startService(t, dataDir, { LOG_LEVEL: 'warn' })
+  t.teardown(() => { rmSync(dataDir, { recursive: true, force: true }) })
 
   const timed = async (args: string[]): Promise<Awaited<ReturnType<typeof cms>>> => {
     const started = performance.now()
@@ -64,10 +36,10 @@ t.test('a user and an application password made with the CLI while the service r
   t.same((JSON.parse(listed.stdout) as Array<{ login: string }>).map((u) => u.login), ['admin'])
 
   // The service sees both at once: the same database.
-  const me = await fetch(`${base}/index.php?rest_route=/cms/v2/users/me&context=edit`, {
+  const me = await fetch(`${service.base}/index.php?rest_route=/cms/v2/users/me&context=edit`, {
     headers: { authorization: `Basic ${Buffer.from(`admin:${secret}`).toString('base64')}` }
   })
   t.equal(me.status, 200)
   t.equal(((await me.json()) as { username?: string }).username, 'admin')
-  t.equal(service.exitCode, null, 'the service still runs')
+  t.equal(service.exitCode(), null, 'the service still runs')
 })

@@ -1,51 +1,33 @@
 /**
- * The service started as a user starts it, on a fresh embedded database
- * (tests of the migrated template: pglite-template*.test.ts), and what its
- * database holds, read through its socket.
+ * The service started as a user starts it, on an embedded database (the
+ * CLI beside it: beside-service.test.ts; the migrated template:
+ * pglite-template*.test.ts), and what its database holds, read through its
+ * socket.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import { migrationsTableOf, openStore, sharedDatabaseAnswers, sharedDatabaseUrl } from '@cms/store'
-import { childArgs } from '@cms/store/testing'
+import { childArgs, freePort } from '@cms/store/testing'
 
 const MAIN = fileURLToPath(new URL('../../gateway/src/main.ts', import.meta.url))
 
-async function freePort (): Promise<number> {
-  return await new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
+/** A running service: its address, the data directory of its embedded database, what it logged. */
+export interface Running { base: string, dataDir: string, log: () => string, exitCode: () => number | null }
 
-export interface Started { base: string, dataDir: string, log: () => string, appPassword: string }
-
-/** The service on a fresh data directory with `templates`, its first administrator made from CMS_ADMIN_*; stopped after `t`. */
-export async function start (t: Test, root: string, name: string, templates: string): Promise<Started> {
-  const dataDir = join(root, name)
+/**
+ * The service on the embedded database in `dataDir`, with `env` added, run
+ * as this test runs (tsx, or under the test command the compiled service:
+ * `childArgs`), once it answers and shares its database (the socket is
+ * opened once it listens); stopped after `t`.
+ */
+export async function startService (t: Test, dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  writeFileSync(join(root, `${name}-password`), 'first admin password\n')
   const service = spawn(process.execPath, childArgs(MAIN), {
-    env: {
-      ...process.env,
-      DATABASE_URL: '',
-      CMS_DATA_DIR: dataDir,
-      CMS_PGLITE_TEMPLATES: templates,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      CMS_BASE_URL: base,
-      LOG_LEVEL: 'info',
-      CMS_ADMIN_LOGIN: 'admin',
-      CMS_ADMIN_EMAIL: 'admin@example.com',
-      CMS_ADMIN_PASSWORD_FILE: join(root, `${name}-password`),
-      CMS_ADMIN_APP_PASSWORD_FILE: join(root, `${name}-app-password`)
-    },
+    env: { ...process.env, DATABASE_URL: '', CMS_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', CMS_BASE_URL: base, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let log = ''
@@ -64,7 +46,22 @@ export async function start (t: Test, root: string, name: string, templates: str
     if (ready && await sharedDatabaseAnswers(dataDir)) break
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
-  return { base, dataDir, log: () => log, appPassword: readFileSync(join(root, `${name}-app-password`), 'utf8').trim() }
+  return { base, dataDir, log: () => log, exitCode: () => service.exitCode }
+}
+
+export interface Started extends Running { appPassword: string }
+
+/** The service on a fresh data directory with `templates`, its first administrator made from CMS_ADMIN_*; stopped after `t`. */
+export async function start (t: Test, root: string, name: string, templates: string): Promise<Started> {
+  writeFileSync(join(root, `${name}-password`), 'first admin password\n')
+  const running = await startService(t, join(root, name), {
+    CMS_PGLITE_TEMPLATES: templates,
+    CMS_ADMIN_LOGIN: 'admin',
+    CMS_ADMIN_EMAIL: 'admin@example.com',
+    CMS_ADMIN_PASSWORD_FILE: join(root, `${name}-password`),
+    CMS_ADMIN_APP_PASSWORD_FILE: join(root, `${name}-app-password`)
+  })
+  return { ...running, appPassword: readFileSync(join(root, `${name}-app-password`), 'utf8').trim() }
 }
 
 /** What the service's database holds: its site key, its users, each migration set's applied count (through its socket). */

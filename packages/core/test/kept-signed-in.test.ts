@@ -7,7 +7,7 @@
 // end with any commit, a role change, a revoked password.
 import t from 'tap'
 import { sql } from 'drizzle-orm'
-import { recordStatements } from '@cms/store/testing'
+import { statementsDuring } from '@cms/store/testing'
 import { withContentUsers } from './fixtures/content/harness.js'
 import { testApp, type TestApp, type TestUser } from '../src/testing.js'
 import type { Answer } from '@cms/rest/testing'
@@ -62,13 +62,7 @@ async function ask (app: TestApp, who: string, address: string): Promise<Answer>
 
 /** The statements `run` sent on the kept app's store. */
 async function statementsOf (run: () => Promise<unknown>): Promise<string[]> {
-  const log = recordStatements(h.store)
-  try {
-    await run()
-  } finally {
-    log.stop()
-  }
-  return log.texts.map((text) => text.replace(/\s+/g, ' ').trim().slice(0, 40))
+  return (await statementsDuring(h.store, run)).map((text) => text.replace(/\s+/g, ' ').trim().slice(0, 40))
 }
 
 /**

@@ -4,7 +4,7 @@
 // a round trip fails here without timing anything. The app keeps reads
 // under the commit horizon as the gateway does (`horizon: true`).
 import t from 'tap'
-import { recordStatements } from '@cms/store/testing'
+import { statementsDuring } from '@cms/store/testing'
 import { withContentUsers } from './fixtures/content/harness.js'
 import { testApp } from '../src/testing.js'
 import { packageMeta } from './fixtures/package-meta.js'
@@ -28,13 +28,7 @@ const KINDS: Array<[string, RegExp]> = [
 
 /** The statements `run` sent, each named by its kind (or its first words). */
 async function statementsOf (run: () => Promise<unknown>): Promise<string[]> {
-  const log = recordStatements(h.store)
-  try {
-    await run()
-  } finally {
-    log.stop()
-  }
-  return log.texts.map((text) => {
+  return (await statementsDuring(h.store, run)).map((text) => {
     const flat = text.replace(/\s+/g, ' ').trim()
     return KINDS.find(([, re]) => re.test(flat))?.[0] ?? flat.slice(0, 60)
   })

@@ -349,6 +349,17 @@ export function recordStatements (store: Store): StatementLog {
   return { texts, stop: () => { observers.delete(observe) } }
 }
 
+/** The texts of the statements `store` sent while `run` ran (`recordStatements` around it). */
+export async function statementsDuring (store: Store, run: () => Promise<unknown>): Promise<string[]> {
+  const log = recordStatements(store)
+  try {
+    await run()
+  } finally {
+    log.stop()
+  }
+  return log.texts
+}
+
 /**
  * The Node arguments that start `entry`, a workspace package's TypeScript
  * entry point (the CLI's or the service's `src/main.ts`), as a child of this
