@@ -4,20 +4,26 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { loadEnvFile, redactUrl, SettingError, storeErrorLine, storeSettingsFromEnv } from '../src/index.js'
+import { defaultTemplatesDir, loadEnvFile, redactUrl, SettingError, storeErrorLine, storeSettingsFromEnv } from '../src/index.js'
 
 t.test('storeSettingsFromEnv', async (t) => {
-  t.same(storeSettingsFromEnv({ INIT_CWD: '/repo' }), { dataDir: '/repo/.data' })
-  t.same(storeSettingsFromEnv({ INIT_CWD: '/repo', CMS_DATA_DIR: 'var/db' }), { dataDir: '/repo/var/db' })
-  t.same(storeSettingsFromEnv({ INIT_CWD: '/repo', CMS_DATA_DIR: '/abs/dir' }), { dataDir: '/abs/dir' })
+  // Every embedded database starts from the install's migrated templates unless told otherwise (CMS_PGLITE_TEMPLATES).
+  const templates = defaultTemplatesDir
+  t.same(storeSettingsFromEnv({ INIT_CWD: '/repo' }), { dataDir: '/repo/.data', templates })
+  t.same(storeSettingsFromEnv({ INIT_CWD: '/repo', CMS_DATA_DIR: 'var/db' }), { dataDir: '/repo/var/db', templates })
+  t.same(storeSettingsFromEnv({ INIT_CWD: '/repo', CMS_DATA_DIR: '/abs/dir' }), { dataDir: '/abs/dir', templates })
   t.equal(storeSettingsFromEnv({}).dataDir, `${process.cwd()}/.data`, 'falls back to cwd')
   t.same(storeSettingsFromEnv({ INIT_CWD: '/repo', DATABASE_URL: 'postgres://u@h/db', CMS_DB_POOL_SIZE: '4' }), {
     dataDir: '/repo/.data',
     databaseUrl: 'postgres://u@h/db',
     poolSize: 4,
+    templates
   })
-  t.same(storeSettingsFromEnv({ INIT_CWD: '/repo', DATABASE_URL: '' }), { dataDir: '/repo/.data' }, 'empty url = unset')
+  t.same(storeSettingsFromEnv({ INIT_CWD: '/repo', DATABASE_URL: '' }), { dataDir: '/repo/.data', templates }, 'empty url = unset')
   t.equal(storeSettingsFromEnv({ DATABASE_URL: 'postgresql:///cms?host=/run/postgresql' }).databaseUrl, 'postgresql:///cms?host=/run/postgresql', 'a socket URL')
+  t.same(storeSettingsFromEnv({ INIT_CWD: '/repo', CMS_PGLITE_TEMPLATES: 'off' }), { dataDir: '/repo/.data' }, 'templates off: initdb')
+  t.equal(storeSettingsFromEnv({ INIT_CWD: '/repo', CMS_PGLITE_TEMPLATES: 'var/templates' }).templates, '/repo/var/templates', 'a relative templates directory is the base directory\'s')
+  t.equal(storeSettingsFromEnv({ INIT_CWD: '/repo', CMS_PGLITE_TEMPLATES: ' ' }).templates, templates, 'blank: the default')
 })
 
 t.test('a bad store setting is one line naming it, its value and what is allowed', async (t) => {
