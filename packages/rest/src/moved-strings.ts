@@ -10,6 +10,7 @@
  * (`@cms/rest/moved-strings`): it imports nothing, so the pool's threads load
  * none of the kernel.
  */
+import { setImmediate } from 'node:timers/promises'
 
 /** Characters from which a string is moved as bytes; shorter ones are cheaper to copy. */
 export const MOVE_MIN_CHARS = 64 * 1024
@@ -46,7 +47,7 @@ export function textOf (s: StringBytes): string {
 
 const nextTurn = async (): Promise<void> => {
   movedCounts.turns++
-  await new Promise((resolve) => setImmediate(resolve))
+  await setImmediate()
 }
 
 /**

@@ -13,6 +13,7 @@
  * thread per 2 MB, against about 1.5 ms to hash it), and the digest of a
  * text over `DIGEST_SLICE` is made a slice a turn.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import { textPool } from '../text/text-pool.js'
@@ -44,8 +45,6 @@ export const DIGEST_SLICE = 128 * 1024
 
 /** Slices hashed between two turns (for tests that count the work, never for timing). */
 export const digestCounts = { slices: 0 }
-
-const nextTurn = async (): Promise<void> => { await new Promise((resolve) => setImmediate(resolve)) }
 
 // UTF-16 code units, not UTF-8: UTF-8 makes a lone surrogate the bytes of U+FFFD (two texts, one key), and a slice
 // may end inside a pair. The same bytes whether a text is hashed at once or in slices.

@@ -17,6 +17,7 @@
  * made thousands of small strings cost seconds). Imports nothing of the
  * kernel but its JSON scan, which imports nothing else (text-worker.mjs).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { scanJson, type TextLimits } from '@cms/rest/json-scan'
 import { allowedUrl, filterPostHtmlMany } from './kses.js'
 
@@ -108,8 +109,6 @@ function * walk (root: unknown, urlKey: RegExp): Generator<Step, Walked, string[
   }
   return { value: out.root }
 }
-
-const nextTurn = async (): Promise<void> => { await new Promise((resolve) => setImmediate(resolve)) }
 
 /** A parsed value's strings filtered on this thread's event loop, a slice a turn; `filterMany` filters the texts (the pool). */
 export async function filterJsonValue (root: unknown, urlKey: RegExp, filterMany: (texts: string[]) => Promise<string[]>): Promise<Walked> {

@@ -3,6 +3,7 @@
  * shortcodes and image attributes for content; texturizing for titles; the
  * trimmed, rendered teaser for excerpts.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { autop } from './autop.js'
 import { parseBlocks, type Block } from './blocks.js'
 import { texturize } from './texturize.js'
@@ -27,7 +28,7 @@ const SEARCH_SLICE = 256 * 1024
  */
 export async function hasBlocksSliced (content: string): Promise<boolean> {
   for (let at = 0; at < content.length; at += SEARCH_SLICE) {
-    if (at > 0) await new Promise((resolve) => setImmediate(resolve))
+    if (at > 0) await nextTurn()
     if (content.slice(at, at + SEARCH_SLICE + BLOCK_MARKER.length - 1).includes(BLOCK_MARKER)) return true
   }
   return false
