@@ -13,8 +13,7 @@
 import { Type } from '@sinclair/typebox'
 import { endpoint, Enum, handlerChecked, invalidParam, isPlainObject, Raw, route, type RelativeRouteDecl, anyObject } from '@cms/rest'
 import { adminLink, findUserById, jsonOfSliced, textPool, type PackageApi, type PostRow } from '@cms/core'
-import { MOVE_MIN_CHARS } from '@cms/rest/moved-strings'
-import { JsonText } from '@cms/store/columns'
+import type { JsonText } from '@cms/store/columns'
 import { mayEditPosts } from './access.js'
 import { LIBRARY_TYPE } from './kit.js'
 import { builderDataSanitizer, filterStrings } from './sanitize.js'
@@ -121,7 +120,7 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
             settings = s.value
           }
           // The column's text of a long one made in the pool too (a trusted writer's content is not filtered).
-          if (typeof content === 'string' && content.length >= MOVE_MIN_CHARS) content = new JsonText(await textPool.jsonOf(content))
+          if (typeof content === 'string') content = await textPool.storedJson(content) ?? content
           const title = req.params.title ?? ''
           const post = await api.content.createPost({
             type: LIBRARY_TYPE,

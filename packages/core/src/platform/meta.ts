@@ -5,8 +5,7 @@
  * anything is written; unknown keys in a write are ignored.
  */
 import { CONTRIBUTED_BY, declareErrors, denied, invalidParam, RestError, type ErrorBody, type Principal } from '@cms/rest'
-import { JsonText } from '@cms/store/columns'
-import { MOVE_MIN_CHARS } from '@cms/rest/moved-strings'
+import type { JsonText } from '@cms/store/columns'
 import { textPool } from '../text/text-pool.js'
 import { sanitizeFootnotes, type Sanitized } from './meta-sanitizers.js'
 
@@ -319,9 +318,7 @@ export async function parseMetaParam (registry: MetaRegistry, input: unknown, wr
     else {
       changes.set[key] = clean.value
       // A long string's column text (its JSON) made in the text pool, when its sanitizer (builder data) did not make it.
-      const stored = 'stored' in clean && clean.stored !== undefined
-        ? clean.stored
-        : typeof clean.value === 'string' && clean.value.length >= MOVE_MIN_CHARS ? new JsonText(await textPool.jsonOf(clean.value)) : undefined
+      const stored = ('stored' in clean ? clean.stored : undefined) ?? await textPool.storedJson(clean.value)
       if (stored !== undefined) (changes.stored ??= new Map()).set(key, { value: clean.value, stored })
     }
   }

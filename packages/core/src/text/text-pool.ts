@@ -23,7 +23,8 @@ import { availableParallelism } from 'node:os'
 import type { Piscina } from 'piscina'
 import { declareErrors, RestError } from '@cms/rest'
 import * as tasks from './text-tasks.js'
-import { carry, restore, type Carried } from './moved-strings.js'
+import { JsonText } from '@cms/store/columns'
+import { carry, MOVE_MIN_CHARS, restore, type Carried } from './moved-strings.js'
 import { loadFilter } from './kses.js'
 import type { FilterKind, TaskOutcome } from './text-tasks.js'
 import type { TextLimits } from '@cms/rest/json-scan'
@@ -156,9 +157,14 @@ export class TextPool {
     return await this.run('slugOf', { text, fallback }, text.length)
   }
 
-  /** The JSON of a string (`JSON.stringify(text)`), the text a `jsonb` column stores for it: a megabyte of builder data. */
-  async jsonOf (text: string): Promise<string> {
-    return await this.run('jsonOf', { text }, text.length)
+  /**
+   * What a `jsonb` column stores for a long string (its JSON, made in the
+   * pool: a megabyte of builder data), as a `JsonText` the column writes as
+   * it is; undefined for any other value (the column writes it itself).
+   */
+  async storedJson (value: unknown): Promise<JsonText | undefined> {
+    if (typeof value !== 'string' || value.length < MOVE_MIN_CHARS) return undefined
+    return new JsonText(await this.run<string>('jsonOf', { text: value }, value.length))
   }
 
   /**
