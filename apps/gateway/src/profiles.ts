@@ -79,7 +79,8 @@ function filesOf (path: string): string[] {
 
 /** The built-in profiles, then those under `extra` (a directory or a file; one of the same name replaces a built-in one). */
 export function loadProfiles (extra?: string): Record<string, Profile> {
-  const out: Record<string, Profile> = {}
+  // No prototype: CMS_DEPLOYMENT=constructor is no profile.
+  const out: Record<string, Profile> = Object.create(null)
   for (const file of [...filesOf(builtInProfiles), ...(extra === undefined ? [] : filesOf(extra))]) {
     const profile = readProfile(file)
     out[profile.name] = profile

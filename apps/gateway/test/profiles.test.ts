@@ -28,6 +28,9 @@ t.test("a deployment's profile file, by directory or by file", async (t) => {
   t.equal(profileFile('Mine', dir), join(dir, 'Mine.json'))
   t.match(profileFile('A', dir), /apps\/gateway\/profiles\/A\.json$/)
   t.throws(() => loadSettings({ CMS_DEPLOYMENT: 'Mine' }), /CMS_DEPLOYMENT must be a profile: A, B \(add one with CMS_PROFILES\), got "Mine"/)
+  for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    t.throws(() => loadSettings({ CMS_DEPLOYMENT: name }), /CMS_DEPLOYMENT must be a profile: A, B /, `${name} is not a profile`)
+  }
 })
 
 t.test('a wrong profile file stops the start naming it', async (t) => {

@@ -30,7 +30,7 @@ import { observePglite, openPgliteLater, openStore, storeDriver } from './db.js'
 import type { Store } from './db.js'
 import { migrate, migrationOrder } from './migrate.js'
 import type { MigrationSet } from './migrate.js'
-import { pgliteBuild } from './template.js'
+import { migrationsIn, pgliteBuild } from './template.js'
 
 export { migrationsApplied } from './migrate.js'
 export { freePort } from './test-ports.js'
@@ -180,19 +180,14 @@ function createStatement (name: string, template: string | undefined): string {
 }
 
 /**
- * A hash of the sets' names, order and what the migrator reads of their
- * folders: the journal and the SQL files (drizzle-kit's snapshots, which
- * only the generator reads, may be regenerated without making a new
- * template).
+ * A hash of the sets' names, order and migrations as the migrator reads
+ * them (template.ts's `migrationsIn`, as the embedded database's migrated
+ * templates are named): drizzle-kit's snapshots, which only the generator
+ * reads, may be regenerated without making a new template.
  */
 function templateKey (sets: readonly MigrationSet[]): string {
-  const hash = createHash('sha256')
-  for (const set of migrationOrder(sets)) {
-    hash.update(`set ${set.name}\0`)
-    const files = ['meta/_journal.json', ...readdirSync(set.folder).filter((name) => name.endsWith('.sql')).sort()]
-    for (const file of files) hash.update(`${file}\0`).update(readFileSync(join(set.folder, file))).update('\0')
-  }
-  return hash.digest('hex').slice(0, 24)
+  const migrations = migrationOrder(sets).map((set) => ({ name: set.name, migrations: migrationsIn(set.folder) }))
+  return createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 24)
 }
 
 const pgTemplates = new Map<string, Promise<string>>()
