@@ -168,8 +168,44 @@ profile.samples.forEach((id, i) => {
   for (let n: Node | undefined = leaf; n !== undefined; n = byId.get(parent.get(n.id) ?? -1)) onStack.add(where(n))
   for (const w of onStack) inclusive.set(w, (inclusive.get(w) ?? 0) + dt)
 })
+// By stage of a read: each sample charged to the innermost project frame on its stack that names
+// a stage (library time to the stage that called it); socket writes and the collector by their leaf.
+const STAGES: Array<[string, RegExp]> = [
+  ['authentication', /users\/(authenticate|passwords)|rest\/(dist|src)\/auth/],
+  ['permission (capabilities, readability rule)', /users\/capabilities|content\/post-query\.[jt]s:(readRule|may)$|post-format\.[jt]s:(canRead|canEdit|allowedMethods)$/],
+  ['validation of the query arguments', /rest\/(dist|src)\/(validate|params)/],
+  ['the statements (build, send, parse, map rows)', /content\/post-query|content\/collection\.[jt]s:list$|store\/(dist|src)|drizzle-orm|node_modules\/.*\/pg(-pool|-protocol)?\//],
+  ['extras (meta, terms, revisions)', /post-store|platform\/meta/],
+  ['formatting (formatPost, links, class list, dates)', /content\/(post-format|posts)\.|base\/dates|text\/(slugs|render|text-pool)|render-cache|rest\/(dist|src)\/links/],
+  ['_fields and context (shaping)', /rest\/(dist|src)\/(shape|context|fields)/],
+  ['serialization (weigh, JSON, ETag)', /rest\/(dist|src)\/(render|json-thread)/],
+  ['kept answers and totals', /kept-answers|read-cache|lru-cache/],
+  ['pagination headers', /rest\/(dist|src)\/pagination/],
+  ['rate limit', /rate-limit/]
+]
+const stages = new Map<string, number>()
+const stageOf = (leaf: Node): string => {
+  const f = leaf.callFrame.functionName
+  if (f === 'writev' || f === 'writeUtf8String') return 'socket writes'
+  if (f === '(garbage collector)') return 'garbage collector'
+  for (let n: Node | undefined = leaf; n !== undefined; n = byId.get(parent.get(n.id) ?? -1)) {
+    const k = `${n.callFrame.url}:${n.callFrame.functionName}`
+    for (const [name, re] of STAGES) if (re.test(k)) return name
+  }
+  return 'HTTP and kernel (Node http, Fastify, routing, hooks, pipeline)'
+}
+at = profile.startTime
+profile.samples.forEach((id, i) => {
+  const dt = profile.timeDeltas[i] ?? 0
+  at += dt
+  if (at < window.start || at > window.end) return
+  const leaf = byId.get(id)!
+  if (leaf.callFrame.functionName === '(idle)') return
+  stages.set(stageOf(leaf), (stages.get(stageOf(leaf)) ?? 0) + dt)
+})
 const top = (m: Map<string, number>, k: number): string => [...m].sort((a, b) => b[1] - a[1]).slice(0, k)
   .map(([name, t]) => `| ${name.replace(/\|/g, '\\|')} | ${(100 * t / total).toFixed(1)} |`).join('\n')
 console.log(`\ngateway profile: ${out} (the measured window: ${(total / 1000).toFixed(0)} ms busy, ${(idle / 1000).toFixed(0)} ms idle; shares of the busy time)\n\n| package or file (self) | % |\n|---|---:|\n${top(packages, 40)}`)
+console.log(`\n| stage | % |\n|---|---:|\n${top(stages, 20)}`)
 console.log(`\n| function (self) | % |\n|---|---:|\n${top(self, 40)}`)
 console.log(`\n| function (inclusive) | % |\n|---|---:|\n${top(inclusive, 120)}`)

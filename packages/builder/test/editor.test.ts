@@ -190,8 +190,21 @@ t.test('editor helpers', async (t) => {
     const byKey = Object.fromEntries(meta.map((m) => [m.key, m.value]))
     t.equal(byKey._builder_template_type, 'section')
     t.same(JSON.parse(byKey._builder_data as string)[0].settings, { html: '<p>Hi</p>', link: { url: '' } }, "a contributor's data filtered")
-    const list = await h.call('GET', '/builder/v1/template-library/templates', { as: contributor, query: { source: 'local' } })
+    // Issue 27: the human dates are made by one formatter kept, not by toLocaleDateString (ICU's format built each
+    // call, two a template). Counted, never timed.
+    const toLocale = Date.prototype.toLocaleDateString
+    let localized = 0
+    Date.prototype.toLocaleDateString = function (this: Date, ...args: Parameters<typeof toLocale>) { localized++; return toLocale.apply(this, args) } // eslint-disable-line no-extend-native
+    let list
+    try {
+      list = await h.call('GET', '/builder/v1/template-library/templates', { as: contributor, query: { source: 'local' } })
+    } finally {
+      Date.prototype.toLocaleDateString = toLocale // eslint-disable-line no-extend-native
+    }
     t.equal(list.status, 200)
+    t.equal(localized, 0, 'no toLocaleDateString a template')
+    const when = new Date(Number(saved.body.date) * 1000)
+    t.equal(list.body.templates[0].human_date, toLocale.call(when, 'en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }), 'the date written as before')
     t.same(list.body.templates.map((x: any) => x.template_id), [saved.body.template_id], 'the kit is not a template')
     t.type(list.body.config, 'object')
     t.same((await h.call('GET', '/builder/v1/template-library/templates', { as: contributor, query: { source: 'remote' } })).body.templates, [])

@@ -10,7 +10,7 @@
  */
 import t from 'tap'
 import { withContentUsers } from './fixtures/content/harness.js'
-import { MAX_SEARCH_LENGTH } from '../src/base/search-bound.js'
+import { checkSearchLength, MAX_SEARCH_LENGTH } from '../src/base/search-bound.js'
 import { testApp } from '../src/testing.js'
 import { packageMeta } from './fixtures/package-meta.js'
 
@@ -42,4 +42,36 @@ t.test('search strings over the bound are refused on every list', async (t) => {
   }
 
   t.equal((await h.call('GET', '/cms/v2/search', { query: { search: 'é'.repeat(MAX_SEARCH_LENGTH) } })).status, 200, 'characters are counted, not bytes')
+})
+
+// Issue 27: the bound is checked in a few steps, however long the string (counted, never timed): a string longer than
+// twice the bound in code units is refused unread, and the refusal's message is made without ICU's number format
+// (`toLocaleString` built it on the first refusal: 20-80 ms on the request thread).
+t.test('the bound costs a few steps: a long string refused unread, the message made without toLocaleString', async (t) => {
+  let reads = 0
+  let localized = 0
+  const read = String.prototype.charCodeAt
+  const localize = Number.prototype.toLocaleString
+  String.prototype.charCodeAt = function (this: string, i: number) { reads++; return read.call(this, i) } // eslint-disable-line no-extend-native
+  Number.prototype.toLocaleString = function (this: number, ...args: Parameters<typeof localize>) { localized++; return localize.apply(this, args) } // eslint-disable-line no-extend-native
+  const message = (search: string): string | undefined => {
+    try {
+      checkSearchLength(search)
+      return undefined
+    } catch (err) {
+      return ((err as { data?: { params?: { search?: string } } }).data?.params?.search) ?? String(err)
+    }
+  }
+  try {
+    t.equal(message('z'.repeat(1_900_000)), 'search must be at most 1,000 characters long.', 'a 1.9 MB search refused')
+    t.equal(reads, 0, 'without reading a character of it')
+    t.equal(localized, 0, 'and its message made without toLocaleString')
+    t.equal(message('\u{1F600}'.repeat(MAX_SEARCH_LENGTH)), undefined, `${MAX_SEARCH_LENGTH} pairs (twice as many code units) searched`)
+    t.equal(message('\u{1F600}'.repeat(MAX_SEARCH_LENGTH + 1)), 'search must be at most 1,000 characters long.', 'one more refused')
+    t.equal(message('z'.repeat(2 * MAX_SEARCH_LENGTH)), 'search must be at most 1,000 characters long.', 'twice the bound in single units refused')
+    t.ok(reads <= 4 * MAX_SEARCH_LENGTH + 4, `those read as far as the bound at most (${reads} reads)`)
+  } finally {
+    String.prototype.charCodeAt = read // eslint-disable-line no-extend-native
+    Number.prototype.toLocaleString = localize // eslint-disable-line no-extend-native
+  }
 })

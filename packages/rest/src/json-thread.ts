@@ -78,6 +78,14 @@ export function plainWeight (value: unknown, longs?: Array<[Record<string, unkno
   return weight
 }
 
+/** The values of bodies parsed in the thread (large bodies). */
+const offThreadValues = new WeakSet<object>()
+
+/** Whether `value` is a body parsed in the thread: a body over OFF_THREAD_BYTES. */
+export function parsedOffThread (value: unknown): boolean {
+  return typeof value === 'object' && value !== null && offThreadValues.has(value)
+}
+
 type Task = { task: 'parseBody', input: Parameters<typeof parseBody>[0] } | { task: 'serialize', input: Parameters<typeof serialize>[0] }
 
 interface Waiting { resolve: (outcome: unknown) => void, reject: (err: Error) => void }
@@ -107,6 +115,8 @@ class JsonThread {
       await putLongStrings(outcome.value, outcome.moved)
       delete outcome.moved
     }
+    // Known as a large body's value: the kernel validates it a walk a turn (request-args.ts, `sliced`).
+    if ('value' in outcome && typeof outcome.value === 'object' && outcome.value !== null) offThreadValues.add(outcome.value)
     return outcome
   }
 

@@ -11,6 +11,7 @@ import { requestMemo } from './memo.js'
 import type { EndpointDecl, Method, Registry, RestRequest, RouteDecl } from './route.js'
 import { mergeParams } from './params.js'
 import { endpointValidator } from './request-args.js'
+import { parsedOffThread } from './json-thread.js'
 import { restPathOf } from './addressing.js'
 import type { Dispatch } from './dispatch.js'
 import { asResponse, StreamBody, type HeaderValue } from './response.js'
@@ -109,7 +110,8 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     const unvalidated = restRequestOf(request, method, pattern, raw, query, registry, dispatchFor(request), siteUrl, scope)
     // The Allow header of a validation error is computed on the request as sent.
     expose(unvalidated)
-    const params = validateArgs(raw)
+    // A large body's arguments are validated a walk a turn (issue 27); others at once.
+    const params = parsedOffThread(request.body) ? await validateArgs.sliced(raw) : validateArgs(raw)
     const restReq: RestRequest = { ...unvalidated, params, routePath: routePathOf(pattern, params) }
     expose(restReq)
     const allowed = await ep.permission.check(restReq)

@@ -7,7 +7,8 @@
 import { RestError } from './errors.js'
 import type { JsonSchema } from './schema.js'
 import { hasOwn, isPlainObject, isset, setOwn } from './php.js'
-import { compileSchema, parseValue, sanitizeStrict, type ValidationIssue } from './validate.js'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { compileSchema, parseValue, parseValueSteps, sanitizeStrict, type ValidationIssue } from './validate.js'
 import { argsOf } from './arg-marks.js'
 import type { EndpointDecl } from './route.js'
 
@@ -38,8 +39,15 @@ export function validateArgs (args: ArgSpec[], present: Record<string, unknown>)
   return compileArgs(args)(present)
 }
 
-/** An endpoint's arguments compiled: the whole request-level check as one closure. */
-export type ArgsValidator = (present: Record<string, unknown>) => Record<string, unknown>
+/**
+ * An endpoint's arguments compiled: the whole request-level check as one closure; `sliced`, the same check with a
+ * turn of the event loop before each heavy argument (a list, an object, a long string) and between its walks, for
+ * a large body (issue 27).
+ */
+export interface ArgsValidator {
+  (present: Record<string, unknown>): Record<string, unknown>
+  sliced: (present: Record<string, unknown>) => Promise<Record<string, unknown>>
+}
 
 /** The outcome of parsing a constant (a default): computed once, copied per request. */
 type Parsed = { ok: true, value: unknown } | { ok: false, issue: ValidationIssue }
@@ -78,54 +86,90 @@ export function compileArgs (args: ArgSpec[]): ArgsValidator {
   const checked = compiled.filter((arg) => arg.validate)
 
   // No closures are made per request (tsx names every one it creates, at a cost).
-  return (present) => {
-    let missing: string[] | undefined
-    for (const arg of compiled) {
-      if (!arg.mustBeSent) continue
-      const raw = hasOwn(present, arg.name) ? present[arg.name] : undefined
-      if (raw === undefined || raw === null) (missing ??= []).push(arg.name)
+  const validate = ((present) => {
+    const steps = checkArgs(compiled, checked, present, false)
+    let step = steps.next()
+    while (step.done !== true) step = steps.next()
+    return step.value
+  }) as ArgsValidator
+  validate.sliced = async (present) => {
+    const steps = checkArgs(compiled, checked, present, true)
+    for (;;) {
+      // A turn before each heavy argument and between its walks.
+      await nextTurn()
+      argsCounts.turns++
+      const step = steps.next()
+      if (step.done === true) return step.value
     }
-    if (missing !== undefined) {
-      throw new RestError('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing })
-    }
+  }
+  return validate
+}
 
-    const out: Record<string, unknown> = {}
-    for (const arg of compiled) {
-      // Passed on as sent (the handler checks it), or checked and set below.
-      if (!arg.validate && hasOwn(present, arg.name)) setOwn(out, arg.name, present[arg.name])
+/** Turns the sliced validation waited for (for tests that count the work, never for timing). */
+export const argsCounts = { turns: 0 }
+
+/** Characters from which a string argument is worth a turn of its own. */
+const HEAVY_CHARS = 64 * 1024
+
+/** An argument whose walks may be long: a list or an object (of any size: weighing it would be a walk), or a long string. */
+function heavy (raw: unknown): boolean {
+  return (typeof raw === 'object' && raw !== null) || (typeof raw === 'string' && raw.length >= HEAVY_CHARS)
+}
+
+/**
+ * The request-level check, in steps: sliced, it yields (a point where the caller waits for the next turn) before
+ * each heavy argument and between its walks (parseValueSteps); else it runs through without yielding.
+ */
+function * checkArgs (compiled: CompiledArg[], checked: CompiledArg[], present: Record<string, unknown>, sliced: boolean): Generator<void, Record<string, unknown>> {
+  let missing: string[] | undefined
+  for (const arg of compiled) {
+    if (!arg.mustBeSent) continue
+    const raw = hasOwn(present, arg.name) ? present[arg.name] : undefined
+    if (raw === undefined || raw === null) (missing ??= []).push(arg.name)
+  }
+  if (missing !== undefined) {
+    throw new RestError('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing })
+  }
+
+  const out: Record<string, unknown> = {}
+  for (const arg of compiled) {
+    // Passed on as sent (the handler checks it), or checked and set below.
+    if (!arg.validate && hasOwn(present, arg.name)) setOwn(out, arg.name, present[arg.name])
+  }
+  const failures: Failures = { params: undefined, details: undefined }
+  for (const arg of checked) {
+    const name = arg.name
+    const raw = hasOwn(present, name) ? present[name] : undefined
+    if (raw !== undefined && raw !== null) {
+      if (sliced && heavy(raw)) {
+        yield
+        settle(out, failures, name, yield * parseValueSteps(raw, arg.schema, name))
+      } else settle(out, failures, name, parseValue(raw, arg.schema, name))
+      continue
     }
-    const failures: Failures = { params: undefined, details: undefined }
-    for (const arg of checked) {
-      const name = arg.name
-      const raw = hasOwn(present, name) ? present[name] : undefined
-      if (raw !== undefined && raw !== null) {
-        settle(out, failures, name, parseValue(raw, arg.schema, name))
+    if (raw === null) {
+      const r = sanitizeStrict(null, arg.schema, name)
+      if (!r.ok) {
+        fail(failures, name, r.issue)
         continue
       }
-      if (raw === null) {
-        const r = sanitizeStrict(null, arg.schema, name)
-        if (!r.ok) {
-          fail(failures, name, r.issue)
-          continue
-        }
-        if (r.value !== null || arg.byDefault === undefined) {
-          setOwn(out, name, r.value)
-          continue
-        }
+      if (r.value !== null || arg.byDefault === undefined) {
+        setOwn(out, name, r.value)
+        continue
       }
-      const def = arg.byDefault
-      if (def !== undefined) settle(out, failures, name, def.ok ? { ok: true, value: copyOf(def.value) } : def)
     }
-
-    const { params, details } = failures
-    if (params !== undefined) {
-      throw new RestError('rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, 400, {
-        params,
-        details: Object.keys(details!).length > 0 ? details : []
-      })
-    }
-    return out
+    const def = arg.byDefault
+    if (def !== undefined) settle(out, failures, name, def.ok ? { ok: true, value: copyOf(def.value) } : def)
   }
+
+  const { params, details } = failures
+  if (params !== undefined) {
+    throw new RestError('rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, 400, {
+      params,
+      details: Object.keys(details!).length > 0 ? details : []
+    })
+  }
+  return out
 }
 
 /** The invalid arguments of one request, by name, in declaration order. */

@@ -100,6 +100,11 @@ function guardIssue (value: unknown, param: string): ValidationIssue | null {
 export function validateValue (value: unknown, schema: JsonSchema, param: string): ValidationIssue | null {
   const g = guardIssue(value, param)
   if (g) return g
+  return validateGuarded(value, schema, param)
+}
+
+/** validateValue past the abuse guard (the value passed it). */
+function validateGuarded (value: unknown, schema: JsonSchema, param: string): ValidationIssue | null {
   try {
     const r = validateInner(value, schema, param)
     return r === null ? null : { code: r.code, message: r.message, data: r.data ?? null }
@@ -129,6 +134,22 @@ export function parseValue (value: unknown, schema: JsonSchema, param: string):
 { ok: true; value: unknown } | { ok: false; issue: ValidationIssue } {
   const invalid = validateValue(value, schema, param)
   if (invalid) return { ok: false, issue: invalid }
+  return sanitizeStrict(value, schema, param)
+}
+
+/**
+ * parseValue in its three walks, the guard, the validation and the sanitizing, with a `yield` between them: a point
+ * where the caller may wait for the next turn of the event loop (issue 27: the three walks of a 22,500-member value
+ * and the GC they cause were one macrotask). The same outcome as parseValue.
+ */
+export function * parseValueSteps (value: unknown, schema: JsonSchema, param: string):
+Generator<void, { ok: true; value: unknown } | { ok: false; issue: ValidationIssue }> {
+  const g = guardIssue(value, param)
+  if (g) return { ok: false, issue: g }
+  yield
+  const invalid = validateGuarded(value, schema, param)
+  if (invalid) return { ok: false, issue: invalid }
+  yield
   return sanitizeStrict(value, schema, param)
 }
 

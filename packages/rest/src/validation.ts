@@ -102,8 +102,18 @@ function validateString (value: unknown, args: JsonSchema, param: string): Valid
   return null
 }
 
+/**
+ * The last long string counted and its length: a value checked against a
+ * `oneOf` or `anyOf` is checked once per branch, and a megabyte string
+ * costs milliseconds a count. Forgotten once the current job ends, so it
+ * keeps no request's text alive.
+ */
+let counted: { s: string, n: number } | undefined
+const COUNT_KEPT_FROM = 64 * 1024
+
 /** The length in characters (code points), as PHP's `mb_strlen()` counts them. */
 function codePointLength (s: string): number {
+  if (counted?.s === s) return counted.n
   let n = s.length
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
@@ -112,6 +122,10 @@ function codePointLength (s: string): number {
       const d = s.charCodeAt(i + 1)
       if (d >= 0xdc00 && d <= 0xdfff) { n--; i++ }
     }
+  }
+  if (s.length >= COUNT_KEPT_FROM) {
+    if (counted === undefined) queueMicrotask(() => { counted = undefined })
+    counted = { s, n }
   }
   return n
 }

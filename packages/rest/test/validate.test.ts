@@ -637,3 +637,32 @@ t.test('string bounds count characters only when undecided', async (t) => {
   ]
   for (const [value, schema, message] of rows) t.equal(validateValue(value, schema, 'x')?.message ?? null, message, JSON.stringify([value.length, schema]))
 })
+
+/** How many characters `fn` reads with `charCodeAt` (the count of a string's characters reads them so). */
+function charactersRead<T> (fn: () => T): { value: T, reads: number } {
+  const proto = String.prototype
+  const charCodeAt = proto.charCodeAt
+  let reads = 0
+  // A spy for the length of one call, restored before anything else runs.
+  proto.charCodeAt = function (this: string, i: number) { reads++; return charCodeAt.call(this, i) }
+  try {
+    return { value: fn(), reads }
+  } finally {
+    proto.charCodeAt = charCodeAt
+  }
+}
+
+/** A long string checked against every branch of a `oneOf` has its characters counted once, not once a branch. */
+t.test('a long string is counted once across the branches of oneOf', async (t) => {
+  const value = 'a\u{1F600}'.repeat(100_000) // 300,000 units, 200,000 characters: every bound below is undecided by units
+  const branch = (maxLength: number, title: string): JsonSchema => ({ type: 'string', maxLength, title })
+  const schema: JsonSchema = { oneOf: [branch(150_000, 'Short'), branch(250_000, 'Long'), branch(260_000, 'Longer')] }
+  const first = charactersRead(() => validateValue(value, schema, 'x')?.message)
+  t.equal(first.value, 'x matches Long and Longer, but should match only one.')
+  t.ok(first.reads <= value.length, `${first.reads} characters read for ${value.length} units`)
+  // Once the job has ended the count is forgotten: the same string is counted again.
+  await new Promise((resolve) => setImmediate(resolve))
+  const later = charactersRead(() => validateValue(value, branch(150_000, 'Short'), 'x')?.message)
+  t.equal(later.value, 'x must be at most 150,000 characters long.')
+  t.ok(later.reads > 0, 'counted again in a later job')
+})

@@ -20,6 +20,7 @@ import type { PgliteDatabase } from 'drizzle-orm/pglite'
 import type pg from 'pg'
 import { pgliteSettings } from './pglite-settings.js'
 import { copyPgliteTemplate } from './template.js'
+import { compiledRowMapper, type SelectedField } from './row-mapper.js'
 
 export { pgliteSettings }
 
@@ -247,11 +248,24 @@ export async function executeShaped<T> (query: { prepare: (name: string) => { ex
  * the statements of frequent queries needs).
  */
 export function prepareShaped<T> (query: { prepare: (name: string) => { execute: () => Promise<T> } }, prefix: string): { execute: () => Promise<T> } {
-  const prepared = query.prepare(prefix) as { execute: () => Promise<T>, queryString?: unknown, queryConfig?: { name?: string }, rawQueryConfig?: { name?: string } }
+  const prepared = query.prepare(prefix) as {
+    execute: () => Promise<T>
+    queryString?: unknown
+    queryConfig?: { name?: string }
+    rawQueryConfig?: { name?: string }
+    fields?: SelectedField[]
+    joinsNotNullableMap?: Record<string, boolean>
+    customResultMapper?: unknown
+  }
   const name = typeof prepared.queryString === 'string' ? shapeName(prefix, prepared.queryString) : undefined
   if (prepared.queryConfig !== undefined && prepared.rawQueryConfig !== undefined) {
     prepared.queryConfig.name = name
     prepared.rawQueryConfig.name = name
+  }
+  // Its rows are mapped by a mapper made for it once (both drivers call `customResultMapper`
+  // with the rows in array mode): drizzle's own decides each value's decoder afresh.
+  if (prepared.fields !== undefined && prepared.customResultMapper === undefined) {
+    prepared.customResultMapper = compiledRowMapper(prepared.fields, prepared.joinsNotNullableMap)
   }
   return prepared
 }

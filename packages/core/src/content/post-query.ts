@@ -3,7 +3,7 @@
  * filter of the collection parameters, the orderings, and the total before
  * paging.
  */
-import { and, eq, inArray, not, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, not, or, sql, type SQL } from 'drizzle-orm'
 import type { Principal } from '@cms/rest'
 import { dbOf, prepareShaped, type Queryable, type Store } from '@cms/store'
 import { canEdit, canRead } from './post-format.js'
@@ -12,6 +12,7 @@ import { postMeta, posts, termRelationships, terms } from './schema.js'
 import { extrasOf, type PostExtrasRow, type PostRow, type TermRow } from './post-store.js'
 import { ATTACHMENT_META } from './post-types.js'
 import { checkSearchLength } from '../base/search-bound.js'
+import { anyOf, noneOf } from './sql-lists.js'
 
 /**
  * Which rows of one post type a caller may see, as data: it is part of the
@@ -192,9 +193,10 @@ function searchCondition (q: ListQuery): SQL | undefined {
 const effectiveDate = sql`coalesce(${posts.dateGmt}, ${posts.modifiedGmt})`
 
 function taxCondition (c: TaxClause): SQL {
-  const list = sql.join(c.termIds.map((id) => sql`${id}`), sql`, `)
-  if (c.operator === 'IN') return sql`${posts.id} in (select post_id from term_relationships where term_id in (${list}))`
-  if (c.operator === 'NOT IN') return sql`${posts.id} not in (select post_id from term_relationships where term_id in (${list}))`
+  // The ids as one array parameter (sql-lists.ts).
+  const list = sql`any(${sql.param([...c.termIds])}::int[])`
+  if (c.operator === 'IN') return sql`${posts.id} in (select post_id from term_relationships where term_id = ${list})`
+  if (c.operator === 'NOT IN') return sql`${posts.id} not in (select post_id from term_relationships where term_id = ${list})`
   // AND: every listed term must be there.
   return and(...c.termIds.map((id) => sql`exists (select 1 from term_relationships tr where tr.post_id = ${posts.id} and tr.term_id = ${id})`))!
 }
@@ -220,15 +222,15 @@ export function whereOf (q: ListQuery): SQL {
   if (q.before !== undefined) c.push(sql`${effectiveDate} < ${q.before}`)
   if (q.modifiedAfter !== undefined) c.push(sql`${posts.modifiedGmt} > ${q.modifiedAfter}`)
   if (q.modifiedBefore !== undefined) c.push(sql`${posts.modifiedGmt} < ${q.modifiedBefore}`)
-  if (q.author.length > 0) c.push(inArray(posts.author, q.author))
-  if (q.authorExclude.length > 0) c.push(notInArray(posts.author, q.authorExclude))
+  if (q.author.length > 0) c.push(anyOf(posts.author, q.author, 'int'))
+  if (q.authorExclude.length > 0) c.push(noneOf(posts.author, q.authorExclude, 'int'))
   if (q.idAfter !== undefined) c.push(sql`${posts.id} > ${q.idAfter}`)
-  if (q.include.length > 0) c.push(inArray(posts.id, q.include))
-  if (q.exclude.length > 0) c.push(notInArray(posts.id, q.exclude))
-  if (q.slugs !== undefined && q.slugs.length > 0) c.push(inArray(posts.slug, q.slugs))
+  if (q.include.length > 0) c.push(anyOf(posts.id, q.include, 'int'))
+  if (q.exclude.length > 0) c.push(noneOf(posts.id, q.exclude, 'int'))
+  if (q.slugs !== undefined && q.slugs.length > 0) c.push(anyOf(posts.slug, q.slugs, 'text'))
   if (q.menuOrder !== undefined) c.push(sql`${posts.menuOrder} = ${q.menuOrder}`)
-  if (q.parent.length > 0) c.push(inArray(posts.parent, q.parent))
-  if (q.parentExclude.length > 0) c.push(notInArray(posts.parent, q.parentExclude))
+  if (q.parent.length > 0) c.push(anyOf(posts.parent, q.parent, 'int'))
+  if (q.parentExclude.length > 0) c.push(noneOf(posts.parent, q.parentExclude, 'int'))
   if (q.sticky !== undefined) c.push(sql`${posts.sticky} = ${q.sticky}`)
   if (q.formats !== undefined && q.formats.length > 0) c.push(inArray(posts.format, q.formats))
   if (q.mimeTypes !== undefined && q.mimeTypes.length > 0) {

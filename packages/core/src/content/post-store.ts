@@ -8,6 +8,7 @@ import { dbOf, executeNamed, storeSlot, type Queryable, type Store } from '@cms/
 import { outboxPart } from '../audit/outbox.js'
 import { postMeta, posts, termRelationships, terms } from './schema.js'
 import { isReservedSlug, truncateSlug } from '../text/slugs.js'
+import { anyOf } from './sql-lists.js'
 
 export type PostRow = typeof posts.$inferSelect
 export type NewPostRow = typeof posts.$inferInsert
@@ -132,7 +133,7 @@ export async function getPostTerms (db: Db, ids: number[]): Promise<Map<number, 
 export async function existingTermIds (db: Db, taxonomy: string, ids: readonly number[]): Promise<number[]> {
   const wanted = [...new Set(ids.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2147483647))]
   if (wanted.length === 0) return []
-  const rows = await dbOf(db).select({ id: terms.id }).from(terms).where(and(eq(terms.taxonomy, taxonomy), inArray(terms.id, wanted)))
+  const rows = await dbOf(db).select({ id: terms.id }).from(terms).where(and(eq(terms.taxonomy, taxonomy), anyOf(terms.id, wanted, 'int')))
   const found = new Set(rows.map((r) => r.id))
   return wanted.filter((id) => found.has(id))
 }
@@ -163,7 +164,7 @@ export async function recountTerms (db: Queryable, ids: readonly number[]): Prom
   await dbOf(db).update(terms).set({
     count: sql`(select count(*)::int from ${termRelationships} tr join ${posts} p on p.id = tr.post_id
       where tr.term_id = ${terms.id} and p.status = 'publish' and p.type = 'post')`
-  }).where(inArray(terms.id, list))
+  }).where(anyOf(terms.id, list, 'int'))
 }
 
 export interface RevisionStats { count: number, latestId: number }

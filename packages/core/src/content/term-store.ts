@@ -2,11 +2,12 @@
  * Category and tag storage: lookups, unique slugs, the list query and the
  * clean-up a deleted term needs.
  */
-import { and, asc, desc, eq, ilike, inArray, ne, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store } from '@cms/store'
 import { posts, termRelationships, terms } from './schema.js'
 import { recountTerms, type TermRow } from './post-store.js'
 import { checkSearchLength } from '../base/search-bound.js'
+import { anyOf, noneOf } from './sql-lists.js'
 
 type Db = Store | Queryable
 
@@ -76,10 +77,10 @@ export async function listTerms (db: Db, q: TermQuery): Promise<{ rows: TermRow[
     const pattern = `%${q.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
     c.push(or(ilike(terms.name, pattern), ilike(terms.slug, pattern))!)
   }
-  if (q.include.length > 0) c.push(inArray(terms.id, q.include))
+  if (q.include.length > 0) c.push(anyOf(terms.id, q.include, 'int'))
   if (q.idAfterTerm !== undefined) c.push(sql`${terms.id} > ${q.idAfterTerm}`)
-  if (q.exclude.length > 0) c.push(notInArray(terms.id, q.exclude))
-  if (q.slugs !== undefined && q.slugs.length > 0) c.push(inArray(terms.slug, q.slugs))
+  if (q.exclude.length > 0) c.push(noneOf(terms.id, q.exclude, 'int'))
+  if (q.slugs !== undefined && q.slugs.length > 0) c.push(anyOf(terms.slug, q.slugs, 'text'))
   if (q.parent !== undefined) c.push(eq(terms.parent, q.parent))
   if (q.post !== undefined) c.push(sql`${terms.id} in (select term_id from ${termRelationships} where post_id = ${q.post})`)
   if (q.hideEmpty) c.push(sql`${terms.count} > 0`)

@@ -131,10 +131,11 @@ export interface UserLike {
   id: number
 }
 
-/** Capability names of a post type: `edit_posts` or `edit_pages` and so on. */
-export function typeCaps (type: string): Record<'edit' | 'edit_others' | 'edit_published' | 'edit_private' | 'publish' | 'read_private' | 'delete' | 'delete_others' | 'delete_published' | 'delete_private', string> {
-  const plural = type === 'page' ? 'pages' : 'posts'
-  return {
+type TypeCaps = Readonly<Record<'edit' | 'edit_others' | 'edit_published' | 'edit_private' | 'publish' | 'read_private' | 'delete' | 'delete_others' | 'delete_published' | 'delete_private', string>>
+
+// Made once: every capability check about a post asks for them (several per post of a page).
+function capsOf (plural: 'posts' | 'pages'): TypeCaps {
+  return Object.freeze({
     edit: `edit_${plural}`,
     edit_others: `edit_others_${plural}`,
     edit_published: `edit_published_${plural}`,
@@ -145,7 +146,14 @@ export function typeCaps (type: string): Record<'edit' | 'edit_others' | 'edit_p
     delete_others: `delete_others_${plural}`,
     delete_published: `delete_published_${plural}`,
     delete_private: `delete_private_${plural}`
-  }
+  })
+}
+const POST_TYPE_CAPS = capsOf('posts')
+const PAGE_TYPE_CAPS = capsOf('pages')
+
+/** Capability names of a post type: `edit_posts` or `edit_pages` and so on. */
+export function typeCaps (type: string): TypeCaps {
+  return type === 'page' ? PAGE_TYPE_CAPS : POST_TYPE_CAPS
 }
 
 const PUBLISHED = new Set(['publish', 'future'])
