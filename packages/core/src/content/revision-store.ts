@@ -6,6 +6,7 @@
 import { and, desc, eq, like } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store, type Tx } from '@cms/store'
 import { sameValue } from '../platform/meta.js'
+import { textPool } from '../text/text-pool.js'
 import { getMeta, setMeta, type PostRow } from './post-store.js'
 import { permalink, type SiteSettings } from './post-types.js'
 import { posts } from './schema.js'
@@ -37,6 +38,17 @@ export async function latestAutosave (db: Db, parent: number, userId?: number): 
   if (userId !== undefined) conditions.push(eq(posts.author, userId))
   const rows = await dbOf(db).select().from(posts).where(and(...conditions)).orderBy(desc(posts.dateGmt), desc(posts.id)).limit(1)
   return rows[0]
+}
+
+/**
+ * The column values of meta copied to a revision or an autosave: a long
+ * string's JSON text is made in the text pool (`storedJson`), not by the
+ * column's JSON.stringify on the request thread (issue 27).
+ */
+async function copiedMeta (values: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(values)) out[key] = await textPool.storedJson(value) ?? value
+  return out
 }
 
 function differs (a: Pick<PostRow, 'title' | 'content' | 'excerpt'>, b: Pick<PostRow, 'title' | 'content' | 'excerpt'>): boolean {
@@ -78,7 +90,7 @@ export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: numb
   const revision = await insertRevision(tx, post, userId, settings, 'revision', post)
   const copy: Record<string, unknown> = {}
   for (const key of settings.meta.revisioned) if (key in postMeta) copy[key] = postMeta[key]
-  await setMeta(tx, revision.id, copy)
+  await setMeta(tx, revision.id, await copiedMeta(copy))
   return revision
 }
 
@@ -105,11 +117,11 @@ export async function upsertAutosave (
     if ((!differs(fields, post) && !metaDiffers) || sameAsOld) return old
     const now = new Date(Math.floor(Date.now() / 1000) * 1000)
     const [updated] = await tx.update(posts).set({ ...fields, author: userId, dateGmt: now, modifiedGmt: now }).where(eq(posts.id, old.id)).returning()
-    await setMeta(tx, old.id, Object.fromEntries(revisioned.map((k) => [k, meta[k]])))
+    await setMeta(tx, old.id, await copiedMeta(Object.fromEntries(revisioned.map((k) => [k, meta[k]]))))
     return updated!
   }
   const now = new Date(Math.floor(Date.now() / 1000) * 1000)
   const created = await insertRevision(tx, { ...post, modifiedGmt: now }, userId, settings, 'autosave', fields)
-  await setMeta(tx, created.id, Object.fromEntries(revisioned.map((k) => [k, meta[k]])))
+  await setMeta(tx, created.id, await copiedMeta(Object.fromEntries(revisioned.map((k) => [k, meta[k]]))))
   return created
 }
