@@ -7,33 +7,29 @@
  * snapshot answers undefined (nothing reused).
  */
 import t from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
-import { endpoint, everyone, kernelServerOptions, restKernel, route, type KernelSnapshot, type Principal } from '../src/index.js'
+import type { FastifyInstance } from 'fastify'
+import { endpoint, everyone, route, type KernelSnapshot, type Principal } from '../src/index.js'
+import { oneNamespaceApp } from './one-namespace.js'
 
 interface World { snapshot: KernelSnapshot, asked: number }
 
 const signedIn: Principal = { id: 3, can: () => true }
 
 async function build (world: World | undefined): Promise<FastifyInstance> {
-  const app = Fastify({ ...kernelServerOptions(), logger: false })
   const ask = async (): Promise<KernelSnapshot> => {
     world!.asked++
     return world!.snapshot
   }
-  await app.register(restKernel, {
-    namespaces: [{
-      name: 'ep/v1',
-      routes: [route({
-        namespace: 'ep/v1',
-        path: '/ep/v1/tokens',
-        endpoints: [endpoint({
-          methods: ['GET', 'POST'],
-          args: {},
-          permission: everyone,
-          handler: async (req) => ({ settings: await req.epoch('settings') ?? null, other: await req.epoch('other') ?? null, horizon: await req.horizon() ?? null })
-        })]
-      })]
-    }],
+  const app = await oneNamespaceApp('ep/v1', [route({
+    namespace: 'ep/v1',
+    path: '/ep/v1/tokens',
+    endpoints: [endpoint({
+      methods: ['GET', 'POST'],
+      args: {},
+      permission: everyone,
+      handler: async (req) => ({ settings: await req.epoch('settings') ?? null, other: await req.epoch('other') ?? null, horizon: await req.horizon() ?? null })
+    })]
+  })], {
     baseUrl: 'http://ep.test',
     authenticate: async (request) => {
       if (request.headers.authorization !== 'Bearer me') return { id: 0, can: () => false }

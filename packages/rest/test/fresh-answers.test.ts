@@ -5,9 +5,10 @@
  * horizon (here `world.token`) reads the same.
  */
 import t from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { check, endpoint, who, kernelServerOptions, RestError, RestResponse, restKernel, route, type Principal } from '../src/index.js'
+import { check, endpoint, who, RestError, RestResponse, route, type Principal } from '../src/index.js'
+import { oneNamespaceApp } from './one-namespace.js'
 
 interface World { token: string | undefined, version: number, handled: number, permitted: number }
 
@@ -19,34 +20,29 @@ const bob: Principal = { id: 5, can: () => true, keptAs: 'user 5 e1' }
 const callers: Record<string, Principal> = { 'Bearer me': signedIn, 'Bearer alice': alice, 'Bearer alice-again': alice, 'Bearer alice-e2': alice2, 'Bearer bob': bob }
 
 async function build (world: World, keptAnswerBytes?: number, keptSignedInBytes?: number): Promise<FastifyInstance> {
-  const app = Fastify({ ...kernelServerOptions(), logger: false })
-  await app.register(restKernel, {
-    namespaces: [{
-      name: 'fresh/v1',
-      routes: [route({
-        namespace: 'fresh/v1',
-        path: '/fresh/v1/items/{id}',
-        vars: { id: '[\\d]+' },
-        endpoints: [endpoint({
-          methods: ['GET'],
-          cache: 'public',
-          args: { id: Type.Integer(), context: Type.Optional(Type.String({ enum: ['view', 'edit'] })) },
-          permission: check((req) => {
-            world.permitted++
-            return req.params.id !== 404 ? true : new RestError('rest_forbidden', 'No.', 401)
-          }, who.everyone('a test route (not probed)')),
-          handler: (req) => {
-            world.handled++
-            const body = { id: req.params.id, version: world.version, ...(req.user.id === 0 ? {} : { caller: req.user.id }) }
-            // A route's own answer made for one request: a cookie, a nonce, or marked no-store.
-            if (req.params.id === 107) return new RestResponse(body, 200, { 'Set-Cookie': 'session=1' })
-            if (req.params.id === 108) return new RestResponse(body, 200, { 'X-CMS-Nonce': 'n' })
-            if (req.params.id === 106) return new RestResponse(body, 200, { 'Cache-Control': 'private, no-store' })
-            return body
-          }
-        })]
-      })]
-    }],
+  const app = await oneNamespaceApp('fresh/v1', [route({
+    namespace: 'fresh/v1',
+    path: '/fresh/v1/items/{id}',
+    vars: { id: '[\\d]+' },
+    endpoints: [endpoint({
+      methods: ['GET'],
+      cache: 'public',
+      args: { id: Type.Integer(), context: Type.Optional(Type.String({ enum: ['view', 'edit'] })) },
+      permission: check((req) => {
+        world.permitted++
+        return req.params.id !== 404 ? true : new RestError('rest_forbidden', 'No.', 401)
+      }, who.everyone('a test route (not probed)')),
+      handler: (req) => {
+        world.handled++
+        const body = { id: req.params.id, version: world.version, ...(req.user.id === 0 ? {} : { caller: req.user.id }) }
+        // A route's own answer made for one request: a cookie, a nonce, or marked no-store.
+        if (req.params.id === 107) return new RestResponse(body, 200, { 'Set-Cookie': 'session=1' })
+        if (req.params.id === 108) return new RestResponse(body, 200, { 'X-CMS-Nonce': 'n' })
+        if (req.params.id === 106) return new RestResponse(body, 200, { 'Cache-Control': 'private, no-store' })
+        return body
+      }
+    })]
+  })], {
     baseUrl: 'http://fresh.test',
     authenticate: async (request) => callers[String(request.headers.authorization)] ?? { id: 0, can: () => false },
     horizon: async () => world.token,

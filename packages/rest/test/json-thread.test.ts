@@ -8,12 +8,13 @@ import { createHash } from 'node:crypto'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { endpoint, everyone, kernelServerOptions, restKernel, route } from '../src/index.js'
+import { endpoint, everyone, route } from '../src/index.js'
 import { jsonThread, OFF_THREAD_BYTES, plainWeight } from '../src/json-thread.js'
 import { MOVE_MIN_CHARS, movedCounts } from '../src/moved-strings.js'
 import { bodyCounts } from '../src/body.js'
+import { oneNamespaceApp } from './one-namespace.js'
 
 const MARKUP = '<p>é &amp; "q" \\ \u2028 <b>x</b></p>'
 const big = (chars: number): string => MARKUP.repeat(Math.ceil(chars / MARKUP.length))
@@ -21,24 +22,19 @@ const big = (chars: number): string => MARKUP.repeat(Math.ceil(chars / MARKUP.le
 class Stamp { toJSON (): string { return 'stamp' } }
 
 async function build (): Promise<FastifyInstance> {
-  const app = Fastify({ ...kernelServerOptions(), logger: false })
-  await app.register(restKernel, {
-    namespaces: [{
-      name: 'json/v1',
-      routes: [route({
-        namespace: 'json/v1',
-        path: '/json/v1/echo',
-        endpoints: [endpoint({
-          methods: ['POST', 'GET'],
-          args: { text: Type.Optional(Type.String()), size: Type.Optional(Type.Integer()), stamp: Type.Optional(Type.Boolean()) },
-          permission: everyone.because('a test route (not probed)'),
-          handler: (req) => {
-            const text = typeof req.params.text === 'string' ? req.params.text : big(Number(req.params.size ?? 0))
-            return { text, twice: [text, { nested: text }], n: 1, none: null, missing: undefined, ...(req.params.stamp === true ? { stamp: new Stamp() } : {}) }
-          }
-        })]
-      })]
-    }],
+  const app = await oneNamespaceApp('json/v1', [route({
+    namespace: 'json/v1',
+    path: '/json/v1/echo',
+    endpoints: [endpoint({
+      methods: ['POST', 'GET'],
+      args: { text: Type.Optional(Type.String()), size: Type.Optional(Type.Integer()), stamp: Type.Optional(Type.Boolean()) },
+      permission: everyone.because('a test route (not probed)'),
+      handler: (req) => {
+        const text = typeof req.params.text === 'string' ? req.params.text : big(Number(req.params.size ?? 0))
+        return { text, twice: [text, { nested: text }], n: 1, none: null, missing: undefined, ...(req.params.stamp === true ? { stamp: new Stamp() } : {}) }
+      }
+    })]
+  })], {
     baseUrl: 'http://json.test',
     authenticate: async () => ({ id: 1, can: () => true })
   })

@@ -9,6 +9,7 @@ import {
   check, ContextArg, endpoint, everyone, who, Enum, IntList, kernelServerOptions, paginationHeaders, RestError, RestResponse,
   restKernel, rel, route, restUrl, type Principal
 } from '../src/index.js'
+import { oneNamespaceApp } from './one-namespace.js'
 
 const BASE = 'http://kernel.test'
 
@@ -581,22 +582,17 @@ t.test('malformed requests answered in the error shape before any route runs', a
 })
 
 t.test('errors the kernel does not know are classified by the deployment, else 500 without details', async (t) => {
-  const app = Fastify({ ...kernelServerOptions(), logger: false })
-  await app.register(restKernel, {
-    namespaces: [{
-      name: 'fail/v1',
-      routes: [route({
-        namespace: 'fail/v1',
-        path: '/fail/v1/{kind}',
-        vars: { kind: '[a-z]+' },
-        endpoints: [endpoint({
-          methods: ['GET'],
-          args: {},
-          permission: everyone,
-          handler: (req) => { throw Object.assign(new Error('relation "secret_table" violates SELECT * FROM x'), { code: req.params.kind }) }
-        })]
-      })]
-    }],
+  const app = await oneNamespaceApp('fail/v1', [route({
+    namespace: 'fail/v1',
+    path: '/fail/v1/{kind}',
+    vars: { kind: '[a-z]+' },
+    endpoints: [endpoint({
+      methods: ['GET'],
+      args: {},
+      permission: everyone,
+      handler: (req) => { throw Object.assign(new Error('relation "secret_table" violates SELECT * FROM x'), { code: req.params.kind }) }
+    })]
+  })], {
     classifyError: (error) => (error as { code?: string }).code === 'range' ? new RestError('rest_invalid_value', 'Out of range.', 400) : undefined
   })
   t.teardown(() => app.close())
@@ -608,33 +604,28 @@ t.test('errors the kernel does not know are classified by the deployment, else 5
 })
 
 t.test('an endpoint declared responseContext answers in that context without its handler changing params', async (t) => {
-  const app = Fastify({ ...kernelServerOptions(), logger: false })
   const seen: unknown[] = []
-  await app.register(restKernel, {
-    namespaces: [{
-      name: 'test/v1',
-      routes: [route({
-        namespace: 'test/v1',
-        path: '/test/v1/edited/{id}',
-        vars: { id: '[\\d]+' },
-        schema: itemSchema,
-        endpoints: [
-          endpoint({
-            methods: ['GET'],
-            args: { context: ContextArg() },
-            permission: check((req) => req.params.context !== 'edit' || req.user.can('edit'), who.everyone('a test route (not probed)')),
-            handler: (req) => thing(Number(req.params.id))
-          }),
-          endpoint({
-            methods: ['POST'],
-            args: { context: ContextArg() },
-            responseContext: 'edit',
-            permission: everyone,
-            handler: (req) => { seen.push(req.params.context); return thing(Number(req.params.id)) }
-          })
-        ]
-      })]
-    }],
+  const app = await oneNamespaceApp('test/v1', [route({
+    namespace: 'test/v1',
+    path: '/test/v1/edited/{id}',
+    vars: { id: '[\\d]+' },
+    schema: itemSchema,
+    endpoints: [
+      endpoint({
+        methods: ['GET'],
+        args: { context: ContextArg() },
+        permission: check((req) => req.params.context !== 'edit' || req.user.can('edit'), who.everyone('a test route (not probed)')),
+        handler: (req) => thing(Number(req.params.id))
+      }),
+      endpoint({
+        methods: ['POST'],
+        args: { context: ContextArg() },
+        responseContext: 'edit',
+        permission: everyone,
+        handler: (req) => { seen.push(req.params.context); return thing(Number(req.params.id)) }
+      })
+    ]
+  })], {
     baseUrl: BASE,
     authenticate: async (request) => request.headers.authorization === 'Bearer editor' ? editor : { id: 0, can: () => false }
   })
@@ -656,30 +647,25 @@ t.test('an endpoint declared responseContext answers in that context without its
 t.test('handlers and permission checks see only the declared arguments (issue 27)', async (t) => {
   // An argument the endpoint does not declare (a profile declares `orderby` on one deployment
   // only) reached the handler as sent and failed there with a 500.
-  const app = Fastify({ ...kernelServerOptions(), logger: false })
   const seen: Array<Record<string, unknown>> = []
-  await app.register(restKernel, {
-    namespaces: [{
-      name: 'test/v1',
-      routes: [route({
-        namespace: 'test/v1',
-        path: '/test/v1/sorted/{id}',
-        vars: { id: '[\\d]+' },
-        endpoints: [endpoint({
-          methods: ['GET', 'POST'],
-          args: { page: Type.Integer({ default: 1, minimum: 1 }), type: Type.Optional(Enum(['a', 'b'])) },
-          permission: check((req) => { seen.push({ ...req.params }); return true }, who.everyone('a test route (not probed)')),
-          handler: (req) => {
-            const p = req.params as Record<string, unknown>
-            seen.push({ ...p })
-            const columns: Record<string, string> = { name: 'name' }
-            // What the handler would have done with an undeclared value.
-            if (p.orderby !== undefined) return { column: columns[String(p.orderby)]!.toUpperCase() }
-            return { keys: Object.keys(p).sort() }
-          }
-        })]
-      })]
-    }],
+  const app = await oneNamespaceApp('test/v1', [route({
+    namespace: 'test/v1',
+    path: '/test/v1/sorted/{id}',
+    vars: { id: '[\\d]+' },
+    endpoints: [endpoint({
+      methods: ['GET', 'POST'],
+      args: { page: Type.Integer({ default: 1, minimum: 1 }), type: Type.Optional(Enum(['a', 'b'])) },
+      permission: check((req) => { seen.push({ ...req.params }); return true }, who.everyone('a test route (not probed)')),
+      handler: (req) => {
+        const p = req.params as Record<string, unknown>
+        seen.push({ ...p })
+        const columns: Record<string, string> = { name: 'name' }
+        // What the handler would have done with an undeclared value.
+        if (p.orderby !== undefined) return { column: columns[String(p.orderby)]!.toUpperCase() }
+        return { keys: Object.keys(p).sort() }
+      }
+    })]
+  })], {
     baseUrl: BASE
   })
   t.teardown(() => app.close())

@@ -8,13 +8,14 @@
  * Counted (turns), never timed.
  */
 import t from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { endpoint, everyone, kernelServerOptions, restKernel, route } from '../src/index.js'
+import { endpoint, everyone, route } from '../src/index.js'
 import { guardCounts } from '../src/validate.js'
 import { jsonThread } from '../src/json-thread.js'
 import { argsCounts, validateArgs, type ArgSpec } from '../src/request-args.js'
 import { RestError } from '../src/errors.js'
+import { oneNamespaceApp } from './one-namespace.js'
 
 const MEMBERS = 22_500
 
@@ -26,24 +27,19 @@ let handledAt = -1
 let turn = 0
 
 async function build (): Promise<FastifyInstance> {
-  const app = Fastify({ ...kernelServerOptions(), logger: false })
-  await app.register(restKernel, {
-    namespaces: [{
-      name: 'sliced/v1',
-      routes: [route({
-        namespace: 'sliced/v1',
-        path: '/sliced/v1/data',
-        endpoints: [endpoint({
-          methods: ['POST'],
-          args: { data: dataSchema, title: titleSchema },
-          permission: everyone.because('a test route (not probed)'),
-          handler: (req) => {
-            handledAt = turn
-            return { members: Object.keys(req.params.data as Record<string, unknown>).length, title: req.params.title ?? null }
-          }
-        })]
-      })]
-    }],
+  const app = await oneNamespaceApp('sliced/v1', [route({
+    namespace: 'sliced/v1',
+    path: '/sliced/v1/data',
+    endpoints: [endpoint({
+      methods: ['POST'],
+      args: { data: dataSchema, title: titleSchema },
+      permission: everyone.because('a test route (not probed)'),
+      handler: (req) => {
+        handledAt = turn
+        return { members: Object.keys(req.params.data as Record<string, unknown>).length, title: req.params.title ?? null }
+      }
+    })]
+  })], {
     baseUrl: 'http://sliced.test',
     authenticate: async () => ({ id: 1, can: () => true })
   })
