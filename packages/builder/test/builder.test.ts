@@ -7,9 +7,8 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { testApp } from '@cms/testing'
+import { largeStringifies, testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
-import { largeStringifies } from './stringify-spy.js'
 import { sql } from 'drizzle-orm'
 import { textPool, walkCounts, type TextWorkEvent } from '@cms/core'
 

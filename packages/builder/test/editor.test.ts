@@ -5,11 +5,10 @@
  * and the template library.
  */
 import t from 'tap'
-import { testApp } from '@cms/testing'
+import { largeStringifies, testApp } from '@cms/testing'
 import { builderPackage } from '../src/index.js'
 import { WIDGET_TYPES } from '../src/elements.js'
 import { textPool, walkCounts, WALK_SLICE, type TextWorkEvent } from '@cms/core'
-import { largeStringifies } from './stringify-spy.js'
 
 t.test('editor helpers', async (t) => {
   const h = await testApp({ packages: [builderPackage], namespaces: ['cms/v2', 'builder/v1'], env: { CMS_ADMIN_URL: 'https://admin.example/cms-admin' } })

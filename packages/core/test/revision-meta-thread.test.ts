@@ -6,23 +6,7 @@
  */
 import t from 'tap'
 import { withContentUsers } from './fixtures/content/harness.js'
-import { testApp } from '../src/testing.js'
-
-/** Runs `work` with JSON.stringify on this thread watched: the sizes it wrote over 64 KiB, the request bodies aside. */
-async function largeStringifies<T> (except: string[], work: () => Promise<T>): Promise<{ value: T, sizes: number[] }> {
-  const sizes: number[] = []
-  const stringify = JSON.stringify
-  JSON.stringify = function (this: unknown, ...args: Parameters<typeof stringify>): string {
-    const out = stringify.apply(JSON, args)
-    if (typeof out === 'string' && out.length > 64 * 1024 && !except.includes(out)) sizes.push(out.length)
-    return out
-  } as typeof JSON.stringify
-  try {
-    return { value: await work(), sizes }
-  } finally {
-    JSON.stringify = stringify
-  }
-}
+import { largeStringifies, testApp } from '../src/testing.js'
 
 t.test('long revisioned meta', async (t) => {
   const h = await withContentUsers(await testApp({ namespaces: ['cms/v2'] }))

@@ -12,6 +12,6 @@
  */
 export { standIn, type StandIn, type Received } from './standin.js'
 export { scratchDir } from './scratch.js'
-export { BASE, testApp, type TestApp, type TestAppOptions, type TestCaller } from '@cms/core/testing'
+export { BASE, largeStringifies, testApp, type TestApp, type TestAppOptions, type TestCaller } from '@cms/core/testing'
 // The permission prober: every route of an app against the rows its declarations produce.
 export { checkPermissions, type CheckPermissionsOptions } from '@cms/core/testing'
