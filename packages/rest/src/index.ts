@@ -20,6 +20,7 @@ export { filterFields, parseFields, wantsField } from './fields.js'
 export type { OpenApiOptions } from './openapi.js'
 export { restKernel, kernelServerOptions, API_PREFIX, type KernelOptions } from './server.js'
 export { validateValue, sanitizeValue, type JsonSchema } from './validate.js'
+export { numberFormat } from './php.js'
 export { validateArgs, type ArgSpec } from './request-args.js'
 // The core's text-field and URL sanitizers, for packages that clean what they store.
 export { sanitizeTextField, sanitizeUrl } from './formats.js'

@@ -193,10 +193,9 @@ function searchCondition (q: ListQuery): SQL | undefined {
 const effectiveDate = sql`coalesce(${posts.dateGmt}, ${posts.modifiedGmt})`
 
 function taxCondition (c: TaxClause): SQL {
-  // The ids as one array parameter (sql-lists.ts).
-  const list = sql`any(${sql.param([...c.termIds])}::int[])`
-  if (c.operator === 'IN') return sql`${posts.id} in (select post_id from term_relationships where term_id = ${list})`
-  if (c.operator === 'NOT IN') return sql`${posts.id} not in (select post_id from term_relationships where term_id = ${list})`
+  const listed = anyOf(sql.raw('term_id'), c.termIds, 'int')
+  if (c.operator === 'IN') return sql`${posts.id} in (select post_id from term_relationships where ${listed})`
+  if (c.operator === 'NOT IN') return sql`${posts.id} not in (select post_id from term_relationships where ${listed})`
   // AND: every listed term must be there.
   return and(...c.termIds.map((id) => sql`exists (select 1 from term_relationships tr where tr.post_id = ${posts.id} and tr.term_id = ${id})`))!
 }
