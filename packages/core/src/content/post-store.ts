@@ -7,7 +7,7 @@ import { PgTransaction } from 'drizzle-orm/pg-core'
 import { dbOf, executeNamed, storeSlot, type Queryable, type Store } from '@cms/store'
 import { Utf8Text } from '@cms/store/columns'
 import { outboxPart } from '../audit/outbox.js'
-import { postMeta, posts, termRelationships, terms } from './schema.js'
+import { postMeta, posts, termCountDeltas, termRelationships, terms } from './schema.js'
 import { isReservedSlug, truncateSlug } from '../text/slugs.js'
 import { anyOf } from './sql-lists.js'
 
@@ -16,6 +16,21 @@ export type NewPostRow = typeof posts.$inferInsert
 export type TermRow = typeof terms.$inferSelect
 
 type Db = Store | Queryable
+
+/**
+ * A term's count as every route answers it: the row's `count` and the
+ * changes not yet folded into it (`term_count_deltas`, migration 0016: a
+ * writer that finds the count taken by another in flight adds a change
+ * instead of waiting), in a statement that names the term `alias`.
+ */
+export const termCountOf = (alias: string): SQL =>
+  sql.raw(`(${alias}.count + coalesce((select sum(d.delta) from term_count_deltas d where d.term_id = ${alias}.id), 0))::int`)
+
+/** A term row's columns, its count as termCountOf (selects and returnings on `terms`). */
+export const termColumns = {
+  ...getTableColumns(terms),
+  count: sql<number>`(${terms.count} + coalesce((select sum(d.delta) from ${termCountDeltas} d where d.term_id = ${terms.id}), 0))::int`.mapWith(Number)
+}
 
 /**
  * The reads every post response makes, built once per store and prepared
@@ -27,7 +42,7 @@ function prepare (d: ReturnType<typeof dbOf>) {
   return {
     post: d.select().from(posts).where(eq(posts.id, sql.placeholder('id'))).prepare('content_post'),
     meta: d.select().from(postMeta).where(sql`${postMeta.postId} = any(${ids}::int[])`).prepare('content_post_meta'),
-    terms: d.select({ postId: termRelationships.postId, term: terms })
+    terms: d.select({ postId: termRelationships.postId, term: termColumns })
       .from(termRelationships)
       .innerJoin(terms, eq(terms.id, termRelationships.termId))
       .where(sql`${termRelationships.postId} = any(${ids}::int[])`)
@@ -53,7 +68,7 @@ export function extrasColumns () {
   return {
     meta: sql<Record<string, unknown> | null>`(select json_object_agg(m.key, m.value) from ${postMeta} m where m.post_id = p.id)`,
     terms: sql<TermRow[] | null>`(select json_agg(json_build_object('id', t.id, 'taxonomy', t.taxonomy, 'name', t.name, 'slug', t.slug,
-      'description', t.description, 'parent', t.parent, 'count', t.count) order by t.name, t.id)
+      'description', t.description, 'parent', t.parent, 'count', ${termCountOf('t')}) order by t.name, t.id)
       from ${termRelationships} tr join ${terms} t on t.id = tr.term_id where tr.post_id = p.id)`,
     revisions: sql<number>`(select count(*)::int from ${posts} r where r.type = 'revision' and r.parent = p.id)`,
     latest: sql<number | null>`(select r.id from ${posts} r where r.type = 'revision' and r.parent = p.id order by r.date_gmt desc, r.id desc limit 1)`
@@ -118,7 +133,7 @@ export async function getPostTerms (db: Db, ids: number[]): Promise<Map<number, 
   const prepared = statements(db)
   const rows = prepared !== undefined
     ? await prepared.terms.execute({ ids })
-    : await dbOf(db).select({ postId: termRelationships.postId, term: terms })
+    : await dbOf(db).select({ postId: termRelationships.postId, term: termColumns })
       .from(termRelationships)
       .innerJoin(terms, eq(terms.id, termRelationships.termId))
       .where(inArray(termRelationships.postId, ids))
@@ -158,14 +173,16 @@ export async function termIdsOfPost (db: Db, postId: number): Promise<number[]> 
   return rows.map((r) => r.id)
 }
 
-/** A term's count is the number of published posts that carry it. */
+/**
+ * A term's count is the number of published posts that carry it: the
+ * difference is added (`cms_recount_terms`, migration 0016), computed in one
+ * snapshot, without waiting for the term row's lock held by a create in
+ * flight in the same category.
+ */
 export async function recountTerms (db: Queryable, ids: readonly number[]): Promise<void> {
-  const list = [...new Set(ids)]
+  const list = [...new Set(ids)].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2147483647)
   if (list.length === 0) return
-  await dbOf(db).update(terms).set({
-    count: sql`(select count(*)::int from ${termRelationships} tr join ${posts} p on p.id = tr.post_id
-      where tr.term_id = ${terms.id} and p.status = 'publish' and p.type = 'post')`
-  }).where(anyOf(terms.id, list, 'int'))
+  await dbOf(db).execute(sql`select cms_recount_terms(${sql.param(list)}::int[])`)
 }
 
 export interface RevisionStats { count: number, latestId: number }
