@@ -18,7 +18,7 @@ import { MOVE_MIN_CHARS } from '../text/moved-strings.js'
 import { parseMetaParam, storedValues, type MetaChanges } from '../platform/meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  claimPostSlug, insertNewPost, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
+  claimPostSlug, insertNewPost, longTextsSet, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
@@ -70,10 +70,10 @@ export async function preparePost (
   const trusted = user.can('unfiltered_html')
   // Filtered in the text pool: a large content is filtered off the request thread.
   if (title !== undefined) row.title = trusted ? title : await textPool.filter(title, 'title')
-  // A long content's UTF-8 bytes made in the pool with its filtering: the write sends them as they are.
+  // A long content's UTF-8 bytes made in the pool (with its filtering): the write sends them as they are.
   let utf8: PreparedPost['utf8']
-  if (content !== undefined && !trusted && content.length >= MOVE_MIN_CHARS) {
-    const f = await textPool.filterWithUtf8(content)
+  if (content !== undefined && content.length >= MOVE_MIN_CHARS) {
+    const f = trusted ? { text: content, utf8: await textPool.utf8Of(content) } : await textPool.filterWithUtf8(content)
     row.content = f.text
     utf8 = { content: { text: f.text, bytes: f.utf8 } }
   } else if (content !== undefined) row.content = trusted ? content : await textPool.filter(content)
@@ -323,7 +323,7 @@ export async function writePost (
     if (existing === undefined) {
       ({ post, newTerms } = await insertPostInTransaction(tx, spec, prepared, settings, now))
     } else {
-      const [updated] = await tx.update(posts).set({ ...prepared.row, modifiedGmt: now }).where(eq(posts.id, existing.id)).returning()
+      const [updated] = await tx.update(posts).set({ ...prepared.row, ...longTextsSet(prepared.row, prepared.utf8), modifiedGmt: now }).where(eq(posts.id, existing.id)).returning()
       post = updated!
       // A post leaving the trash takes its old slug back.
       let requested = prepared.requestedSlug
@@ -357,7 +357,7 @@ export async function writePost (
       await recountTerms(tx, [...before, ...after])
     }
 
-    if (opts.revision && existing !== undefined) await saveRevisionIfChanged(tx, post, user.id, settings)
+    if (opts.revision && existing !== undefined) await saveRevisionIfChanged(tx, post, user.id, settings, prepared.utf8)
     return { post, newTerms }
   })
 }
