@@ -7,7 +7,6 @@
  */
 import { filterJsonValue, MAX_JSON_DEPTH, textPool, type Sanitized } from '@cms/core'
 import { DEFAULT_TEXT_LIMITS, type TextLimits } from '@cms/rest'
-import { JsonText } from '@cms/store/columns'
 
 /** Keys of builder settings that hold a URL (link and media controls). */
 const URL_KEY = /^(?:url|href|src|link)$|_url$/i
@@ -40,7 +39,7 @@ export function builderDataSanitizer (limits: TextLimits = DEFAULT_TEXT_LIMITS):
     if (typeof value !== 'string' || value === '') return { value }
     const r = await textPool.filterJsonText(value, limits, URL_KEY)
     // The column's text (the JSON of this JSON text) made there too: the store writes it as it is.
-    return 'json' in r ? { value: r.json, stored: new JsonText(r.stored) } : { invalid: `${param} ${r.invalid}` }
+    return 'json' in r ? { value: r.json, stored: r.stored } : { invalid: `${param} ${r.invalid}` }
   }
 }
 

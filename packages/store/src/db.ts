@@ -21,6 +21,8 @@ import type pg from 'pg'
 import { pgliteSettings } from './pglite-settings.js'
 import { copyPgliteTemplate } from './template.js'
 import { compiledRowMapper, type SelectedField } from './row-mapper.js'
+import { pgliteSerializers } from './pglite-params.js'
+import { bindLongParamsApart } from './pg-bind.js'
 
 export { pgliteSettings }
 
@@ -304,6 +306,8 @@ async function openPg (databaseUrl: string, opts: OpenStoreOptions): Promise<Sto
   pool.on('connect', (client) => {
     client.on('error', onError)
     observeClient(client, observers)
+    // A long parameter is handed to the socket as it is, not copied into the Bind message (pg-bind.ts).
+    bindLongParamsApart((client as unknown as { connection: Parameters<typeof bindLongParamsApart>[0] }).connection)
   })
   const db = drizzlePg({ client: pool, casing })
   let closed: Promise<void> | undefined
@@ -395,8 +399,8 @@ const PGLITE_V8_FLAG = '--liftoff-only'
 /** PGlite and its drizzle driver, loaded only when the embedded database is used (tens of MB). */
 async function loadPglite () {
   setFlagsFromString(PGLITE_V8_FLAG)
-  const [{ PGlite }, { drizzle }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')])
-  return { PGlite, drizzlePglite: drizzle }
+  const [{ PGlite, types }, { drizzle }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')])
+  return { PGlite, types, drizzlePglite: drizzle }
 }
 
 /** Directories opened by this process (a second PGlite on one directory corrupts it). */
@@ -424,10 +428,10 @@ async function createPgliteDir (pgdata: string, params: string[]): Promise<void>
 const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`
 
 async function openPglite (opts: OpenStoreOptions): Promise<Store> {
-  const { PGlite, drizzlePglite } = await loadPglite()
+  const { PGlite, types, drizzlePglite } = await loadPglite()
   const startParams = pgliteStartParams(PGlite.defaultStartParams)
   if (opts.memory) {
-    const client = await PGlite.create({ startParams, ...(opts.loadDataDir === undefined ? {} : { loadDataDir: opts.loadDataDir }) })
+    const client = await PGlite.create({ startParams, serializers: pgliteSerializers(types.serializers), ...(opts.loadDataDir === undefined ? {} : { loadDataDir: opts.loadDataDir }) })
     const db = drizzlePglite({ client, casing })
     let closed: Promise<void> | undefined
     return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close()))
@@ -451,7 +455,7 @@ async function openPglite (opts: OpenStoreOptions): Promise<Store> {
       }
     }
     const started = performance.now()
-    client = await PGlite.create({ dataDir: pgdata, startParams })
+    client = await PGlite.create({ dataDir: pgdata, startParams, serializers: pgliteSerializers(types.serializers) })
     progress(`embedded database: started in ${seconds(started)}`)
   } catch (err) {
     release()
@@ -470,7 +474,7 @@ async function openPglite (opts: OpenStoreOptions): Promise<Store> {
  * every use, as a PostgreSQL test database not yet created would.
  */
 export async function openPgliteLater (): Promise<{ store: Store, open: (loadDataDir: Blob) => Promise<void> }> {
-  const { PGlite, drizzlePglite } = await loadPglite()
+  const { PGlite, types, drizzlePglite } = await loadPglite()
   let client: PGlite | undefined
   const standIn = new Proxy({} as PGlite, {
     get (_target, key) {
@@ -485,7 +489,7 @@ export async function openPgliteLater (): Promise<{ store: Store, open: (loadDat
   const open = async (loadDataDir: Blob): Promise<void> => {
     if (client !== undefined) throw new Error('the test store is open already')
     if (closed !== undefined) throw new Error('the test store was closed before its database was made')
-    const made = await PGlite.create({ startParams: pgliteStartParams(PGlite.defaultStartParams), loadDataDir })
+    const made = await PGlite.create({ startParams: pgliteStartParams(PGlite.defaultStartParams), loadDataDir, serializers: pgliteSerializers(types.serializers) })
     if (closed !== undefined) {
       await made.close()
       throw new Error('the test store was closed while its database was made')

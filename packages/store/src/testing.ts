@@ -33,6 +33,8 @@ import type { MigrationSet } from './migrate.js'
 import { migrationsIn, pgliteBuild } from './template.js'
 
 export { migrationsApplied } from './migrate.js'
+/** Bind messages whose long parameters went to the socket as they are (pg-bind.ts), for tests that count it. */
+export { bindCounts } from './pg-bind.js'
 export { freePort } from './test-ports.js'
 
 export interface TestStoreOptions {

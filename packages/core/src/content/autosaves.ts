@@ -81,7 +81,7 @@ export function autosaveRoutes (services: Services, spec: PostType): RelativeRou
         content: prepared.row.content ?? post.content,
         excerpt: prepared.row.excerpt ?? post.excerpt
       }
-      result = await store.transaction(async (tx) => await upsertAutosave(tx, post, user.id, settings, texts, prepared.meta?.set ?? {}))
+      result = await store.transaction(async (tx) => await upsertAutosave(tx, post, user.id, settings, texts, prepared.meta?.set ?? {}, prepared.utf8))
     }
     return new RestResponse(await format(result, req, settings), 200)
   }

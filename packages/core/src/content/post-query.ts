@@ -9,7 +9,7 @@ import { dbOf, prepareShaped, type Queryable, type Store } from '@cms/store'
 import { canEdit, canRead } from './post-format.js'
 import { LIST_STATUSES } from './post-types.js'
 import { postMeta, posts, termRelationships, terms } from './schema.js'
-import { extrasOf, type PostExtrasRow, type PostRow, type TermRow } from './post-store.js'
+import { extrasOf, termCountOf, type PostExtrasRow, type PostRow, type TermRow } from './post-store.js'
 import { ATTACHMENT_META } from './post-types.js'
 import { checkSearchLength } from '../base/search-bound.js'
 import { anyOf, noneOf } from './sql-lists.js'
@@ -455,7 +455,7 @@ function pageWithExtras (d: ReturnType<typeof dbOf>, where: SQL, order: SQL[], p
     .leftJoin(sql`(select m.post_id, json_object_agg(m.key, m.value) as meta from ${postMeta} m
       where m.post_id = any(array(select id from page)) group by m.post_id) pm`, sql`pm.post_id = page.id`)
     .leftJoin(sql`(select tr.post_id, json_agg(json_build_object('id', t.id, 'taxonomy', t.taxonomy, 'name', t.name, 'slug', t.slug,
-      'description', t.description, 'parent', t.parent, 'count', t.count) order by t.name, t.id) as terms
+      'description', t.description, 'parent', t.parent, 'count', ${termCountOf('t')}) order by t.name, t.id) as terms
       from ${termRelationships} tr join ${terms} t on t.id = tr.term_id
       where tr.post_id = any(array(select id from page)) group by tr.post_id) pt`, sql`pt.post_id = page.id`)
     .leftJoin(sql`(select r.parent, count(*)::int as revisions, (array_agg(r.id order by r.date_gmt desc, r.id desc))[1] as latest

@@ -2,11 +2,12 @@
  * Reads and writes of posts and what hangs off them (meta, terms,
  * revisions). Every function takes the store's `db` or a transaction.
  */
-import { and, asc, desc, eq, getTableColumns, inArray, is, ne, sql, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, inArray, is, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { PgTransaction } from 'drizzle-orm/pg-core'
 import { dbOf, executeNamed, storeSlot, type Queryable, type Store } from '@cms/store'
+import { Utf8Text } from '@cms/store/columns'
 import { outboxPart } from '../audit/outbox.js'
-import { postMeta, posts, termRelationships, terms } from './schema.js'
+import { postMeta, posts, termCountDeltas, termRelationships, terms } from './schema.js'
 import { isReservedSlug, truncateSlug } from '../text/slugs.js'
 import { anyOf } from './sql-lists.js'
 
@@ -15,6 +16,21 @@ export type NewPostRow = typeof posts.$inferInsert
 export type TermRow = typeof terms.$inferSelect
 
 type Db = Store | Queryable
+
+/**
+ * A term's count as every route answers it: the row's `count` and the
+ * changes not yet folded into it (`term_count_deltas`, migration 0016: a
+ * writer that finds the count taken by another in flight adds a change
+ * instead of waiting), in a statement that names the term `alias`.
+ */
+export const termCountOf = (alias: string): SQL =>
+  sql.raw(`(${alias}.count + coalesce((select sum(d.delta) from term_count_deltas d where d.term_id = ${alias}.id), 0))::int`)
+
+/** A term row's columns, its count as termCountOf (selects and returnings on `terms`). */
+export const termColumns = {
+  ...getTableColumns(terms),
+  count: sql<number>`(${terms.count} + coalesce((select sum(d.delta) from ${termCountDeltas} d where d.term_id = ${terms.id}), 0))::int`.mapWith(Number)
+}
 
 /**
  * The reads every post response makes, built once per store and prepared
@@ -26,7 +42,7 @@ function prepare (d: ReturnType<typeof dbOf>) {
   return {
     post: d.select().from(posts).where(eq(posts.id, sql.placeholder('id'))).prepare('content_post'),
     meta: d.select().from(postMeta).where(sql`${postMeta.postId} = any(${ids}::int[])`).prepare('content_post_meta'),
-    terms: d.select({ postId: termRelationships.postId, term: terms })
+    terms: d.select({ postId: termRelationships.postId, term: termColumns })
       .from(termRelationships)
       .innerJoin(terms, eq(terms.id, termRelationships.termId))
       .where(sql`${termRelationships.postId} = any(${ids}::int[])`)
@@ -52,7 +68,7 @@ export function extrasColumns () {
   return {
     meta: sql<Record<string, unknown> | null>`(select json_object_agg(m.key, m.value) from ${postMeta} m where m.post_id = p.id)`,
     terms: sql<TermRow[] | null>`(select json_agg(json_build_object('id', t.id, 'taxonomy', t.taxonomy, 'name', t.name, 'slug', t.slug,
-      'description', t.description, 'parent', t.parent, 'count', t.count) order by t.name, t.id)
+      'description', t.description, 'parent', t.parent, 'count', ${termCountOf('t')}) order by t.name, t.id)
       from ${termRelationships} tr join ${terms} t on t.id = tr.term_id where tr.post_id = p.id)`,
     revisions: sql<number>`(select count(*)::int from ${posts} r where r.type = 'revision' and r.parent = p.id)`,
     latest: sql<number | null>`(select r.id from ${posts} r where r.type = 'revision' and r.parent = p.id order by r.date_gmt desc, r.id desc limit 1)`
@@ -117,7 +133,7 @@ export async function getPostTerms (db: Db, ids: number[]): Promise<Map<number, 
   const prepared = statements(db)
   const rows = prepared !== undefined
     ? await prepared.terms.execute({ ids })
-    : await dbOf(db).select({ postId: termRelationships.postId, term: terms })
+    : await dbOf(db).select({ postId: termRelationships.postId, term: termColumns })
       .from(termRelationships)
       .innerJoin(terms, eq(terms.id, termRelationships.termId))
       .where(inArray(termRelationships.postId, ids))
@@ -157,14 +173,16 @@ export async function termIdsOfPost (db: Db, postId: number): Promise<number[]> 
   return rows.map((r) => r.id)
 }
 
-/** A term's count is the number of published posts that carry it. */
+/**
+ * A term's count is the number of published posts that carry it: the
+ * difference is added (`cms_recount_terms`, migration 0016), computed in one
+ * snapshot, without waiting for the term row's lock held by a create in
+ * flight in the same category.
+ */
 export async function recountTerms (db: Queryable, ids: readonly number[]): Promise<void> {
-  const list = [...new Set(ids)]
+  const list = [...new Set(ids)].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2147483647)
   if (list.length === 0) return
-  await dbOf(db).update(terms).set({
-    count: sql`(select count(*)::int from ${termRelationships} tr join ${posts} p on p.id = tr.post_id
-      where tr.term_id = ${terms.id} and p.status = 'publish' and p.type = 'post')`
-  }).where(anyOf(terms.id, list, 'int'))
+  await dbOf(db).execute(sql`select cms_recount_terms(${sql.param(list)}::int[])`)
 }
 
 export interface RevisionStats { count: number, latestId: number }
@@ -257,9 +275,10 @@ const LONG_TEXT_COLUMNS = new Set(['title', 'content', 'excerpt'])
 /**
  * Long texts' UTF-8 bytes made in the text pool (`textPool.filterWithUtf8`),
  * each with the text it is of: sent as the parameter when the row still
- * holds that very text (the driver sends bytes as they are: binary `text`
- * for pg, decoded by PGlite), so a 1.9 MB content is not encoded on the
- * request thread (one task of 20 ms of CPU under load, issue 27).
+ * holds that very text (a `Utf8Text`: on pg those bytes, handed to the
+ * socket as they are; PGlite is given the text), so a 1.9 MB content is
+ * neither encoded nor copied on the request thread (one task of 10-20 ms of
+ * CPU under load, issue 27).
  */
 export type LongTextBytes = Partial<Record<'title' | 'content' | 'excerpt', { text: string, bytes: Buffer }>>
 
@@ -268,20 +287,36 @@ const longText = (row: PostRow, column: 'title' | 'content' | 'excerpt', utf8: L
   const value = entry === undefined ? undefined : row[entry[0] as keyof PostRow]
   if (typeof value !== 'string') return null
   const made = utf8?.[column]
-  return made !== undefined && made.text === value ? sql.param(made.bytes) : value
+  return made !== undefined && made.text === value ? sql.param(new Utf8Text(made.text, made.bytes)) : value
+}
+
+/**
+ * An update's long texts whose bytes were made with them (as `insertNewPost`
+ * sends them): the columns to set to those bytes instead of the strings.
+ */
+export function longTextsSet (row: Partial<PostRow>, utf8: LongTextBytes | undefined): Partial<Record<'title' | 'content' | 'excerpt', SQL>> {
+  const out: Partial<Record<'title' | 'content' | 'excerpt', SQL>> = {}
+  for (const column of ['title', 'content', 'excerpt'] as const) {
+    const made = utf8?.[column]
+    if (made !== undefined && made.text === row[column]) out[column] = sql`${sql.param(new Utf8Text(made.text, made.bytes))}`
+  }
+  return out
 }
 
 /**
  * Writes a new post, its terms and their counts in one statement
- * (`cms_insert_post`, migration 0006): on the store it is its own
- * transaction, in `tx` part of that one. With `checkSlug` it first takes
- * the slug's lock (as claimPostSlug) and writes nothing when another post of
- * the type (pages: under the same parent) has the slug: it answers
- * undefined. The row's id is used when not 0, else the sequence's next.
+ * (`cms_insert_post`, migrations 0006, 0016, 0017): on the store it is its
+ * own transaction, in `tx` part of that one. With `checkSlug` it first takes
+ * the slug's lock (as claimPostSlug) and, when the slug is reserved or
+ * another post of the type (pages: under the same parent) has it, writes the
+ * first free suffix as uniquePostSlug finds it (the answer's `slug`). The
+ * row's id is used when not 0, else the sequence's next.
  */
 export async function insertNewPost (
-  db: Db, row: PostRow, opts: { terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string, utf8?: LongTextBytes | undefined }
-): Promise<{ id: number, terms: TermRow[] } | undefined> {
+  db: Db, row: PostRow, opts: {
+    terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string, utf8?: LongTextBytes | undefined, meta?: Record<string, unknown> | undefined
+  }
+): Promise<{ id: number, slug: string, terms: TermRow[] }> {
   const record: Record<string, unknown> = {}
   for (const [key, column] of POST_COLUMNS) {
     if (LONG_TEXT_COLUMNS.has(column.name)) continue
@@ -295,15 +330,28 @@ export async function insertNewPost (
   // progress (audit/outbox.ts), in the same statement; in a transaction, its commit carries it.
   const alone = !is(db, PgTransaction)
   const outbox = outboxPart(alone)
-  const rows = await executeNamed<{ written: { id: number, terms: TermRow[] } | null }>(db, 'content_insert_post',
+  // Its meta in the same statement: one named statement per number of keys, each value a parameter
+  // of its own encoded by the column (as setMeta's insert sends it).
+  const meta = Object.entries(opts.meta ?? {})
+  if (meta.length > INSERT_META_KEYS) throw new RangeError(`insertNewPost: at most ${INSERT_META_KEYS} meta keys (setMeta for more)`)
+  const metaPart = meta.length === 0
+    ? sql``
+    : sql`meta as (insert into ${postMeta} (post_id, key, value) select (w.written->>'id')::int, x.key, x.value
+      from w, (values ${sql.join(meta.map(([key, value]) => sql`(${key}::text, ${sql.param(value, postMeta.value)}::jsonb)`), sql`, `)}) as x (key, value)),`
+  const rows = await executeNamed<{ written: { id: number, slug: string, terms: TermRow[] } | null }>(db, meta.length === 0 ? 'content_insert_post' : `content_insert_post_meta${meta.length}`,
     sql`with w as (select cms_insert_post(${JSON.stringify(record)}::jsonb || ${texts}, ${SLUG_LOCK_CLASS}, ${opts.checkSlug}, ${opts.hierarchical},
       ${t === undefined ? null : sql.param([...t.ids])}::int[], ${t?.fallbackCategory ?? 0}, ${opts.guidPrefix}) as written),
+    ${metaPart}
     ${outbox.cte}
     select written from w`)
   const written = rows[0]?.written ?? undefined
-  if (written !== undefined) outbox.done()
+  if (written === undefined) throw new Error('cms_insert_post answered nothing')
+  outbox.done()
   return written
 }
+
+/** The most meta keys insertNewPost writes in its statement (a statement named per number of keys). */
+export const INSERT_META_KEYS = 8
 
 /** Whether making `parent` the parent of `id` would make a loop (`parent` is `id` or below it). */
 export async function createsLoop (db: Db, id: number, parent: number): Promise<boolean> {

@@ -18,12 +18,11 @@ import { MOVE_MIN_CHARS } from '../text/moved-strings.js'
 import { parseMetaParam, storedValues, type MetaChanges } from '../platform/meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  claimPostSlug, insertNewPost, uniquePostSlug, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
+  claimPostSlug, insertNewPost, INSERT_META_KEYS, longTextsSet, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
 import { posts } from './schema.js'
-import { isReservedSlug } from '../text/slugs.js'
 
 /** A title/content/excerpt value: a string, or an object with `raw`; anything else is ignored. */
 export function textParam (value: unknown): string | undefined {
@@ -71,10 +70,10 @@ export async function preparePost (
   const trusted = user.can('unfiltered_html')
   // Filtered in the text pool: a large content is filtered off the request thread.
   if (title !== undefined) row.title = trusted ? title : await textPool.filter(title, 'title')
-  // A long content's UTF-8 bytes made in the pool with its filtering: the write sends them as they are.
+  // A long content's UTF-8 bytes made in the pool (with its filtering): the write sends them as they are.
   let utf8: PreparedPost['utf8']
-  if (content !== undefined && !trusted && content.length >= MOVE_MIN_CHARS) {
-    const f = await textPool.filterWithUtf8(content)
+  if (content !== undefined && content.length >= MOVE_MIN_CHARS) {
+    const f = trusted ? { text: content, utf8: await textPool.utf8Of(content) } : await textPool.filterWithUtf8(content)
     row.content = f.text
     utf8 = { content: { text: f.text, bytes: f.utf8 } }
   } else if (content !== undefined) row.content = trusted ? content : await textPool.filter(content)
@@ -254,52 +253,62 @@ function newPostRow (spec: PostType, prepared: PreparedPost, slug: string, now: 
   }
 }
 
-/** A new post's slug when it is known before its id and not reserved (asked for, or from the title once not a floating draft); else ''. */
+/**
+ * A new post's slug when it is known before its id (asked for, or from the
+ * title once not a floating draft); else ''. Reserved or taken, it is made
+ * unique by the insert itself (`checkSlug`).
+ */
 async function knownSlug (spec: PostType, prepared: PreparedPost): Promise<string> {
   const requested = prepared.requestedSlug
   const known = requested !== undefined && requested !== ''
     ? requested
     : FLOATING_STATUSES.has(prepared.row.status ?? 'draft') ? '' : await textPool.slug(prepared.row.title ?? '')
-  return known !== '' && !isReservedSlug(known, spec.hierarchical) ? known : ''
+  return known
 }
 
 /**
  * Writes a new post with insertNewPost (on the store: a statement of its own;
  * in `tx`: part of the transaction). Its terms are the default category
- * unless categories were given. Undefined only when `checkSlug` found the
- * slug taken.
+ * unless categories were given. With `checkSlug` the slug written is the
+ * row's, or its first free suffix when taken or reserved.
  */
 async function insertPost (
-  db: Store | Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, row: PostRow, checkSlug: boolean
-): Promise<Written | undefined> {
+  db: Store | Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, row: PostRow, checkSlug: boolean, meta: Record<string, unknown> | undefined
+): Promise<Written> {
   const terms = spec.hasTerms
     ? { ids: [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])], fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
     : undefined
-  const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.storedHome, spec.type), utf8: prepared.utf8 })
-  if (written === undefined) return undefined
-  const post = { ...row, id: written.id, guid: permalink(settings.storedHome, spec.type, written.id) }
+  const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.storedHome, spec.type), utf8: prepared.utf8, meta })
+  const post = { ...row, id: written.id, slug: written.slug, guid: permalink(settings.storedHome, spec.type, written.id) }
   return { post, newTerms: terms === undefined ? undefined : written.terms }
 }
 
 /**
  * A new post in a transaction (with meta, or when the statement of its own
- * did not apply or found the slug taken). A slug known before the id is
- * checked under its lock and, when taken, given the next free suffix; any
+ * did not apply). A slug known before the id is checked under its lock and,
+ * when taken or reserved, given the next free suffix by the insert; any
  * other slug is resolved with the post's id, as resolveSlug does.
  */
-async function insertPostInTransaction (tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written> {
+async function insertPostInTransaction (
+  tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date, meta: Record<string, unknown> | undefined
+): Promise<Written> {
   const known = await knownSlug(spec, prepared)
-  if (known !== '') {
-    const row = newPostRow(spec, prepared, known, now)
-    const written = await insertPost(tx, spec, prepared, settings, row, true)
-    if (written !== undefined) return written
-    // Taken: the lock is held, so the next free suffix is found as on any write.
-    const unique = await uniquePostSlug(tx, known, { id: 0, type: spec.type, parent: row.parent, hierarchical: spec.hierarchical })
-    return (await insertPost(tx, spec, prepared, settings, { ...row, slug: unique }, false))!
-  }
+  if (known !== '') return await insertPost(tx, spec, prepared, settings, newPostRow(spec, prepared, known, now), true, meta)
   const row = { ...newPostRow(spec, prepared, '', now), id: await nextPostId(tx) }
   const slug = await resolveSlug(tx, spec, row, prepared.requestedSlug)
-  return (await insertPost(tx, spec, prepared, settings, { ...row, slug }, false))!
+  return await insertPost(tx, spec, prepared, settings, { ...row, slug }, false, meta)
+}
+
+/**
+ * A new post's meta as its insert writes it (in the same statement), or
+ * undefined when it has more keys than one statement takes (then setMeta).
+ * Builder data's JSON text, made in the text pool, is written as it is
+ * (storedValues).
+ */
+function insertedMeta (prepared: PreparedPost): Record<string, unknown> | undefined {
+  if (prepared.meta === undefined) return {}
+  const values = storedValues(prepared.meta.set, prepared.meta.stored)
+  return Object.keys(values).length <= INSERT_META_KEYS ? values : undefined
 }
 
 export interface Written {
@@ -319,19 +328,18 @@ export async function writePost (
   opts: SaveOptions,
   now = nowSeconds()
 ): Promise<Written> {
-  // The usual create (slug known before the id, no meta) is one statement of its own.
-  const known = existing === undefined && prepared.meta === undefined && opts.also === undefined ? await knownSlug(spec, prepared) : ''
-  if (known !== '') {
-    const written = await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true)
-    if (written !== undefined) return written
-  }
+  // A new post's meta goes in its insert's statement (up to INSERT_META_KEYS keys).
+  const meta = existing === undefined ? insertedMeta(prepared) : undefined
+  // The usual create (slug known before the id, its meta if any) is one statement of its own.
+  const known = existing === undefined && meta !== undefined && opts.also === undefined ? await knownSlug(spec, prepared) : ''
+  if (known !== '') return await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true, meta)
   return await store.transaction(async (tx) => {
     let post: PostRow
     let newTerms: TermRow[] | undefined
     if (existing === undefined) {
-      ({ post, newTerms } = await insertPostInTransaction(tx, spec, prepared, settings, now))
+      ({ post, newTerms } = await insertPostInTransaction(tx, spec, prepared, settings, now, meta))
     } else {
-      const [updated] = await tx.update(posts).set({ ...prepared.row, modifiedGmt: now }).where(eq(posts.id, existing.id)).returning()
+      const [updated] = await tx.update(posts).set({ ...prepared.row, ...longTextsSet(prepared.row, prepared.utf8), modifiedGmt: now }).where(eq(posts.id, existing.id)).returning()
       post = updated!
       // A post leaving the trash takes its old slug back.
       let requested = prepared.requestedSlug
@@ -348,7 +356,7 @@ export async function writePost (
     }
 
     // Builder data's JSON text, made in the text pool, is written as it is (storedValues).
-    if (prepared.meta !== undefined) await setMeta(tx, post.id, storedValues(prepared.meta.set, prepared.meta.stored), prepared.meta.remove)
+    if (prepared.meta !== undefined && (existing !== undefined || meta === undefined)) await setMeta(tx, post.id, storedValues(prepared.meta.set, prepared.meta.stored), prepared.meta.remove)
     if (opts.also !== undefined) await opts.also(tx, post)
 
     if (spec.hasTerms && existing !== undefined) {
@@ -365,7 +373,7 @@ export async function writePost (
       await recountTerms(tx, [...before, ...after])
     }
 
-    if (opts.revision && existing !== undefined) await saveRevisionIfChanged(tx, post, user.id, settings)
+    if (opts.revision && existing !== undefined) await saveRevisionIfChanged(tx, post, user.id, settings, prepared.utf8)
     return { post, newTerms }
   })
 }

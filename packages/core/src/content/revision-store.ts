@@ -7,7 +7,7 @@ import { and, desc, eq, like } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store, type Tx } from '@cms/store'
 import { sameValue } from '../platform/meta.js'
 import { textPool } from '../text/text-pool.js'
-import { getMeta, setMeta, type PostRow } from './post-store.js'
+import { getMeta, longTextsSet, setMeta, type LongTextBytes, type PostRow } from './post-store.js'
 import { permalink, type SiteSettings } from './post-types.js'
 import { posts } from './schema.js'
 
@@ -55,7 +55,9 @@ function differs (a: Pick<PostRow, 'title' | 'content' | 'excerpt'>, b: Pick<Pos
   return REVISION_FIELDS.some((f) => normalizeWhitespace(a[f]) !== normalizeWhitespace(b[f]))
 }
 
-async function insertRevision (tx: Tx, post: PostRow, userId: number, settings: SiteSettings, kind: 'revision' | 'autosave', fields: Pick<PostRow, 'title' | 'content' | 'excerpt'>): Promise<PostRow> {
+async function insertRevision (
+  tx: Tx, post: PostRow, userId: number, settings: SiteSettings, kind: 'revision' | 'autosave', fields: Pick<PostRow, 'title' | 'content' | 'excerpt'>, utf8?: LongTextBytes
+): Promise<PostRow> {
   const [row] = await tx.insert(posts).values({
     type: 'revision',
     status: 'inherit',
@@ -65,6 +67,8 @@ async function insertRevision (tx: Tx, post: PostRow, userId: number, settings: 
     title: fields.title,
     content: fields.content,
     excerpt: fields.excerpt,
+    // A long text whose bytes the request made (an update's, an autosave's): those bytes, as the post's write sent them.
+    ...longTextsSet(fields, utf8),
     dateGmt: post.modifiedGmt,
     modifiedGmt: post.modifiedGmt,
     commentStatus: 'closed',
@@ -77,9 +81,10 @@ async function insertRevision (tx: Tx, post: PostRow, userId: number, settings: 
 /**
  * After an update: stores a copy of the post when its title, content,
  * excerpt or revisioned meta differ from the latest revision, or when it
- * has no revision at all yet.
+ * has no revision at all yet. `utf8`: the bytes of the update's long texts
+ * (sent for the copy when the post still holds those texts).
  */
-export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: number, settings: SiteSettings): Promise<PostRow | undefined> {
+export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: number, settings: SiteSettings, utf8?: LongTextBytes): Promise<PostRow | undefined> {
   const latest = await latestRevision(tx, post.id)
   const postMeta = (await getMeta(tx, [post.id])).get(post.id)!
   if (latest !== undefined) {
@@ -87,7 +92,7 @@ export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: numb
     const metaChanged = settings.meta.revisioned.some((k) => !sameValue(postMeta[k], revMeta[k]))
     if (!differs(post, latest) && !metaChanged) return undefined
   }
-  const revision = await insertRevision(tx, post, userId, settings, 'revision', post)
+  const revision = await insertRevision(tx, post, userId, settings, 'revision', post, utf8)
   const copy: Record<string, unknown> = {}
   for (const key of settings.meta.revisioned) if (key in postMeta) copy[key] = postMeta[key]
   await setMeta(tx, revision.id, await copiedMeta(copy))
@@ -97,7 +102,7 @@ export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: numb
 /**
  * Creates or overwrites the caller's autosave of a post. Returns the
  * existing autosave untouched when nothing differs from the post (or from
- * that autosave).
+ * that autosave). `utf8`: the bytes of the request's long texts.
  */
 export async function upsertAutosave (
   tx: Tx,
@@ -105,7 +110,8 @@ export async function upsertAutosave (
   userId: number,
   settings: SiteSettings,
   fields: Pick<PostRow, 'title' | 'content' | 'excerpt'>,
-  meta: Record<string, unknown>
+  meta: Record<string, unknown>,
+  utf8?: LongTextBytes
 ): Promise<PostRow> {
   const postMeta = (await getMeta(tx, [post.id])).get(post.id)!
   const revisioned = settings.meta.revisioned.filter((k) => k in meta)
@@ -116,12 +122,12 @@ export async function upsertAutosave (
     const sameAsOld = !differs(fields, old) && revisioned.every((k) => sameValue(meta[k], oldMeta[k]))
     if ((!differs(fields, post) && !metaDiffers) || sameAsOld) return old
     const now = new Date(Math.floor(Date.now() / 1000) * 1000)
-    const [updated] = await tx.update(posts).set({ ...fields, author: userId, dateGmt: now, modifiedGmt: now }).where(eq(posts.id, old.id)).returning()
+    const [updated] = await tx.update(posts).set({ ...fields, ...longTextsSet(fields, utf8), author: userId, dateGmt: now, modifiedGmt: now }).where(eq(posts.id, old.id)).returning()
     await setMeta(tx, old.id, await copiedMeta(Object.fromEntries(revisioned.map((k) => [k, meta[k]]))))
     return updated!
   }
   const now = new Date(Math.floor(Date.now() / 1000) * 1000)
-  const created = await insertRevision(tx, { ...post, modifiedGmt: now }, userId, settings, 'autosave', fields)
+  const created = await insertRevision(tx, { ...post, modifiedGmt: now }, userId, settings, 'autosave', fields, utf8)
   await setMeta(tx, created.id, await copiedMeta(Object.fromEntries(revisioned.map((k) => [k, meta[k]]))))
   return created
 }

@@ -74,3 +74,17 @@ export const termRelationships = pgTable('term_relationships', {
   primaryKey({ columns: [t.postId, t.termId] }),
   index('term_relationships_term_idx').on(t.termId)
 ])
+
+/**
+ * Changes to terms' counts not yet folded into `terms.count` (migration
+ * 0016): a term's count is its `count` plus the sum of its rows here. A
+ * writer that finds the term's count taken by another transaction in flight
+ * adds a row instead of waiting for that row's lock; the next writer that
+ * gets it folds them in (`cms_add_term_counts`).
+ */
+export const termCountDeltas = pgTable('term_count_deltas', {
+  termId: integer('term_id').notNull().references(() => terms.id, { onDelete: 'cascade' }),
+  delta: integer('delta').notNull()
+}, (t) => [
+  index('term_count_deltas_term_idx').on(t.termId)
+])

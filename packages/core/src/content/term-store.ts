@@ -5,7 +5,7 @@
 import { and, asc, desc, eq, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store } from '@cms/store'
 import { posts, termRelationships, terms } from './schema.js'
-import { recountTerms, type TermRow } from './post-store.js'
+import { recountTerms, termColumns, type TermRow } from './post-store.js'
 import { checkSearchLength } from '../base/search-bound.js'
 import { anyOf, noneOf } from './sql-lists.js'
 
@@ -13,13 +13,13 @@ type Db = Store | Queryable
 
 export async function getTerm (db: Db, taxonomy: string, id: number): Promise<TermRow | undefined> {
   if (!Number.isSafeInteger(id) || id <= 0 || id > 2147483647) return undefined
-  const rows = await dbOf(db).select().from(terms).where(and(eq(terms.id, id), eq(terms.taxonomy, taxonomy)))
+  const rows = await dbOf(db).select(termColumns).from(terms).where(and(eq(terms.id, id), eq(terms.taxonomy, taxonomy)))
   return rows[0]
 }
 
 /** A term of the taxonomy with the same name under the same parent (names compare without case). */
 export async function findByName (db: Db, taxonomy: string, name: string, parent: number, exceptId = 0): Promise<TermRow | undefined> {
-  const rows = await dbOf(db).select().from(terms)
+  const rows = await dbOf(db).select(termColumns).from(terms)
     .where(and(eq(terms.taxonomy, taxonomy), sql`lower(${terms.name}) = lower(${name})`, eq(terms.parent, parent), ne(terms.id, exceptId))).limit(1)
   return rows[0]
 }
@@ -83,7 +83,7 @@ export async function listTerms (db: Db, q: TermQuery): Promise<{ rows: TermRow[
   if (q.slugs !== undefined && q.slugs.length > 0) c.push(anyOf(terms.slug, q.slugs, 'text'))
   if (q.parent !== undefined) c.push(eq(terms.parent, q.parent))
   if (q.post !== undefined) c.push(sql`${terms.id} in (select term_id from ${termRelationships} where post_id = ${q.post})`)
-  if (q.hideEmpty) c.push(sql`${terms.count} > 0`)
+  if (q.hideEmpty) c.push(sql`${termColumns.count} > 0`)
   const where = and(...c)!
   const dir = q.order === 'desc' ? desc : asc
   let order: SQL[]
@@ -91,7 +91,7 @@ export async function listTerms (db: Db, q: TermQuery): Promise<{ rows: TermRow[
     case 'id': case 'term_group': order = [dir(terms.id)]; break
     case 'slug': order = [dir(terms.slug), dir(terms.id)]; break
     case 'description': order = [dir(terms.description), dir(terms.id)]; break
-    case 'count': order = [dir(terms.count), dir(terms.id)]; break
+    case 'count': order = [dir(termColumns.count), dir(terms.id)]; break
     case 'include':
       order = q.include.length > 0 ? [sql.raw(`array_position(ARRAY[${q.include.map((n) => String(Math.trunc(n))).join(',')}]::int[], "terms"."id")`)] : [dir(terms.name), dir(terms.id)]
       break
@@ -104,7 +104,7 @@ export async function listTerms (db: Db, q: TermQuery): Promise<{ rows: TermRow[
   }
   const offset = q.offset ?? (q.page - 1) * q.perPage
   const [rows, count] = await Promise.all([
-    d.select().from(terms).where(where).orderBy(...order).limit(q.perPage).offset(Math.max(0, offset)),
+    d.select(termColumns).from(terms).where(where).orderBy(...order).limit(q.perPage).offset(Math.max(0, offset)),
     d.select({ n: sql<number>`count(*)::int` }).from(terms).where(where)
   ])
   return { rows, total: Number(count[0]?.n ?? 0) }

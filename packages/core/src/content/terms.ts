@@ -9,7 +9,7 @@ import type { ContentServices as Services } from './services.js'
 import type { FieldRegistry } from '../platform/fields.js'
 import { contentErrors, denied } from './errors.js'
 import { canRead, restUrlWithQuery } from './post-format.js'
-import { idOf, type TermRow } from './post-store.js'
+import { idOf, termColumns, type TermRow } from './post-store.js'
 import { readPostFor } from './request-reads.js'
 import { siteSettings } from './post-types.js'
 import { terms } from './schema.js'
@@ -234,7 +234,7 @@ function taxonomyRoutes (services: Services, tax: Taxonomy): RelativeRouteDecl[]
     }
     let updated = term
     if (Object.keys(changes).length > 0) {
-      const [row] = await store.db.update(terms).set(changes).where(eq(terms.id, term.id)).returning()
+      const [row] = await store.db.update(terms).set(changes).where(eq(terms.id, term.id)).returning(termColumns)
       updated = row!
     }
     return await formatOne(updated, req)

@@ -52,7 +52,7 @@ export const textErrors = declareErrors({
 /** Seconds a refused caller is told to wait: tasks last milliseconds to a few seconds. */
 const RETRY_AFTER_S = 2
 
-type TaskName = 'filterOne' | 'filterUtf8' | 'filterMany' | 'filterJson' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf' | 'jsonOf'
+type TaskName = 'filterOne' | 'filterUtf8' | 'filterMany' | 'filterJson' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf' | 'jsonOf' | 'utf8Of'
 
 /** Where a task ran: for tests and benches that count the work (never for timing). */
 export interface TextWorkEvent { task: TaskName, where: 'inline' | 'pool', phase: 'start' | 'end' }
@@ -95,7 +95,13 @@ export class TextPool {
    */
   async filterWithUtf8 (html: string): Promise<{ text: string, utf8: Buffer }> {
     const [text, utf8] = await this.run<[string, Uint8Array]>('filterUtf8', { html }, html.length)
-    return { text, utf8: Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength) }
+    return { text, utf8: asBuffer(utf8) }
+  }
+
+  /** A text's UTF-8 bytes, made in the pool (a long text a caller trusted with its markup writes as it is). */
+  async utf8Of (text: string): Promise<Buffer> {
+    const [utf8] = await this.run<[Uint8Array]>('utf8Of', { text }, text.length)
+    return asBuffer(utf8)
   }
 
   /** Many texts at a cost per byte (builder data, meta values). */
@@ -111,13 +117,13 @@ export class TextPool {
    * `limits`, parsed, its strings filtered (`urlKey` names the settings
    * holding a URL), written back as JSON (json-strings.ts), with what a
    * `jsonb` column stores for that text (`stored`: its JSON, for
-   * `@cms/store/columns`' `JsonText`). A refusal is answered as
-   * `{ invalid }`, to follow the value's name.
+   * `@cms/store/columns`' `JsonText`, with its UTF-8 bytes). A refusal is
+   * answered as `{ invalid }`, to follow the value's name.
    */
-  async filterJsonText (json: string, limits: TextLimits, urlKey: RegExp): Promise<{ json: string, stored: string } | { invalid: string }> {
+  async filterJsonText (json: string, limits: TextLimits, urlKey: RegExp): Promise<{ json: string, stored: JsonText } | { invalid: string }> {
     try {
-      const [filtered, stored] = await this.run<[string, string]>('filterJson', { json, limits: { maxDepth: limits.maxDepth, maxStrings: limits.maxStrings }, urlKey: urlKey.source, urlFlags: urlKey.flags }, json.length)
-      return { json: filtered, stored }
+      const [filtered, stored, utf8] = await this.run<[string, string, Uint8Array]>('filterJson', { json, limits: { maxDepth: limits.maxDepth, maxStrings: limits.maxStrings }, urlKey: urlKey.source, urlFlags: urlKey.flags }, json.length)
+      return { json: filtered, stored: new JsonText(stored, asBuffer(utf8)) }
     } catch (err) {
       if (err instanceof RestError && err.code === tasks.JSON_TEXT_REFUSED) return { invalid: err.message }
       throw err
@@ -160,11 +166,13 @@ export class TextPool {
   /**
    * What a `jsonb` column stores for a long string (its JSON, made in the
    * pool: a megabyte of builder data), as a `JsonText` the column writes as
-   * it is; undefined for any other value (the column writes it itself).
+   * it is, with its UTF-8 bytes (sent to PostgreSQL as they are); undefined
+   * for any other value (the column writes it itself).
    */
   async storedJson (value: unknown): Promise<JsonText | undefined> {
     if (typeof value !== 'string' || value.length < MOVE_MIN_CHARS) return undefined
-    return new JsonText(await this.run<string>('jsonOf', { text: value }, value.length))
+    const [json, utf8] = await this.run<[string, Uint8Array]>('jsonOf', { text: value }, value.length)
+    return new JsonText(json, asBuffer(utf8))
   }
 
   /**
@@ -235,6 +243,9 @@ export class TextPool {
     for (const w of this.watchers) w({ task, where, phase })
   }
 }
+
+/** Bytes moved back from a thread, as a Buffer over the same memory. */
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 function unwrap<T> (outcome: TaskOutcome<T>): T {
   if ('value' in outcome) return outcome.value

@@ -76,9 +76,20 @@ export function linksOf (input: { html: string }): TaskOutcome<string[]> {
   return outcome(() => htmlLinks(input.html))
 }
 
-/** The JSON of a long string: what a `jsonb` column stores for it (`JsonText`), made off the request thread. */
-export function jsonOf (input: { text: string }): TaskOutcome<string> {
-  return outcome(() => JSON.stringify(input.text))
+/**
+ * The JSON of a long string: what a `jsonb` column stores for it (`JsonText`), made off the request thread, with its
+ * UTF-8 bytes (what the database driver sends).
+ */
+export function jsonOf (input: { text: string }): TaskOutcome<[json: string, utf8: Uint8Array]> {
+  return outcome(() => {
+    const json = JSON.stringify(input.text)
+    return [json, Buffer.from(json, 'utf8')]
+  })
+}
+
+/** A text's UTF-8 bytes (a list of one, so that they are moved back, not copied): what the database driver sends. */
+export function utf8Of (input: { text: string }): TaskOutcome<[utf8: Uint8Array]> {
+  return outcome(() => [Buffer.from(input.text, 'utf8')])
 }
 
 export function slugOf (input: { text: string, fallback: string }): TaskOutcome<string> {
@@ -92,10 +103,13 @@ export const JSON_TEXT_REFUSED = 'cms_json_text_refused'
  * Builder data carried as JSON text: scanned, parsed, its strings filtered and written back (json-strings.ts); with
  * the text a `jsonb` column stores for it (the JSON of that string), so the request thread writes neither.
  */
-export function filterJson (input: { json: string, limits: TextLimits, urlKey: string, urlFlags: string }): TaskOutcome<[json: string, stored: string]> {
+export function filterJson (input: { json: string, limits: TextLimits, urlKey: string, urlFlags: string }): TaskOutcome<[json: string, stored: string, storedUtf8: Uint8Array]> {
   return outcome(() => {
     const r = filterJsonText(input.json, input.limits, new RegExp(input.urlKey, input.urlFlags))
-    if ('json' in r) return [r.json, JSON.stringify(r.json)]
+    if ('json' in r) {
+      const stored = JSON.stringify(r.json)
+      return [r.json, stored, Buffer.from(stored, 'utf8')]
+    }
     throw Object.assign(new Error(r.invalid), { code: JSON_TEXT_REFUSED, status: 400, data: {} })
   })
 }
