@@ -7,6 +7,9 @@ import t from 'tap'
 import { statementsDuring } from '@cms/store/testing'
 import { withContentUsers } from './fixtures/content/harness.js'
 import { testApp } from '../src/testing.js'
+import { sql } from 'drizzle-orm'
+import { uniquePostSlug } from '../src/content/post-store.js'
+import { truncateSlug } from '../src/text/slugs.js'
 import { packageMeta } from './fixtures/package-meta.js'
 
 const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true }))
@@ -125,18 +128,71 @@ t.test('an update with meta: one meta statement whatever the number of keys (and
   await h.services.audit.flush()
 })
 
-t.test('a create whose slug is taken: the transaction that makes it unique (no more statements than today)', async (t) => {
+t.test('a create whose slug is taken or reserved: the same one statement, the suffix found by the insert', async (t) => {
+  // 2026-11-28, before migration 0017: 9 statements (the horizon, the create tried and the slug found
+  // taken, begin, the create tried again, two slug reads, the create, the outbox row, commit).
+  const create = async (body: Record<string, unknown>, type = 'posts'): Promise<{ slug: string, statements: string[] }> => {
+    let slug = ''
+    const statements = await statementsOf(async () => {
+      const res = await h.call('POST', `/cms/v2/${type}`, { as: admin, body: { status: 'publish', ...body } })
+      t.equal(res.status, 201)
+      slug = res.body.slug
+    })
+    return { slug, statements }
+  }
+  /** The slug uniquePostSlug (what the second transaction used) finds for it now. */
+  const expected = async (slug: string, hierarchical = false, parent = 0): Promise<string> =>
+    await uniquePostSlug(h.store, slug, { id: 0, type: hierarchical ? 'page' : 'post', parent, hierarchical })
+
   const title = `Same title ${++n}`
-  t.equal((await h.call('POST', '/cms/v2/posts', { as: admin, body: { title, status: 'publish' } })).status, 201)
-  const again = await statementsOf(async () => {
-    const res = await h.call('POST', '/cms/v2/posts', { as: admin, body: { title, status: 'publish' } })
-    t.equal(res.status, 201)
-    t.match(res.body.slug, /-2$/)
-  })
-  // 2026-11-28: 9: the horizon, the create tried (the slug taken), begin, the create tried again, two slug
-  // reads, the create, the outbox row, commit.
-  t.equal(again[0], 'snapshot')
-  t.equal(again.at(-1), 'commit')
-  t.ok(again.length <= 9, `${again.length} statements, at most 9`)
+  t.same((await create({ title })).statements, ['snapshot', 'create'])
+  const again = await create({ title })
+  t.same(again.statements, ['snapshot', 'create'], 'taken: one statement')
+  t.equal(again.slug, `same-title-${n}-2`)
+
+  const wantReserved = await expected('embed')
+  const reserved = await create({ title: 'x', slug: 'embed' })
+  t.same(reserved.statements, ['snapshot', 'create'], 'reserved: one statement')
+  t.equal(reserved.slug, wantReserved)
+  t.match(reserved.slug, /^embed-\d+$/)
+
+  // Suffixes taken past the first batches: the first free one, as uniquePostSlug finds it.
+  const base = `crowded-${++n}`
+  for (const suffix of ['', ...Array.from({ length: 18 }, (_, i) => `-${i + 2}`)]) {
+    t.equal((await create({ title: 'x', slug: `${base}${suffix}` })).slug, `${base}${suffix}`)
+  }
+  const want = await expected(base)
+  const crowded = await create({ title: 'x', slug: base })
+  t.equal(crowded.slug, want, `past 18 taken suffixes: ${want}`)
+  t.same(crowded.statements, ['snapshot', 'create'])
+
+  // A slug at the length limit is cut for its suffix, never inside a %xx escape.
+  for (const long of ['a'.repeat(199) + 'b', 'c'.repeat(196) + '%c3%a9', 'd'.repeat(197) + '-%c3']) {
+    const first = (await create({ title: 'x', slug: long })).slug
+    const want = await expected(first)
+    const made = await create({ title: 'x', slug: long })
+    t.equal(made.slug, want, `cut as truncateSlug cuts: ${want.slice(190)}`)
+    t.same(made.statements, ['snapshot', 'create'])
+  }
+
+  // The database's cut is truncateSlug's, escapes included (the route's slugs rarely carry them).
+  for (const slug of ['short', 'a'.repeat(199) + 'b', 'c'.repeat(196) + '%c3%a9', 'd'.repeat(196) + '-%c3%a9', 'e'.repeat(195) + '%c3-----', `${'f'.repeat(190)}%e2%80%94`]) {
+    for (const suffix of [2, 10, 100, 12345]) {
+      const [row] = await h.store.execute<{ s: string }>(sql`select cms_suffixed_slug(${slug}, ${suffix}) as s`)
+      t.equal(row!.s, `${truncateSlug(slug, 200 - (String(suffix).length + 1))}-${suffix}`)
+    }
+  }
+
+  // Pages: unique among siblings only; all-digit slugs are reserved.
+  const parent = (await h.call('POST', '/cms/v2/pages', { as: admin, body: { title: `Parent ${++n}`, status: 'publish' } })).body.id as number
+  const page = `team-${n}`
+  t.equal((await create({ title: 'x', slug: page }, 'pages')).slug, page)
+  t.equal((await create({ title: 'x', slug: page, parent }, 'pages')).slug, page, 'under another parent: kept')
+  const sibling = await create({ title: 'x', slug: page, parent }, 'pages')
+  t.equal(sibling.slug, `${page}-2`, 'a sibling has it: suffixed')
+  t.same(sibling.statements, ['snapshot', 'rows', 'create'], 'the parent read, then one statement')
+  const digits = await expected('2024', true)
+  t.equal((await create({ title: 'x', slug: '2024' }, 'pages')).slug, digits, 'all digits: reserved')
+  t.match(digits, /^2024-\d+$/)
   await h.services.audit.flush()
 })

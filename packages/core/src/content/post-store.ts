@@ -305,15 +305,16 @@ export function longTextsSet (row: Partial<PostRow>, utf8: LongTextBytes | undef
 
 /**
  * Writes a new post, its terms and their counts in one statement
- * (`cms_insert_post`, migration 0006): on the store it is its own
- * transaction, in `tx` part of that one. With `checkSlug` it first takes
- * the slug's lock (as claimPostSlug) and writes nothing when another post of
- * the type (pages: under the same parent) has the slug: it answers
- * undefined. The row's id is used when not 0, else the sequence's next.
+ * (`cms_insert_post`, migrations 0006, 0016, 0017): on the store it is its
+ * own transaction, in `tx` part of that one. With `checkSlug` it first takes
+ * the slug's lock (as claimPostSlug) and, when the slug is reserved or
+ * another post of the type (pages: under the same parent) has it, writes the
+ * first free suffix as uniquePostSlug finds it (the answer's `slug`). The
+ * row's id is used when not 0, else the sequence's next.
  */
 export async function insertNewPost (
   db: Db, row: PostRow, opts: { terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string, utf8?: LongTextBytes | undefined }
-): Promise<{ id: number, terms: TermRow[] } | undefined> {
+): Promise<{ id: number, slug: string, terms: TermRow[] }> {
   const record: Record<string, unknown> = {}
   for (const [key, column] of POST_COLUMNS) {
     if (LONG_TEXT_COLUMNS.has(column.name)) continue
@@ -327,13 +328,14 @@ export async function insertNewPost (
   // progress (audit/outbox.ts), in the same statement; in a transaction, its commit carries it.
   const alone = !is(db, PgTransaction)
   const outbox = outboxPart(alone)
-  const rows = await executeNamed<{ written: { id: number, terms: TermRow[] } | null }>(db, 'content_insert_post',
+  const rows = await executeNamed<{ written: { id: number, slug: string, terms: TermRow[] } | null }>(db, 'content_insert_post',
     sql`with w as (select cms_insert_post(${JSON.stringify(record)}::jsonb || ${texts}, ${SLUG_LOCK_CLASS}, ${opts.checkSlug}, ${opts.hierarchical},
       ${t === undefined ? null : sql.param([...t.ids])}::int[], ${t?.fallbackCategory ?? 0}, ${opts.guidPrefix}) as written),
     ${outbox.cte}
     select written from w`)
   const written = rows[0]?.written ?? undefined
-  if (written !== undefined) outbox.done()
+  if (written === undefined) throw new Error('cms_insert_post answered nothing')
+  outbox.done()
   return written
 }
 

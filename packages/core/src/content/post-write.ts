@@ -18,12 +18,11 @@ import { MOVE_MIN_CHARS } from '../text/moved-strings.js'
 import { parseMetaParam, storedValues, type MetaChanges } from '../platform/meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  claimPostSlug, insertNewPost, longTextsSet, uniquePostSlug, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
+  claimPostSlug, insertNewPost, longTextsSet, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
 import { posts } from './schema.js'
-import { isReservedSlug } from '../text/slugs.js'
 
 /** A title/content/excerpt value: a string, or an object with `raw`; anything else is ignored. */
 export function textParam (value: unknown): string | undefined {
@@ -254,52 +253,48 @@ function newPostRow (spec: PostType, prepared: PreparedPost, slug: string, now: 
   }
 }
 
-/** A new post's slug when it is known before its id and not reserved (asked for, or from the title once not a floating draft); else ''. */
+/**
+ * A new post's slug when it is known before its id (asked for, or from the
+ * title once not a floating draft); else ''. Reserved or taken, it is made
+ * unique by the insert itself (`checkSlug`).
+ */
 async function knownSlug (spec: PostType, prepared: PreparedPost): Promise<string> {
   const requested = prepared.requestedSlug
   const known = requested !== undefined && requested !== ''
     ? requested
     : FLOATING_STATUSES.has(prepared.row.status ?? 'draft') ? '' : await textPool.slug(prepared.row.title ?? '')
-  return known !== '' && !isReservedSlug(known, spec.hierarchical) ? known : ''
+  return known
 }
 
 /**
  * Writes a new post with insertNewPost (on the store: a statement of its own;
  * in `tx`: part of the transaction). Its terms are the default category
- * unless categories were given. Undefined only when `checkSlug` found the
- * slug taken.
+ * unless categories were given. With `checkSlug` the slug written is the
+ * row's, or its first free suffix when taken or reserved.
  */
 async function insertPost (
   db: Store | Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, row: PostRow, checkSlug: boolean
-): Promise<Written | undefined> {
+): Promise<Written> {
   const terms = spec.hasTerms
     ? { ids: [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])], fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
     : undefined
   const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.storedHome, spec.type), utf8: prepared.utf8 })
-  if (written === undefined) return undefined
-  const post = { ...row, id: written.id, guid: permalink(settings.storedHome, spec.type, written.id) }
+  const post = { ...row, id: written.id, slug: written.slug, guid: permalink(settings.storedHome, spec.type, written.id) }
   return { post, newTerms: terms === undefined ? undefined : written.terms }
 }
 
 /**
  * A new post in a transaction (with meta, or when the statement of its own
- * did not apply or found the slug taken). A slug known before the id is
- * checked under its lock and, when taken, given the next free suffix; any
+ * did not apply). A slug known before the id is checked under its lock and,
+ * when taken or reserved, given the next free suffix by the insert; any
  * other slug is resolved with the post's id, as resolveSlug does.
  */
 async function insertPostInTransaction (tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written> {
   const known = await knownSlug(spec, prepared)
-  if (known !== '') {
-    const row = newPostRow(spec, prepared, known, now)
-    const written = await insertPost(tx, spec, prepared, settings, row, true)
-    if (written !== undefined) return written
-    // Taken: the lock is held, so the next free suffix is found as on any write.
-    const unique = await uniquePostSlug(tx, known, { id: 0, type: spec.type, parent: row.parent, hierarchical: spec.hierarchical })
-    return (await insertPost(tx, spec, prepared, settings, { ...row, slug: unique }, false))!
-  }
+  if (known !== '') return await insertPost(tx, spec, prepared, settings, newPostRow(spec, prepared, known, now), true)
   const row = { ...newPostRow(spec, prepared, '', now), id: await nextPostId(tx) }
   const slug = await resolveSlug(tx, spec, row, prepared.requestedSlug)
-  return (await insertPost(tx, spec, prepared, settings, { ...row, slug }, false))!
+  return await insertPost(tx, spec, prepared, settings, { ...row, slug }, false)
 }
 
 export interface Written {
@@ -321,10 +316,7 @@ export async function writePost (
 ): Promise<Written> {
   // The usual create (slug known before the id, no meta) is one statement of its own.
   const known = existing === undefined && prepared.meta === undefined && opts.also === undefined ? await knownSlug(spec, prepared) : ''
-  if (known !== '') {
-    const written = await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true)
-    if (written !== undefined) return written
-  }
+  if (known !== '') return await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true)
   return await store.transaction(async (tx) => {
     let post: PostRow
     let newTerms: TermRow[] | undefined

@@ -275,7 +275,7 @@ export function contentReader (store: () => Store): ContentReader {
       }
       const write = async (tx: Queryable): Promise<PostRow> => {
         const written = await insertNewPost(tx, row, { checkSlug: false, hierarchical: false, guidPrefix: permalinkPrefix(storedHome, input.type) })
-        const id = written!.id
+        const id = written.id
         if (input.meta !== undefined) await setMeta(tx, id, input.meta)
         return { ...row, id, guid: permalink(storedHome, input.type, id) }
       }
