@@ -313,7 +313,9 @@ export function longTextsSet (row: Partial<PostRow>, utf8: LongTextBytes | undef
  * row's id is used when not 0, else the sequence's next.
  */
 export async function insertNewPost (
-  db: Db, row: PostRow, opts: { terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string, utf8?: LongTextBytes | undefined }
+  db: Db, row: PostRow, opts: {
+    terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string, utf8?: LongTextBytes | undefined, meta?: Record<string, unknown> | undefined
+  }
 ): Promise<{ id: number, slug: string, terms: TermRow[] }> {
   const record: Record<string, unknown> = {}
   for (const [key, column] of POST_COLUMNS) {
@@ -328,9 +330,18 @@ export async function insertNewPost (
   // progress (audit/outbox.ts), in the same statement; in a transaction, its commit carries it.
   const alone = !is(db, PgTransaction)
   const outbox = outboxPart(alone)
-  const rows = await executeNamed<{ written: { id: number, slug: string, terms: TermRow[] } | null }>(db, 'content_insert_post',
+  // Its meta in the same statement: one named statement per number of keys, each value a parameter
+  // of its own encoded by the column (as setMeta's insert sends it).
+  const meta = Object.entries(opts.meta ?? {})
+  if (meta.length > INSERT_META_KEYS) throw new RangeError(`insertNewPost: at most ${INSERT_META_KEYS} meta keys (setMeta for more)`)
+  const metaPart = meta.length === 0
+    ? sql``
+    : sql`meta as (insert into ${postMeta} (post_id, key, value) select (w.written->>'id')::int, x.key, x.value
+      from w, (values ${sql.join(meta.map(([key, value]) => sql`(${key}::text, ${sql.param(value, postMeta.value)}::jsonb)`), sql`, `)}) as x (key, value)),`
+  const rows = await executeNamed<{ written: { id: number, slug: string, terms: TermRow[] } | null }>(db, meta.length === 0 ? 'content_insert_post' : `content_insert_post_meta${meta.length}`,
     sql`with w as (select cms_insert_post(${JSON.stringify(record)}::jsonb || ${texts}, ${SLUG_LOCK_CLASS}, ${opts.checkSlug}, ${opts.hierarchical},
       ${t === undefined ? null : sql.param([...t.ids])}::int[], ${t?.fallbackCategory ?? 0}, ${opts.guidPrefix}) as written),
+    ${metaPart}
     ${outbox.cte}
     select written from w`)
   const written = rows[0]?.written ?? undefined
@@ -338,6 +349,9 @@ export async function insertNewPost (
   outbox.done()
   return written
 }
+
+/** The most meta keys insertNewPost writes in its statement (a statement named per number of keys). */
+export const INSERT_META_KEYS = 8
 
 /** Whether making `parent` the parent of `id` would make a loop (`parent` is `id` or below it). */
 export async function createsLoop (db: Db, id: number, parent: number): Promise<boolean> {

@@ -18,7 +18,7 @@ import { MOVE_MIN_CHARS } from '../text/moved-strings.js'
 import { parseMetaParam, storedValues, type MetaChanges } from '../platform/meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  claimPostSlug, insertNewPost, longTextsSet, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
+  claimPostSlug, insertNewPost, INSERT_META_KEYS, longTextsSet, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
@@ -273,12 +273,12 @@ async function knownSlug (spec: PostType, prepared: PreparedPost): Promise<strin
  * row's, or its first free suffix when taken or reserved.
  */
 async function insertPost (
-  db: Store | Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, row: PostRow, checkSlug: boolean
+  db: Store | Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, row: PostRow, checkSlug: boolean, meta: Record<string, unknown> | undefined
 ): Promise<Written> {
   const terms = spec.hasTerms
     ? { ids: [...new Set([...(prepared.categories ?? []), ...(prepared.tags ?? [])])], fallbackCategory: prepared.categories === undefined ? settings.defaultCategory : 0 }
     : undefined
-  const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.storedHome, spec.type), utf8: prepared.utf8 })
+  const written = await insertNewPost(db, row, { terms, checkSlug, hierarchical: spec.hierarchical, guidPrefix: permalinkPrefix(settings.storedHome, spec.type), utf8: prepared.utf8, meta })
   const post = { ...row, id: written.id, slug: written.slug, guid: permalink(settings.storedHome, spec.type, written.id) }
   return { post, newTerms: terms === undefined ? undefined : written.terms }
 }
@@ -289,12 +289,26 @@ async function insertPost (
  * when taken or reserved, given the next free suffix by the insert; any
  * other slug is resolved with the post's id, as resolveSlug does.
  */
-async function insertPostInTransaction (tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date): Promise<Written> {
+async function insertPostInTransaction (
+  tx: Tx, spec: PostType, prepared: PreparedPost, settings: SiteSettings, now: Date, meta: Record<string, unknown> | undefined
+): Promise<Written> {
   const known = await knownSlug(spec, prepared)
-  if (known !== '') return await insertPost(tx, spec, prepared, settings, newPostRow(spec, prepared, known, now), true)
+  if (known !== '') return await insertPost(tx, spec, prepared, settings, newPostRow(spec, prepared, known, now), true, meta)
   const row = { ...newPostRow(spec, prepared, '', now), id: await nextPostId(tx) }
   const slug = await resolveSlug(tx, spec, row, prepared.requestedSlug)
-  return await insertPost(tx, spec, prepared, settings, { ...row, slug }, false)
+  return await insertPost(tx, spec, prepared, settings, { ...row, slug }, false, meta)
+}
+
+/**
+ * A new post's meta as its insert writes it (in the same statement), or
+ * undefined when it has more keys than one statement takes (then setMeta).
+ * Builder data's JSON text, made in the text pool, is written as it is
+ * (storedValues).
+ */
+function insertedMeta (prepared: PreparedPost): Record<string, unknown> | undefined {
+  if (prepared.meta === undefined) return {}
+  const values = storedValues(prepared.meta.set, prepared.meta.stored)
+  return Object.keys(values).length <= INSERT_META_KEYS ? values : undefined
 }
 
 export interface Written {
@@ -314,14 +328,16 @@ export async function writePost (
   opts: SaveOptions,
   now = nowSeconds()
 ): Promise<Written> {
-  // The usual create (slug known before the id, no meta) is one statement of its own.
-  const known = existing === undefined && prepared.meta === undefined && opts.also === undefined ? await knownSlug(spec, prepared) : ''
-  if (known !== '') return await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true)
+  // A new post's meta goes in its insert's statement (up to INSERT_META_KEYS keys).
+  const meta = existing === undefined ? insertedMeta(prepared) : undefined
+  // The usual create (slug known before the id, its meta if any) is one statement of its own.
+  const known = existing === undefined && meta !== undefined && opts.also === undefined ? await knownSlug(spec, prepared) : ''
+  if (known !== '') return await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true, meta)
   return await store.transaction(async (tx) => {
     let post: PostRow
     let newTerms: TermRow[] | undefined
     if (existing === undefined) {
-      ({ post, newTerms } = await insertPostInTransaction(tx, spec, prepared, settings, now))
+      ({ post, newTerms } = await insertPostInTransaction(tx, spec, prepared, settings, now, meta))
     } else {
       const [updated] = await tx.update(posts).set({ ...prepared.row, ...longTextsSet(prepared.row, prepared.utf8), modifiedGmt: now }).where(eq(posts.id, existing.id)).returning()
       post = updated!
@@ -340,7 +356,7 @@ export async function writePost (
     }
 
     // Builder data's JSON text, made in the text pool, is written as it is (storedValues).
-    if (prepared.meta !== undefined) await setMeta(tx, post.id, storedValues(prepared.meta.set, prepared.meta.stored), prepared.meta.remove)
+    if (prepared.meta !== undefined && (existing !== undefined || meta === undefined)) await setMeta(tx, post.id, storedValues(prepared.meta.set, prepared.meta.stored), prepared.meta.remove)
     if (opts.also !== undefined) await opts.also(tx, post)
 
     if (spec.hasTerms && existing !== undefined) {

@@ -86,6 +86,18 @@ function stickyAndTerms (store: Store, spec: PostType) {
 }
 
 /** The permission to update a post (also that of saving an autosave of it). */
+
+/**
+ * Whether a value reads back from a `jsonb` column as it was written: jsonb
+ * orders an object's keys its own way, so a value holding an object of two
+ * keys or more may not (strings, numbers, booleans and arrays do).
+ */
+function readsBackAsIs (value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(readsBackAsIs)
+  if (typeof value !== 'object' || value === null) return true
+  const entries = Object.entries(value)
+  return entries.length <= 1 && entries.every(([, v]) => readsBackAsIs(v))
+}
 export function updatePermissionFor (store: Store, spec: PostType, loader: ItemLoader): (req: RestRequest) => Promise<true | RestError> {
   return editCheck(loader, spec.restBase, stickyAndTerms(store, spec))
 }
@@ -202,12 +214,15 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     write: {
       create: async (req, settings) => {
         const prepared = await preparePost(store, spec, req.params, req.user, settings, undefined)
-        // The row as written: its slug was made unique in the same transaction. Without meta
-        // in the request, what a read of its extras would answer is known.
-        const { post, newTerms } = await writePost(store, spec, prepared, req.user, settings, undefined, { revision: false, also: await fieldWrites(req) })
-        const details: PostExtras | undefined = prepared.meta === undefined && (newTerms !== undefined || !spec.hasTerms)
+        // The row as written: its slug was made unique in the same transaction. What a read of its
+        // extras would answer is known: no meta, or the request's as written (unless registered
+        // fields wrote more, or a value would read back otherwise: read then).
+        const also = await fieldWrites(req)
+        const { post, newTerms } = await writePost(store, spec, prepared, req.user, settings, undefined, { revision: false, also })
+        const meta = prepared.meta === undefined ? {} : also === undefined && Object.values(prepared.meta.set).every(readsBackAsIs) ? prepared.meta.set : undefined
+        const details: PostExtras | undefined = meta !== undefined && (newTerms !== undefined || !spec.hasTerms)
           ? {
-              meta: {},
+              meta,
               terms: { category: (newTerms ?? []).filter((t) => t.taxonomy === 'category'), post_tag: (newTerms ?? []).filter((t) => t.taxonomy === 'post_tag') },
               revisions: { count: 0, latestId: 0 }
             }
