@@ -5,7 +5,8 @@
  * worker thread of the kernel's (json-worker.mjs), so that while a
  * megabyte post is read or answered the loop answers everyone else. What
  * crosses the threads is cheap to copy: the body's bytes are moved there,
- * the parsed value (a few long strings) copied back, the answer's value
+ * the parsed value copied back (its long strings moved; a large one in
+ * pieces taken a turn each, json-tasks.ts `piecesOf`), the answer's value
  * copied there (its strings are copied, never re-encoded) and its bytes moved
  * back. Smaller JSON is handled inline: handing it over would cost as much
  * as the work. An answer holding anything but plain objects, arrays and
@@ -13,9 +14,10 @@
  * before: a copy to another thread would lose its methods.
  * If the thread cannot be started the work runs inline.
  */
-import { Worker } from 'node:worker_threads'
+import { receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 import { randomUUID } from 'node:crypto'
-import { parseBody, serialize, type MovedString, type ParseOutcome, type Serialized } from './json-tasks.js'
+import { setImmediate } from 'node:timers/promises'
+import { assemblePiece, parseBody, serialize, type MovedString, type ParseOutcome, type Piece, type Serialized } from './json-tasks.js'
 import { bytesOfSliced, MOVE_MIN_CHARS, putLongStrings, type StringBytes } from './moved-strings.js'
 import type { TextLimits } from './json-scan.js'
 
@@ -97,7 +99,7 @@ class JsonThread {
   private next = 0
   private readonly waiting = new Map<number, Waiting>()
   /** Work done in the thread and inline: for tests that count it (never for timing). */
-  readonly counts = { parsedOff: 0, parsedInline: 0, serializedOff: 0, serializedInline: 0 }
+  readonly counts = { parsedOff: 0, parsedInline: 0, serializedOff: 0, serializedInline: 0, piecesBack: 0, pieceTurns: 0, heaviestPiece: 0 }
 
   /** A request body's value (parseBody's outcome); `bytes` is handed over and must not be used after. */
   async parse (bytes: Buffer, limits: TextLimits): Promise<ParseOutcome> {
@@ -110,6 +112,13 @@ class JsonThread {
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
     const view = own ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes)
     const outcome = await this.run({ task: 'parseBody', input: { bytes: view, limits: { ...limits }, moveLong: true } }, [view.buffer as ArrayBuffer]) as ParseOutcome
+    // A large value came as an empty container and its pieces on a port of their own: put together a piece a turn.
+    if ('value' in outcome && outcome.port !== undefined) {
+      const { port, count = 0 } = outcome
+      delete outcome.port
+      delete outcome.count
+      await this.assemble(outcome.value, port, count)
+    }
     // The value's long strings came as moved bytes (moved-strings.ts): put back in place.
     if ('value' in outcome && outcome.moved !== undefined) {
       await putLongStrings(outcome.value, outcome.moved)
@@ -118,6 +127,28 @@ class JsonThread {
     // Known as a large body's value: the kernel validates it a walk a turn (request-args.ts, `sliced`).
     if ('value' in outcome && typeof outcome.value === 'object' && outcome.value !== null) offThreadValues.add(outcome.value)
     return outcome
+  }
+
+  /**
+   * Fills `root` with the `count` pieces waiting on `port` (json-tasks.ts, `piecesOf`), one a turn: each is
+   * deserialized only when it is taken (receiveMessageOnPort), so a turn copies at most PIECE_WEIGHT of the value.
+   */
+  private async assemble (root: unknown, port: MessagePort, count: number): Promise<void> {
+    const containers: unknown[] = [root]
+    try {
+      for (let i = 0; i < count; i++) {
+        this.counts.pieceTurns++
+        await setImmediate()
+        const received = receiveMessageOnPort(port)
+        if (received === undefined) throw new Error('the JSON thread\'s pieces of a value ended early')
+        const piece = received.message as Piece
+        this.counts.piecesBack++
+        if (piece.w > this.counts.heaviestPiece) this.counts.heaviestPiece = piece.w
+        assemblePiece(containers, piece)
+      }
+    } finally {
+      port.close()
+    }
   }
 
   /** An answer's bytes and hash, made in the thread: undefined when it is small or not plain data (the caller serializes it). */
