@@ -86,19 +86,77 @@ export function applyContext (data: unknown, plan: ContextPlan): unknown {
  * then copying the item would make two.
  */
 export function copyInContext (source: Record<string, unknown>, plan: ContextPlan | undefined, omit?: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
   const filtering = plan !== undefined && plan.hasProperties && !plan.inert
-  for (const key of Object.keys(source)) {
+  const names = Object.keys(source)
+  // Past DICTIONARY_AFTER keys, gathered first and set on a template (below).
+  const many = names.length > DICTIONARY_AFTER
+  const keys: string[] = []
+  const values: unknown[] = []
+  const out: Record<string, unknown> = {}
+  for (const key of names) {
     if (key === omit) continue
-    if (!filtering) {
-      out[key] = source[key]
-      continue
+    let value: unknown
+    if (!filtering) value = source[key]
+    else {
+      const sub = plan.keys.get(key)
+      if (sub === null) continue
+      value = sub === undefined ? source[key] : applyContext(source[key], sub)
     }
-    const sub = plan.keys.get(key)
-    if (sub === null) continue
-    out[key] = sub === undefined ? source[key] : applyContext(source[key], sub)
+    if (!many) out[key] = value
+    else {
+      keys.push(key)
+      values.push(value)
+    }
   }
+  return many ? objectOf(keys, values, plan ?? NO_PLAN) : out
+}
+
+/**
+ * Keys set one by one under computed names make V8 keep an object as a
+ * dictionary once it has more than 16 of them (4 in the object, 12 beside
+ * it): slower to fill, to walk and to serialize (a post has 25; a 10-post
+ * page of them took 1.4x as long to JSON.stringify, docs/benchmarks.md).
+ * Such a copy is made from a template instead: an object of the same keys
+ * in the same order, made once (by JSON.parse, whose objects V8 keeps in
+ * fast mode), spread and filled. The same keys, order and values.
+ */
+const DICTIONARY_AFTER = 16
+
+/** Templates by the plan they were made for (`NO_PLAN` without one); a few key lists each, the first met. */
+const templates = new WeakMap<object, Array<{ keys: string[], object: Record<string, unknown> }>>()
+const NO_PLAN = {}
+const TEMPLATES_PER_PLAN = 16
+
+function objectOf (keys: string[], values: unknown[], owner: object): Record<string, unknown> {
+  const template = keys.length > DICTIONARY_AFTER ? templateOf(keys, owner) : undefined
+  if (template !== undefined) {
+    const out = { ...template }
+    for (let i = 0; i < keys.length; i++) out[keys[i]!] = values[i]
+    return out
+  }
+  const out: Record<string, unknown> = {}
+  for (let i = 0; i < keys.length; i++) out[keys[i]!] = values[i]
   return out
+}
+
+function templateOf (keys: string[], owner: object): Record<string, unknown> | undefined {
+  let known = templates.get(owner)
+  if (known === undefined) {
+    known = []
+    templates.set(owner, known)
+  }
+  for (const t of known) if (sameKeys(t.keys, keys)) return t.object
+  // `__proto__` set on a plain object is its prototype, not a key: such a copy is made key by key, as before.
+  if (known.length >= TEMPLATES_PER_PLAN || keys.includes('__proto__')) return undefined
+  const object = JSON.parse(`{${keys.map((k) => `${JSON.stringify(k)}:0`).join(',')}}`) as Record<string, unknown>
+  known.push({ keys: [...keys], object })
+  return object
+}
+
+function sameKeys (a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 export function filterByContext (data: unknown, schema: JsonSchema, context: string): unknown {

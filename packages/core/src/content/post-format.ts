@@ -112,9 +112,27 @@ export function postRoute (spec: PostType, id?: number): string {
 
 /** A REST URL with query arguments, its `rest_route` percent-encoded as the core writes it. */
 export function restUrlWithQuery (baseUrl: string, route: string, query: Record<string, string | number>): string {
-  let url = `${baseUrl}/index.php?rest_route=${encodeURIComponent(route)}`
-  for (const [k, v] of Object.entries(query)) url += `&${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`
+  let url = `${baseUrl}/index.php?rest_route=${encoded(route)}`
+  for (const [k, v] of Object.entries(query)) {
+    // An integer's digits (and sign) are what encodeURIComponent leaves as they are.
+    url += `&${encoded(k)}=${typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : encodeURIComponent(String(v))}`
+  }
   return url
+}
+
+/**
+ * Routes and argument names percent-encoded, kept: a page's links encode the
+ * same few constant ones for every post (four links a post); bounded, as a
+ * caller's own values could be passed.
+ */
+const encodings = new Map<string, string>()
+function encoded (text: string): string {
+  let out = encodings.get(text)
+  if (out === undefined) {
+    out = encodeURIComponent(text)
+    if (encodings.size < 256) encodings.set(text, out)
+  }
+  return out
 }
 
 function classList (post: PostRow, extras: PostExtras, spec: PostType, isUnlocked: boolean): string[] {

@@ -42,13 +42,20 @@ export async function latestAutosave (db: Db, parent: number, userId?: number): 
 
 /**
  * The column values of meta copied to a revision or an autosave: a long
- * string's JSON text is made in the text pool (`storedJson`), not by the
- * column's JSON.stringify on the request thread (issue 27).
+ * string's JSON text is made in the text pool, another value's a slice of
+ * members a turn (`storedJson`), not by the column's JSON.stringify on the
+ * request thread (issue 27).
  */
 async function copiedMeta (values: Record<string, unknown>): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(values)) out[key] = await textPool.storedJson(value) ?? value
   return out
+}
+
+/** Whether every key's two values are the same (`sameValue`, one key after another). */
+async function allSame (keys: readonly string[], values: (key: string) => [unknown, unknown]): Promise<boolean> {
+  for (const k of keys) if (!await sameValue(...values(k))) return false
+  return true
 }
 
 function differs (a: Pick<PostRow, 'title' | 'content' | 'excerpt'>, b: Pick<PostRow, 'title' | 'content' | 'excerpt'>): boolean {
@@ -89,8 +96,7 @@ export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: numb
   const postMeta = (await getMeta(tx, [post.id])).get(post.id)!
   if (latest !== undefined) {
     const revMeta = (await getMeta(tx, [latest.id])).get(latest.id)!
-    const metaChanged = settings.meta.revisioned.some((k) => !sameValue(postMeta[k], revMeta[k]))
-    if (!differs(post, latest) && !metaChanged) return undefined
+    if (!differs(post, latest) && await allSame(settings.meta.revisioned, (k) => [postMeta[k], revMeta[k]])) return undefined
   }
   const revision = await insertRevision(tx, post, userId, settings, 'revision', post, utf8)
   const copy: Record<string, unknown> = {}
@@ -115,11 +121,11 @@ export async function upsertAutosave (
 ): Promise<PostRow> {
   const postMeta = (await getMeta(tx, [post.id])).get(post.id)!
   const revisioned = settings.meta.revisioned.filter((k) => k in meta)
-  const metaDiffers = revisioned.some((k) => !sameValue(meta[k], postMeta[k] ?? ''))
+  const metaDiffers = !await allSame(revisioned, (k) => [meta[k], postMeta[k] ?? ''])
   const old = await latestAutosave(tx, post.id, userId)
   if (old !== undefined) {
     const oldMeta = (await getMeta(tx, [old.id])).get(old.id)!
-    const sameAsOld = !differs(fields, old) && revisioned.every((k) => sameValue(meta[k], oldMeta[k]))
+    const sameAsOld = !differs(fields, old) && await allSame(revisioned, (k) => [meta[k], oldMeta[k]])
     if ((!differs(fields, post) && !metaDiffers) || sameAsOld) return old
     const now = new Date(Math.floor(Date.now() / 1000) * 1000)
     const [updated] = await tx.update(posts).set({ ...fields, ...longTextsSet(fields, utf8), author: userId, dateGmt: now, modifiedGmt: now }).where(eq(posts.id, old.id)).returning()

@@ -42,7 +42,11 @@ export const posts = pgTable('posts', {
   index('posts_author_idx').on(t.author),
   // Scheduled publishing looks only at future posts.
   index('posts_future_idx').on(t.dateGmt).where(sql`${t.status} = 'future'`),
-  index('posts_sticky_idx').on(t.type).where(sql`${t.sticky}`)
+  index('posts_sticky_idx').on(t.type).where(sql`${t.sticky}`),
+  // A page's revision counts (the page statement): bounded by the page's posts whatever the
+  // statistics say. With statistics taken before a site had revisions the planner chose
+  // posts_type_slug_idx for `type = 'revision'` and read every revision (docs/benchmarks.md).
+  index('posts_revisions_parent_idx').on(t.parent).where(sql`${t.type} = 'revision'`)
 ])
 
 export const postMeta = pgTable('post_meta', {

@@ -26,6 +26,7 @@ import * as tasks from './text-tasks.js'
 import { JsonText } from '@cms/store/columns'
 import { carry, MOVE_MIN_CHARS, restore, type Carried } from './moved-strings.js'
 import { loadFilter } from './kses.js'
+import { jsonOfSliced } from './json-strings.js'
 import type { FilterKind, TaskOutcome } from './text-tasks.js'
 import type { TextLimits } from '@cms/rest/json-scan'
 
@@ -166,10 +167,16 @@ export class TextPool {
   /**
    * What a `jsonb` column stores for a long string (its JSON, made in the
    * pool: a megabyte of builder data), as a `JsonText` the column writes as
-   * it is, with its UTF-8 bytes (sent to PostgreSQL as they are); undefined
-   * for any other value (the column writes it itself).
+   * it is, with its UTF-8 bytes (sent to PostgreSQL as they are). A list or
+   * an object is written as JSON on this thread a slice of members a turn
+   * (`jsonOfSliced`, the same text), and a long one's bytes made in the
+   * pool. Undefined for any other value (the column writes it itself).
    */
   async storedJson (value: unknown): Promise<JsonText | undefined> {
+    if (typeof value === 'object' && value !== null) {
+      const json = await jsonOfSliced(value)
+      return new JsonText(json, json.length < MOVE_MIN_CHARS ? undefined : await this.utf8Of(json))
+    }
     if (typeof value !== 'string' || value.length < MOVE_MIN_CHARS) return undefined
     const [json, utf8] = await this.run<[string, Uint8Array]>('jsonOf', { text: value }, value.length)
     return new JsonText(json, asBuffer(utf8))

@@ -1,0 +1,1 @@
+CREATE INDEX "posts_revisions_parent_idx" ON "posts" USING btree ("parent") WHERE "posts"."type" = 'revision';
