@@ -42,6 +42,38 @@ t.test('nested names still go to qs', async (t) => {
   t.same(parseQuery('a=x%5D=y&b[]=1'), { a: 'x]=y', b: ['1'] }, 'an encoded bracket in a value stays in the value (as PHP reads it; qs would move the name)')
 })
 
+t.test('any query string of bracketed parts: same result as qs (names read apart by their parent)', async (t) => {
+  const part = fc.tuple(
+    fc.constantFrom('a', 'b', 'include', 'toString', '__proto__', 'constructor', '5', '', 'a+b', 'c%20d'),
+    fc.constantFrom('', '[]', '[0]', '[1]', '[2]', '[999]', '[1000]', '[01]', '[x]', '[][]', '[0][a]', '%5B%5D', '%5b1%5d', '[', ']', '[]]', '[%5D', '[ 1]'),
+    fc.constantFrom('=', ''),
+    fc.constantFrom('1', 'x', '', 'a+b', '%20', '%zz')
+  ).map(([name, suffix, eq, value]) => eq === '' ? name + suffix : name + suffix + eq + value)
+  t.doesNotThrow(() => {
+    fc.assert(fc.property(fc.array(part, { minLength: 1, maxLength: 10 }), (parts) => {
+      const search = parts.join('&')
+      const read = parseQuery(search)
+      const expected = viaQs(search)
+      deepStrictEqual(read, expected, search)
+      deepStrictEqual(JSON.stringify(read), JSON.stringify(expected), `${search}: in qs's order`)
+    }), { numRuns: 3000, seed: 7 })
+  }, '3,000 generated query strings')
+})
+
+t.test('lists of `name[]` or `name[i]` parts are read without qs (its merge counted the array at every part)', async (t) => {
+  const mixed = viaQs('a[1]=x&a[]=y')
+  const parse = qs.parse
+  let calls = 0
+  qs.parse = ((...args: Parameters<typeof parse>) => { calls++; return parse(...args) }) as typeof parse
+  t.teardown(() => { qs.parse = parse })
+  const ids = Array.from({ length: 999 }, (_, i) => i + 7)
+  t.same(parseQuery(ids.map((id) => `include[]=${id}`).join('&') + '&per_page=10'), { include: ids.map(String), per_page: '10' })
+  t.same(parseQuery(ids.map((id, i) => `exclude%5B${998 - i}%5D=${id}`).join('&')), { exclude: ids.map(String).reverse() })
+  t.same(parseQuery('a[1]=x&a[1]=y&a[0]=z&a[0]=w'), { a: ['w', 'y'] }, 'a repeated index keeps its last value')
+  t.same(parseQuery('a[1]=x&a[]=y'), mixed, 'pushes beside indexes go to qs')
+  t.equal(calls, 1, 'qs read only the mixed list')
+})
+
 t.test('PHP limits: the first 1000 parts are read, the rest ignored; names nested past 64 levels dropped', async (t) => {
   t.equal(MAX_INPUT_VARS, 1000)
   t.equal(MAX_INPUT_NESTING, 64)

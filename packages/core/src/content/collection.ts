@@ -14,12 +14,12 @@
  * and writes.
  */
 import { Type, type TProperties } from '@sinclair/typebox'
-import { check, checkPage, createdAt, endpoint, pageHeaders, route, RestResponse, type EndpointExample, type JsonSchema, type Permission, type PermissionCase, type RelativeRouteDecl, type RestError, type RestRequest, type StreamBodyOptions } from '@cms/rest'
+import { check, checkPage, createdAt, endpoint, pageHeaders, route, wantsField, RestResponse, type EndpointExample, type JsonSchema, type Permission, type PermissionCase, type RelativeRouteDecl, type RestError, type RestRequest, type StreamBodyOptions } from '@cms/rest'
 import type { ContentServices as Services } from './services.js'
 import type { FieldObjectType } from '../platform/fields.js'
 import { parseRequestDate } from '../base/dates.js'
 import { contentErrors, denied, invalidParam } from './errors.js'
-import { canEdit, capObject } from './post-format.js'
+import { canEdit, capObject, fieldsOf } from './post-format.js'
 import { readRule, runListQuery, type ListQuery } from './post-query.js'
 import { deletePostFully, getPost, type PostRow } from './post-store.js'
 import { ANY_STATUSES, permalink, type SiteSettings } from './post-types.js'
@@ -55,6 +55,8 @@ export interface CollectionView<D> {
   detailsInPage?: boolean
   /** One item's answer in the core's key order (the schema's contexts filter it). */
   format: (req: RestRequest, post: PostRow, details: D, opts: { settings: SiteSettings, context: string, slugIsUnique?: boolean }) => Promise<Record<string, unknown>>
+  /** The ids of rows whose slug is their own (`generated_slug` of an edit-context list, for a page at once). */
+  ownSlugs?: (rows: PostRow[]) => Promise<Set<number>>
   /** The ETag of a read: a version of everything the answer shows (with the registered fields' values it shows). */
   tag?: (post: PostRow, details: D, fieldValues?: unknown[]) => string
 }
@@ -254,7 +256,11 @@ export function defineCollection<D> (config: CollectionConfig<D>): Collection {
     const pageDetails = extras as Map<number, D> | undefined
     const missing = pageDetails === undefined ? items : items.filter((post) => !pageDetails.has(post.id))
     const details = missing.length === 0 ? pageDetails! : new Map([...(pageDetails ?? []), ...await view.details(missing)])
-    const body = await Promise.all(items.map(async (post) => await view.format(req, post, details.get(post.id)!, { settings, context })))
+    // An edit page's generated slugs: the posts whose slug is their own found in one statement, not one a post.
+    const own = context === 'edit' && view.ownSlugs !== undefined && wantsField(fieldsOf(req), 'generated_slug')
+      ? await view.ownSlugs(items)
+      : undefined
+    const body = await Promise.all(items.map(async (post) => await view.format(req, post, details.get(post.id)!, { settings, context, slugIsUnique: own?.has(post.id) })))
     await addFields(body, req, context)
     return new RestResponse(body, 200, pageHeaders(req, info))
   }

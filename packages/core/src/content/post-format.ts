@@ -206,7 +206,7 @@ export function postLinks (post: PostRow, extras: PostExtras, opts: FormatOption
 
 /** The `_fields` a request names (undefined: every field), parsed once per request. */
 const fieldLists = new WeakMap<object, string[] | undefined>()
-function fieldsOf (req: RestRequest): string[] | undefined {
+export function fieldsOf (req: RestRequest): string[] | undefined {
   const query = req.query
   if (fieldLists.has(query)) return fieldLists.get(query)
   const fields = query._fields === undefined ? undefined : parseFields(query._fields)

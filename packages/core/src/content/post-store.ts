@@ -245,6 +245,24 @@ export async function uniquePostSlug (db: Db, slug: string, post: { id: number, 
 }
 
 /**
+ * The ids of `rows` whose slug is their own: not empty, not reserved, and
+ * no other post of the type (pages: under the same parent) has it, so
+ * uniquePostSlug would answer it as it is. One statement for a page of
+ * rows (an edit-context list asked one a post; read10, issue 35).
+ */
+export async function ownSlugIds (db: Db, rows: readonly PostRow[], hierarchical: boolean): Promise<Set<number>> {
+  const asked = rows.filter((r) => r.slug !== '' && !isReservedSlug(r.slug, hierarchical))
+  if (asked.length === 0) return new Set()
+  const parentMatch = hierarchical ? sql`and p.parent = i.parent` : sql``
+  const res = await dbOf(db).execute(sql`select i.id from unnest(
+      ${sql.param(asked.map((r) => r.id))}::int[], ${sql.param(asked.map((r) => r.type))}::text[],
+      ${sql.param(asked.map((r) => r.slug))}::text[], ${sql.param(asked.map((r) => r.parent))}::int[]
+    ) as i (id, type, slug, parent)
+    where not exists (select 1 from ${posts} p where p.type = i.type and p.slug = i.slug and p.id <> i.id ${parentMatch})`)
+  return new Set((res as unknown as { rows: Array<{ id: number }> }).rows.map((r) => Number(r.id)))
+}
+
+/**
  * uniquePostSlug for a slug about to be written in `tx`: concurrent writers
  * of the same slug and type take turns (a lock held until commit), so two
  * never both find it free.

@@ -16,7 +16,7 @@ import { contentErrors, denied } from './errors.js'
 import { canRead, formatPost, loadExtras, type PostExtras } from './post-format.js'
 import type { ListQuery, TaxClause } from './post-query.js'
 import { deleteArgs, listArgs, postItemSchema, readArgs } from './post-schema.js'
-import { existingTermIds, getPost, recountTerms, setMeta, stickyPostIds, termIdsOfPost, withDescendants, type PostRow } from './post-store.js'
+import { existingTermIds, getPost, ownSlugIds, recountTerms, setMeta, stickyPostIds, termIdsOfPost, withDescendants, type PostRow } from './post-store.js'
 import type { PostType } from './post-types.js'
 import { preparePost, writePost } from './post-write.js'
 import type { ItemLoader } from './request-reads.js'
@@ -85,8 +85,6 @@ function stickyAndTerms (store: Store, spec: PostType) {
   }
 }
 
-/** The permission to update a post (also that of saving an autosave of it). */
-
 /**
  * Whether a value reads back from a `jsonb` column as it was written: jsonb
  * orders an object's keys its own way, so a value holding an object of two
@@ -98,6 +96,8 @@ function readsBackAsIs (value: unknown): boolean {
   const entries = Object.entries(value)
   return entries.length <= 1 && entries.every(([, v]) => readsBackAsIs(v))
 }
+
+/** The permission to update a post (also that of saving an autosave of it). */
 export function updatePermissionFor (store: Store, spec: PostType, loader: ItemLoader): (req: RestRequest) => Promise<true | RestError> {
   return editCheck(loader, spec.restBase, stickyAndTerms(store, spec))
 }
@@ -205,6 +205,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
     view: {
       details: async (rows) => await loadExtras(store, rows),
       detailsInPage: true,
+      ownSlugs: async (rows) => await ownSlugIds(store, rows, spec.hierarchical),
       format: async (req, post, extras, { settings, context, slugIsUnique }) => {
         const excerptLength = typeof req.params.excerpt_length === 'number' ? req.params.excerpt_length : undefined
         return await formatPost(post, extras, { req, spec, settings, context, excerptLength, store, slugIsUnique, registered: fields.of(objectType) })
