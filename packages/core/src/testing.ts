@@ -28,7 +28,7 @@ import { authenticator } from './users/index.js'
 import { RATE_LIMIT_DEFAULTS, type RateLimitOptions } from './platform/rate-limits/limits.js'
 import { webhookSettingsFromEnv } from './webhooks/settings.js'
 import { createCaller, type TestUser, type TestUserOptions } from './probe/callers.js'
-import { auditObserver } from './audit/index.js'
+import { auditObserver, type AuditSettings } from './audit/index.js'
 
 export type { TestCaller } from '@cms/rest/testing'
 export { createCaller, type TestUser, type TestUserOptions } from './probe/callers.js'
@@ -75,6 +75,8 @@ export interface TestAppOptions {
   images?: { maxPixels?: number, concurrency?: number }
   /** What a JSON body or builder data may hold (`CMS_JSON_MAX_DEPTH`, `CMS_TEXT_MAX_STRINGS`); default the kernel's. */
   textLimits?: { maxDepth: number, maxStrings: number }
+  /** The audit log's settings beside `enabled` (a test that counts statements keeps its flush timer out of the way). */
+  audit?: Omit<Partial<AuditSettings>, 'enabled'>
   /** The text pool's threads and queue (`CMS_TEXT_THREADS`, `CMS_TEXT_QUEUE`); default the core's. */
   textPool?: { threads?: number, queue?: number }
   /** The deployment's environment (`CMS_ENVIRONMENT`: `local` lets the authorization page redirect to plain http). */
@@ -113,7 +115,7 @@ export async function testApp (opts: TestAppOptions = {}): Promise<TestApp> {
   const env = opts.env ?? {}
   const services = createServices({
     store,
-    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, textPool: opts.textPool, textLimits: opts.textLimits, environment: opts.environment, packages: packageSettingsFromEnv(env), commentsAnonymous: env.CMS_COMMENTS_ANONYMOUS === '1', webhooks: webhookSettingsFromEnv(env), audit: { enabled: env.CMS_AUDIT_LOG !== 'off' }, ...(opts.rateLimits === undefined ? {} : { rateLimits: { ...RATE_LIMIT_DEFAULTS, ...opts.rateLimits } }), ...(env.CMS_ADMIN_URL === undefined ? {} : { adminUrl: env.CMS_ADMIN_URL }) },
+    settings: { profile: 'test', contentDir: opts.contentDir ?? '/nonexistent', uploadMaxBytes: opts.uploadMaxBytes, imageMaxPixels: opts.images?.maxPixels, imageConcurrency: opts.images?.concurrency, textPool: opts.textPool, textLimits: opts.textLimits, environment: opts.environment, packages: packageSettingsFromEnv(env), commentsAnonymous: env.CMS_COMMENTS_ANONYMOUS === '1', webhooks: webhookSettingsFromEnv(env), audit: { ...opts.audit, enabled: env.CMS_AUDIT_LOG !== 'off' }, ...(opts.rateLimits === undefined ? {} : { rateLimits: { ...RATE_LIMIT_DEFAULTS, ...opts.rateLimits } }), ...(env.CMS_ADMIN_URL === undefined ? {} : { adminUrl: env.CMS_ADMIN_URL }) },
     upstreams: new Upstreams(upstreamConfigFromEnv(env))
   })
   const platform = new Platform(services, namespaces, opts.namespaceOptions, local)

@@ -12,7 +12,8 @@ import { uniquePostSlug } from '../src/content/post-store.js'
 import { truncateSlug } from '../src/text/slugs.js'
 import { packageMeta } from './fixtures/package-meta.js'
 
-const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true }))
+// The audit log is flushed by the tests alone: its timer's flush would land inside a counted window on a slow machine.
+const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true, audit: { flushMs: 3_600_000, moveEveryMs: 3_600_000 } }))
 t.teardown(() => h.app.close())
 const { admin } = h.users
 
