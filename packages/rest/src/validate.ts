@@ -27,8 +27,8 @@
  */
 import type { JsonSchema } from './schema.js'
 import { isPhpArray, isPhpIntKey, MAX_DEPTH } from './php.js'
-import { validateInner } from './validation.js'
-import { SanitizeFailure, sanitizeInner } from './sanitize.js'
+import { countSlice, MEMBER_SLICE, validateInner, validateSteps } from './validation.js'
+import { SanitizeFailure, sanitizeInner, sanitizeSteps } from './sanitize.js'
 import { issue, MAX_ARRAY_ITEMS, overflowIssue, tooManyItems, type ValidationIssue } from './validation-issues.js'
 
 export type { JsonSchema } from './schema.js'
@@ -140,17 +140,31 @@ export function parseValue (value: unknown, schema: JsonSchema, param: string):
 /**
  * parseValue in its three walks, the guard, the validation and the sanitizing, with a `yield` between them: a point
  * where the caller may wait for the next turn of the event loop (issue 27: the three walks of a 22,500-member value
- * and the GC they cause were one macrotask). The same outcome as parseValue.
+ * and the GC they cause were one macrotask), and inside the validation and the sanitizing after each MEMBER_SLICE
+ * members of a list or an object at the top (validateSteps, sanitizeSteps). The same outcome as parseValue.
  */
 export function * parseValueSteps (value: unknown, schema: JsonSchema, param: string):
 Generator<void, { ok: true; value: unknown } | { ok: false; issue: ValidationIssue }> {
   const g = guardIssue(value, param)
   if (g) return { ok: false, issue: g }
   yield
-  const invalid = validateGuarded(value, schema, param)
+  let invalid: ValidationIssue | null
+  try {
+    const r = yield * validateSteps(value, schema, param)
+    invalid = r === null ? null : { code: r.code, message: r.message, data: r.data ?? null }
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e
+    invalid = overflowIssue(param)
+  }
   if (invalid) return { ok: false, issue: invalid }
   yield
-  return sanitizeStrict(value, schema, param)
+  try {
+    return { ok: true, value: yield * sanitizeSteps(value, schema, param, validateInner, MEMBER_SLICE, countSlice) }
+  } catch (e) {
+    if (e instanceof SanitizeFailure) return { ok: false, issue: { code: e.issue.code, message: e.issue.message, data: e.issue.data ?? null } }
+    if (e instanceof RangeError) return { ok: false, issue: overflowIssue(param) }
+    throw e
+  }
 }
 
 export function sanitizeStrict (value: unknown, schema: JsonSchema, param: string):

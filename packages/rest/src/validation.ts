@@ -131,16 +131,33 @@ function codePointLength (s: string): number {
 }
 
 function validateArray (value: unknown, args: JsonSchema, param: string): ValidationIssue | null {
+  const arr = arrayOf(value, param)
+  if (!Array.isArray(arr)) return arr
+  const r = itemsIssue(arr, args, param, 0, arr.length)
+  return r ?? arrayIssue(arr, args, param)
+}
+
+/** validateArray's first checks: the list's members, or the issue. */
+function arrayOf (value: unknown, param: string): unknown[] | ValidationIssue {
   if (!restIsArray(value)) return typeIssue(param, 'array')
   const arr = restSanitizeArray(value)
   if (arr.length > MAX_ARRAY_ITEMS) return tooManyItems(param, MAX_ARRAY_ITEMS)
+  return arr
+}
 
+/** validateArray's check of the items from `from` to `to` (excluded) against `items`. */
+function itemsIssue (arr: unknown[], args: JsonSchema, param: string, from: number, to: number): ValidationIssue | null {
   if (isset(args.items) && !Array.isArray(args.items)) {
-    for (let i = 0; i < arr.length; i++) {
+    for (let i = from; i < to; i++) {
       const r = validateInner(arr[i], args.items, `${param}[${i}]`)
       if (r) return r
     }
   }
+  return null
+}
+
+/** validateArray's checks of the whole list, after its items. */
+function arrayIssue (arr: unknown[], args: JsonSchema, param: string): ValidationIssue | null {
   if (isset(args.minItems) && arr.length < phpFloat(args.minItems)) {
     const n = phpFloat(args.minItems)
     return issue('rest_too_few_items', `${param} must contain at least ${numberFormat(n)} ${n === 1 ? 'item' : 'items'}.`)
@@ -151,6 +168,14 @@ function validateArray (value: unknown, args: JsonSchema, param: string): Valida
 }
 
 function validateObject (value: unknown, args: JsonSchema, param: string): ValidationIssue | null {
+  const entries = entriesFor(value, args, param)
+  if (!Array.isArray(entries)) return entries
+  const r = membersIssue(entries, args, param, 0, entries.length)
+  return r ?? countIssue(entries, args, param)
+}
+
+/** validateObject's first checks: the object's members (its required names checked), or the issue (null: valid). */
+function entriesFor (value: unknown, args: JsonSchema, param: string): Array<[string, unknown]> | ValidationIssue | null {
   if (!restIsObject(value)) return typeIssue(param, 'object')
   if (typeof value === 'object' && value !== null && membersOpen(args)) return validateOpenObject(value, args, param)
   const entries = entriesOf(value)
@@ -167,8 +192,13 @@ function validateObject (value: unknown, args: JsonSchema, param: string): Valid
       }
     }
   }
+  return entries
+}
 
-  for (const [property, v] of entries) {
+/** validateObject's check of the members from `from` to `to` (excluded). */
+function membersIssue (entries: Array<[string, unknown]>, args: JsonSchema, param: string, from: number, to: number): ValidationIssue | null {
+  for (let i = from; i < to; i++) {
+    const [property, v] = entries[i]!
     const ps = propertySchema(args, property)
     if (ps !== undefined) {
       const r = validateInner(v, ps, `${param}[${property}]`)
@@ -191,7 +221,11 @@ function validateObject (value: unknown, args: JsonSchema, param: string): Valid
       }
     }
   }
+  return null
+}
 
+/** validateObject's member counts, after the members. */
+function countIssue (entries: Array<[string, unknown]>, args: JsonSchema, param: string): ValidationIssue | null {
   if (isset(args.minProperties) && entries.length < phpFloat(args.minProperties)) {
     const n = phpFloat(args.minProperties)
     return issue('rest_too_few_properties', `${param} must contain at least ${numberFormat(n)} ${n === 1 ? 'property' : 'properties'}.`)
@@ -200,6 +234,63 @@ function validateObject (value: unknown, args: JsonSchema, param: string): Valid
     const n = phpFloat(args.maxProperties)
     return issue('rest_too_many_properties', `${param} must contain at most ${numberFormat(n)} ${n === 1 ? 'property' : 'properties'}.`)
   }
+  return null
+}
+
+/**
+ * Members of a list or an object validated (or sanitized) in one turn by the sliced walks (issue 27: a 22,500-member
+ * argument was one task). Each member's own walk is whole: a member holding most of the value is not sliced.
+ */
+export const MEMBER_SLICE = 2_048
+
+/** The slices the sliced walks took and the most members in one (for tests that count the work, never for timing). */
+export const memberSliceCounts = { slices: 0, most: 0 }
+
+/** A slice of `from`..`to` members counted. */
+export function countSlice (from: number, to: number): void {
+  memberSliceCounts.slices++
+  if (to - from > memberSliceCounts.most) memberSliceCounts.most = to - from
+}
+
+/**
+ * validateInner with a `yield` (a point where the caller may wait for the next turn) after each MEMBER_SLICE members
+ * of a list or an object at the top: the same outcome. Other values (and anyOf/oneOf or several types at the top)
+ * are validated at once.
+ */
+export function * validateSteps (value: unknown, schema: unknown, param: string): Generator<void, ValidationIssue | null> {
+  const args = normalizeSchema(schema)
+  if (Array.isArray(args.anyOf) || Array.isArray(args.oneOf) || (args.type !== 'array' && args.type !== 'object')) {
+    return validateInner(value, schema, param)
+  }
+  let r: ValidationIssue | null
+  if (args.type === 'array') {
+    const arr = arrayOf(value, param)
+    if (!Array.isArray(arr)) return arr
+    r = null
+    for (let from = 0; from < arr.length && r === null; from += MEMBER_SLICE) {
+      if (from > 0) yield
+      const to = Math.min(arr.length, from + MEMBER_SLICE)
+      countSlice(from, to)
+      r = itemsIssue(arr, args, param, from, to)
+    }
+    r ??= arrayIssue(arr, args, param)
+  } else {
+    const entries = entriesFor(value, args, param)
+    if (!Array.isArray(entries)) {
+      r = entries
+    } else {
+      r = null
+      for (let from = 0; from < entries.length && r === null; from += MEMBER_SLICE) {
+        if (from > 0) yield
+        const to = Math.min(entries.length, from + MEMBER_SLICE)
+        countSlice(from, to)
+        r = membersIssue(entries, args, param, from, to)
+      }
+      r ??= countIssue(entries, args, param)
+    }
+  }
+  if (r) return r
+  if (Array.isArray(args.enum) && args.enum.length > 0) return validateEnum(value, args, param)
   return null
 }
 
