@@ -41,7 +41,10 @@ export { DEFAULT_MAX_LENGTH, MAX_ARRAY_ITEMS, type ValidationIssue } from './val
 // ---------------------------------------------------------------------------
 
 /** Members the guard visited (for tests that count the work, never for timing). */
-export const guardCounts = { visited: 0, named: 0 }
+export const guardCounts = { visited: 0, named: 0, yields: 0 }
+
+/** Members the sliced guard meets between two of its yields (each container's members in order; issue 27). */
+export const GUARD_SLICE = 4096
 
 /**
  * Iterative scan: lists over MAX_ARRAY_ITEMS or nesting over MAX_DEPTH.
@@ -50,6 +53,19 @@ export const guardCounts = { visited: 0, named: 0 }
  * object (a template's content) was most of the scan's 5-10 ms (issue 27).
  */
 function guardIssue (value: unknown, param: string): ValidationIssue | null {
+  if (!isPhpArray(value)) return null
+  const steps = guardSteps(value, param, Infinity)
+  let step = steps.next()
+  while (step.done !== true) step = steps.next()
+  return step.value
+}
+
+/**
+ * The guard's scan, yielding (a point where the caller may wait for the next turn) each time it has met `slice`
+ * members, inside a container too: a 22,500-member argument's scan was one task (issue 27). The same visits in the
+ * same order whatever the slice, so the same answer.
+ */
+function * guardSteps (value: unknown, param: string, slice: number): Generator<void, ValidationIssue | null> {
   if (!isPhpArray(value)) return null
   // Every container met: its parent's place here and its key in the parent, so its name is made only when needed.
   const parents: number[] = [-1]
@@ -72,6 +88,8 @@ function guardIssue (value: unknown, param: string): ValidationIssue | null {
     for (let i = at; i > 0; i = parents[i]!) name = `[${keysIn[i]!}]${name}`
     return `${param}${name}`
   }
+  // Members met since the last yield.
+  let met = 0
   while (todo.length > 0) {
     const at = todo.pop()!
     const depth = depths.pop()!
@@ -82,11 +100,25 @@ function guardIssue (value: unknown, param: string): ValidationIssue | null {
     }
     if (Array.isArray(v)) {
       if (v.length > MAX_ARRAY_ITEMS) return tooManyItems(nameOf(at), MAX_ARRAY_ITEMS)
-      for (let i = v.length - 1; i >= 0; i--) meet(v[i], at, i, depth + 1)
+      for (let i = v.length - 1; i >= 0; i--) {
+        if (++met > slice) {
+          met = 1
+          guardCounts.yields++
+          yield
+        }
+        meet(v[i], at, i, depth + 1)
+      }
     } else {
       const keys = Object.keys(v)
       if (keys.length > MAX_ARRAY_ITEMS && keys.every(isPhpIntKey)) return tooManyItems(nameOf(at), MAX_ARRAY_ITEMS)
-      for (let i = keys.length - 1; i >= 0; i--) meet(v[keys[i]!], at, keys[i]!, depth + 1)
+      for (let i = keys.length - 1; i >= 0; i--) {
+        if (++met > slice) {
+          met = 1
+          guardCounts.yields++
+          yield
+        }
+        meet(v[keys[i]!], at, keys[i]!, depth + 1)
+      }
     }
   }
   return null
@@ -145,7 +177,7 @@ export function parseValue (value: unknown, schema: JsonSchema, param: string):
  */
 export function * parseValueSteps (value: unknown, schema: JsonSchema, param: string):
 Generator<void, { ok: true; value: unknown } | { ok: false; issue: ValidationIssue }> {
-  const g = guardIssue(value, param)
+  const g = yield * guardSteps(value, param, GUARD_SLICE)
   if (g) return { ok: false, issue: g }
   yield
   let invalid: ValidationIssue | null

@@ -49,15 +49,15 @@ t.test('a 22,500-member object: validated and sanitized in slices, the value of 
   const perWalk = Math.ceil((MEMBERS + 3) / MEMBER_SLICE)
   t.equal(memberSliceCounts.slices - slices, 2 * perWalk, `${perWalk} slices for the validation, as many for the sanitizing`)
   t.ok(memberSliceCounts.most <= MEMBER_SLICE, `at most ${MEMBER_SLICE} members a slice (${memberSliceCounts.most})`)
-  // Before: 2 yields (between the three walks).
-  t.equal(yields, 2 + 2 * (perWalk - 1), `${yields} yields: between the walks and between the slices`)
+  // Before: 2 yields between the three walks, and the guard's own (guard-slices.test.ts).
+  t.ok(yields >= 2 + 2 * (perWalk - 1), `${yields} yields: between the walks and between the slices`)
 })
 
 t.test('a list of MAX_ARRAY_ITEMS items: the same value and the same refusals as the check at once', async (t) => {
   const list = Array.from({ length: MAX_ARRAY_ITEMS }, (_, i) => i)
   const ok = run(list, listSchema, 'ids')
   t.same(ok.result, parseValue(list, listSchema, 'ids'))
-  t.equal(ok.yields, 2 + 2 * (Math.ceil(MAX_ARRAY_ITEMS / MEMBER_SLICE) - 1), `${ok.yields} yields`)
+  t.ok(ok.yields >= 2 + 2 * (Math.ceil(MAX_ARRAY_ITEMS / MEMBER_SLICE) - 1), `${ok.yields} yields`)
 
   const cases: Array<[string, unknown[], JsonSchema]> = [
     ['a bad item far in', list.map((v, i) => i === 7_000 ? -1 : v), listSchema],
