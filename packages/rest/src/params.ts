@@ -40,7 +40,8 @@ export function parseQuery (search: string): Record<string, unknown> {
 /** qs's `arrayLimit`: an index below it makes an array, at or above it an object key. */
 const ARRAY_LIMIT = 1000
 
-interface Listed { kind: 'flat' | 'push' | 'index' | 'qs', parts: string[] }
+/** A parent's parts, and for `name[i]` parts their indexes (read once, with the kind). */
+interface Listed { kind: 'flat' | 'push' | 'index' | 'qs', parts: string[], indexes: number[] }
 
 /**
  * Names read by their first segment, what qs calls the parent. A parent
@@ -65,11 +66,13 @@ function parseGrouped (parts: string[]): Record<string, unknown> {
     const kind = parent === '' || Object.hasOwn(Object.prototype, parent)
       ? 'qs'
       : open === -1 ? 'flat' : eq === -1 ? 'qs' : segmentKind(key, open, raw)
+    const index = kind === 'index' ? Number(key.slice(open + 1, -1)) : -1
     const listed = parents.get(parent)
-    if (listed === undefined) parents.set(parent, { kind, parts: [part] })
+    if (listed === undefined) parents.set(parent, { kind, parts: [part], indexes: [index] })
     else {
       if (listed.kind !== kind) listed.kind = 'qs'
       listed.parts.push(part)
+      listed.indexes.push(index)
     }
   }
   const rest: string[] = []
@@ -79,7 +82,7 @@ function parseGrouped (parts: string[]): Record<string, unknown> {
   for (const [parent, listed] of parents) {
     if (listed.kind === 'flat') out[parent] = valueOf(listed.parts.at(-1)!)
     else if (listed.kind === 'push') out[parent] = listed.parts.map(valueOf)
-    else if (listed.kind === 'index') out[parent] = indexed(listed.parts)
+    else if (listed.kind === 'index') out[parent] = indexed(listed)
     else if (Object.hasOwn(read, parent)) out[parent] = read[parent]
   }
   return out
@@ -104,13 +107,9 @@ function segmentKind (key: string, open: number, raw: string): Listed['kind'] {
  * in its first place; in that order each value goes to its index, or after
  * the last element when the index is taken; then the holes are closed.
  */
-function indexed (parts: string[]): string[] {
+function indexed ({ parts, indexes }: Listed): string[] {
   const last = new Map<number, string>()
-  for (const part of parts) {
-    const eq = nameEnd(part)
-    const key = decodeComponent(part.slice(0, eq).replace(/%5b/gi, '[').replace(/%5d/gi, ']'))
-    last.set(Number(key.slice(key.indexOf('[') + 1, -1)), decodeComponent(part.slice(eq + 1)))
-  }
+  for (let i = 0; i < parts.length; i++) last.set(indexes[i]!, valueOf(parts[i]!))
   const sparse: string[] = []
   for (const [index, value] of last) {
     if (Object.hasOwn(sparse, index)) sparse[sparse.length] = value

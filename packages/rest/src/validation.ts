@@ -252,6 +252,18 @@ export function countSlice (from: number, to: number): void {
   if (to - from > memberSliceCounts.most) memberSliceCounts.most = to - from
 }
 
+/** `check` of `n` members, MEMBER_SLICE at a time with a `yield` between: its first issue, or null. */
+function * inSlices (n: number, check: (from: number, to: number) => ValidationIssue | null): Generator<void, ValidationIssue | null> {
+  for (let from = 0; from < n; from += MEMBER_SLICE) {
+    if (from > 0) yield
+    const to = Math.min(n, from + MEMBER_SLICE)
+    countSlice(from, to)
+    const r = check(from, to)
+    if (r !== null) return r
+  }
+  return null
+}
+
 /**
  * validateInner with a `yield` (a point where the caller may wait for the next turn) after each MEMBER_SLICE members
  * of a list or an object at the top: the same outcome. Other values (and anyOf/oneOf or several types at the top)
@@ -266,28 +278,12 @@ export function * validateSteps (value: unknown, schema: unknown, param: string)
   if (args.type === 'array') {
     const arr = arrayOf(value, param)
     if (!Array.isArray(arr)) return arr
-    r = null
-    for (let from = 0; from < arr.length && r === null; from += MEMBER_SLICE) {
-      if (from > 0) yield
-      const to = Math.min(arr.length, from + MEMBER_SLICE)
-      countSlice(from, to)
-      r = itemsIssue(arr, args, param, from, to)
-    }
-    r ??= arrayIssue(arr, args, param)
+    r = (yield * inSlices(arr.length, (from, to) => itemsIssue(arr, args, param, from, to))) ?? arrayIssue(arr, args, param)
   } else {
     const entries = entriesFor(value, args, param)
-    if (!Array.isArray(entries)) {
-      r = entries
-    } else {
-      r = null
-      for (let from = 0; from < entries.length && r === null; from += MEMBER_SLICE) {
-        if (from > 0) yield
-        const to = Math.min(entries.length, from + MEMBER_SLICE)
-        countSlice(from, to)
-        r = membersIssue(entries, args, param, from, to)
-      }
-      r ??= countIssue(entries, args, param)
-    }
+    r = !Array.isArray(entries)
+      ? entries
+      : (yield * inSlices(entries.length, (from, to) => membersIssue(entries, args, param, from, to))) ?? countIssue(entries, args, param)
   }
   if (r) return r
   if (Array.isArray(args.enum) && args.enum.length > 0) return validateEnum(value, args, param)
