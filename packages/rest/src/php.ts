@@ -36,6 +36,13 @@ export function setOwn (o: Record<string, unknown>, k: string, v: unknown): void
   }
 }
 
+/** The member names `entriesOf` lists, without the pairs: a list's indices as strings, an object's own keys. */
+export function keysOf (v: unknown): string[] {
+  if (Array.isArray(v)) return Array.from(v, (_, i) => String(i))
+  if (isPlainObject(v)) return Object.keys(v)
+  return []
+}
+
 export function entriesOf (v: unknown): Array<[string, unknown]> {
   if (Array.isArray(v)) return Array.from(v, (x, i) => [String(i), x] as [string, unknown])
   if (isPlainObject(v)) return Object.entries(v)
