@@ -177,7 +177,8 @@ function validateArray (value: unknown, args: JsonSchema, param: string): Valida
 /** validateArray's first checks: the list's members, or the issue. */
 function arrayOf (value: unknown, param: string): unknown[] | ValidationIssue {
   if (!restIsArray(value)) return typeIssue(param, 'array')
-  const arr = restSanitizeArray(value)
+  // A scalar is split no further than past the bound: a longer list is refused, whatever its length.
+  const arr = restSanitizeArray(value, MAX_ARRAY_ITEMS)
   if (arr.length > MAX_ARRAY_ITEMS) return tooManyItems(param, MAX_ARRAY_ITEMS)
   return arr
 }

@@ -32,9 +32,9 @@ export function restIsArray (v: unknown): boolean {
   return false
 }
 
-/** rest_sanitize_array(). */
-export function restSanitizeArray (v: unknown): unknown[] {
-  if (isScalar(v)) return parseList(v)
+/** rest_sanitize_array(); with `most`, a scalar's list cut past `most` items (parseList). */
+export function restSanitizeArray (v: unknown, most?: number): unknown[] {
+  if (isScalar(v)) return parseList(v, most)
   if (Array.isArray(v)) return Array.from(v)
   if (isPlainObject(v)) return Object.values(v)
   return []

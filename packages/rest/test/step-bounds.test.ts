@@ -11,7 +11,7 @@
  * timed.
  */
 import t from 'tap'
-import { DEFAULT_MAX_LENGTH, parseValue, parseValueSteps, validateValue, type JsonSchema } from '../src/validate.js'
+import { DEFAULT_MAX_LENGTH, MAX_ARRAY_ITEMS, parseValue, parseValueSteps, validateValue, type JsonSchema } from '../src/validate.js'
 import { MEMBER_SLICE, memberSliceCounts, UNIT_SLICE } from '../src/slices.js'
 import { assemblePiece, piecesOf } from '../src/json-tasks.js'
 import { closeListedKeys, takeListedKeys } from '../src/listed-keys.js'
@@ -150,4 +150,31 @@ t.test('uniqueItems and enum of a large list: MEMBER_SLICE items a step', async 
   const notIn = { ...unique, enum: [['a'], ['b', 'c']] } as JsonSchema
   t.same(stepped(list, notIn, 'ids').result, parseValue(list, notIn, 'ids'))
   t.notOk(stepped(list, notIn, 'ids').result.ok)
+})
+
+t.test('a long string read as a list is split no further than past MAX_ARRAY_ITEMS', async (t) => {
+  const text = '<p><b>x</b> &amp; <a href="https://example.com/">y</a></p>'.repeat(15_000) // 45,001 parts, 870,000 characters
+  const schema = { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }] } as JsonSchema
+  const proto = String.prototype
+  const { split } = proto
+  let most = 0
+  proto.split = function (this: string, ...args: Parameters<typeof split>) {
+    const r = split.apply(this, args)
+    most = Math.max(most, r.length)
+    return r
+  } as typeof split
+  let result: ReturnType<typeof parseValue>
+  try {
+    result = parseValue(text, schema, 'include')
+  } finally {
+    proto.split = split
+  }
+  t.same(result, { ok: true, value: text }, 'a string, as the second branch says')
+  t.ok(most <= MAX_ARRAY_ITEMS + 3, `at most ${MAX_ARRAY_ITEMS + 3} parts made (${most}; before: 45,001, twice)`)
+  t.equal(validateValue(text, { type: 'array' } as JsonSchema, 'include')?.message, `include must contain at most ${MAX_ARRAY_ITEMS.toLocaleString('en-US')} items.`)
+  const exactly = Array.from({ length: MAX_ARRAY_ITEMS }, (_, i) => `p${i}`)
+  for (const s of [exactly.join(' '), ` ${exactly.join(',')} `, `,${exactly.join(', ')},,`]) {
+    t.same(parseValue(s, { type: 'array' } as JsonSchema, 'include'), { ok: true, value: exactly }, 'a list of exactly the bound, whole')
+  }
+  t.notOk(validateValue(` ${exactly.join(' ')} extra `, { type: 'array' } as JsonSchema, 'include') === null, 'one past the bound')
 })
