@@ -123,6 +123,11 @@ t.test('a create with meta: its meta in the create\'s own statement, the answer\
   // An object of two keys or more reads back in jsonb's order of keys: the answer reads it.
   t.same(await statements({ _builder_edit_mode: 'builder', _builder_page_settings: { zeta: 'z', hide_title: 'yes' } }), ['snapshot', 'create', 'extras'], 'an object of two keys: read back')
 
+  // Whether the answer may be the request's is decided by looking at 256 values at most: a longer list is read back.
+  const long = Array.from({ length: 300 }, (_, i) => `item ${i}`)
+  t.same(await statements({ _builder_edit_mode: 'builder', _builder_page_settings: { list: long } }), ['snapshot', 'create', 'extras'], 'a list of 300: read back')
+  t.same((await create({ _builder_page_settings: { list: long } }))._builder_page_settings, { list: long })
+
   const meta = await create({ _builder_edit_mode: 'builder', _builder_data: JSON.stringify([{ b: 1, a: '<b>x</b>' }]), _builder_template_type: 'page' })
   t.equal(meta._builder_template_type, 'page')
   t.same((await create({ _builder_page_settings: { zeta: 'z', hide_title: 'yes', alpha: [1, { y: 2, x: 1 }] } }))._builder_page_settings, { alpha: [1, { x: 1, y: 2 }], hide_title: 'yes', zeta: 'z' })
