@@ -109,7 +109,7 @@ export interface Registry {
    * The discovery `routes` object for every route (or one namespace), cached
    * per base URL; the namespaces in `off` (see `off`) left out.
    */
-  index (baseUrl: string, namespace?: string, off?: ReadonlySet<string>): Record<string, unknown>
+  index (baseUrl: string, namespace?: string, off?: ReadonlySet<string>, help?: boolean): Record<string, unknown>
   /**
    * The namespaces switched off for this request (a deactivated plugin's,
    * `KernelOptions.activation`) and the packages whose contributions are

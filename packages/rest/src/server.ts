@@ -43,7 +43,7 @@ async function kernel (app: FastifyInstance, opts: KernelOptions): Promise<void>
     assertNamespaced(ns)
     // Served by its service (remote.ts), whatever code this process has for it.
     if (remote.namespaces.includes(ns.name)) continue
-    const root: RouteDecl = namespaceRoot(ns.name, () => routesByNamespace.get(ns.name) ?? [], routesByNamespace)
+    const root: RouteDecl = namespaceRoot(ns.name, routesByNamespace)
     const list = [root, ...ns.routes]
     routesByNamespace.set(ns.name, list)
     allRoutes.push(...list)
