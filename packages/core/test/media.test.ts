@@ -13,9 +13,11 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import { sql } from 'drizzle-orm'
 import type { Answer } from '@cms/rest/testing'
+import { statementsDuring } from '@cms/store/testing'
 import { withContentUsers, type ContentHarness } from './fixtures/content/harness.js'
 import { testApp, type TestUser } from '../src/testing.js'
 import { packageMeta } from './fixtures/package-meta.js'
+import { textPool } from '../src/text/text-pool.js'
 
 /** Every file under a directory (the work directory included). */
 function filesUnder (dir: string): string[] {
@@ -337,6 +339,55 @@ t.test('media', async (t) => {
     for (const url of files) t.equal((await fetchFile(url)).statusCode, 404, `${url.split('/').pop()} removed`)
     t.equal((await h.call('GET', `/cms/v2/media/${id}`)).status, 404)
     t.equal((await h.call('GET', `/cms/v2/posts/${post.body.id}`)).body.featured_media, 0, 'the post lost its featured image')
+  })
+
+  t.test('an edit-context list: the items whose slug is their own found in one statement (issue 35)', async (t) => {
+    const made: number[] = []
+    for (let i = 0; i < 4; i++) made.push((await raw({ name: `listed ${i}.png`, type: 'image/png', data: await png(8, 8) }, editor)).body.id)
+    // Two items share a slug (as an import can leave them).
+    await h.store.db.execute(sql`update posts set slug = (select slug from posts where id = ${made[0]!}) where id = ${made[1]!}`)
+    const list = async (): Promise<Array<{ id: number, generated_slug: string }>> => {
+      const res = await h.call('GET', '/cms/v2/media', { as: admin, query: { context: 'edit', include: made.join(','), orderby: 'include', per_page: '10' } })
+      t.equal(res.status, 200)
+      return res.body
+    }
+    let body: Array<{ id: number, generated_slug: string }> = []
+    const texts = await statementsDuring(h.store, async () => { body = await list() })
+    t.equal(texts.filter((q) => q.trimStart().startsWith('select i.id from unnest(')).length, 1, 'one statement for the page')
+    // Only the two sharing a slug look for a free suffix (whether taken, then the candidates).
+    const searches = texts.filter((q) => q.trimStart().startsWith('select distinct "slug" from "posts"')).length
+    t.ok(searches <= 4, `the items with their own slug ask nothing more (${searches} searches; 6 before: one or two a item)`)
+    for (const item of body) {
+      const one = await h.call('GET', `/cms/v2/media/${item.id}`, { as: admin, query: { context: 'edit' } })
+      t.equal(item.generated_slug, one.body.generated_slug, `item ${item.id} as its own answer says`)
+    }
+    t.match(body.find((m) => m.id === made[1])!.generated_slug, /-\d+$/, 'a shared slug is suffixed')
+  })
+
+  t.test('fields left out of _fields are not computed; the answer is the full one filtered', async (t) => {
+    const unique = `${Date.now()}-${Math.random()}`
+    const made = await multipart({ name: 'fields.png', type: 'image/png', data: await png(8, 8) }, { title: `Title ${unique}`, caption: `Caption ${unique}`, description: `<p>Description ${unique}</p>` }, editor)
+    t.equal(made.status, 201)
+    const path = `/cms/v2/media/${made.body.id as number}`
+    // Texts never rendered in this process (the upload's answer rendered its own, and the render cache keeps them).
+    const fresh = `${unique}-again`
+    await h.store.db.execute(sql`update posts set title = ${`Title ${fresh}`}, excerpt = ${`Caption ${fresh}`}, content = ${`<p>Description ${fresh}</p>`} where id = ${made.body.id as number}`)
+    const renders = (): number => textPool.counts.inline + textPool.counts.pool
+    let before = renders()
+    const slim = await h.call('GET', path, { as: admin, query: { context: 'edit', _fields: 'id,source_url' } })
+    t.same(Object.keys(slim.body), ['id', 'source_url'])
+    t.equal(renders() - before, 0, 'no title, caption or description asked: nothing rendered')
+    before = renders()
+    const texts = await statementsDuring(h.store, async () => await h.call('GET', path, { as: admin, query: { context: 'edit', _fields: 'id' } }))
+    t.notOk(texts.some((q) => q.trimStart().startsWith('select distinct "slug"')), 'no generated slug asked: no slug search')
+    const full = await h.call('GET', path, { as: admin, query: { context: 'edit' } })
+    t.ok(renders() - before >= 3, 'the full answer renders its title, caption and description')
+    for (const fields of ['id,_links', 'generated_slug,class_list', 'caption,title', 'description,_embedded']) {
+      const part = await h.call('GET', path, { as: admin, query: { context: 'edit', _fields: fields } })
+      const wanted = fields.split(',')
+      const expected = Object.fromEntries(Object.entries(full.body).filter(([k]) => wanted.includes(k) || (k === '_links' && wanted.includes('_embedded'))))
+      t.same(part.body, expected, `_fields=${fields}: the full answer filtered`)
+    }
   })
 
   t.test('served paths stay inside the uploads directory', async (t) => {

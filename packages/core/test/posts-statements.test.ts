@@ -11,9 +11,19 @@ import { sql } from 'drizzle-orm'
 import { uniquePostSlug } from '../src/content/post-store.js'
 import { truncateSlug } from '../src/text/slugs.js'
 import { packageMeta } from './fixtures/package-meta.js'
+import { definePackage } from '../src/index.js'
+
+/** A package registering many post meta keys, as the SEO package does (a create may write a dozen or more). */
+const manyKeys = definePackage({
+  name: 'many-keys',
+  namespaces: [],
+  contribute (api) {
+    for (let i = 1; i <= 20; i++) api.registerMeta('post', `_many_${i}`, { type: 'string', default: '', description: `Key ${i}.` }, { context: ['edit'] })
+  }
+})
 
 // The audit log is flushed by the tests alone: its timer's flush would land inside a counted window on a slow machine.
-const h = await withContentUsers(await testApp({ packages: [packageMeta], namespaces: ['cms/v2'], horizon: true, audit: { flushMs: 3_600_000, moveEveryMs: 3_600_000 } }))
+const h = await withContentUsers(await testApp({ packages: [packageMeta, manyKeys], namespaces: ['cms/v2'], horizon: true, audit: { flushMs: 3_600_000, moveEveryMs: 3_600_000 } }))
 t.teardown(() => h.app.close())
 const { admin } = h.users
 
@@ -122,6 +132,16 @@ t.test('a create with meta: its meta in the create\'s own statement, the answer\
   t.same(await statements({ _builder_edit_mode: 'builder', _builder_page_settings: { hide_title: 'yes' } }), ['snapshot', 'create'], 'an object of one key reads back as it is')
   // An object of two keys or more reads back in jsonb's order of keys: the answer reads it.
   t.same(await statements({ _builder_edit_mode: 'builder', _builder_page_settings: { zeta: 'z', hide_title: 'yes' } }), ['snapshot', 'create', 'extras'], 'an object of two keys: read back')
+
+  // Whether the answer may be the request's is decided by looking at 256 values at most: a longer list is read back.
+  const long = Array.from({ length: 300 }, (_, i) => `item ${i}`)
+  t.same(await statements({ _builder_edit_mode: 'builder', _builder_page_settings: { list: long } }), ['snapshot', 'create', 'extras'], 'a list of 300: read back')
+  t.same((await create({ _builder_page_settings: { list: long } }))._builder_page_settings, { list: long })
+
+  // 2026-11-29, before: more than 8 keys went to a transaction (the horizon, begin, the create, the meta, commit, the extras).
+  const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`_many_${i + 1}`, `value ${i + 1}`]))
+  t.same(await statements({ _builder_edit_mode: 'builder', ...many }), ['snapshot', 'create'], '21 keys: the same one statement')
+  t.same(Object.entries(await create(many)).filter(([k]) => k.startsWith('_many_')), Object.entries(many))
 
   const meta = await create({ _builder_edit_mode: 'builder', _builder_data: JSON.stringify([{ b: 1, a: '<b>x</b>' }]), _builder_template_type: 'page' })
   t.equal(meta._builder_template_type, 'page')

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto'
 import type { MessagePort } from 'node:worker_threads'
 import { scanJson, type TextLimits } from './json-scan.js'
 import { takeLongStrings, textOf, type MovedAt, type StringBytes } from './moved-strings.js'
+import { noteKeys } from './listed-keys.js'
 
 export interface Refusal { code: string, message: string, status: number, data: Record<string, unknown> }
 
@@ -84,10 +85,14 @@ export function piecesOf (root: unknown, max = PIECE_WEIGHT): Piece[] | undefine
   return pieces
 }
 
-/** Puts `piece` in place: `containers` holds the root first, and gets each large container as its placeholder comes. */
+/**
+ * Puts `piece` in place: `containers` holds the root first, and gets each large container as its placeholder comes.
+ * An object's keys are noted as they come (listed-keys.ts), for the sliced walks of its validation.
+ */
 export function assemblePiece (containers: unknown[], piece: Piece): void {
   const target = containers[piece.c] as Record<string, unknown>
   const { k, v, sub } = piece
+  if (k !== undefined) noteKeys(containers[0] as object, target, k)
   let s = 0
   for (let i = 0; i < v.length; i++) {
     let x = v[i]

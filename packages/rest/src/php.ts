@@ -36,6 +36,13 @@ export function setOwn (o: Record<string, unknown>, k: string, v: unknown): void
   }
 }
 
+/** The member names `entriesOf` lists, without the pairs: a list's indices as strings, an object's own keys. */
+export function keysOf (v: unknown): string[] {
+  if (Array.isArray(v)) return Array.from(v, (_, i) => String(i))
+  if (isPlainObject(v)) return Object.keys(v)
+  return []
+}
+
 export function entriesOf (v: unknown): Array<[string, unknown]> {
   if (Array.isArray(v)) return Array.from(v, (x, i) => [String(i), x] as [string, unknown])
   if (isPlainObject(v)) return Object.entries(v)
@@ -153,9 +160,13 @@ export function isPhpIntKey (k: string): boolean {
   return b <= 9223372036854775807n && b >= -9223372036854775808n
 }
 
-/** `wp_parse_list()` of a scalar: split on commas and (ASCII) whitespace. */
-export function parseList (v: string | number | boolean): string[] {
-  return phpToString(v).split(/[ \t\n\v\f\r,]+/).filter((s) => s !== '')
+/**
+ * `wp_parse_list()` of a scalar: split on commas and (ASCII) whitespace. With `most`, split no further than past
+ * `most` items (a list that holds more is cut, enough to tell: a 1.9 MB string was split into 130,000 items in one
+ * turn to be refused as over 10,000, issue 27). Only the first and the last part may be empty.
+ */
+export function parseList (v: string | number | boolean, most?: number): string[] {
+  return phpToString(v).split(/[ \t\n\v\f\r,]+/, most === undefined ? undefined : most + 3).filter((s) => s !== '')
 }
 
 /**

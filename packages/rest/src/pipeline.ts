@@ -12,6 +12,7 @@ import type { EndpointDecl, Method, Registry, RestRequest, RouteDecl } from './r
 import { mergeParams } from './params.js'
 import { endpointValidator } from './request-args.js'
 import { parsedOffThread } from './json-thread.js'
+import { closeListedKeys } from './listed-keys.js'
 import { restPathOf } from './addressing.js'
 import type { Dispatch } from './dispatch.js'
 import { asResponse, StreamBody, type HeaderValue } from './response.js'
@@ -111,7 +112,15 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     // The Allow header of a validation error is computed on the request as sent.
     expose(unvalidated)
     // A large body's arguments are validated a walk a turn (issue 27); others at once.
-    const params = parsedOffThread(request.body) ? await validateArgs.sliced(raw) : validateArgs(raw)
+    let params: Record<string, unknown>
+    if (parsedOffThread(request.body)) {
+      try {
+        params = await validateArgs.sliced(raw)
+      } finally {
+        // The keys its pieces brought (listed-keys.ts) hold no longer: the handler may change its objects.
+        closeListedKeys(request.body)
+      }
+    } else params = validateArgs(raw)
     const restReq: RestRequest = { ...unvalidated, params, routePath: routePathOf(pattern, params) }
     expose(restReq)
     const allowed = await ep.permission.check(restReq)

@@ -5,13 +5,14 @@
  * validator, which sanitizes enum values before comparing them, can use this
  * module without an import cycle.
  */
-import { entriesOf, isPlainObject, isset, phpFloat, phpInt, phpToString, setOwn } from './php.js'
-import { ALLOWED_TYPES, containsUniqueItems, handleMultiType, restIsObject, restSanitizeArray, restSanitizeBoolean } from './value-types.js'
+import { isPlainObject, isset, keysOf, phpFloat, phpInt, phpToString, setOwn } from './php.js'
+import { ALLOWED_TYPES, containsUniqueItems, handleMultiType, restIsObject, restSanitizeArray, restSanitizeBoolean, uniqueItemsSteps } from './value-types.js'
 import { isHexColor, sanitizeTextField, sanitizeUrl } from './formats.js'
 import { membersOpen, normalizeSchema, patternPropertySchema, propertySchema } from './schema-normalize.js'
 import { findMatching, type BranchValidator } from './combining.js'
 import type { JsonSchema } from './schema.js'
 import { issue, type ValidationIssue } from './validation-issues.js'
+import { inSlices, memberKeys } from './slices.js'
 
 /** Raised where the core's sanitizer returns a WP_Error (anyOf/oneOf mismatch, duplicate items). */
 export class SanitizeFailure extends Error {
@@ -48,12 +49,11 @@ export function sanitizeInner (value: unknown, schema: unknown, param: string, l
   }
 
   if (args.type === 'array') {
-    let arr = restSanitizeArray(value)
-    if (isPlainObject(args.items) && Object.keys(args.items).length > 0) {
-      const items = args.items
-      arr = arr.map((v, i) => sanitizeInner(v, items, `${param}[${i}]`, lenient, validate))
-    }
-    return uniqueOut(arr, args, param, lenient)
+    const arr = restSanitizeArray(value)
+    const items = itemsOf(args)
+    const out = items === undefined ? arr : sanitizeItems([], arr, items, param, lenient, validate, 0, arr.length)
+    if (!lenient && args.uniqueItems && !containsUniqueItems(out)) throw duplicates(param)
+    return out
   }
 
   if (args.type === 'object') {
@@ -61,9 +61,9 @@ export function sanitizeInner (value: unknown, schema: unknown, param: string, l
     // No member has a schema or can be dropped: the members are kept as sent, without visiting them (issue 27). The
     // value is the request's own (a default is copied for each request), so it is handed on, not copied.
     if (membersOpen(args)) return Array.isArray(value) ? Array.from(value as unknown[]) : value
-    const entries = entriesOf(value)
+    const keys = keysOf(value)
     const out: Record<string, unknown> = {}
-    sanitizeMembers(out, entries, args, param, lenient, validate, 0, entries.length)
+    sanitizeMembers(out, value, keys, args, param, lenient, validate, 0, keys.length)
     return objectOut(out, Array.isArray(value))
   }
 
@@ -91,13 +91,19 @@ export function sanitizeInner (value: unknown, schema: unknown, param: string, l
   return value
 }
 
-/** The sanitized list, refused when its items are not unique as the schema asks. */
-function uniqueOut (arr: unknown[], args: JsonSchema, param: string, lenient: boolean): unknown[] {
-  if (!lenient && args.uniqueItems && !containsUniqueItems(arr)) {
-    throw new SanitizeFailure(issue('rest_duplicate_items', `${param} has duplicate items.`))
-  }
-  return arr
+/** The schema of a list's items, when it has one that says something. */
+function itemsOf (args: JsonSchema): Record<string, unknown> | undefined {
+  return isPlainObject(args.items) && Object.keys(args.items).length > 0 ? args.items : undefined
 }
+
+/** The items of `arr` from `from` to `to` (excluded) sanitized onto `out`. */
+function sanitizeItems (out: unknown[], arr: unknown[], items: Record<string, unknown>, param: string, lenient: boolean,
+  validate: BranchValidator, from: number, to: number): unknown[] {
+  for (let i = from; i < to; i++) out.push(sanitizeInner(arr[i], items, `${param}[${i}]`, lenient, validate))
+  return out
+}
+
+const duplicates = (param: string): SanitizeFailure => new SanitizeFailure(issue('rest_duplicate_items', `${param} has duplicate items.`))
 
 /** The sanitized object, a list again when it was one and its keys are still 0, 1, 2… */
 function objectOut (out: Record<string, unknown>, wasList: boolean): unknown {
@@ -108,11 +114,13 @@ function objectOut (out: Record<string, unknown>, wasList: boolean): unknown {
   return out
 }
 
-/** The members from `from` to `to` (excluded) sanitized into `out`. */
-function sanitizeMembers (out: Record<string, unknown>, entries: Array<[string, unknown]>, args: JsonSchema, param: string,
-  lenient: boolean, validate: BranchValidator, from: number, to: number): void {
+/** The members of `value` that `keys` names from `from` to `to` (excluded) sanitized into `out`. */
+function sanitizeMembers (out: Record<string, unknown>, value: unknown, keys: string[], args: JsonSchema, param: string,
+  lenient: boolean, validate: BranchValidator, from: number, to: number): null {
+  const members = value as Record<string, unknown>
   for (let i = from; i < to; i++) {
-    const [property, v] = entries[i]!
+    const property = keys[i]!
+    const v = members[property]
     const ps = propertySchema(args, property)
     if (ps !== undefined) {
       setOwn(out, property, sanitizeInner(v, ps, `${param}[${property}]`, lenient, validate))
@@ -130,38 +138,31 @@ function sanitizeMembers (out: Record<string, unknown>, entries: Array<[string, 
     }
     setOwn(out, property, v)
   }
+  return null
 }
 
 /**
- * sanitizeInner (strict) with a `yield` (a point where the caller may wait for the next turn) after each `slice`
- * members of a list or an object at the top, `counted` told of each slice: the same value and failures. Other values
- * (and anyOf/oneOf or several types at the top) are sanitized at once.
+ * sanitizeInner (strict) with a `yield` (a point where the caller may wait for the next turn) after each
+ * MEMBER_SLICE members of a list or an object at the top (slices.ts; a list's items checked for duplicates a slice a
+ * turn too): the same value and failures. Other values (and anyOf/oneOf or several types at the top) are sanitized
+ * at once. `listed`: the object's keys as the JSON thread's pieces brought them (listed-keys.ts), else listed at once.
  */
-export function * sanitizeSteps (value: unknown, schema: unknown, param: string, validate: BranchValidator, slice: number,
-  counted: (from: number, to: number) => void): Generator<void, unknown> {
+export function * sanitizeSteps (value: unknown, schema: unknown, param: string, validate: BranchValidator,
+  listed?: string[]): Generator<void, unknown> {
   const args = normalizeSchema(schema)
   if (Array.isArray(args.anyOf) || Array.isArray(args.oneOf)) return sanitizeInner(value, schema, param, false, validate)
-  if (args.type === 'array' && isPlainObject(args.items) && Object.keys(args.items).length > 0) {
-    const items = args.items
+  if (args.type === 'array') {
     const arr = restSanitizeArray(value)
-    const out: unknown[] = []
-    for (let from = 0; from < arr.length; from += slice) {
-      if (from > 0) yield
-      const to = Math.min(arr.length, from + slice)
-      counted(from, to)
-      for (let i = from; i < to; i++) out.push(sanitizeInner(arr[i], items, `${param}[${i}]`, false, validate))
-    }
-    return uniqueOut(out, args, param, false)
+    const items = itemsOf(args)
+    const out: unknown[] = items === undefined ? arr : []
+    if (items !== undefined) yield * inSlices(arr.length, (from, to) => { sanitizeItems(out, arr, items, param, false, validate, from, to); return null })
+    if (args.uniqueItems && !(yield * uniqueItemsSteps(out))) throw duplicates(param)
+    return out
   }
   if (args.type === 'object' && restIsObject(value) && value !== '' && !membersOpen(args)) {
-    const entries = entriesOf(value)
+    const keys = memberKeys(value, listed)
     const out: Record<string, unknown> = {}
-    for (let from = 0; from < entries.length; from += slice) {
-      if (from > 0) yield
-      const to = Math.min(entries.length, from + slice)
-      counted(from, to)
-      sanitizeMembers(out, entries, args, param, false, validate, from, to)
-    }
+    yield * inSlices(keys.length, (from, to) => sanitizeMembers(out, value, keys, args, param, false, validate, from, to))
     return objectOut(out, Array.isArray(value))
   }
   return sanitizeInner(value, schema, param, false, validate)

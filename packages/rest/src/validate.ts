@@ -27,7 +27,8 @@
  */
 import type { JsonSchema } from './schema.js'
 import { isPhpArray, isPhpIntKey, MAX_DEPTH } from './php.js'
-import { countSlice, MEMBER_SLICE, validateInner, validateSteps } from './validation.js'
+import { validateInner, validateSteps } from './validation.js'
+import { takeListedKeys } from './listed-keys.js'
 import { SanitizeFailure, sanitizeInner, sanitizeSteps } from './sanitize.js'
 import { issue, MAX_ARRAY_ITEMS, overflowIssue, tooManyItems, type ValidationIssue } from './validation-issues.js'
 
@@ -63,9 +64,10 @@ function guardIssue (value: unknown, param: string): ValidationIssue | null {
 /**
  * The guard's scan, yielding (a point where the caller may wait for the next turn) each time it has met `slice`
  * members, inside a container too: a 22,500-member argument's scan was one task (issue 27). The same visits in the
- * same order whatever the slice, so the same answer.
+ * same order whatever the slice, so the same answer. `listed`: the value's keys as the JSON thread's pieces brought
+ * them (listed-keys.ts), not listed again.
  */
-function * guardSteps (value: unknown, param: string, slice: number): Generator<void, ValidationIssue | null> {
+function * guardSteps (value: unknown, param: string, slice: number, listed?: string[]): Generator<void, ValidationIssue | null> {
   if (!isPhpArray(value)) return null
   // Every container met: its parent's place here and its key in the parent, so its name is made only when needed.
   const parents: number[] = [-1]
@@ -109,7 +111,7 @@ function * guardSteps (value: unknown, param: string, slice: number): Generator<
         meet(v[i], at, i, depth + 1)
       }
     } else {
-      const keys = Object.keys(v)
+      const keys = at === 0 && listed !== undefined ? listed : Object.keys(v)
       if (keys.length > MAX_ARRAY_ITEMS && keys.every(isPhpIntKey)) return tooManyItems(nameOf(at), MAX_ARRAY_ITEMS)
       for (let i = keys.length - 1; i >= 0; i--) {
         if (++met > slice) {
@@ -173,16 +175,19 @@ export function parseValue (value: unknown, schema: JsonSchema, param: string):
  * parseValue in its three walks, the guard, the validation and the sanitizing, with a `yield` between them: a point
  * where the caller may wait for the next turn of the event loop (issue 27: the three walks of a 22,500-member value
  * and the GC they cause were one macrotask), and inside the validation and the sanitizing after each MEMBER_SLICE
- * members of a list or an object at the top (validateSteps, sanitizeSteps). The same outcome as parseValue.
+ * members of a list or an object at the top (validateSteps, sanitizeSteps; slices.ts), and of UNIT_SLICE units of a
+ * long string whose characters are counted. An object put together from the JSON thread's pieces is not listed at
+ * once: its keys came with them (listed-keys.ts). The same outcome as parseValue.
  */
 export function * parseValueSteps (value: unknown, schema: JsonSchema, param: string):
 Generator<void, { ok: true; value: unknown } | { ok: false; issue: ValidationIssue }> {
-  const g = yield * guardSteps(value, param, GUARD_SLICE)
+  const listed = takeListedKeys(value)
+  const g = yield * guardSteps(value, param, GUARD_SLICE, listed)
   if (g) return { ok: false, issue: g }
   yield
   let invalid: ValidationIssue | null
   try {
-    const r = yield * validateSteps(value, schema, param)
+    const r = yield * validateSteps(value, schema, param, listed)
     invalid = r === null ? null : { code: r.code, message: r.message, data: r.data ?? null }
   } catch (e) {
     if (!(e instanceof RangeError)) throw e
@@ -191,7 +196,7 @@ Generator<void, { ok: true; value: unknown } | { ok: false; issue: ValidationIss
   if (invalid) return { ok: false, issue: invalid }
   yield
   try {
-    return { ok: true, value: yield * sanitizeSteps(value, schema, param, validateInner, MEMBER_SLICE, countSlice) }
+    return { ok: true, value: yield * sanitizeSteps(value, schema, param, validateInner, listed) }
   } catch (e) {
     if (e instanceof SanitizeFailure) return { ok: false, issue: { code: e.issue.code, message: e.issue.message, data: e.issue.data ?? null } }
     if (e instanceof RangeError) return { ok: false, issue: overflowIssue(param) }

@@ -3,13 +3,14 @@
  * null when a value fits its schema, else the core's issue, type by type.
  */
 import type { JsonSchema } from './schema.js'
-import { entriesOf, fmtD, hasOwn, isNumeric, isPlainObject, isScalar, isset, numberFormat, phpFloat, phpJsonEncode, phpToString, wpSprintfList } from './php.js'
-import { ALLOWED_TYPES, containsUniqueItems, handleMultiType, restIsArray, restIsBoolean, restIsInteger, restIsObject, restSanitizeArray, valuesEqual } from './value-types.js'
+import { fmtD, hasOwn, keysOf, isNumeric, isPlainObject, isScalar, isset, numberFormat, phpFloat, phpJsonEncode, phpToString, wpSprintfList } from './php.js'
+import { ALLOWED_TYPES, containsUniqueItems, handleMultiType, restIsArray, restIsBoolean, restIsInteger, restIsObject, restSanitizeArray, uniqueItemsSteps, valuesEqual } from './value-types.js'
 import { isEmail, isHexColor, isIpAddress, isUuid, isValidDate } from './formats.js'
 import { matchesPattern } from './patterns.js'
 import { membersOpen, normalizeSchema, patternPropertySchema, propertySchema } from './schema-normalize.js'
 import { findMatching } from './combining.js'
-import { SanitizeFailure, sanitizeInner } from './sanitize.js'
+import { SanitizeFailure, sanitizeInner, sanitizeSteps } from './sanitize.js'
+import { countUnits, inSlices, memberKeys, UNIT_SLICE } from './slices.js'
 import { DEFAULT_MAX_LENGTH, MAX_ARRAY_ITEMS, issue, tooManyItems, typeIssue, type ValidationIssue } from './validation-issues.js'
 
 /** Effective lower/upper bound, accepting draft-4 boolean and draft-6 numeric exclusives. */
@@ -105,29 +106,65 @@ function validateString (value: unknown, args: JsonSchema, param: string): Valid
 /**
  * The last long string counted and its length: a value checked against a
  * `oneOf` or `anyOf` is checked once per branch, and a megabyte string
- * costs milliseconds a count. Forgotten once the current job ends, so it
- * keeps no request's text alive.
+ * costs milliseconds a count; the sliced count (`countSteps`) leaves it for
+ * validateString. Forgotten once the current job ends, so it keeps no
+ * request's text alive.
  */
 let counted: { s: string, n: number } | undefined
 const COUNT_KEPT_FROM = 64 * 1024
 
-/** The length in characters (code points), as PHP's `mb_strlen()` counts them. */
-function codePointLength (s: string): number {
-  if (counted?.s === s) return counted.n
-  let n = s.length
-  for (let i = 0; i < s.length; i++) {
+function keepCount (s: string, n: number): void {
+  if (s.length < COUNT_KEPT_FROM) return
+  if (counted === undefined) queueMicrotask(() => { counted = undefined })
+  counted = { s, n }
+}
+
+/** A surrogate pair: two UTF-16 units, one character. A string without one has as many characters as units. */
+const PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/
+
+/**
+ * The surrogate pairs that start from `from` to `to` (excluded). Tested first: a one-byte string (V8 keeps most
+ * text so) cannot hold one and is not scanned at all, and a two-byte one is scanned natively; only a part holding a
+ * pair is counted a unit at a time (about 4-7 ns a unit: 15-25 ms for a 1.9 MB string under load, issue 27).
+ */
+function pairsIn (s: string, from: number, to: number): number {
+  // One unit past `to`: a pair that starts at its end.
+  if (!PAIR.test(from === 0 && to >= s.length ? s : s.slice(from, to + 1))) return 0
+  let n = 0
+  for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i)
     // A high surrogate followed by a low one is one character.
     if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
       const d = s.charCodeAt(i + 1)
-      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++ }
+      if (d >= 0xdc00 && d <= 0xdfff) { n++; i++ }
     }
   }
-  if (s.length >= COUNT_KEPT_FROM) {
-    if (counted === undefined) queueMicrotask(() => { counted = undefined })
-    counted = { s, n }
-  }
   return n
+}
+
+/** The length in characters (code points), as PHP's `mb_strlen()` counts them. */
+function codePointLength (s: string): number {
+  if (counted?.s === s) return counted.n
+  const n = s.length - pairsIn(s, 0, s.length)
+  keepCount(s, n)
+  return n
+}
+
+/** Whether validateString may count `value`'s characters: a bound between its fewest (units / 2) and most (units). */
+function mayCount (value: string, args: JsonSchema): boolean {
+  if (Array.isArray(args.anyOf) || Array.isArray(args.oneOf)) return true
+  const units = value.length
+  const fewest = Math.ceil(units / 2)
+  const min = isset(args.minLength) ? phpFloat(args.minLength) : 0
+  const max = isset(args.maxLength) ? phpFloat(args.maxLength) : DEFAULT_MAX_LENGTH
+  return (fewest < min && min <= units) || (fewest <= max && max < units)
+}
+
+/** codePointLength of a long string, UNIT_SLICE units a turn, kept for the validation that follows at once. */
+function * countSteps (s: string): Generator<void, void> {
+  let pairs = 0
+  yield * inSlices(s.length, (from, to) => { pairs += pairsIn(s, from, to); return null }, UNIT_SLICE, countUnits)
+  keepCount(s, s.length - pairs)
 }
 
 function validateArray (value: unknown, args: JsonSchema, param: string): ValidationIssue | null {
@@ -140,7 +177,8 @@ function validateArray (value: unknown, args: JsonSchema, param: string): Valida
 /** validateArray's first checks: the list's members, or the issue. */
 function arrayOf (value: unknown, param: string): unknown[] | ValidationIssue {
   if (!restIsArray(value)) return typeIssue(param, 'array')
-  const arr = restSanitizeArray(value)
+  // A scalar is split no further than past the bound: a longer list is refused, whatever its length.
+  const arr = restSanitizeArray(value, MAX_ARRAY_ITEMS)
   if (arr.length > MAX_ARRAY_ITEMS) return tooManyItems(param, MAX_ARRAY_ITEMS)
   return arr
 }
@@ -158,47 +196,64 @@ function itemsIssue (arr: unknown[], args: JsonSchema, param: string, from: numb
 
 /** validateArray's checks of the whole list, after its items. */
 function arrayIssue (arr: unknown[], args: JsonSchema, param: string): ValidationIssue | null {
+  const r = sizeIssue(arr, args, param)
+  if (r) return r
+  if (args.uniqueItems && !containsUniqueItems(arr)) return duplicates(param)
+  return null
+}
+
+/** arrayIssue's item counts. */
+function sizeIssue (arr: unknown[], args: JsonSchema, param: string): ValidationIssue | null {
   if (isset(args.minItems) && arr.length < phpFloat(args.minItems)) {
     const n = phpFloat(args.minItems)
     return issue('rest_too_few_items', `${param} must contain at least ${numberFormat(n)} ${n === 1 ? 'item' : 'items'}.`)
   }
   if (isset(args.maxItems) && arr.length > phpFloat(args.maxItems)) return tooManyItems(param, args.maxItems)
-  if (args.uniqueItems && !containsUniqueItems(arr)) return issue('rest_duplicate_items', `${param} has duplicate items.`)
   return null
 }
 
+const duplicates = (param: string): ValidationIssue => issue('rest_duplicate_items', `${param} has duplicate items.`)
+
 function validateObject (value: unknown, args: JsonSchema, param: string): ValidationIssue | null {
-  const entries = entriesFor(value, args, param)
-  if (!Array.isArray(entries)) return entries
-  const r = membersIssue(entries, args, param, 0, entries.length)
-  return r ?? countIssue(entries, args, param)
+  const keys = keysFor(value, args, param, keysOf)
+  if (!Array.isArray(keys)) return keys
+  const r = membersIssue(value, keys, args, param, 0, keys.length)
+  return r ?? countIssue(keys.length, args, param)
 }
 
-/** validateObject's first checks: the object's members (its required names checked), or the issue (null: valid). */
-function entriesFor (value: unknown, args: JsonSchema, param: string): Array<[string, unknown]> | ValidationIssue | null {
+/** Whether a list or an object has the member `name` (a list's are its indices). */
+function hasMember (value: unknown, name: string): boolean {
+  if (Array.isArray(value)) return /^(?:0|[1-9]\d*)$/.test(name) && Number(name) < value.length
+  return isPlainObject(value) && hasOwn(value, name)
+}
+
+/**
+ * validateObject's first checks: the object's member names (its required names checked), or the issue (null:
+ * valid), listed by `list` (keysOf, or for a sliced walk the names the JSON thread's pieces brought, memberKeys).
+ */
+function keysFor (value: unknown, args: JsonSchema, param: string, list: (value: unknown) => string[]): string[] | ValidationIssue | null {
   if (!restIsObject(value)) return typeIssue(param, 'object')
   if (typeof value === 'object' && value !== null && membersOpen(args)) return validateOpenObject(value, args, param)
-  const entries = entriesOf(value)
-  const keys = new Set(entries.map(([k]) => k))
-
   if (Array.isArray(args.required)) { // draft 4
     for (const name of args.required) {
-      if (!keys.has(phpToString(name))) return issue('rest_property_required', `${phpToString(name)} is a required property of ${param}.`)
+      if (!hasMember(value, phpToString(name))) return issue('rest_property_required', `${phpToString(name)} is a required property of ${param}.`)
     }
   } else if (isPlainObject(args.properties)) { // draft 3
     for (const [name, prop] of Object.entries(args.properties)) {
-      if (isPlainObject(prop) && prop.required === true && !keys.has(name)) {
+      if (isPlainObject(prop) && prop.required === true && !hasMember(value, name)) {
         return issue('rest_property_required', `${name} is a required property of ${param}.`)
       }
     }
   }
-  return entries
+  return list(value)
 }
 
-/** validateObject's check of the members from `from` to `to` (excluded). */
-function membersIssue (entries: Array<[string, unknown]>, args: JsonSchema, param: string, from: number, to: number): ValidationIssue | null {
+/** validateObject's check of the members `keys` names from `from` to `to` (excluded). */
+function membersIssue (value: unknown, keys: string[], args: JsonSchema, param: string, from: number, to: number): ValidationIssue | null {
+  const members = value as Record<string, unknown>
   for (let i = from; i < to; i++) {
-    const [property, v] = entries[i]!
+    const property = keys[i]!
+    const v = members[property]
     const ps = propertySchema(args, property)
     if (ps !== undefined) {
       const r = validateInner(v, ps, `${param}[${property}]`)
@@ -224,86 +279,8 @@ function membersIssue (entries: Array<[string, unknown]>, args: JsonSchema, para
   return null
 }
 
-/** validateObject's member counts, after the members. */
-function countIssue (entries: Array<[string, unknown]>, args: JsonSchema, param: string): ValidationIssue | null {
-  if (isset(args.minProperties) && entries.length < phpFloat(args.minProperties)) {
-    const n = phpFloat(args.minProperties)
-    return issue('rest_too_few_properties', `${param} must contain at least ${numberFormat(n)} ${n === 1 ? 'property' : 'properties'}.`)
-  }
-  if (isset(args.maxProperties) && entries.length > phpFloat(args.maxProperties)) {
-    const n = phpFloat(args.maxProperties)
-    return issue('rest_too_many_properties', `${param} must contain at most ${numberFormat(n)} ${n === 1 ? 'property' : 'properties'}.`)
-  }
-  return null
-}
-
-/**
- * Members of a list or an object validated (or sanitized) in one turn by the sliced walks (issue 27: a 22,500-member
- * argument was one task). Each member's own walk is whole: a member holding most of the value is not sliced.
- */
-export const MEMBER_SLICE = 2_048
-
-/** The slices the sliced walks took and the most members in one (for tests that count the work, never for timing). */
-export const memberSliceCounts = { slices: 0, most: 0 }
-
-/** A slice of `from`..`to` members counted. */
-export function countSlice (from: number, to: number): void {
-  memberSliceCounts.slices++
-  if (to - from > memberSliceCounts.most) memberSliceCounts.most = to - from
-}
-
-/** `check` of `n` members, MEMBER_SLICE at a time with a `yield` between: its first issue, or null. */
-function * inSlices (n: number, check: (from: number, to: number) => ValidationIssue | null): Generator<void, ValidationIssue | null> {
-  for (let from = 0; from < n; from += MEMBER_SLICE) {
-    if (from > 0) yield
-    const to = Math.min(n, from + MEMBER_SLICE)
-    countSlice(from, to)
-    const r = check(from, to)
-    if (r !== null) return r
-  }
-  return null
-}
-
-/**
- * validateInner with a `yield` (a point where the caller may wait for the next turn) after each MEMBER_SLICE members
- * of a list or an object at the top: the same outcome. Other values (and anyOf/oneOf or several types at the top)
- * are validated at once.
- */
-export function * validateSteps (value: unknown, schema: unknown, param: string): Generator<void, ValidationIssue | null> {
-  const args = normalizeSchema(schema)
-  if (Array.isArray(args.anyOf) || Array.isArray(args.oneOf) || (args.type !== 'array' && args.type !== 'object')) {
-    return validateInner(value, schema, param)
-  }
-  let r: ValidationIssue | null
-  if (args.type === 'array') {
-    const arr = arrayOf(value, param)
-    if (!Array.isArray(arr)) return arr
-    r = (yield * inSlices(arr.length, (from, to) => itemsIssue(arr, args, param, from, to))) ?? arrayIssue(arr, args, param)
-  } else {
-    const entries = entriesFor(value, args, param)
-    r = !Array.isArray(entries)
-      ? entries
-      : (yield * inSlices(entries.length, (from, to) => membersIssue(entries, args, param, from, to))) ?? countIssue(entries, args, param)
-  }
-  if (r) return r
-  if (Array.isArray(args.enum) && args.enum.length > 0) return validateEnum(value, args, param)
-  return null
-}
-
-/**
- * validateObject for a schema that says nothing of the members
- * (`membersOpen`): the same checks, required names and member counts, without
- * listing the members.
- */
-function validateOpenObject (value: object, args: JsonSchema, param: string): ValidationIssue | null {
-  const has = (name: string): boolean => Array.isArray(value) ? /^(?:0|[1-9]\d*)$/.test(name) && Number(name) < value.length : hasOwn(value, name)
-  if (Array.isArray(args.required)) { // draft 4
-    for (const name of args.required) {
-      if (!has(phpToString(name))) return issue('rest_property_required', `${phpToString(name)} is a required property of ${param}.`)
-    }
-  }
-  if (!isset(args.minProperties) && !isset(args.maxProperties)) return null
-  const count = Array.isArray(value) ? value.length : Object.keys(value).length
+/** validateObject's member counts (`count` members), after the members. */
+function countIssue (count: number, args: JsonSchema, param: string): ValidationIssue | null {
   if (isset(args.minProperties) && count < phpFloat(args.minProperties)) {
     const n = phpFloat(args.minProperties)
     return issue('rest_too_few_properties', `${param} must contain at least ${numberFormat(n)} ${n === 1 ? 'property' : 'properties'}.`)
@@ -315,6 +292,60 @@ function validateOpenObject (value: object, args: JsonSchema, param: string): Va
   return null
 }
 
+/**
+ * validateInner with a `yield` (a point where the caller may wait for the next turn) after each MEMBER_SLICE members
+ * of a list or an object at the top (each checked for duplicates, `uniqueItems`, and sanitized for an `enum` a slice
+ * a turn too), or UNIT_SLICE units of a long string whose characters are counted: the same outcome. Other values
+ * (and anyOf/oneOf or several types at the top) are validated at once. `listed`: the object's keys as the JSON
+ * thread's pieces brought them (listed-keys.ts), else they are listed at once.
+ */
+export function * validateSteps (value: unknown, schema: unknown, param: string, listed?: string[]): Generator<void, ValidationIssue | null> {
+  const args = normalizeSchema(schema)
+  if (typeof value === 'string' && value.length > UNIT_SLICE && mayCount(value, args)) yield * countSteps(value)
+  if (Array.isArray(args.anyOf) || Array.isArray(args.oneOf) || (args.type !== 'array' && args.type !== 'object')) {
+    return validateInner(value, schema, param)
+  }
+  let r: ValidationIssue | null
+  if (args.type === 'array') {
+    const arr = arrayOf(value, param)
+    if (!Array.isArray(arr)) return arr
+    r = (yield * inSlices(arr.length, (from, to) => itemsIssue(arr, args, param, from, to))) ?? sizeIssue(arr, args, param)
+    if (r === null && args.uniqueItems && !(yield * uniqueItemsSteps(arr))) r = duplicates(param)
+  } else {
+    const keys = keysFor(value, args, param, (v) => memberKeys(v, listed))
+    r = !Array.isArray(keys)
+      ? keys
+      : (yield * inSlices(keys.length, (from, to) => membersIssue(value, keys, args, param, from, to))) ?? countIssue(keys.length, args, param)
+  }
+  if (r) return r
+  if (Array.isArray(args.enum) && args.enum.length > 0) {
+    let sanitized: unknown
+    try {
+      sanitized = yield * sanitizeSteps(value, args, param, validateInner, listed)
+    } catch (e) {
+      if (e instanceof SanitizeFailure) return e.issue
+      throw e
+    }
+    return enumIssue(sanitized, args, param)
+  }
+  return null
+}
+
+/**
+ * validateObject for a schema that says nothing of the members
+ * (`membersOpen`): the same checks, required names and member counts, without
+ * listing the members.
+ */
+function validateOpenObject (value: object, args: JsonSchema, param: string): ValidationIssue | null {
+  if (Array.isArray(args.required)) { // draft 4
+    for (const name of args.required) {
+      if (!hasMember(value, phpToString(name))) return issue('rest_property_required', `${phpToString(name)} is a required property of ${param}.`)
+    }
+  }
+  if (!isset(args.minProperties) && !isset(args.maxProperties)) return null
+  return countIssue(Array.isArray(value) ? value.length : Object.keys(value).length, args, param)
+}
+
 /** rest_validate_enum(). */
 function validateEnum (value: unknown, args: JsonSchema, param: string): ValidationIssue | null {
   let sanitized: unknown
@@ -324,6 +355,11 @@ function validateEnum (value: unknown, args: JsonSchema, param: string): Validat
     if (e instanceof SanitizeFailure) return e.issue
     throw e
   }
+  return enumIssue(sanitized, args, param)
+}
+
+/** validateEnum's check of the value sanitized. */
+function enumIssue (sanitized: unknown, args: JsonSchema, param: string): ValidationIssue | null {
   const list = args.enum as unknown[]
   for (const ev of list) {
     if (valuesEqual(sanitized, ev)) return null

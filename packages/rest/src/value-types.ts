@@ -5,6 +5,7 @@
  * `uniqueItems`.
  */
 import { entriesOf, hasOwn, isNumeric, isPhpArray, isPhpIntKey, isPlainObject, isScalar, MAX_DEPTH, parseList, phpFloat, phpToString } from './php.js'
+import { inSlices } from './slices.js'
 
 export const ALLOWED_TYPES = ['array', 'object', 'string', 'number', 'integer', 'boolean', 'null']
 
@@ -31,9 +32,9 @@ export function restIsArray (v: unknown): boolean {
   return false
 }
 
-/** rest_sanitize_array(). */
-export function restSanitizeArray (v: unknown): unknown[] {
-  if (isScalar(v)) return parseList(v)
+/** rest_sanitize_array(); with `most`, a scalar's list cut past `most` items (parseList). */
+export function restSanitizeArray (v: unknown, most?: number): unknown[] {
+  if (isScalar(v)) return parseList(v, most)
   if (Array.isArray(v)) return Array.from(v)
   if (isPlainObject(v)) return Object.values(v)
   return []
@@ -101,22 +102,35 @@ export function stableKey (v: unknown, depth = 0): string {
 
 /** rest_validate_array_contains_unique_items(). */
 export function containsUniqueItems (arr: unknown[]): boolean {
-  const seen = new Set<string>()
-  for (const item of arr) {
-    const k = stableKey(item)
+  return uniqueFrom(arr, new Set(), 0, arr.length)
+}
+
+/** containsUniqueItems of the items `from`..`to` (excluded), beside the keys of the ones before them (`seen`). */
+function uniqueFrom (arr: unknown[], seen: Set<string>, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const k = stableKey(arr[i])
     if (seen.has(k)) return false
     seen.add(k)
   }
   return true
 }
 
+/** containsUniqueItems, MEMBER_SLICE items a turn (slices.ts): the same answer. */
+export function * uniqueItemsSteps (arr: unknown[]): Generator<void, boolean> {
+  const seen = new Set<string>()
+  return (yield * inSlices(arr.length, (from, to) => uniqueFrom(arr, seen, from, to) ? null : false)) ?? true
+}
+
+const sizeOf = (v: unknown[] | Record<string, unknown>): number => Array.isArray(v) ? v.length : Object.keys(v).length
+
 /** rest_are_values_equal(): JSON-schema equality, key order ignored for objects. */
 export function valuesEqual (a: unknown, b: unknown, depth = 0): boolean {
   if (depth > MAX_DEPTH * 2) throw new RangeError('value nested too deeply')
   if (isPhpArray(a) && isPhpArray(b)) {
+    // The sizes first: a large value is told from an enum's without listing its members.
+    if (sizeOf(a) !== sizeOf(b)) return false
     const ea = entriesOf(a)
     const mb = new Map(entriesOf(b))
-    if (ea.length !== mb.size) return false
     for (const [k, x] of ea) {
       if (!mb.has(k) || !valuesEqual(x, mb.get(k), depth + 1)) return false
     }

@@ -8,7 +8,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { MAX_ARRAY_ITEMS, parseValue, parseValueSteps, type JsonSchema } from '../src/validate.js'
-import { MEMBER_SLICE, memberSliceCounts } from '../src/validation.js'
+import { MEMBER_SLICE, memberSliceCounts } from '../src/slices.js'
 
 const MEMBERS = 22_500
 

@@ -53,13 +53,13 @@ export { TypeRegistry, type PostTypeDefinition, type PostTypeInfo, type Taxonomy
 
 // For the media routes: attachments are posts (their store, query, schema, writes and output).
 export { fileUrl, UPLOADS_PATH } from './uploads.js'
-export { deletePostFully, getMeta, getPost, setMeta, uniquePostSlug, type PostRow } from './post-store.js'
+export { deletePostFully, getMeta, getPost, ownSlugIds, setMeta, uniquePostSlug, type PostRow } from './post-store.js'
 export { ATTACHMENT_META, ATTACHMENT_TYPE, permalink, siteSettings, type SiteSettings } from './post-types.js'
 export { deleteArgs, listArgs, postItemSchema } from './post-schema.js'
 export { metaResponse, type MetaRegistry } from '../platform/meta.js'
 export { formatGmt, formatLocal, nowSeconds, parseRequestDate } from '../base/dates.js'
 export { contentErrors, denied } from './errors.js'
-export { canEdit, canRead, capObject } from './post-format.js'
+export { canEdit, canRead, capObject, fieldsOf } from './post-format.js'
 export { readableWhere, readRule, type ReadRule } from './post-query.js'
 export { preparePost, textParam, writePost } from './post-write.js'
 export { renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'

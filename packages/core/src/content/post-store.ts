@@ -374,8 +374,13 @@ export async function insertNewPost (
   return written
 }
 
-/** The most meta keys insertNewPost writes in its statement (a statement named per number of keys). */
-export const INSERT_META_KEYS = 8
+/**
+ * The most meta keys insertNewPost writes in its statement (a statement
+ * named per number of keys: at most this many prepared a connection). Meta
+ * keys are those packages registered; a profile with the SEO package
+ * writes a dozen or more on a create.
+ */
+export const INSERT_META_KEYS = 64
 
 /** Whether making `parent` the parent of `id` would make a loop (`parent` is `id` or below it). */
 export async function createsLoop (db: Db, id: number, parent: number): Promise<boolean> {

@@ -10,6 +10,7 @@ import { argsFromSchema, handlerChecked, who, type RelativeRouteDecl, type RestE
 import type { Store, Tx } from '@cms/store'
 import type { ContentServices as Services } from './services.js'
 import type { FieldObjectType } from '../platform/fields.js'
+import { answeredAsWritten } from '../platform/meta.js'
 import { defineCollection, editCheck } from './collection.js'
 import { nowSeconds } from '../base/dates.js'
 import { contentErrors, denied } from './errors.js'
@@ -83,18 +84,6 @@ function stickyAndTerms (store: Store, spec: PostType) {
     if (!(await mayAssignTerms(store, spec, req))) return denied(contentErrors.rest_cannot_assign_term(), user.id)
     return true
   }
-}
-
-/**
- * Whether a value reads back from a `jsonb` column as it was written: jsonb
- * orders an object's keys its own way, so a value holding an object of two
- * keys or more may not (strings, numbers, booleans and arrays do).
- */
-function readsBackAsIs (value: unknown): boolean {
-  if (Array.isArray(value)) return value.every(readsBackAsIs)
-  if (typeof value !== 'object' || value === null) return true
-  const entries = Object.entries(value)
-  return entries.length <= 1 && entries.every(([, v]) => readsBackAsIs(v))
 }
 
 /** The permission to update a post (also that of saving an autosave of it). */
@@ -220,7 +209,7 @@ export function postRoutes (services: Services, spec: PostType): RelativeRouteDe
         // fields wrote more, or a value would read back otherwise: read then).
         const also = await fieldWrites(req)
         const { post, newTerms } = await writePost(store, spec, prepared, req.user, settings, undefined, { revision: false, also })
-        const meta = prepared.meta === undefined ? {} : also === undefined && Object.values(prepared.meta.set).every(readsBackAsIs) ? prepared.meta.set : undefined
+        const meta = prepared.meta === undefined ? {} : also === undefined && answeredAsWritten(prepared.meta.set) ? prepared.meta.set : undefined
         const details: PostExtras | undefined = meta !== undefined && (newTerms !== undefined || !spec.hasTerms)
           ? {
               meta,

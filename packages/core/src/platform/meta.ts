@@ -290,6 +290,37 @@ export function storedValues (set: Record<string, unknown>, stored: MetaChanges[
   return out
 }
 
+/** Values `answeredAsWritten` looks at before it gives up (the caller then reads the meta back). */
+const AS_WRITTEN_LOOK = 256
+
+/**
+ * Whether meta values read back from their `jsonb` column as they were
+ * written, so that a create may answer them without reading them back:
+ * jsonb orders an object's keys its own way, so a value holding an object
+ * of two keys or more may not (strings, numbers, booleans and arrays do).
+ * Looks at `AS_WRITTEN_LOOK` values at most: a large value is read back.
+ */
+export function answeredAsWritten (set: Record<string, unknown>): boolean {
+  const pending: unknown[] = Object.values(set)
+  for (let seen = 0; pending.length > 0; seen++) {
+    if (seen >= AS_WRITTEN_LOOK) return false
+    const value = pending.pop()
+    if (typeof value !== 'object' || value === null) continue
+    if (Array.isArray(value)) {
+      if (value.length > AS_WRITTEN_LOOK) return false
+      pending.push(...value)
+      continue
+    }
+    let keys = 0
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue
+      if (++keys > 1) return false
+      pending.push((value as Record<string, unknown>)[k])
+    }
+  }
+  return true
+}
+
 /**
  * Validates the `meta` parameter. It must be an object (else the request
  * fails like any invalid parameter); each known key is checked and every

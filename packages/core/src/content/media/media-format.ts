@@ -3,9 +3,9 @@
  * and what its meta says of its file: the stored keys, the image sizes.
  */
 import { basename } from 'node:path'
-import { restUrl, type Links, type RestRequest } from '@cms/rest'
+import { restUrl, wantsField, type Links, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
-import { ATTACHMENT_META, canEdit, capObject, fileUrl, formatGmt, formatLocal, htmlClass, metaResponse, permalink, renderedContent, renderedExcerpt, renderedTitle, uniquePostSlug, type PostRow, type SiteSettings } from '../index.js'
+import { ATTACHMENT_META, canEdit, capObject, fieldsOf, fileUrl, formatGmt, formatLocal, htmlClass, metaResponse, permalink, renderedContent, renderedExcerpt, renderedTitle, uniquePostSlug, type PostRow, type SiteSettings } from '../index.js'
 import { textPool } from '../../text/text-pool.js'
 import { mediaTypeOf, RESIZABLE } from './file-types.js'
 import { IMAGE_SIZES } from './sizes.js'
@@ -47,7 +47,14 @@ export function keysOf (a: Attachment): string[] {
   return [...new Set(keys)]
 }
 
-export interface MediaFormatOptions { req: RestRequest, settings: SiteSettings, context: string, store: Store }
+export interface MediaFormatOptions {
+  req: RestRequest
+  settings: SiteSettings
+  context: string
+  store: Store
+  /** The slug is the item's own (an edit-context list asks for its page at once: `ownSlugIds`). */
+  slugIsUnique?: boolean
+}
 
 function mediaLinks (post: PostRow, opts: MediaFormatOptions): Links {
   const { req, settings } = opts
@@ -80,8 +87,14 @@ function mediaDetails (a: Attachment, home: string): Record<string, unknown> {
   return out
 }
 
+/**
+ * The attachment in the core's key order; the route schema filters it by
+ * context. What `_fields` leaves out is not computed (rendered texts, the
+ * generated slug, the links), as for posts (formatPost).
+ */
 export async function formatMedia (post: PostRow, meta: Record<string, unknown>, opts: MediaFormatOptions): Promise<Record<string, unknown>> {
   const { settings, context } = opts
+  const fields = fieldsOf(opts.req)
   const tz = settings.timeZone
   const date = post.dateGmt ?? post.modifiedGmt
   const a = attachmentOf(meta)
@@ -98,7 +111,7 @@ export async function formatMedia (post: PostRow, meta: Record<string, unknown>,
     status: post.status,
     type: post.type,
     link,
-    title: { raw: post.title, rendered: await renderedTitle(post.title) },
+    ...(wantsField(fields, 'title') ? { title: { raw: post.title, rendered: await renderedTitle(post.title) } } : {}),
     author: post.author,
     comment_status: post.commentStatus,
     ping_status: post.pingStatus,
@@ -107,13 +120,19 @@ export async function formatMedia (post: PostRow, meta: Record<string, unknown>,
   }
   if (context === 'edit') {
     out.permalink_template = link
-    out.generated_slug = await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : await textPool.slug(post.title, String(post.id)), {
-      id: post.id, type: post.type, parent: post.parent, hierarchical: false
-    })
+    if (wantsField(fields, 'generated_slug')) {
+      out.generated_slug = opts.slugIsUnique === true && post.slug !== ''
+        ? post.slug
+        : await uniquePostSlug(opts.store, post.slug !== '' ? post.slug : await textPool.slug(post.title, String(post.id)), {
+          id: post.id, type: post.type, parent: post.parent, hierarchical: false
+        })
+    }
   }
   out.class_list = [`post-${post.id}`, 'attachment', 'type-attachment', `status-${post.status}`, 'hentry', ...(a.mime === '' ? [] : [htmlClass(a.mime.replace('/', '-'))])]
-  out.description = { raw: post.content, rendered: await renderedContent(post.content, settings.useSmilies) }
-  out.caption = { raw: post.excerpt, rendered: post.excerpt === '' ? '' : await renderedExcerpt(post.excerpt, '', undefined, settings.useSmilies) }
+  if (wantsField(fields, 'description')) out.description = { raw: post.content, rendered: await renderedContent(post.content, settings.useSmilies) }
+  if (wantsField(fields, 'caption')) {
+    out.caption = { raw: post.excerpt, rendered: post.excerpt === '' ? '' : await renderedExcerpt(post.excerpt, '', undefined, settings.useSmilies) }
+  }
   out.alt_text = a.alt
   out.media_type = mediaTypeOf(a.mime)
   out.mime_type = a.mime
@@ -128,6 +147,6 @@ export async function formatMedia (post: PostRow, meta: Record<string, unknown>,
       ? IMAGE_SIZES.filter((s) => !made.has(s.name) && (s.crop ? (w > s.width || h > s.height) : ((s.width > 0 && w > s.width) || (s.height > 0 && h > s.height)))).map((s) => s.name)
       : []
   }
-  out._links = mediaLinks(post, opts)
+  if (wantsField(fields, '_links') || wantsField(fields, '_embedded')) out._links = mediaLinks(post, opts)
   return out
 }

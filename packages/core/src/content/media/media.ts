@@ -14,7 +14,7 @@ import { eq } from 'drizzle-orm'
 import { argsOf, ContextArg, endpoint, Enum, everyone, route, validateArgs, who, type RelativeRouteDecl, type RestError, type RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { MediaServices as Services } from './services.js'
-import { ATTACHMENT_META, ATTACHMENT_TYPE, canRead, contentErrors, defineCollection, deleteArgs, deletePostFully, denied, getMeta, getPost, posts, preparePost, writePost, type PostRow, type PostTypeDefinition, type ReadRule } from '../index.js'
+import { ATTACHMENT_META, ATTACHMENT_TYPE, canRead, contentErrors, defineCollection, deleteArgs, deletePostFully, denied, getMeta, getPost, ownSlugIds, posts, preparePost, writePost, type PostRow, type PostTypeDefinition, type ReadRule } from '../index.js'
 import { checkParent, createAttachment, plainText, postParams, regenerateSizes } from './attachments.js'
 import { mediaErrors } from './errors.js'
 import { MEDIA_EXAMPLES } from './examples.js'
@@ -123,7 +123,8 @@ export function mediaRoutes (services: Services): RelativeRouteDecl[] {
         const metas = await getMeta(store, rows.map((r) => r.id))
         return new Map(rows.map((r) => [r.id, metas.get(r.id) ?? {}]))
       },
-      format: async (req, post, meta, { settings, context }) => await formatMedia(post, meta, { req, settings, context, store })
+      format: async (req, post, meta, { settings, context, slugIsUnique }) => await formatMedia(post, meta, { req, settings, context, store, slugIsUnique }),
+      ownSlugs: async (rows) => await ownSlugIds(store, rows, false)
     },
     write: {
       create: async (req, settings) => {
