@@ -157,4 +157,14 @@ t.test('revisions', async (t) => {
     const rows = await h.store.execute<{ n: number }>(`select count(*)::int as n from posts where id = ${Number(revId)}`)
     t.equal(rows[0]!.n, 0)
   })
+
+  t.test('whitespace is trimmed as PHP trims it', async (t) => {
+    const p = (await call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Trim', content: 'One', status: 'publish' } })).body.id
+    await call('POST', `/cms/v2/posts/${p}`, { as: admin, body: {} })
+    t.equal((await revisionsOf(p)).body.length, 1)
+    await call('POST', `/cms/v2/posts/${p}`, { as: admin, body: { content: '\t\r\n\u000bOne\n ' } })
+    t.equal((await revisionsOf(p)).body.length, 1, 'tabs, newlines, carriage returns and vertical tabs around the text make none')
+    await call('POST', `/cms/v2/posts/${p}`, { as: admin, body: { content: '\u00a0One' } })
+    t.equal((await revisionsOf(p)).body.length, 2, 'a no-break space before it makes one (String.prototype.trim would drop it)')
+  })
 })

@@ -373,7 +373,7 @@ export async function writePost (
       await recountTerms(tx, [...before, ...after])
     }
 
-    if (opts.revision && existing !== undefined) await saveRevisionIfChanged(tx, post, user.id, settings, prepared.utf8)
+    if (opts.revision && existing !== undefined) await saveRevisionIfChanged(tx, post, user.id, settings)
     return { post, newTerms }
   })
 }

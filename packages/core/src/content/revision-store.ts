@@ -3,22 +3,17 @@
  * post as parent: `{id}-revision-v1` copies made on updates, and one
  * `{id}-autosave-v1` per user.
  */
-import { and, desc, eq, like } from 'drizzle-orm'
+import { and, desc, eq, like, sql } from 'drizzle-orm'
 import { dbOf, type Queryable, type Store, type Tx } from '@cms/store'
 import { sameValue } from '../platform/meta.js'
 import { textPool } from '../text/text-pool.js'
 import { getMeta, longTextsSet, setMeta, type LongTextBytes, type PostRow } from './post-store.js'
-import { permalink, type SiteSettings } from './post-types.js'
+import { permalink, permalinkPrefix, type SiteSettings } from './post-types.js'
 import { posts } from './schema.js'
 
 type Db = Store | Queryable
 
 export const REVISION_FIELDS = ['title', 'content', 'excerpt'] as const
-
-/** The core compares texts with whitespace normalised. */
-export function normalizeWhitespace (s: string): string {
-  return s.trim().replace(/\r/g, '\n').replace(/\n+/g, '\n').replace(/[ \t]+/g, ' ')
-}
 
 export function isAutosave (revision: PostRow): boolean {
   return revision.slug.includes(`${revision.parent}-autosave`)
@@ -58,50 +53,76 @@ async function allSame (keys: readonly string[], values: (key: string) => [unkno
   return true
 }
 
-function differs (a: Pick<PostRow, 'title' | 'content' | 'excerpt'>, b: Pick<PostRow, 'title' | 'content' | 'excerpt'>): boolean {
-  return REVISION_FIELDS.some((f) => normalizeWhitespace(a[f]) !== normalizeWhitespace(b[f]))
+type Texts = Pick<PostRow, 'title' | 'content' | 'excerpt'>
+
+/** Whether two posts' texts differ with whitespace normalised (the core's rule), long ones compared in the text pool. */
+async function differs (a: Texts, b: Texts): Promise<boolean> {
+  return !await textPool.sameWhitespace(REVISION_FIELDS.flatMap((f) => [a[f], b[f]]))
 }
 
-async function insertRevision (
-  tx: Tx, post: PostRow, userId: number, settings: SiteSettings, kind: 'revision' | 'autosave', fields: Pick<PostRow, 'title' | 'content' | 'excerpt'>, utf8?: LongTextBytes
-): Promise<PostRow> {
+/** The id the next new post gets, with the guid it is given (one statement before the insert). */
+const nextPost = sql`(select nextval(pg_get_serial_sequence('posts', 'id'))::int as id)`
+
+/**
+ * The caller's new autosave of `post` holding `fields`, given its id and
+ * guid in its insert (the answer shows the row as written). `utf8`: the
+ * bytes of the request's long texts, sent as they are.
+ */
+async function insertAutosave (tx: Tx, post: PostRow, userId: number, settings: SiteSettings, fields: Texts, utf8?: LongTextBytes): Promise<PostRow> {
+  const [{ id }] = await tx.select({ id: sql<number>`n.id`.mapWith(Number) }).from(sql`${nextPost} as n`) as [{ id: number }]
   const [row] = await tx.insert(posts).values({
+    id,
     type: 'revision',
     status: 'inherit',
     parent: post.id,
     author: userId,
-    slug: `${post.id}-${kind}-v1`,
+    slug: `${post.id}-autosave-v1`,
     title: fields.title,
     content: fields.content,
     excerpt: fields.excerpt,
-    // A long text whose bytes the request made (an update's, an autosave's): those bytes, as the post's write sent them.
     ...longTextsSet(fields, utf8),
     dateGmt: post.modifiedGmt,
     modifiedGmt: post.modifiedGmt,
     commentStatus: 'closed',
-    pingStatus: 'closed'
+    pingStatus: 'closed',
+    guid: permalink(settings.storedHome, 'post', id)
   }).returning()
-  const [withGuid] = await tx.update(posts).set({ guid: permalink(settings.storedHome, 'post', row!.id) }).where(eq(posts.id, row!.id)).returning()
-  return withGuid!
+  return row!
+}
+
+/**
+ * A revision of `post` as it now is in `tx`: its texts copied by the
+ * database from the post's row, never sent again (a 1.9 MB content read or
+ * encoded on the request thread, issue 27). Answers the revision's id.
+ */
+async function copyToRevision (tx: Tx, post: PostRow, userId: number, settings: SiteSettings): Promise<number> {
+  const rows = await dbOf(tx).execute(sql`insert into ${posts} (id, type, status, parent, author, slug, title, content, excerpt,
+      date_gmt, modified_gmt, comment_status, ping_status, guid)
+    select n.id, 'revision', 'inherit', p.id, ${userId}::int, ${`${post.id}-revision-v1`}::text, p.title, p.content, p.excerpt,
+      p.modified_gmt, p.modified_gmt, 'closed', 'closed', ${permalinkPrefix(settings.storedHome, 'post')}::text || n.id
+    from ${nextPost} as n, ${posts} p where p.id = ${post.id}
+    returning id`)
+  const id = (rows as unknown as { rows: Array<{ id: number }> }).rows[0]?.id
+  if (id === undefined) throw new Error(`copyToRevision: post ${post.id} is gone`)
+  return Number(id)
 }
 
 /**
  * After an update: stores a copy of the post when its title, content,
  * excerpt or revisioned meta differ from the latest revision, or when it
- * has no revision at all yet. `utf8`: the bytes of the update's long texts
- * (sent for the copy when the post still holds those texts).
+ * has no revision at all yet. Answers the new revision's id.
  */
-export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: number, settings: SiteSettings, utf8?: LongTextBytes): Promise<PostRow | undefined> {
+export async function saveRevisionIfChanged (tx: Tx, post: PostRow, userId: number, settings: SiteSettings): Promise<number | undefined> {
   const latest = await latestRevision(tx, post.id)
   const postMeta = (await getMeta(tx, [post.id])).get(post.id)!
   if (latest !== undefined) {
     const revMeta = (await getMeta(tx, [latest.id])).get(latest.id)!
-    if (!differs(post, latest) && await allSame(settings.meta.revisioned, (k) => [postMeta[k], revMeta[k]])) return undefined
+    if (!await differs(post, latest) && await allSame(settings.meta.revisioned, (k) => [postMeta[k], revMeta[k]])) return undefined
   }
-  const revision = await insertRevision(tx, post, userId, settings, 'revision', post, utf8)
+  const revision = await copyToRevision(tx, post, userId, settings)
   const copy: Record<string, unknown> = {}
   for (const key of settings.meta.revisioned) if (key in postMeta) copy[key] = postMeta[key]
-  await setMeta(tx, revision.id, await copiedMeta(copy))
+  await setMeta(tx, revision, await copiedMeta(copy))
   return revision
 }
 
@@ -125,15 +146,15 @@ export async function upsertAutosave (
   const old = await latestAutosave(tx, post.id, userId)
   if (old !== undefined) {
     const oldMeta = (await getMeta(tx, [old.id])).get(old.id)!
-    const sameAsOld = !differs(fields, old) && await allSame(revisioned, (k) => [meta[k], oldMeta[k]])
-    if ((!differs(fields, post) && !metaDiffers) || sameAsOld) return old
+    const sameAsOld = !await differs(fields, old) && await allSame(revisioned, (k) => [meta[k], oldMeta[k]])
+    if ((!metaDiffers && !await differs(fields, post)) || sameAsOld) return old
     const now = new Date(Math.floor(Date.now() / 1000) * 1000)
     const [updated] = await tx.update(posts).set({ ...fields, ...longTextsSet(fields, utf8), author: userId, dateGmt: now, modifiedGmt: now }).where(eq(posts.id, old.id)).returning()
     await setMeta(tx, old.id, await copiedMeta(Object.fromEntries(revisioned.map((k) => [k, meta[k]]))))
     return updated!
   }
   const now = new Date(Math.floor(Date.now() / 1000) * 1000)
-  const created = await insertRevision(tx, { ...post, modifiedGmt: now }, userId, settings, 'autosave', fields, utf8)
+  const created = await insertAutosave(tx, { ...post, modifiedGmt: now }, userId, settings, fields, utf8)
   await setMeta(tx, created.id, await copiedMeta(Object.fromEntries(revisioned.map((k) => [k, meta[k]]))))
   return created
 }

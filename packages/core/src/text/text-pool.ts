@@ -53,7 +53,7 @@ export const textErrors = declareErrors({
 /** Seconds a refused caller is told to wait: tasks last milliseconds to a few seconds. */
 const RETRY_AFTER_S = 2
 
-type TaskName = 'filterOne' | 'filterUtf8' | 'filterMany' | 'filterJson' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf' | 'jsonOf' | 'utf8Of'
+type TaskName = 'filterOne' | 'filterUtf8' | 'filterMany' | 'filterJson' | 'renderContent' | 'renderExcerpt' | 'renderTitle' | 'renderComment' | 'textOf' | 'linksOf' | 'slugOf' | 'jsonOf' | 'utf8Of' | 'sameWhitespace'
 
 /** Where a task ran: for tests and benches that count the work (never for timing). */
 export interface TextWorkEvent { task: TaskName, where: 'inline' | 'pool', phase: 'start' | 'end' }
@@ -157,6 +157,25 @@ export class TextPool {
   /** The hrefs of HTML's links (html-text.ts): a post's links for the SEO index. */
   async links (html: string): Promise<string[]> {
     return await this.run('linksOf', { html }, html.length)
+  }
+
+  /**
+   * Whether texts are the same once their whitespace is normalised, pair by
+   * pair (0 and 1, 2 and 3, ...): how revisions and autosaves tell a change
+   * (whitespace.ts). Equal pairs are answered here; the others normalised
+   * inline when short, in the pool when long (two 1.9 MB contents were
+   * four regular-expression passes on the request thread, issue 27).
+   */
+  async sameWhitespace (texts: readonly string[]): Promise<boolean> {
+    const differing: string[] = []
+    let chars = 0
+    for (let i = 0; i + 1 < texts.length; i += 2) {
+      if (texts[i] === texts[i + 1]) continue
+      differing.push(texts[i]!, texts[i + 1]!)
+      chars += texts[i]!.length + texts[i + 1]!.length
+    }
+    if (differing.length === 0) return true
+    return await this.run('sameWhitespace', { texts: differing }, chars)
   }
 
   /** The slug of a title or a requested slug (`sanitizeSlug`): a title may be a megabyte, a second of work. */

@@ -12,6 +12,7 @@ import { renderCommentText } from './comment-text.js'
 import { htmlLinks, htmlText } from './html-text.js'
 import { sanitizeSlug } from './slugs.js'
 import { filterJsonText } from './json-strings.js'
+import { sameNormalized } from './whitespace.js'
 import type { TextLimits } from '@cms/rest/json-scan'
 
 /** A task's outcome: its value, or the 4xx it refused with. */
@@ -90,6 +91,11 @@ export function jsonOf (input: { text: string }): TaskOutcome<[json: string, utf
 /** A text's UTF-8 bytes (a list of one, so that they are moved back, not copied): what the database driver sends. */
 export function utf8Of (input: { text: string }): TaskOutcome<[utf8: Uint8Array]> {
   return outcome(() => [Buffer.from(input.text, 'utf8')])
+}
+
+/** Whether texts are the same with their whitespace normalised, pair by pair (revisions' and autosaves' rule). */
+export function sameWhitespace (input: { texts: string[] }): TaskOutcome<boolean> {
+  return outcome(() => sameNormalized(input.texts))
 }
 
 export function slugOf (input: { text: string, fallback: string }): TaskOutcome<string> {
