@@ -10,6 +10,7 @@
  *
  *   pnpm --filter @cms/bench bench:profile --scenario list-signed-in [--duration 10] [--connections 10]
  *   pnpm --filter @cms/bench bench:profile --scenario create
+ *   pnpm --filter @cms/bench bench:profile --scenario batch          # 25 creates in one POST /batch/v1
  *   pnpm --filter @cms/bench bench:profile --scenario list           # the cached anonymous list
  *   pnpm --filter @cms/bench bench:profile --socket                  # the gateway over PostgreSQL's Unix-domain socket
  *
@@ -54,6 +55,17 @@ const SCENARIOS: Record<string, (base: string, auth: string) => Omit<LoadOptions
     idReplacement: true,
     connections,
     body: JSON.stringify({ title: 'Bench post [<id>]', content: 'Created by the benchmark.', status: 'publish' })
+  }),
+  // 25 creates in one `POST /batch/v1`: one transaction and one commit for all of them.
+  batch: (base, auth) => ({
+    url: `${base}/index.php?rest_route=/batch/v1`,
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    idReplacement: true,
+    connections,
+    body: JSON.stringify({
+      requests: Array.from({ length: 25 }, (_, i) => ({ path: '/cms/v2/posts', body: { title: `Bench batch [<id>] ${i}`, content: 'Created by the benchmark.', status: 'publish' } }))
+    })
   })
 }
 const scenario = SCENARIOS[opts.scenario!]

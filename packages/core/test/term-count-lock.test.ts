@@ -139,4 +139,28 @@ if (testDatabaseUrl() === undefined) {
     t.same(folded[0], { n: 0, count: n + 1 }, 'folded into the row')
     t.equal(await countOf(`/cms/v2/categories/${cat}`), n + 1)
   })
+  t.test('a create that left a change while the count was taken folds it as it commits, the holder gone (migration 0019)', async (t) => {
+    const terms = { terms: { ids: [cat], fallbackCategory: 0 }, checkSlug: true, hierarchical: false, guidPrefix: 'http://cms.test/?p=' }
+    /** A transaction that creates a published post in the category and stays open until `close()`. */
+    const open = async (title: string): Promise<{ close: () => Promise<void> }> => {
+      let release!: () => void
+      const released = new Promise<void>((resolve) => { release = resolve })
+      let opened!: () => void
+      const isOpen = new Promise<void>((resolve) => { opened = resolve })
+      const done = h.store.transaction(async (tx) => {
+        await insertNewPost(tx, row(title), terms)
+        opened()
+        await released
+      })
+      await isOpen
+      return { close: async () => { release(); await done } }
+    }
+    const holder = await open('Holder')
+    const beside = await open('Beside the holder') // finds the count taken: leaves a change
+    await holder.close()
+    await beside.close() // gets the count as it commits: folds its change
+    const left = await h.store.execute<{ n: number }>(sql`select count(*)::int as n from term_count_deltas where term_id = ${cat}`)
+    t.equal(left[0]!.n, 0, 'no change left pending (before: one, until the next writer)')
+    t.equal(await countOf(`/cms/v2/categories/${cat}`), await published(), 'the count is the published posts')
+  })
 }

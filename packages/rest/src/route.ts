@@ -138,6 +138,13 @@ export interface EndpointDecl<A extends TProperties = TProperties> {
   /** Overrides the route's `allowBatch` for this endpoint. */
   allowBatch?: boolean
   /**
+   * In a batch, run in-process, this endpoint's write joins the batch's one
+   * transaction behind a savepoint (the core's batch route). Only for
+   * writes whose effects are database rows alone: one with effects
+   * elsewhere (files) leaves it unset and commits on its own.
+   */
+  batchTransaction?: boolean
+  /**
    * `false`: a write of this endpoint is not reported to the kernel's
    * `onWrite` observer (the batch envelope, whose requests are each
    * reported as they are dispatched). Default: every POST, PUT, PATCH and

@@ -23,6 +23,7 @@ import { copyPgliteTemplate } from './template.js'
 import { compiledRowMapper, type SelectedField } from './row-mapper.js'
 import { pgliteSerializers } from './pglite-params.js'
 import { bindLongParamsApart } from './pg-bind.js'
+import { frameOf, nestIn, routedClient } from './joined.js'
 
 export { pgliteSettings }
 
@@ -309,9 +310,11 @@ async function openPg (databaseUrl: string, opts: OpenStoreOptions): Promise<Sto
     // A long parameter is handed to the socket as it is, not copied into the Bind message (pg-bind.ts).
     bindLongParamsApart((client as unknown as { connection: Parameters<typeof bindLongParamsApart>[0] }).connection)
   })
-  const db = drizzlePg({ client: pool, casing })
+  const driver: StoreDriver = { kind: 'pg', pool, db: undefined as unknown as NodePgDatabase, observers }
+  // Its statements join a shared transaction when sent from one's item (joined.ts).
+  driver.db = drizzlePg({ client: routedClient(pool, () => driver), casing })
   let closed: Promise<void> | undefined
-  return makeStore({ kind: 'pg', pool, db, observers }, () => (closed ??= pool.end()), pgTransaction(pool, drizzlePg))
+  return makeStore(driver, () => (closed ??= pool.end()), pgTransaction(pool, drizzlePg))
 }
 
 /**
@@ -432,9 +435,8 @@ async function openPglite (opts: OpenStoreOptions): Promise<Store> {
   const startParams = pgliteStartParams(PGlite.defaultStartParams)
   if (opts.memory) {
     const client = await PGlite.create({ startParams, serializers: pgliteSerializers(types.serializers), ...(opts.loadDataDir === undefined ? {} : { loadDataDir: opts.loadDataDir }) })
-    const db = drizzlePglite({ client, casing })
     let closed: Promise<void> | undefined
-    return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close()))
+    return makeStore(pgliteDriver(client, drizzlePglite), () => (closed ??= client.close()))
   }
   const dataDir = resolve(opts.dataDir ?? '.data')
   const pgdata = join(dataDir, 'pgdata')
@@ -461,9 +463,15 @@ async function openPglite (opts: OpenStoreOptions): Promise<Store> {
     release()
     throw err
   }
-  const db = drizzlePglite({ client, casing })
   let closed: Promise<void> | undefined
-  return makeStore({ kind: 'pglite', client, db }, () => (closed ??= client.close().finally(release)))
+  return makeStore(pgliteDriver(client, drizzlePglite), () => (closed ??= client.close().finally(release)))
+}
+
+/** PGlite's driver, its statements joining a shared transaction when sent from one's item (joined.ts). */
+function pgliteDriver (client: PGlite, drizzlePglite: (typeof import('drizzle-orm/pglite'))['drizzle']): StoreDriver {
+  const driver: StoreDriver = { kind: 'pglite', client, db: undefined as unknown as PgliteDatabase }
+  driver.db = drizzlePglite({ client: routedClient(client, () => driver), casing })
+  return driver
 }
 
 /**
@@ -483,7 +491,7 @@ export async function openPgliteLater (): Promise<{ store: Store, open: (loadDat
       return typeof value === 'function' ? value.bind(client) : value
     },
   })
-  const driver: StoreDriver = { kind: 'pglite', client: standIn, db: drizzlePglite({ client: standIn, casing }) }
+  const driver = pgliteDriver(standIn, drizzlePglite)
   let closed: Promise<void> | undefined
   const store = makeStore(driver, () => (closed ??= client?.close() ?? Promise.resolve()))
   const open = async (loadDataDir: Blob): Promise<void> => {
@@ -495,7 +503,8 @@ export async function openPgliteLater (): Promise<{ store: Store, open: (loadDat
       throw new Error('the test store was closed while its database was made')
     }
     client = made
-    driver.client = made
+    const pglite = driver as Extract<StoreDriver, { kind: 'pglite' }>
+    pglite.client = made
   }
   return { store, open }
 }
@@ -508,7 +517,12 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
     db,
     kind: driver.kind,
     // Without hooks (the usual case outside a write) a transaction pays nothing for them.
-    transaction: (fn, config) => hooks.length === 0 ? run(fn, config) : hooked(run, hooks, fn, config),
+    transaction: (fn, config) => {
+      // In a shared transaction's item: a savepoint of it (joined.ts).
+      const frame = frameOf(driver)
+      const runs: Store['transaction'] = frame === undefined ? run : async (f) => await nestIn(frame, f)
+      return hooks.length === 0 ? runs(fn, config) : hooked(runs, hooks, fn, config)
+    },
     ping: (timeoutMs = 2000) => ping(db, timeoutMs),
     execute: async <T extends Record<string, unknown>>(query: SQLWrapper | string) => {
       const res = (await db.execute(query)) as unknown as { rows: T[] }
@@ -516,6 +530,8 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
     },
     horizon: async () => (await store.snapshot())?.horizon,
     snapshot: () => {
+      // Unknown inside a shared transaction: what its items read is not kept, nor kept answers used (joined.ts).
+      if (frameOf(driver) !== undefined) return Promise.resolve(undefined)
       // Calls of one turn of the event loop share the query sent at its end.
       pendingSnapshot ??= new Promise((resolve) => {
         setImmediate(() => {

@@ -1,4 +1,6 @@
 export { openStore, onCommit, dbOf, executeNamed, executeShaped, prepareShaped, storeSlot, StoreLockedError } from './db.js'
+export { inOneTransaction, afterJoinedCommit, JoinedCommitError } from './joined.js'
+export type { JoinedOutcome, JoinedRun } from './joined.js'
 export type { CommitHook, Db, Tx, Queryable, Store, StoreKind, StoreSlot, OpenStoreOptions, Snapshot } from './db.js'
 export { migrate, migrationsFolder, migrationOrder, migrationsTableOf, storeMigrations, MIGRATION_LOCK_KEY } from './migrate.js'
 export type { MigrationSet } from './migrate.js'

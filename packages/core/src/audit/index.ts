@@ -8,6 +8,7 @@
  * after the retention by a job any replica may run.
  */
 import type { WriteObserver } from '@cms/rest'
+import { afterJoinedCommit } from '@cms/store'
 import { entryOf } from './entries.js'
 import { carryOn, currentWrite, PROVISIONAL_STATUS, runWrite, UNANSWERED } from './outbox.js'
 import type { AuditLog } from './store.js'
@@ -27,7 +28,16 @@ export function auditObserver (audit: AuditLog): WriteObserver | undefined {
   const observer: WriteObserver = (record) => {
     // Called inside `around` for the writes the kernel ran (outside it: refused before, no row).
     const pending = currentWrite()
-    audit.append(entryOf(record), pending?.carried === true ? pending.key : null)
+    const entry = entryOf(record)
+    const key = pending?.carried === true ? pending.key : null
+    // A batch's request in its transaction: queued once the outcome is known (its row is committed or gone).
+    const deferred = afterJoinedCommit(audit.store(), (outcome) => {
+      if (outcome === 'stood') audit.append(entry, key)
+      // Undone with its request: an entry never says a write took effect that did not.
+      else if (outcome === 'rolled-back') audit.append(entry.status < 400 ? { ...entry, status: 500, errorCode: 'rest_batch_rolled_back' } : entry, null)
+      else audit.append({ ...entry, status: 500, errorCode: 'rest_batch_commit_failed' }, null)
+    })
+    if (!deferred) audit.append(entry, key)
   }
   observer.around = async (begun, run) => {
     carryOn(audit.store())

@@ -3,13 +3,19 @@
  * checked before any runs; then each runs in order through the whole
  * pipeline as the caller (its own permission checks, in-process or on the
  * service that serves its namespace), and the answers come back side by
- * side with HTTP 207.
+ * side with HTTP 207. Consecutive requests whose endpoint joins the batch's
+ * transaction (`batchTransaction`: the core's post-type writes, run
+ * in-process) run in one transaction, each behind a savepoint, and commit
+ * once (`joined`); the others (a namespace served elsewhere, media, comments,
+ * packages' routes) commit on their own, as each request did before.
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, Enum, everyone, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RestRequest, type RouteDecl } from '@cms/rest'
+import { inOneTransaction, JoinedCommitError, type Store } from '@cms/store'
 import type { AuditServices as Services } from '../audit/services.js'
 import { allowedMethods, prepare, type BatchItem, type Prepared } from './requests.js'
 import { entryOf } from '../audit/entries.js'
+import { batchErrors } from './errors.js'
 
 export const MAX_BATCH_SIZE = 25
 
@@ -116,7 +122,22 @@ export function batchRoutes (services: Services): RouteDecl[] {
         }
 
         const responses: Slot[] = []
-        for (const p of prepared) {
+        let at = 0
+        while (at < prepared.length) {
+          const p = prepared[at]!
+          // A run of requests that join one transaction: one commit for all of them.
+          const run: Array<Extract<Prepared, { ok: true }>> = []
+          for (let i = at; i < prepared.length; i++) {
+            const q = prepared[i]!
+            if (!q.ok || q.joins !== true) break
+            run.push(q)
+          }
+          if (run.length > 0) {
+            responses.push(...await joined(services.store, req, run))
+            at += run.length
+            continue
+          }
+          at++
           if (p.ok) {
             responses.push(slotOf(await req.dispatch(p.dispatch)))
             continue
@@ -128,6 +149,36 @@ export function batchRoutes (services: Services): RouteDecl[] {
       }
     })]
   })]
+}
+
+/**
+ * Requests run in-process whose endpoint joins the batch's transaction
+ * (`batchTransaction`: rows only), in order, in one transaction: each
+ * behind a savepoint, rolled back when it answers an error or throws, the
+ * others standing; one commit, before any of them is answered. When that
+ * commit fails, nothing of them was written and every answer says so.
+ */
+async function joined (store: Store, req: RestRequest, run: ReadonlyArray<Extract<Prepared, { ok: true }>>): Promise<Slot[]> {
+  const slots: Slot[] = []
+  try {
+    await inOneTransaction(store, async (join) => {
+      for (const p of run) {
+        const done = await join.item(async () => await req.dispatch(p.dispatch), (res) => res.status >= 400)
+        if ('error' in done) {
+          const error = batchErrors.rest_batch_request_failed()
+          slots.push({ body: error.toBody(), status: error.status, headers: [] })
+        } else {
+          slots.push(slotOf(done.value))
+        }
+      }
+    })
+  } catch (err) {
+    if (!(err instanceof JoinedCommitError)) throw err
+    const error = batchErrors.rest_batch_commit_failed()
+    // Every request of the run: those that answered an error too (their savepoints are gone with it).
+    return run.map(() => ({ body: error.toBody(), status: error.status, headers: [] }))
+  }
+  return slots
 }
 
 const NUMERIC_HEADERS = new Set(['X-CMS-Total', 'X-CMS-TotalPages'])

@@ -16,7 +16,8 @@ export interface BatchItem {
 }
 
 export type Prepared =
-  | { ok: true, dispatch: DispatchRequest }
+  /** `joins`: its endpoint runs in the batch's transaction (`batchTransaction`). */
+  | { ok: true, dispatch: DispatchRequest, joins: boolean }
   /** `route` is set when the path matched a route (its Allow header goes with the error; the audit log records it). */
   | { ok: false, error: RestError, route?: RouteDecl, sub?: RestRequest, endpoint?: EndpointDecl<any>, vars?: Record<string, string> }
 
@@ -104,6 +105,7 @@ export function prepare (item: BatchItem, parent: RestRequest, off: ReadonlySet<
   }
   return {
     ok: true,
+    joins: match.endpoint.batchTransaction === true,
     dispatch: {
       method,
       path: search === '' ? split.pathname : `${split.pathname}?${search}`,

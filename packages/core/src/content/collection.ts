@@ -327,6 +327,8 @@ export function defineCollection<D> (config: CollectionConfig<D>): Collection {
 
   const { endpoints: text, args, schema, base } = config
   const mayUpdate = check(updatePermission, ...text.update.cases)
+  // A batch's write joins its one transaction (rows only); an attachment's has files too and commits alone.
+  const joins = config.type === 'attachment' ? {} : { batchTransaction: true }
   const routes = [
     route({
       path: `/${base}`,
@@ -342,7 +344,8 @@ export function defineCollection<D> (config: CollectionConfig<D>): Collection {
           ...(text.create.allowBatch === undefined ? {} : { allowBatch: text.create.allowBatch }),
           ...(text.create.streamBody === undefined ? {} : { streamBody: text.create.streamBody }),
           permission: check(access.create, ...text.create.cases),
-          handler: create
+          handler: create,
+          ...joins
         })
       ]
     }),
@@ -355,8 +358,8 @@ export function defineCollection<D> (config: CollectionConfig<D>): Collection {
       schema,
       endpoints: [
         endpoint({ methods: ['GET'], args: args.read, summary: text.read.summary, example: text.read.example, cache: 'public', permission: check(readPermission, ...text.read.cases), handler: read }),
-        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: args.update, summary: text.update.summary, example: text.update.example, permission: mayUpdate, handler: update }),
-        endpoint({ methods: ['DELETE'], args: args.remove, summary: text.remove.summary, example: text.remove.example, permission: check(deletePermission, ...text.remove.cases), handler: remove })
+        endpoint({ methods: ['POST', 'PUT', 'PATCH'], args: args.update, summary: text.update.summary, example: text.update.example, permission: mayUpdate, handler: update, ...joins }),
+        endpoint({ methods: ['DELETE'], args: args.remove, summary: text.remove.summary, example: text.remove.example, permission: check(deletePermission, ...text.remove.cases), handler: remove, ...joins })
       ]
     })
   ]

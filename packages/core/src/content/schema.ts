@@ -84,7 +84,8 @@ export const termRelationships = pgTable('term_relationships', {
  * 0016): a term's count is its `count` plus the sum of its rows here. A
  * writer that finds the term's count taken by another transaction in flight
  * adds a row instead of waiting for that row's lock; the next writer that
- * gets it folds them in (`cms_add_term_counts`).
+ * gets it folds them in (`cms_add_term_counts`), mostly the one that left
+ * them, as it commits (migration 0019's deferred trigger).
  */
 export const termCountDeltas = pgTable('term_count_deltas', {
   termId: integer('term_id').notNull().references(() => terms.id, { onDelete: 'cascade' }),

@@ -1,0 +1,225 @@
+/**
+ * `POST /batch/v1`'s in-process post-type writes in one transaction (issue
+ * 35): 25 creates commit once; a request that fails after writing is rolled
+ * back to its savepoint, leaving no row of it, the others stored; a later
+ * request reads what an earlier one wrote (create then update, two updates
+ * of one post); a reader outside sees none of the batch before its commit,
+ * then all; audit entries and lifecycle events only for the requests that
+ * stood; a commit that fails is said in every answer; `require-all-validate`
+ * runs nothing. Commits are counted from the statements the store sent.
+ */
+import t from 'tap'
+import { sql } from 'drizzle-orm'
+import { endpoint, Enum, everyone, RestResponse, route, type NamespaceDecl } from '@cms/rest'
+import { call } from '@cms/rest/testing'
+import { recordStatements } from '@cms/store/testing'
+import type { Store } from '@cms/store'
+import { testApp, namespacePackage, createCaller, type TestApp, type TestUser } from '../src/testing.js'
+
+const batch = async (h: TestApp, who: TestUser | undefined, body: unknown): ReturnType<typeof call> =>
+  await call(h.app, 'POST', '/batch/v1', { as: who, body })
+
+/**
+ * Durable commits among the statements sent: each `commit`, and each write
+ * sent outside a transaction (a statement of its own commits by itself).
+ */
+function durableCommits (texts: readonly string[]): number {
+  let open = false
+  let commits = 0
+  for (const raw of texts) {
+    const text = raw.trim().toLowerCase()
+    if (text === 'begin' || text.startsWith('begin ')) open = true
+    else if (text === 'commit') { commits++; open = false } else if (text === 'rollback') open = false
+    else if (!open && /\b(insert\s+into|update\s+\w+\s+set|delete\s+from|cms_insert_post)\b/.test(text)) commits++
+  }
+  return commits
+}
+
+async function titles (h: TestApp, prefix: string): Promise<string[]> {
+  const rows = await h.store.execute<{ title: string }>(sql`select title from posts where title like ${`${prefix}%`} order by id`)
+  return rows.map((r) => r.title)
+}
+
+/** What the fixture's step does; `wait` is released by the test. */
+const gate: { reached?: () => void, release?: Promise<void> } = {}
+let fixtureStore: Store | undefined
+
+/**
+ * A route that joins the batch's transaction and writes before it fails:
+ * it creates a post through dispatch, then answers an error (`error`),
+ * throws (`throw`), breaks a deferred constraint that only the commit
+ * checks (`deferred`), or waits for the test (`wait`).
+ */
+const fixture: NamespaceDecl = {
+  name: 'batch-tx-fixture/v1',
+  routes: [route({
+    namespace: 'batch-tx-fixture/v1',
+    path: '/batch-tx-fixture/v1/step',
+    allowBatch: true,
+    endpoints: [endpoint({
+      methods: ['POST'],
+      batchTransaction: true,
+      args: { mode: Enum(['error', 'throw', 'deferred', 'wait']), title: Enum(['Half written', 'Waiting']) },
+      permission: everyone.because('a test fixture'),
+      handler: async (req) => {
+        if (req.params.mode === 'deferred') {
+          await fixtureStore!.execute(sql`insert into batch_tx_check (id, ref) values (1, 999)`)
+          return new RestResponse({ ok: true })
+        }
+        if (req.params.mode === 'wait') {
+          gate.reached?.()
+          await gate.release
+          return new RestResponse({ ok: true })
+        }
+        const made = await req.dispatch({ method: 'POST', path: '/cms/v2/posts', body: { title: req.params.title, status: 'publish' } })
+        if (made.status !== 201) throw new Error(`the fixture's create failed: ${JSON.stringify(made.body)}`)
+        if (req.params.mode === 'throw') throw new Error('the fixture fails after writing')
+        return new RestResponse({ code: 'fixture_failed', message: 'Failed after writing.', data: { status: 400 } }, 400)
+      }
+    })]
+  })]
+}
+
+t.test('a batch\'s post writes in one transaction', async (t) => {
+  const h = await testApp({ packages: [namespacePackage(fixture)], namespaces: ['cms/v2', fixture.name] })
+  t.teardown(() => h.app.close())
+  fixtureStore = h.store
+  const admin = await createCaller(h.store, 'administrator', { login: 'admin' })
+
+  await t.test('25 creates commit once', async (t) => {
+    const requests = Array.from({ length: 25 }, (_, i) => ({ path: '/cms/v2/posts', body: { title: `Many ${i}`, status: 'publish' } }))
+    const log = recordStatements(h.store)
+    const res = await batch(h, admin, { requests })
+    log.stop()
+    t.equal(res.status, 207)
+    t.same(res.body.responses.map((r: any) => r.status), requests.map(() => 201))
+    t.equal((await titles(h, 'Many ')).length, 25, 'all stored')
+    t.equal(durableCommits(log.texts), 1, `one commit (statements: ${log.texts.length})`)
+  })
+
+  for (const mode of ['error', 'throw'] as const) {
+    await t.test(`a request that fails after writing (${mode}) leaves no row; the others stand`, async (t) => {
+      await h.store.execute(sql`delete from posts where title like 'Mid%' or title = 'Half written'`)
+      const res = await batch(h, admin, {
+        requests: [
+          { path: '/cms/v2/posts', body: { title: 'Mid one', status: 'publish' } },
+          { path: '/batch-tx-fixture/v1/step', body: { mode, title: 'Half written' } },
+          { path: '/cms/v2/posts', body: { title: 'Mid two', status: 'publish' } }
+        ]
+      })
+      t.equal(res.status, 207)
+      const statuses = res.body.responses.map((r: any) => r.status)
+      t.same([statuses[0], statuses[2]], [201, 201])
+      t.equal(statuses[1], mode === 'error' ? 400 : 500)
+      t.same(await titles(h, 'Mid'), ['Mid one', 'Mid two'])
+      t.same(await titles(h, 'Half'), [], 'the failed request\'s post is gone')
+      const half = await h.store.execute(sql`select 1 from post_meta m left join posts p on p.id = m.post_id where p.id is null`)
+      t.equal(half.length, 0, 'no meta left without its post')
+    })
+  }
+
+  await t.test('a later request reads what an earlier one wrote', async (t) => {
+    const before = await call(h.app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Seed', status: 'publish' } })
+    const next = Number(before.body.id) + 1
+    // The post read (and kept for the horizon) before the batch.
+    t.equal((await call(h.app, 'GET', `/cms/v2/posts/${before.body.id as number}`)).status, 200)
+    const res = await batch(h, admin, {
+      requests: [
+        { path: '/cms/v2/posts', body: { title: 'Made', status: 'draft' } },
+        { method: 'PUT', path: `/cms/v2/posts/${next}`, body: { title: 'Made then changed', status: 'publish' } },
+        { method: 'PUT', path: `/cms/v2/posts/${before.body.id as number}`, body: { title: 'Seed changed' } },
+        { method: 'PUT', path: `/cms/v2/posts/${before.body.id as number}`, body: { excerpt: 'Then its excerpt' } }
+      ]
+    })
+    t.same(res.body.responses.map((r: any) => r.status), [201, 200, 200, 200])
+    t.equal(res.body.responses[0].body.id, next)
+    t.equal(res.body.responses[1].body.title.raw, 'Made then changed')
+    t.equal(res.body.responses[1].body.status, 'publish')
+    t.equal(res.body.responses[3].body.title.raw, 'Seed changed', 'the second update read the first one')
+    const read = await call(h.app, 'GET', `/cms/v2/posts/${before.body.id as number}`)
+    t.equal(read.body.title.rendered, 'Seed changed', 'a reader after the commit sees it')
+  })
+
+  await t.test('a reader outside sees none of the batch before its commit', async (t) => {
+    const reached = new Promise<void>((resolve) => { gate.reached = resolve })
+    let release!: () => void
+    gate.release = new Promise<void>((resolve) => { release = resolve })
+    const sent = batch(h, admin, {
+      requests: [
+        { path: '/cms/v2/posts', body: { title: 'Seen one', status: 'publish' } },
+        { path: '/cms/v2/posts', body: { title: 'Seen two', status: 'publish' } },
+        { path: '/batch-tx-fixture/v1/step', body: { mode: 'wait', title: 'Waiting' } },
+        { path: '/cms/v2/posts', body: { title: 'Seen three', status: 'publish' } }
+      ]
+    })
+    await reached
+    // The embedded database runs one transaction at a time: its reader waits for the commit.
+    if (h.store.kind === 'pglite') release()
+    const read = await call(h.app, 'GET', '/cms/v2/posts', { query: { search: 'Seen', per_page: 10 } })
+    release()
+    const res = await sent
+    t.same(res.body.responses.map((r: any) => r.status), [201, 201, 200, 201])
+    const seen = (read.body as any[]).length
+    t.ok(seen === 0 || seen === 3, `the reader saw none or all of the batch (${seen})`)
+    if (h.store.kind === 'pg') t.equal(seen, 0, 'none, while it was open')
+    t.equal((await call(h.app, 'GET', '/cms/v2/posts', { query: { search: 'Seen', per_page: 10 } })).body.length, 3, 'all once committed')
+  })
+
+  await t.test('audit entries and events only for the requests that stood', async (t) => {
+    await h.services.audit.flush()
+    const [mark] = await h.store.execute<{ n: number }>(sql`select coalesce(max(id), 0)::int as n from audit_log`)
+    const res = await batch(h, admin, {
+      requests: [
+        { path: '/cms/v2/posts', body: { title: 'Logged one', status: 'publish' } },
+        { path: '/batch-tx-fixture/v1/step', body: { mode: 'error', title: 'Half written' } },
+        { path: '/cms/v2/posts', body: { title: 'Logged two', status: 'publish' } }
+      ]
+    })
+    t.same(res.body.responses.map((r: any) => r.status), [201, 400, 201])
+    const ids = [res.body.responses[0].body.id, res.body.responses[2].body.id].map(Number)
+    await h.services.audit.flush()
+    const entries = await h.store.execute<{ route: string, status: number, object_id: string | null, error_code: string | null }>(
+      sql`select route, status, object_id, error_code from audit_log where id > ${mark!.n} order by id`)
+    const creates = entries.filter((e) => e.route === '/cms/v2/posts' && e.status === 201)
+    t.same(creates.map((e) => Number(e.object_id)).sort(), [...ids].sort(), 'a 201 entry for each stood create, none for the undone one')
+    t.ok(entries.some((e) => e.route.includes('batch-tx-fixture') && e.status === 400), 'the failed request\'s own entry')
+    t.ok(entries.some((e) => e.route === '/cms/v2/posts' && e.error_code === 'rest_batch_rolled_back'), 'the undone create is said to be undone')
+    const outbox = await h.store.execute(sql`select 1 from audit_outbox`)
+    t.equal(outbox.length, 0, 'every outbox row was replaced by its answered entry')
+    const events = await h.store.execute<{ object_id: string }>(sql`select object_id from cms_events where topic = 'post.created' and object_id >= ${Math.min(...ids)} order by object_id`)
+    t.same(events.map((e) => Number(e.object_id)), ids, 'post.created for the stood creates only')
+  })
+
+  await t.test('a commit that fails is said in every answer, and nothing is stored', async (t) => {
+    await h.store.execute(sql`create table if not exists batch_tx_check (id int primary key, ref int, constraint batch_tx_check_ref foreign key (ref) references batch_tx_check (id) deferrable initially deferred)`)
+    const res = await batch(h, admin, {
+      requests: [
+        { path: '/cms/v2/posts', body: { title: 'Doomed one', status: 'publish' } },
+        { path: '/batch-tx-fixture/v1/step', body: { mode: 'deferred', title: 'Waiting' } },
+        { path: '/cms/v2/posts', body: { title: 'Doomed two', status: 'publish' } }
+      ]
+    })
+    t.equal(res.status, 207)
+    t.same(res.body.responses.map((r: any) => [r.status, r.body.code]), [0, 1, 2].map(() => [500, 'rest_batch_commit_failed']))
+    t.same(await titles(h, 'Doomed'), [])
+    await h.store.execute(sql`drop table batch_tx_check`)
+  })
+
+  await t.test('require-all-validate runs nothing when one request is invalid', async (t) => {
+    const log = recordStatements(h.store)
+    const res = await batch(h, admin, {
+      validation: 'require-all-validate',
+      requests: [
+        { path: '/cms/v2/posts', body: { title: 'Never', status: 'publish' } },
+        { path: '/cms/v2/posts', body: { title: 'Never two', status: 'nonsense' } }
+      ]
+    })
+    log.stop()
+    t.equal(res.status, 207)
+    t.equal(res.body.failed, 'validation')
+    t.equal(res.body.responses[0], null)
+    t.equal(res.body.responses[1].status, 400)
+    t.same(await titles(h, 'Never'), [])
+    t.equal(durableCommits(log.texts), 0)
+  })
+})
