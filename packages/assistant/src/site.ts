@@ -137,13 +137,15 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
           response: Type.Object({ success: Type.Boolean(), message: Type.String(), updated_options: Type.Unknown({ description: 'The options written, with their values.' }) }),
           permission: mayManageOptions.probing({ body: { options: { posts_per_page: 10 } } }),
           handler: async (req) => {
-            const options = req.params.options
-            const entries = typeof options === 'object' && options !== null && !Array.isArray(options) ? Object.entries(options) : []
-            if (entries.length === 0) throw assistantErrors.invalid_options()
-            const refused = entries.find(([name]) => !(OPTION_WHITELIST as readonly string[]).includes(name))
-            if (refused !== undefined) throw invalidParam('options', `Option "${refused[0].slice(0, 100)}" is not allowed to be updated.`)
+            const options = req.params.options as Record<string, unknown>
+            // Names first (a body may hold 45,000 of them: their pairs listed at once were a 22-27 ms task, issue 27).
+            const names = typeof options === 'object' && options !== null && !Array.isArray(options) ? Object.keys(options) : []
+            if (names.length === 0) throw assistantErrors.invalid_options()
+            const refused = names.find((name) => !(OPTION_WHITELIST as readonly string[]).includes(name))
+            if (refused !== undefined) throw invalidParam('options', `Option "${refused.slice(0, 100)}" is not allowed to be updated.`)
             // Every value checked before anything is written.
-            const values = entries.map(([name, value]) => {
+            const values = names.map((name) => {
+              const value = options[name]
               try {
                 return [name, validateOption(name, value)] as const
               } catch (err) {
