@@ -7,7 +7,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { kernelErrors, kernelServerOptions, restKernel, type KernelOptions, type RestError } from '@cms/rest'
-import { migrate, openStore, type Store } from '@cms/store'
+import { isStoreUnavailable, migrate, openStore, type Store } from '@cms/store'
 import { auditObserver, authenticator, createServices, frontPage, mediaFiles, Platform, registerPackages, remotePagesOf, Upstreams, type CmsPackage } from '@cms/core'
 import { namespacesOf, type Profile } from './profiles.js'
 import { installedPackages } from './namespaces.js'
@@ -47,17 +47,6 @@ function sqlStateOf (error: unknown, depth = 0): string | undefined {
   if (e === null || typeof e !== 'object' || depth > 5) return undefined
   if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code
   return sqlStateOf(e.cause, depth + 1)
-}
-
-export function isStoreUnavailable (error: unknown, depth = 0): boolean {
-  const e = error as { code?: string, message?: string, cause?: unknown, errors?: unknown[] } | null
-  if (e === null || typeof e !== 'object' || depth > 5) return false
-  const codes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']
-  if (e.code !== undefined && codes.includes(e.code)) return true
-  if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable/i.test(e.message ?? '')) return true
-  // drizzle wraps driver errors (`Failed query: ...`) with the driver's error as the cause;
-  // a refused connection to a host with several addresses is an AggregateError.
-  return isStoreUnavailable(e.cause, depth + 1) || (Array.isArray(e.errors) && e.errors.some((x) => isStoreUnavailable(x, depth + 1)))
 }
 
 /**

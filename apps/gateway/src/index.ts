@@ -1,3 +1,3 @@
-export { buildApp, isStoreUnavailable, storeErrorToRest } from './app.js'
+export { buildApp, storeErrorToRest } from './app.js'
 export { loadSettings, type Settings } from './settings.js'
 export { loadProfiles, namespacesOf, profileFile, profiles, type Profile } from './profiles.js'

@@ -12,7 +12,7 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { endpoint, Enum, everyone, RestResponse, route, type NamespaceDecl } from '@cms/rest'
 import { call } from '@cms/rest/testing'
-import { recordStatements } from '@cms/store/testing'
+import { recordStatements, testDatabaseUrl } from '@cms/store/testing'
 import type { Store } from '@cms/store'
 import { testApp, namespacePackage, createCaller, type TestApp, type TestUser } from '../src/testing.js'
 
@@ -48,7 +48,8 @@ let fixtureStore: Store | undefined
  * A route that joins the batch's transaction and writes before it fails:
  * it creates a post through dispatch, then answers an error (`error`),
  * throws (`throw`), breaks a deferred constraint that only the commit
- * checks (`deferred`), or waits for the test (`wait`).
+ * checks (`deferred`), waits for the test (`wait`), or ends the
+ * transaction's own connection (`gone`: the database out of reach).
  */
 const fixture: NamespaceDecl = {
   name: 'batch-tx-fixture/v1',
@@ -59,11 +60,15 @@ const fixture: NamespaceDecl = {
     endpoints: [endpoint({
       methods: ['POST'],
       batchTransaction: true,
-      args: { mode: Enum(['error', 'throw', 'deferred', 'wait']), title: Enum(['Half written', 'Waiting']) },
+      args: { mode: Enum(['error', 'throw', 'deferred', 'wait', 'gone']), title: Enum(['Half written', 'Waiting']) },
       permission: everyone.because('a test fixture'),
       handler: async (req) => {
         if (req.params.mode === 'deferred') {
           await fixtureStore!.execute(sql`insert into batch_tx_check (id, ref) values (1, 999)`)
+          return new RestResponse({ ok: true })
+        }
+        if (req.params.mode === 'gone') {
+          await fixtureStore!.execute(sql`select pg_terminate_backend(pg_backend_pid())`)
           return new RestResponse({ ok: true })
         }
         if (req.params.mode === 'wait') {
@@ -203,6 +208,27 @@ t.test('a batch\'s post writes in one transaction', async (t) => {
     t.same(res.body.responses.map((r: any) => [r.status, r.body.code]), [0, 1, 2].map(() => [500, 'rest_batch_commit_failed']))
     t.same(await titles(h, 'Doomed'), [])
     await h.store.execute(sql`drop table batch_tx_check`)
+  })
+
+  await t.test('the database out of reach during the run: every request of it answers 503, as a request alone does', async (t) => {
+    const pg = testDatabaseUrl() !== undefined
+    const res = await batch(h, admin, {
+      requests: [
+        { path: '/cms/v2/posts', body: { title: 'Unreached one', status: 'publish' } },
+        { path: '/batch-tx-fixture/v1/step', body: { mode: 'gone', title: 'Waiting' } },
+        { path: '/cms/v2/posts', body: { title: 'Unreached two', status: 'publish' } }
+      ]
+    })
+    t.equal(res.status, 207)
+    if (pg) {
+      // 2026-11-29, before: 500 rest_batch_commit_failed (a database outage in the fault test's load too).
+      t.same(res.body.responses.map((r: any) => [r.status, r.body.code]), [0, 1, 2].map(() => [503, 'rest_service_unavailable']))
+      t.same(await titles(h, 'Unreached'), [], 'nothing stored')
+    } else {
+      // PGlite runs in this process: its one connection cannot be cut (the call answers false), and the run commits.
+      t.same(res.body.responses.map((r: any) => r.status), [201, 200, 201])
+      t.same(await titles(h, 'Unreached'), ['Unreached one', 'Unreached two'])
+    }
   })
 
   await t.test('require-all-validate runs nothing when one request is invalid', async (t) => {

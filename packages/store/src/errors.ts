@@ -49,3 +49,19 @@ export function storeErrorLine (error: unknown, databaseUrl: string | undefined)
   }
   return undefined
 }
+
+/**
+ * Whether an error says the database cannot be reached now (a refused or
+ * reset connection, a server shutting down, a pool that cannot connect):
+ * answered 503, to be tried again, not 500.
+ */
+export function isStoreUnavailable (error: unknown, depth = 0): boolean {
+  const e = error as { code?: string, message?: string, cause?: unknown, errors?: unknown[] } | null
+  if (e === null || typeof e !== 'object' || depth > 5) return false
+  const codes = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']
+  if (e.code !== undefined && codes.includes(e.code)) return true
+  if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable/i.test(e.message ?? '')) return true
+  // drizzle wraps driver errors (`Failed query: ...`) with the driver's error as the cause;
+  // a refused connection to a host with several addresses is an AggregateError.
+  return isStoreUnavailable(e.cause, depth + 1) || (Array.isArray(e.errors) && e.errors.some((x) => isStoreUnavailable(x, depth + 1)))
+}

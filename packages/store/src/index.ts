@@ -19,7 +19,7 @@ export {
 } from './options.js'
 export type { OptionName, OptionValues, OptionValue, OptionType, OptionSpec, OptionErrorCode } from './options.js'
 export { storeSettingsFromEnv, loadEnvFile, baseDirOf, redactUrl, SettingError } from './settings.js'
-export { storeErrorLine } from './errors.js'
+export { isStoreUnavailable, storeErrorLine } from './errors.js'
 export type { StoreSettings } from './settings.js'
 export { defaultTemplatesDir } from './template.js'
 export { makePgliteTemplate } from './template-make.js'

@@ -10,8 +10,8 @@
  * packages' routes) commit on their own, as each request did before.
  */
 import { Type } from '@sinclair/typebox'
-import { endpoint, Enum, everyone, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RestRequest, type RouteDecl } from '@cms/rest'
-import { inOneTransaction, JoinedCommitError, type Store } from '@cms/store'
+import { endpoint, Enum, everyone, kernelErrors, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RestRequest, type RouteDecl } from '@cms/rest'
+import { inOneTransaction, isStoreUnavailable, JoinedCommitError, type Store } from '@cms/store'
 import type { AuditServices as Services } from '../audit/services.js'
 import { allowedMethods, prepare, type BatchItem, type Prepared } from './requests.js'
 import { entryOf } from '../audit/entries.js'
@@ -174,7 +174,8 @@ async function joined (store: Store, req: RestRequest, run: ReadonlyArray<Extrac
     })
   } catch (err) {
     if (!(err instanceof JoinedCommitError)) throw err
-    const error = batchErrors.rest_batch_commit_failed()
+    // The database out of reach (before, a request then answered 503 on its own): the same 503, to be tried again.
+    const error = isStoreUnavailable(err.cause) ? kernelErrors.rest_service_unavailable() : batchErrors.rest_batch_commit_failed()
     // Every request of the run: those that answered an error too (their savepoints are gone with it).
     return run.map(() => ({ body: error.toBody(), status: error.status, headers: [] }))
   }
