@@ -8,7 +8,7 @@
 import { isPlainObject, isset, keysOf, phpFloat, phpInt, phpToString, setOwn } from './php.js'
 import { ALLOWED_TYPES, containsUniqueItems, handleMultiType, restIsObject, restSanitizeArray, restSanitizeBoolean, uniqueItemsSteps } from './value-types.js'
 import { isHexColor, sanitizeTextField, sanitizeUrl } from './formats.js'
-import { membersOpen, normalizeSchema, patternPropertySchema, propertySchema } from './schema-normalize.js'
+import { FORBIDDEN, memberSchema, membersOpen, normalizeSchema, UNDESCRIBED } from './schema-normalize.js'
 import { findMatching, type BranchValidator } from './combining.js'
 import type { JsonSchema } from './schema.js'
 import { issue, type ValidationIssue } from './validation-issues.js'
@@ -121,22 +121,9 @@ function sanitizeMembers (out: Record<string, unknown>, value: unknown, keys: st
   for (let i = from; i < to; i++) {
     const property = keys[i]!
     const v = members[property]
-    const ps = propertySchema(args, property)
-    if (ps !== undefined) {
-      setOwn(out, property, sanitizeInner(v, ps, `${param}[${property}]`, lenient, validate))
-      continue
-    }
-    const pp = patternPropertySchema(property, args)
-    if (pp !== null) {
-      setOwn(out, property, sanitizeInner(v, pp, `${param}[${property}]`, lenient, validate))
-      continue
-    }
-    if (args.additionalProperties === false) continue
-    if (isPlainObject(args.additionalProperties)) {
-      setOwn(out, property, sanitizeInner(v, args.additionalProperties, `${param}[${property}]`, lenient, validate))
-      continue
-    }
-    setOwn(out, property, v)
+    const schema = memberSchema(args, property)
+    if (schema === FORBIDDEN) continue
+    setOwn(out, property, schema === UNDESCRIBED ? v : sanitizeInner(v, schema, `${param}[${property}]`, lenient, validate))
   }
   return null
 }

@@ -134,3 +134,22 @@ export function propertySchema (args: JsonSchema, property: string): unknown {
   if (isPlainObject(props) && hasOwn(props, property) && isset(props[property])) return props[property]
   return undefined
 }
+
+/** `memberSchema`: no schema describes the member (it is kept as it is). */
+export const UNDESCRIBED = Symbol('undescribed')
+/** `memberSchema`: `additionalProperties: false` forbids the member. */
+export const FORBIDDEN = Symbol('forbidden')
+
+/**
+ * The schema an object's member is checked against, in the core's order:
+ * its property's, else the first matching pattern's, else an
+ * `additionalProperties` schema; or FORBIDDEN, or UNDESCRIBED.
+ */
+export function memberSchema (args: JsonSchema, property: string): unknown {
+  const ps = propertySchema(args, property)
+  if (ps !== undefined) return ps
+  const pp = patternPropertySchema(property, args)
+  if (pp !== null) return pp
+  if (args.additionalProperties === false) return FORBIDDEN
+  return isPlainObject(args.additionalProperties) ? args.additionalProperties : UNDESCRIBED
+}

@@ -7,7 +7,7 @@ import { fmtD, hasOwn, keysOf, isNumeric, isPlainObject, isScalar, isset, number
 import { ALLOWED_TYPES, containsUniqueItems, handleMultiType, restIsArray, restIsBoolean, restIsInteger, restIsObject, restSanitizeArray, uniqueItemsSteps, valuesEqual } from './value-types.js'
 import { isEmail, isHexColor, isIpAddress, isUuid, isValidDate } from './formats.js'
 import { matchesPattern } from './patterns.js'
-import { membersOpen, normalizeSchema, patternPropertySchema, propertySchema } from './schema-normalize.js'
+import { FORBIDDEN, memberSchema, membersOpen, normalizeSchema, UNDESCRIBED } from './schema-normalize.js'
 import { findMatching } from './combining.js'
 import { SanitizeFailure, sanitizeInner, sanitizeSteps } from './sanitize.js'
 import { countUnits, inSlices, memberKeys, UNIT_SLICE } from './slices.js'
@@ -254,26 +254,11 @@ function membersIssue (value: unknown, keys: string[], args: JsonSchema, param: 
   for (let i = from; i < to; i++) {
     const property = keys[i]!
     const v = members[property]
-    const ps = propertySchema(args, property)
-    if (ps !== undefined) {
-      const r = validateInner(v, ps, `${param}[${property}]`)
+    const schema = memberSchema(args, property)
+    if (schema === FORBIDDEN) return issue('rest_additional_properties_forbidden', `${property} is not a valid property of Object.`)
+    if (schema !== UNDESCRIBED) {
+      const r = validateInner(v, schema, `${param}[${property}]`)
       if (r) return r
-      continue
-    }
-    const pp = patternPropertySchema(property, args)
-    if (pp !== null) {
-      const r = validateInner(v, pp, `${param}[${property}]`)
-      if (r) return r
-      continue
-    }
-    if (isset(args.additionalProperties)) {
-      if (args.additionalProperties === false) {
-        return issue('rest_additional_properties_forbidden', `${property} is not a valid property of Object.`)
-      }
-      if (isPlainObject(args.additionalProperties)) {
-        const r = validateInner(v, args.additionalProperties, `${param}[${property}]`)
-        if (r) return r
-      }
     }
   }
   return null
