@@ -64,25 +64,27 @@ t.test('a batch\'s comment writes in one transaction', async (t) => {
   })
 })
 
-t.test('the discussion settings are kept by the settings epoch', async (t) => {
+t.test('a comment create reads its post once and the discussion settings by the settings epoch', async (t) => {
   // With the kernel's snapshot, as the service runs: what is kept by an epoch is reused.
   const h = await testApp({ horizon: true, namespaces: ['cms/v2'] })
   t.teardown(() => h.app.close())
   const admin = await createCaller(h.store, 'administrator', { login: 'admin' })
   const post = (await call(h.app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Commented', status: 'publish' } })).body.id as number
   const optionReads = (texts: readonly string[]): number => texts.filter((text) => /\bfrom\s+"options"/i.test(text)).length
-  const create = async (content: string, batched: boolean): Promise<{ status: number, reads: number }> => {
+  const postReads = (texts: readonly string[]): number => texts.filter((text) => /^\s*select\b[\s\S]*\bfrom\s+"posts"\s+where\s+"posts"\."id"\s*=/i.test(text)).length
+  const create = async (content: string, batched: boolean): Promise<{ status: number, reads: number, posts: number }> => {
     const log = recordStatements(h.store)
     const res = batched
       ? await call(h.app, 'POST', '/batch/v1', { as: admin, body: { requests: [{ path: '/cms/v2/comments', body: { post, content } }] } })
       : await call(h.app, 'POST', '/cms/v2/comments', { as: admin, body: { post, content } })
     log.stop()
-    return { status: batched ? res.body.responses[0].status : res.status, reads: optionReads(log.texts) }
+    return { status: batched ? res.body.responses[0].status : res.status, reads: optionReads(log.texts), posts: postReads(log.texts) }
   }
   await create('Warm', false)
-  // 3 reads a create before (the discussion settings twice, the display once), alone or in a batch.
-  t.same(await create('Alone', false), { status: 201, reads: 0 }, 'a create alone reads no option')
-  t.same(await create('In a batch', true), { status: 201, reads: 0 }, 'nor one in a batch')
+  // 3 option reads a create before (the discussion settings twice, the display once), alone or in a
+  // batch; and the post's row 4 times (the permission, the handler, the answer's links), now once a request.
+  t.same(await create('Alone', false), { status: 201, reads: 0, posts: 1 }, 'a create alone reads no option and its post once')
+  t.same(await create('In a batch', true), { status: 201, reads: 0, posts: 1 }, 'nor one in a batch')
   // A change renews the epoch: the next create reads the settings again and holds its comment.
   await setOption(h.store, 'comment_moderation', 1)
   // A subscriber's comment (a moderator's is never held), from the address that just commented: no flood interval.

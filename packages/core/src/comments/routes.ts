@@ -182,7 +182,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     const [metas, parents, postRows, users] = await Promise.all([
       getCommentMeta(store, ids),
       withChildren(store, ids),
-      Promise.all([...new Set(rows.map((r) => r.postId ?? 0).filter((id) => id !== 0))].map(async (id) => await getPost(store, id))),
+      Promise.all([...new Set(rows.map((r) => r.postId ?? 0).filter((id) => id !== 0))].map(async (id) => await postOf(req, id))),
       Promise.all([...new Set(rows.map((r) => r.userId).filter((id) => id !== 0))].map(async (id) => await findUserById(store, id)))
     ])
     const postsById = new Map(postRows.filter((p) => p !== undefined).map((p) => [p.id, p]))
@@ -239,13 +239,21 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     await req.memo('comments:discussion', async () => await readCache<Record<string, string | number>>(store, 'comments:discussion', 1)
       .getUnder(await req.epoch('settings'), 'discussion', async () => await discussionSettings(store)))
 
+  /**
+   * A post a request names, read once per request: the permission, the
+   * handler and the answer's links of one request read the same row (a
+   * comment's write changes none of what they read of it).
+   */
+  const postOf = async (req: RestRequest, id: number): Promise<PostRow | undefined> =>
+    await req.memo(`comments:post:${id}`, async () => await getPost(store, id))
+
   // --- list ---------------------------------------------------------------------
 
   const listPermission = async (req: RestRequest<Params<typeof args.list>>): Promise<true | RestError> => {
     const p = req.params
     const user = req.user
     for (const id of p.post) {
-      const post = id === 0 ? undefined : await getPost(store, id)
+      const post = id === 0 ? undefined : await postOf(req, id)
       const password = p.post.length === 1 ? p.password : undefined
       if (id !== 0 && post !== undefined && !mayReadPost(user, post, password)) {
         return denied(commentErrors.rest_cannot_read_post(), user.id)
@@ -311,7 +319,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     const comment = await getComment(store, idOf(req.params.id))
     if (comment === undefined) return commentErrors.rest_comment_invalid_id()
     if (comment.postId === null) return { comment, post: undefined }
-    const post = await getPost(store, comment.postId)
+    const post = await postOf(req, comment.postId)
     if (post === undefined) return commentErrors.rest_post_invalid_id()
     return { comment, post }
   })
@@ -362,7 +370,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     if (p.status !== undefined && !moderator) return denied(commentErrors.rest_comment_invalid_status(), user.id)
     if (p.post === 0 && !moderator) return commentErrors.rest_comment_invalid_post_id()
     if (p.post === 0) return true
-    const post = await getPost(store, p.post)
+    const post = await postOf(req, p.post)
     if (post === undefined || post.type === 'revision') return commentErrors.rest_comment_invalid_post_id()
     if (post.status === 'draft' || post.status === 'auto-draft') return commentErrors.rest_comment_draft_post()
     if (post.status === 'trash') return commentErrors.rest_comment_trash_post()
@@ -447,7 +455,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     }
     const postId = p.post === 0 ? null : p.post
     await checkParent(req, p.parent ?? 0, postId)
-    const post = postId === null ? undefined : await getPost(store, postId)
+    const post = postId === null ? undefined : await postOf(req, postId)
     const moderator = moderates(user)
     const date = row.dateGmt ?? new Date(Math.floor(Date.now() / 1000) * 1000)
     const candidate: Candidate = {
@@ -507,7 +515,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     if (p.type !== undefined && p.type !== comment.type) throw commentErrors.rest_comment_invalid_type()
     const row = await prepare(req)
     if (row.content !== undefined && row.content === '') throw commentErrors.rest_comment_content_invalid()
-    if (row.postId !== undefined && row.postId !== null && (await getPost(store, row.postId)) === undefined) {
+    if (row.postId !== undefined && row.postId !== null && (await postOf(req, row.postId)) === undefined) {
       throw commentErrors.rest_comment_invalid_post_id(undefined, 'Invalid post ID.')
     }
     const postId = row.postId !== undefined ? row.postId : comment.postId
