@@ -9,7 +9,9 @@
  * becomes a savepoint inside it (with the commit hooks run in it, so an
  * audit outbox row goes with it). An item that failed (`failed(value)`, or
  * it threw) is rolled back to its savepoint; the others stand. One commit
- * at the end.
+ * at the end. Each item's savepoint sets `cms.event_scope` to the item's
+ * number, which the core's lifecycle-event triggers read: each item's
+ * events are those it would have had committing alone.
  *
  * Inside an item the store's commit horizon and epochs read as unknown
  * (`snapshot()` answers undefined): nothing is reused from or kept in a
@@ -155,7 +157,7 @@ export async function inOneTransaction<T> (store: Store, fn: (join: JoinedRun) =
           items.push(item)
           // Not released: a savepoint lasts until the commit (one statement fewer per item).
           const name = sql.raw(`batch_item_${items.length}`)
-          await tx.execute(sql`savepoint ${name}`)
+          await openItem(client, items.length)
           try {
             const value = await frames.run({ driver, client, tx, item }, run)
             item.open = false
@@ -177,6 +179,19 @@ export async function inOneTransaction<T> (store: Store, fn: (join: JoinedRun) =
   }
   tell(items, (item) => item.stood ? 'stood' : 'rolled-back')
   return result
+}
+
+/**
+ * Item `n`'s savepoint, and the item's number as the transaction-local
+ * setting `cms.event_scope`, in one round trip (two statements of the
+ * simple protocol: PGlite's `exec`, pg's `query` without parameters). The
+ * core's lifecycle-event triggers (core migration 0020) keep each item's
+ * events apart, as if it had committed alone; a rollback to the savepoint
+ * undoes the setting with the rest, and the commit ends it.
+ */
+async function openItem (client: Client, n: number): Promise<void> {
+  const text = `savepoint batch_item_${n}; select set_config('cms.event_scope', '${n}', true)`
+  await (client.exec !== undefined ? client.exec(text) : client.query(text))
 }
 
 function tell (items: readonly Item[], outcome: (item: Item) => JoinedOutcome): void {
