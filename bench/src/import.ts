@@ -4,7 +4,7 @@
  * other meta, two comments a post, a link to an earlier post in each,
  * a page tree; attachments from a local HTTP server the bench starts when
  * `--attachments` asks), imported by the real CLI as a user runs it
- * (`node --import tsx apps/cli/src/main.ts import wxr FILE`). Three runs,
+ * (`node scripts/cms.mjs import wxr FILE`, what `pnpm cms` runs: the compiled CLI). Three runs,
  * after one unmeasured run of the empty export (migrations, compile cache):
  * an export with no items (what every import pays before its first record:
  * start, store, migrations checked, the service built), the import, and the
@@ -53,6 +53,8 @@ const POSTS = opts.smoke ? 20 : Number(opts.posts)
 const ATTACHMENTS = opts.smoke ? 2 : Number(opts.attachments)
 const PAGES = Math.max(3, Math.floor(POSTS / 20))
 const SITE = 'http://old.example'
+// The command line as `pnpm cms` runs it: compiled (rebuilt first when a source changed).
+const CLI = 'scripts/cms.mjs'
 // A 1x1 PNG: a file the media library takes (its sizes made), the fetch and store measured, not image work.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 
@@ -175,7 +177,7 @@ async function cli (name: string, args: string[], env: NodeJS.ProcessEnv, dbCpu:
   const db0 = dbCpu()
   const load = loadavg()[0]!
   const started = performance.now()
-  const child = spawn('node', [...nodeFlags, '--import', 'tsx', 'apps/cli/src/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('node', [...nodeFlags, CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d })
@@ -204,7 +206,7 @@ async function main (): Promise<void> {
     await db.reset()
     // The database migrated and an administrator made, by the CLI (the import runs as the first administrator).
     for (const args of [['migrate'], ['user', 'create', 'bench', '--email', 'bench@example.com', '--role', 'administrator']]) {
-      execFileSync('node', ['--import', 'tsx', 'apps/cli/src/main.ts', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url }, stdio: 'ignore' })
+      execFileSync('node', [CLI, ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url }, stdio: 'ignore' })
     }
     const durability = await db.durability()
     const file = join(dir, 'export.xml')
@@ -220,7 +222,7 @@ async function main (): Promise<void> {
     }
     const batch = opts.batch === undefined ? [] : ['--batch', opts.batch]
     const dbCpu = (): number | undefined => db.cpu()
-    // Unmeasured: the import's migrations applied and tsx's compile cache filled, as any later run finds them
+    // Unmeasured: the import's migrations applied and the compiled CLI built, as any later run finds them
     // (not for a smoke run, which checks the command, not its figures).
     if (!opts.smoke) await cli('warm-up', ['import', 'wxr', empty], env, dbCpu)
     const fixed = await cli('empty export (fixed cost)', ['import', 'wxr', empty], env, dbCpu)

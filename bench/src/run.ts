@@ -54,6 +54,9 @@ const { values: opts } = parseArgs({
 
 const smoke = opts.smoke === true
 const duration = smoke ? 1 : Number(opts.duration)
+// A smoke run checks the command, not its figures: a fixed number of requests a run (well under the
+// second), and no warm-up. Its share of the test command's CPU was about 40 s with a full second each.
+const amount = smoke ? 60 : undefined
 const connections = smoke ? 2 : Number(opts.connections)
 const sizes = smoke ? [50] : opts.sizes!.split(',').map(Number)
 
@@ -99,16 +102,17 @@ async function main (): Promise<void> {
       for (const r of reads) {
         if (!first && r.path !== LIST && r.path !== SEARCH) continue
         // Both processes warm up on the address first (JIT, caches, sockets), unmeasured.
-        const warm = Math.min(2, duration)
-        await measure({ url: base + r.path, duration: warm, connections })
-        await measure({ url: twin.url + r.path, duration: warm, connections })
-        const service = await observe(gateway, db, async () => await measure({ url: base + r.path, duration, connections }))
-        const bare = await observe(twin, undefined, async () => await measure({ url: twin!.url + r.path, duration, connections }))
+        if (!smoke) {
+          await measure({ url: base + r.path, duration: 2, connections })
+          await measure({ url: twin.url + r.path, duration: 2, connections })
+        }
+        const service = await observe(gateway, db, async () => await measure({ url: base + r.path, duration, amount, connections }))
+        const bare = await observe(twin, undefined, async () => await measure({ url: twin!.url + r.path, duration, amount, connections }))
         rows.push({ scenario: r.scenario, caller: 'anonymous (cached)', database, size, service, bare, ratio: service.requestsPerSec / bare.requestsPerSec })
         if (r.signedIn === undefined) continue
         // The same address signed in, beside it, with a parameter that never repeats: the query's own
         // cost (a signed-in caller's repeated GET is answered from its kept answers since issue 35).
-        const fresh = { url: `${base}${r.path}&nocache=[<id>]`, headers: { authorization: auth }, idReplacement: true, duration }
+        const fresh = { url: `${base}${r.path}&nocache=[<id>]`, headers: { authorization: auth }, idReplacement: true, duration, amount }
         const signedIn = await observe(gateway, db, async () => await measure({ ...fresh, connections }))
         rows.push({ scenario: r.signedIn, caller: 'signed in (uncached)', database, size, service: signedIn })
         const alone = await observe(gateway, db, async () => await measure({ ...fresh, connections: 1 }))
@@ -163,6 +167,7 @@ async function writeRows (gateway: Service, db: Database, auth: string, size: nu
     body: JSON.stringify({ title: 'Bench post [<id>]', content: 'Created by the benchmark.', status: 'publish' }),
     idReplacement: true,
     duration,
+    amount,
     connections
   }))
   const requests = Array.from({ length: 25 }, (_, i) => ({ method: 'POST', path: '/cms/v2/posts', body: { title: `Batch [<id>] ${i}`, status: 'publish' } }))
@@ -173,6 +178,7 @@ async function writeRows (gateway: Service, db: Database, auth: string, size: nu
     body: JSON.stringify({ requests }),
     idReplacement: true,
     duration,
+    amount: amount === undefined ? undefined : amount / 10,
     connections: Math.max(1, Math.floor(connections / 4))
   }))
   return [

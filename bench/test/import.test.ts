@@ -15,12 +15,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 t.test('bench:import --smoke imports the file it writes and reports the cost', async (t) => {
   const out = join(mkdtempSync(join(tmpdir(), 'cms-bench-import-')), 'import.json')
-  const args = ['--import', 'tsx', 'bench/src/import.ts', '--smoke', '--out', out]
+  // Run as this test runs (tsx, or under the test command its loader of the compiled sources), as smoke.test.ts does.
+  const args = [...process.execArgv, 'bench/src/import.ts', '--smoke', '--out', out]
   const db = process.env.CMS_TEST_DATABASE_URL
   const started = db === undefined || db === ''
   if (!started) args.push('--database-url', db)
   // The bench checks what was imported (posts, comments, attachments; a second run changing nothing) and exits 1 otherwise.
-  const { stdout } = await promisify(execFile)('node', args, { cwd: ROOT, timeout: 460_000, maxBuffer: 10 * 1024 * 1024 })
+  const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: ROOT, timeout: 460_000, maxBuffer: 10 * 1024 * 1024 })
   t.match(stdout, /\| run \| seconds \| posts\/s \|/, 'prints the table')
   t.match(stdout, /Imported from http:\/\/old\.example: created \d+, updated 0, unchanged 0, skipped 0, failed 0/)
   const result = JSON.parse(readFileSync(out, 'utf8')) as {

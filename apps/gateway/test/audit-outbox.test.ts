@@ -17,14 +17,17 @@ import { fileURLToPath } from 'node:url'
 import { createCaller } from '@cms/core/testing'
 import { call } from '@cms/rest/testing'
 import { dbOf, openStore, sharedDatabaseUrl, type Store } from '@cms/store'
-import { createTestDatabase, freePort, testDatabaseUrl } from '@cms/store/testing'
+import { childArgs, createTestDatabase, freePort, testDatabaseUrl } from '@cms/store/testing'
 import { gatewayApp, type GatewayApp } from './helpers.js'
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url))
 
-/** The gateway's own start (src/main.ts) in a child process, ready once /readyz answers. */
+/**
+ * The gateway's own start (src/main.ts) in a child process, ready once /readyz answers: run as this test
+ * runs (tsx, or under the test command the compiled gateway: `childArgs`).
+ */
 async function startGateway (env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import=tsx', MAIN], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, childArgs(MAIN), { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (d) => { stderr += String(d) })
   for (let i = 0; i < 1200; i++) {

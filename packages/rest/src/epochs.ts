@@ -7,16 +7,21 @@
  * epoch (a database not yet migrated), while the horizon does.
  */
 
-/** The commit horizon and the epochs read with it (the store's `Snapshot`). */
+/**
+ * The commit horizon and the epochs read with it (the store's `Snapshot`).
+ * No horizon inside a batch's shared transaction: its epochs are that
+ * transaction's view (what it changed left out), and nothing is kept or
+ * reused by horizon there (the store's joined.ts).
+ */
 export interface KernelSnapshot {
-  horizon: string
+  horizon: string | undefined
   epochs: Readonly<Record<string, string>>
 }
 
 /**
  * The token a value of kind `name` is kept under: `<name> <epoch>`, else
  * the horizon (never equal to an epoch's token); undefined without a
- * snapshot (nothing is reused).
+ * snapshot or either (nothing is reused).
  */
 export function epochToken (snapshot: KernelSnapshot | undefined, name: string): string | undefined {
   if (snapshot === undefined) return undefined

@@ -23,7 +23,7 @@ import { copyPgliteTemplate } from './template.js'
 import { compiledRowMapper, type SelectedField } from './row-mapper.js'
 import { pgliteSerializers } from './pglite-params.js'
 import { bindLongParamsApart } from './pg-bind.js'
-import { frameOf, nestIn, routedClient } from './joined.js'
+import { frameOf, joinedSnapshot, nestIn, routedClient } from './joined.js'
 
 export { pgliteSettings }
 
@@ -123,7 +123,8 @@ export function storeSlot<T> (name: string, make: (store: Store) => T): StoreSlo
 
 /** The commit horizon and the epochs read with it (`Store.snapshot`). */
 export interface Snapshot {
-  horizon: string;
+  /** Undefined inside a shared transaction's item (joined.ts): nothing is kept or reused by horizon there. */
+  horizon: string | undefined;
   /** Epoch values by name (`credentials`); empty without the epochs table. */
   epochs: Readonly<Record<string, string>>;
 }
@@ -530,8 +531,9 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
     },
     horizon: async () => (await store.snapshot())?.horizon,
     snapshot: () => {
-      // Unknown inside a shared transaction: what its items read is not kept, nor kept answers used (joined.ts).
-      if (frameOf(driver) !== undefined) return Promise.resolve(undefined)
+      // Inside a shared transaction: no horizon (nothing kept or reused by it), the transaction's own epochs (joined.ts).
+      const frame = frameOf(driver)
+      if (frame !== undefined) return joinedSnapshot(frame)
       // Calls of one turn of the event loop share the query sent at its end.
       pendingSnapshot ??= new Promise((resolve) => {
         setImmediate(() => {

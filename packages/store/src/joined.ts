@@ -13,10 +13,16 @@
  * number, which the core's lifecycle-event triggers read: each item's
  * events are those it would have had committing alone.
  *
- * Inside an item the store's commit horizon and epochs read as unknown
- * (`snapshot()` answers undefined): nothing is reused from or kept in a
- * cache that follows commits, so a later item reads what an earlier one
- * wrote, and nothing uncommitted is shown to another request.
+ * Inside an item the store's commit horizon reads as unknown: nothing is
+ * reused from or kept in a cache that follows commits by horizon. Its
+ * epochs are the transaction's own view (`joinedSnapshot`), read with the
+ * item's savepoint and again before a later ask once the item has sent a
+ * statement: an epoch this transaction renewed (its value is the
+ * transaction's own id) is left out, so what an earlier item changed is read
+ * afresh, and what is kept by an epoch still standing is the committed
+ * value (the transaction changed nothing of that kind), which the item may
+ * reuse and keep. So a later item reads what an earlier one wrote, and
+ * nothing uncommitted is shown to another request.
  *
  * What must wait for the commit (the audit log's answered entry) is handed
  * to `afterJoinedCommit`, called once the outcome is known: `stood` (the
@@ -30,7 +36,10 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 // db.ts's types, said again here: db.ts imports this file (its routed clients).
 type Tx = Parameters<Parameters<PgDatabase<PgQueryResultHKT>['transaction']>[0]>[0]
 /** A store as this file uses it (db.ts's `Store`). */
-interface Store { transaction: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T> }
+interface Store {
+  transaction: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
+  snapshot: () => Promise<{ epochs: Readonly<Record<string, string>> } | undefined>
+}
 /** A store's driver (db.ts's `StoreDriver`): what names its shared transaction. */
 type StoreDriver = object
 
@@ -44,6 +53,10 @@ interface Item {
   open: boolean
   stood: boolean
   readonly after: Array<(outcome: JoinedOutcome) => void>
+  /** The transaction's epochs as last read in this item (those it renewed left out); undefined: without epochs. */
+  epochs?: Readonly<Record<string, string>>
+  /** The item sent a statement since its epochs were read (it may have renewed one). */
+  sent: boolean
 }
 
 interface Frame {
@@ -80,6 +93,7 @@ export function routedClient<C extends object> (client: C, driver: () => StoreDr
       if (key === 'query' || key === 'exec') {
         return (...args: unknown[]) => {
           const frame = frameOf(driver())
+          if (frame !== undefined) frame.item.sent = true
           const on = frame === undefined ? target : frame.client
           return (Reflect.get(on, key, on) as (...a: unknown[]) => unknown).apply(on, args)
         }
@@ -146,6 +160,8 @@ export async function inOneTransaction<T> (store: Store, fn: (join: JoinedRun) =
   const driver = driverOf(store)
   if (driver === undefined) return await fn(ALONE)
   if (frameOf(driver) !== undefined) throw new Error('a shared transaction is open in this context already')
+  // Whether the database keeps epochs (the core's migration 0013): then each item reads them with its savepoint.
+  const withEpochs = Object.keys((await store.snapshot())?.epochs ?? {}).length > 0
   const items: Item[] = []
   let result: T
   try {
@@ -153,11 +169,10 @@ export async function inOneTransaction<T> (store: Store, fn: (join: JoinedRun) =
       const client = (tx as unknown as { _: { session: { client: Client } } })._.session.client
       const join: JoinedRun = {
         item: async (run, failed) => {
-          const item: Item = { open: true, stood: false, after: [] }
+          const item: Item = { open: true, stood: false, after: [], sent: false }
           items.push(item)
-          // Not released: a savepoint lasts until the commit (one statement fewer per item).
           const name = sql.raw(`batch_item_${items.length}`)
-          await openItem(client, items.length)
+          item.epochs = await openItem(client, items.length, withEpochs)
           try {
             const value = await frames.run({ driver, client, tx, item }, run)
             item.open = false
@@ -181,17 +196,50 @@ export async function inOneTransaction<T> (store: Store, fn: (join: JoinedRun) =
   return result
 }
 
+/** The transaction's view of the epochs: each by name, those it renewed itself (valued its own id) left out. */
+const EPOCHS = 'select txid_current()::text as t, (select json_object_agg(name, value::text) from cms_epochs) as e'
+
 /**
- * Item `n`'s savepoint, and the item's number as the transaction-local
- * setting `cms.event_scope`, in one round trip (two statements of the
- * simple protocol: PGlite's `exec`, pg's `query` without parameters). The
- * core's lifecycle-event triggers (core migration 0020) keep each item's
- * events apart, as if it had committed alone; a rollback to the savepoint
- * undoes the setting with the rest, and the commit ends it.
+ * Item `n`'s savepoint (not released: it lasts until the commit, one
+ * statement fewer an item), the item's number as the transaction-local
+ * setting `cms.event_scope`, and the epochs as the item starts, in one
+ * round trip (statements of the simple protocol: PGlite's `exec`, pg's
+ * `query` without parameters). The core's lifecycle-event triggers (core
+ * migration 0020) keep each item's events apart by the setting, as if the
+ * item had committed alone; a rollback to the savepoint undoes it with the
+ * rest, and the commit ends it.
  */
-async function openItem (client: Client, n: number): Promise<void> {
-  const text = `savepoint batch_item_${n}; select set_config('cms.event_scope', '${n}', true)`
-  await (client.exec !== undefined ? client.exec(text) : client.query(text))
+async function openItem (client: Client, n: number, withEpochs: boolean): Promise<Readonly<Record<string, string>> | undefined> {
+  const text = `savepoint batch_item_${n}; select set_config('cms.event_scope', '${n}', true)${withEpochs ? `; ${EPOCHS}` : ''}`
+  const results = await simple(client, text)
+  return withEpochs ? ownView(results) : undefined
+}
+
+/** The item's epochs (`Store.snapshot` inside it: no horizon), read again when it sent a statement since. */
+export async function joinedSnapshot (frame: Frame): Promise<{ horizon: undefined, epochs: Readonly<Record<string, string>> } | undefined> {
+  const item = frame.item
+  if (item.epochs === undefined) return undefined
+  if (item.sent) {
+    item.sent = false
+    item.epochs = ownView(await simple(frame.client, EPOCHS))
+  }
+  return { horizon: undefined, epochs: item.epochs }
+}
+
+interface Rows { rows: Array<Record<string, unknown>> }
+
+async function simple (client: Client, text: string): Promise<Rows[]> {
+  const out = await (client.exec !== undefined ? client.exec(text) : client.query(text)) as Rows | Rows[]
+  return Array.isArray(out) ? out : [out]
+}
+
+function ownView (results: readonly Rows[]): Readonly<Record<string, string>> {
+  const row = results[results.length - 1]?.rows[0] ?? {}
+  const own = String(row.t)
+  const all = (typeof row.e === 'string' ? JSON.parse(row.e) : row.e ?? {}) as Record<string, string>
+  const view: Record<string, string> = {}
+  for (const [name, value] of Object.entries(all)) if (value !== own) view[name] = value
+  return view
 }
 
 function tell (items: readonly Item[], outcome: (item: Item) => JoinedOutcome): void {
