@@ -15,6 +15,7 @@ import {
   RestError, secret, type EndpointExample, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
 } from '@cms/rest'
 import { getOptions } from '@cms/store'
+import { readCache } from '../base/read-cache.js'
 import type { ContentServices as Services } from '../content/services.js'
 import {
   canEdit, canRead, formatGmt, formatLocal, getPost, metaResponse, parseRequestDate, permalink, requestSettings, textParam, type PostRow
@@ -175,7 +176,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
 
   const format = async (rows: readonly CommentRow[], req: RestRequest): Promise<Array<Record<string, unknown>>> => {
     const settings = await requestSettings(store, req, services.meta)
-    const options = await req.memo('comments:display', async () => await discussionDisplay())
+    const options = await discussionDisplay(req)
     const off = await req.registry.off(req)
     const ids = rows.map((r) => r.id)
     const [metas, parents, postRows, users] = await Promise.all([
@@ -225,10 +226,18 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
   }
   const formatOne = async (row: CommentRow, req: RestRequest): Promise<Record<string, unknown>> => (await format([row], req))[0]!
 
-  const discussionDisplay = async (): Promise<{ smilies: boolean, avatars: boolean }> => {
-    const o = await getOptions(store, ['use_smilies', 'show_avatars'])
-    return { smilies: Number(o.use_smilies) === 1, avatars: Number(o.show_avatars) === 1 }
-  }
+  // Options, once per request and kept while the settings epoch stays (writes to options renew it, core
+  // migration 0014), as the site settings are (requestSettings): a comment written or shown reads none
+  // while nobody changed them.
+  const discussionDisplay = async (req: RestRequest): Promise<{ smilies: boolean, avatars: boolean }> =>
+    await req.memo('comments:display', async () => await readCache<{ smilies: boolean, avatars: boolean }>(store, 'comments:display', 1)
+      .getUnder(await req.epoch('settings'), 'display', async () => {
+        const o = await getOptions(store, ['use_smilies', 'show_avatars'])
+        return { smilies: Number(o.use_smilies) === 1, avatars: Number(o.show_avatars) === 1 }
+      }))
+  const discussion = async (req: RestRequest): Promise<Record<string, string | number>> =>
+    await req.memo('comments:discussion', async () => await readCache<Record<string, string | number>>(store, 'comments:discussion', 1)
+      .getUnder(await req.epoch('settings'), 'discussion', async () => await discussionSettings(store)))
 
   // --- list ---------------------------------------------------------------------
 
@@ -358,14 +367,14 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
     if (post.status === 'draft' || post.status === 'auto-draft') return commentErrors.rest_comment_draft_post()
     if (post.status === 'trash') return commentErrors.rest_comment_trash_post()
     if (!mayReadPost(user, post, undefined)) return denied(commentErrors.rest_cannot_read_post(), user.id)
-    if (!(await commentsOpen(post))) return commentErrors.rest_comment_closed()
+    if (!(await commentsOpen(req, post))) return commentErrors.rest_comment_closed()
     return true
   }
 
-  const commentsOpen = async (post: PostRow): Promise<boolean> => {
+  const commentsOpen = async (req: RestRequest, post: PostRow): Promise<boolean> => {
     if (post.commentStatus !== 'open') return false
     if (post.type !== 'post' && post.type !== 'page') return false
-    const o = await discussionSettings(store)
+    const o = await discussion(req)
     if (Number(o.close_comments_for_old_posts) === 1 && post.type === 'post') {
       const days = Number(o.close_comments_days_old)
       const published = (post.dateGmt ?? post.modifiedGmt).getTime()
@@ -408,11 +417,11 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
   }
 
   /** Checks a parent: a comment on the same post, not deeper than the thread depth allows. */
-  const checkParent = async (parent: number, postId: number | null, ownId = 0): Promise<void> => {
+  const checkParent = async (req: RestRequest, parent: number, postId: number | null, ownId = 0): Promise<void> => {
     if (parent === 0) return
     const found = await getComment(store, parent)
     if (found === undefined || found.postId !== postId || found.id === ownId) throw commentErrors.rest_comment_invalid_parent()
-    const o = await discussionSettings(store)
+    const o = await discussion(req)
     if (Number(o.thread_comments) !== 1) throw commentErrors.rest_comment_invalid_parent(undefined, 'Threaded comments are turned off: a comment cannot reply to another.')
     const max = Number(o.thread_comments_depth)
     if (await depthOf(store, parent, max) > max) {
@@ -431,13 +440,13 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       const me = await findUserById(store, user.id)
       if (me !== undefined) Object.assign(row, { userId: me.id, authorName: me.displayName, authorEmail: me.email, authorUrl: me.url })
     }
-    const settings = await discussionSettings(store)
+    const settings = await discussion(req)
     const anonymous = user.id === 0
     if ((anonymous || Number(settings.require_name_email) === 1) && ((row.authorName ?? '') === '' || (row.authorEmail ?? '') === '' || !isEmail(row.authorEmail ?? ''))) {
       throw commentErrors.rest_comment_author_data_required()
     }
     const postId = p.post === 0 ? null : p.post
-    await checkParent(p.parent ?? 0, postId)
+    await checkParent(req, p.parent ?? 0, postId)
     const post = postId === null ? undefined : await getPost(store, postId)
     const moderator = moderates(user)
     const date = row.dateGmt ?? new Date(Math.floor(Date.now() / 1000) * 1000)
@@ -502,7 +511,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
       throw commentErrors.rest_comment_invalid_post_id(undefined, 'Invalid post ID.')
     }
     const postId = row.postId !== undefined ? row.postId : comment.postId
-    if (row.parent !== undefined || row.postId !== undefined) await checkParent(row.parent ?? comment.parent, postId, comment.id)
+    if (row.parent !== undefined || row.postId !== undefined) await checkParent(req, row.parent ?? comment.parent, postId, comment.id)
     const change = p.status === undefined ? undefined : statusChange(p.status, comment.status as CommentStatus, comment.previousStatus)
     const meta = p.meta === undefined ? undefined : await parseMetaParam(services.commentMeta.visible(await req.registry.off(req)), p.meta, req.user, { id: comment.id, type: 'comment' })
     const updated = await store.transaction(async (tx) => {
@@ -549,6 +558,8 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
           summary: 'Create a comment',
           example: EXAMPLES.create,
           args: args.create,
+          // A batch's comment writes join its one transaction (rows only), as the post types' do.
+          batchTransaction: true,
           responseContext: (req) => moderates(req.user) ? 'edit' : 'view',
           permission: check(createPermission, who.signedIn('any signed-in user may comment on an open post they can read (anonymous callers only with CMS_COMMENTS_ANONYMOUS=1)', { bodyVars: { post: 'post' }, body: { content: 'A probe comment' } })),
           handler: create
@@ -568,6 +579,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
           summary: 'Update a comment',
           example: EXAMPLES.update,
           args: args.update,
+          batchTransaction: true,
           responseContext: 'edit',
           permission: check(editPermission(commentErrors.rest_cannot_edit), who.can('moderate_comments', 'edit_comment: moderators, or whoever may edit the post', { ...own, body: { content: 'A probe edit' } })),
           handler: update
@@ -577,6 +589,7 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
           summary: 'Trash or delete a comment (force=true deletes it)',
           example: EXAMPLES.remove,
           args: args.remove,
+          batchTransaction: true,
           responseContext: 'edit',
           permission: check(editPermission(commentErrors.rest_cannot_delete), who.can('moderate_comments', 'edit_comment: moderators, or whoever may edit the post', own)),
           handler: remove
