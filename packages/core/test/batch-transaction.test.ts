@@ -7,7 +7,8 @@
  * then all; audit entries and lifecycle events only for the requests that
  * stood; lifecycle events per request, as the same requests sent one by one
  * give them (two updates of one post: two `post.updated`; create then update:
- * `post.created` then `post.updated`; each status change its own from/to),
+ * `post.created` then `post.updated`; each status change its own from/to;
+ * a comment approved twice: two `comment.approved`),
  * while one transaction outside a batch still gives one event per topic and
  * post; a commit that fails is said in every answer; `require-all-validate`
  * runs nothing. Commits are counted from the statements the store sent.
@@ -288,6 +289,21 @@ t.test('a batch\'s post writes in one transaction', async (t) => {
       'post.updated pending', 'post.status_changed draft>pending',
       'post.updated publish', 'post.status_changed pending>publish'
     ], 'nothing of the private status the rolled-back request set')
+  })
+
+  await t.test('a comment approved, spammed and approved again in one batch: each its event, as sent one by one', async (t) => {
+    const post = Number((await call(h.app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Commented', status: 'publish' } })).body.id)
+    const made = await call(h.app, 'POST', '/cms/v2/comments', { as: admin, body: { post, content: 'Judged', status: 'hold' } })
+    const id = Number(made.body.id)
+    const mark = await lastEvent(h)
+    const res = await batch(h, admin, {
+      requests: ['approved', 'spam', 'approved'].map((status) => ({ path: `/cms/v2/comments/${id}`, body: { status } }))
+    })
+    t.same(res.body.responses.map((r: any) => r.status), [200, 200, 200])
+    const rows = await h.store.execute<{ topic: string, payload: { from: string } }>(
+      sql`select topic, payload from cms_events where object_id = ${id} and id > ${mark} and topic like 'comment.%' order by id`)
+    // 2026-11-29, before: [comment.approved hold, comment.spammed approved] (the second approval merged into the first).
+    t.same(rows.map((r) => `${r.topic} ${r.payload.from}`), ['comment.approved hold', 'comment.spammed approved', 'comment.approved spam'])
   })
 
   await t.test('one transaction outside a batch still gives one event per topic and post (after a batch, on its connection too)', async (t) => {
