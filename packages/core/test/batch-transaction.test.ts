@@ -5,12 +5,18 @@
  * request reads what an earlier one wrote (create then update, two updates
  * of one post); a reader outside sees none of the batch before its commit,
  * then all; audit entries and lifecycle events only for the requests that
- * stood; a commit that fails is said in every answer; `require-all-validate`
+ * stood; lifecycle events per request, as the same requests sent one by one
+ * give them (two updates of one post: two `post.updated`; create then update:
+ * `post.created` then `post.updated`; each status change its own from/to;
+ * a comment approved twice: two `comment.approved`),
+ * while one transaction outside a batch still gives one event per topic and
+ * post; a commit that fails is said in every answer; `require-all-validate`
  * runs nothing. Commits are counted from the statements the store sent.
  */
 import t from 'tap'
+import { Type } from '@sinclair/typebox'
 import { sql } from 'drizzle-orm'
-import { endpoint, Enum, everyone, RestResponse, route, type NamespaceDecl } from '@cms/rest'
+import { endpoint, Enum, everyone, Raw, RestResponse, route, type NamespaceDecl } from '@cms/rest'
 import { call } from '@cms/rest/testing'
 import { recordStatements, testDatabaseUrl } from '@cms/store/testing'
 import type { Store } from '@cms/store'
@@ -35,6 +41,23 @@ function durableCommits (texts: readonly string[]): number {
   return commits
 }
 
+/** The lifecycle events of post `id` after event `after`, in order: `topic payload-status-or-from>to`. */
+async function eventsOf (h: TestApp, id: number, after: number): Promise<string[]> {
+  const rows = await h.store.execute<{ topic: string, payload: Record<string, unknown> }>(
+    sql`select topic, payload from cms_events where object_id = ${id} and id > ${after} and topic like 'post.%' order by id`)
+  return rows.map((r) => `${r.topic} ${'to' in r.payload ? `${String(r.payload.from)}>${String(r.payload.to)}` : String(r.payload.status ?? r.payload.from)}`)
+}
+
+async function lastEvent (h: TestApp): Promise<number> {
+  const [row] = await h.store.execute<{ n: number }>(sql`select coalesce(max(id), 0)::int as n from cms_events`)
+  return row!.n
+}
+
+/** Rows of a transaction's `execute` answer (node-postgres and PGlite: `{rows}`). */
+function rowsOf<T> (result: unknown): T[] {
+  return Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
+}
+
 async function titles (h: TestApp, prefix: string): Promise<string[]> {
   const rows = await h.store.execute<{ title: string }>(sql`select title from posts where title like ${`${prefix}%`} order by id`)
   return rows.map((r) => r.title)
@@ -49,7 +72,9 @@ let fixtureStore: Store | undefined
  * it creates a post through dispatch, then answers an error (`error`),
  * throws (`throw`), breaks a deferred constraint that only the commit
  * checks (`deferred`), waits for the test (`wait`), or ends the
- * transaction's own connection (`gone`: the database out of reach).
+ * transaction's own connection (`gone`: the database out of reach); or it
+ * makes post `post` private through dispatch, then answers an error
+ * (`update`).
  */
 const fixture: NamespaceDecl = {
   name: 'batch-tx-fixture/v1',
@@ -60,7 +85,11 @@ const fixture: NamespaceDecl = {
     endpoints: [endpoint({
       methods: ['POST'],
       batchTransaction: true,
-      args: { mode: Enum(['error', 'throw', 'deferred', 'wait', 'gone']), title: Enum(['Half written', 'Waiting']) },
+      args: {
+        mode: Enum(['error', 'throw', 'deferred', 'wait', 'gone', 'update']),
+        title: Enum(['Half written', 'Waiting']),
+        post: Type.Optional(Raw<number>({ type: 'integer', minimum: 1 }))
+      },
       permission: everyone.because('a test fixture'),
       handler: async (req) => {
         if (req.params.mode === 'deferred') {
@@ -75,6 +104,11 @@ const fixture: NamespaceDecl = {
           gate.reached?.()
           await gate.release
           return new RestResponse({ ok: true })
+        }
+        if (req.params.mode === 'update') {
+          const changed = await req.dispatch({ method: 'PUT', path: `/cms/v2/posts/${req.params.post as number}`, body: { status: 'private' } })
+          if (changed.status !== 200) throw new Error(`the fixture's update failed: ${JSON.stringify(changed.body)}`)
+          return new RestResponse({ code: 'fixture_failed', message: 'Failed after writing.', data: { status: 400 } }, 400)
         }
         const made = await req.dispatch({ method: 'POST', path: '/cms/v2/posts', body: { title: req.params.title, status: 'publish' } })
         if (made.status !== 201) throw new Error(`the fixture's create failed: ${JSON.stringify(made.body)}`)
@@ -193,6 +227,102 @@ t.test('a batch\'s post writes in one transaction', async (t) => {
     t.equal(outbox.length, 0, 'every outbox row was replaced by its answered entry')
     const events = await h.store.execute<{ object_id: string }>(sql`select object_id from cms_events where topic = 'post.created' and object_id >= ${Math.min(...ids)} order by object_id`)
     t.same(events.map((e) => Number(e.object_id)), ids, 'post.created for the stood creates only')
+  })
+
+  await t.test('two updates of one post: two post.updated, each status change its own from/to, as sent one by one', async (t) => {
+    const made = await call(h.app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Twice', status: 'draft' } })
+    const id = Number(made.body.id)
+    const mark = await lastEvent(h)
+    const res = await batch(h, admin, {
+      requests: [
+        { method: 'PUT', path: `/cms/v2/posts/${id}`, body: { status: 'pending' } },
+        { method: 'PUT', path: `/cms/v2/posts/${id}`, body: { status: 'publish' } }
+      ]
+    })
+    t.same(res.body.responses.map((r: any) => r.status), [200, 200])
+    // 2026-11-29, before: [post.updated publish, post.status_changed draft>publish] (one per transaction).
+    t.same(await eventsOf(h, id, mark), [
+      'post.updated pending', 'post.status_changed draft>pending',
+      'post.updated publish', 'post.status_changed pending>publish'
+    ])
+  })
+
+  await t.test('create then update of one post in one batch: post.created, then post.updated', async (t) => {
+    const mark = await lastEvent(h)
+    const res = await batch(h, admin, {
+      requests: [
+        { path: '/cms/v2/posts', body: { title: 'Born', status: 'draft' } },
+        { path: '/cms/v2/posts', body: { title: 'Born published', status: 'publish' } }
+      ]
+    })
+    const [draft, published] = res.body.responses.map((r: any) => Number(r.body.id)) as [number, number]
+    const res2 = await batch(h, admin, {
+      requests: [
+        { path: '/cms/v2/posts', body: { title: 'Born then changed', status: 'draft' } },
+        { method: 'PUT', path: `/cms/v2/posts/${published + 1}`, body: { title: 'Changed', status: 'publish' } }
+      ]
+    })
+    t.same(res2.body.responses.map((r: any) => r.status), [201, 200])
+    t.equal(res2.body.responses[0].body.id, published + 1)
+    t.same(await eventsOf(h, draft, mark), ['post.created draft'], 'a create alone: its one event')
+    t.same(await eventsOf(h, published, mark), ['post.created publish'])
+    // 2026-11-29, before: [post.created publish] (the update was part of the creation).
+    t.same(await eventsOf(h, published + 1, mark), ['post.created draft', 'post.updated publish', 'post.status_changed draft>publish'])
+  })
+
+  await t.test('a request rolled back leaves no event; the next one\'s from is the last stood one\'s to', async (t) => {
+    const made = await call(h.app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Between', status: 'draft' } })
+    const id = Number(made.body.id)
+    const mark = await lastEvent(h)
+    const res = await batch(h, admin, {
+      requests: [
+        { method: 'PUT', path: `/cms/v2/posts/${id}`, body: { status: 'pending' } },
+        { path: '/batch-tx-fixture/v1/step', body: { mode: 'update', title: 'Waiting', post: id } },
+        { method: 'PUT', path: `/cms/v2/posts/${id}`, body: { status: 'publish' } }
+      ]
+    })
+    t.same(res.body.responses.map((r: any) => r.status), [200, 400, 200])
+    t.equal(res.body.responses[1].body.code, 'fixture_failed', 'the request ran, wrote, then failed')
+    t.equal(res.body.responses[2].body.status, 'publish')
+    // 2026-11-29, before: [post.updated publish, post.status_changed draft>publish].
+    t.same(await eventsOf(h, id, mark), [
+      'post.updated pending', 'post.status_changed draft>pending',
+      'post.updated publish', 'post.status_changed pending>publish'
+    ], 'nothing of the private status the rolled-back request set')
+  })
+
+  await t.test('a comment approved, spammed and approved again in one batch: each its event, as sent one by one', async (t) => {
+    const post = Number((await call(h.app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Commented', status: 'publish' } })).body.id)
+    const made = await call(h.app, 'POST', '/cms/v2/comments', { as: admin, body: { post, content: 'Judged', status: 'hold' } })
+    const id = Number(made.body.id)
+    const mark = await lastEvent(h)
+    const res = await batch(h, admin, {
+      requests: ['approved', 'spam', 'approved'].map((status) => ({ path: `/cms/v2/comments/${id}`, body: { status } }))
+    })
+    t.same(res.body.responses.map((r: any) => r.status), [200, 200, 200])
+    const rows = await h.store.execute<{ topic: string, payload: { from: string } }>(
+      sql`select topic, payload from cms_events where object_id = ${id} and id > ${mark} and topic like 'comment.%' order by id`)
+    // 2026-11-29, before: [comment.approved hold, comment.spammed approved] (the second approval merged into the first).
+    t.same(rows.map((r) => `${r.topic} ${r.payload.from}`), ['comment.approved hold', 'comment.spammed approved', 'comment.approved spam'])
+  })
+
+  await t.test('one transaction outside a batch still gives one event per topic and post (after a batch, on its connection too)', async (t) => {
+    const made = await call(h.app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Once', status: 'draft' } })
+    const id = Number(made.body.id)
+    await batch(h, admin, { requests: [{ method: 'PUT', path: `/cms/v2/posts/${id}`, body: { title: 'Once again' } }] })
+    const mark = await lastEvent(h)
+    await h.store.transaction(async (tx) => {
+      await tx.execute(sql`update posts set status = 'pending' where id = ${id}`)
+      await tx.execute(sql`update posts set status = 'publish' where id = ${id}`)
+    })
+    t.same(await eventsOf(h, id, mark), ['post.updated publish', 'post.status_changed draft>publish'])
+    const mark2 = await lastEvent(h)
+    const born = await h.store.transaction(async (tx) => {
+      const rows = rowsOf<{ id: number }>(await tx.execute(sql`insert into posts (title, status, type, author, modified_gmt) values ('Once made', 'draft', 'post', ${admin.user.id}, now()) returning id`))
+      await tx.execute(sql`update posts set status = 'publish' where id = ${rows[0]!.id}`)
+      return rows[0]!.id
+    })
+    t.same(await eventsOf(h, born, mark2), ['post.created publish'], 'an update in the creating transaction is part of the creation')
   })
 
   await t.test('a commit that fails is said in every answer, and nothing is stored', async (t) => {

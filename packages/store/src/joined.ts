@@ -9,7 +9,9 @@
  * becomes a savepoint inside it (with the commit hooks run in it, so an
  * audit outbox row goes with it). An item that failed (`failed(value)`, or
  * it threw) is rolled back to its savepoint; the others stand. One commit
- * at the end.
+ * at the end. Each item's savepoint sets `cms.event_scope` to the item's
+ * number, which the core's lifecycle-event triggers read: each item's
+ * events are those it would have had committing alone.
  *
  * Inside an item the store's commit horizon reads as unknown: nothing is
  * reused from or kept in a cache that follows commits by horizon. Its
@@ -199,12 +201,16 @@ const EPOCHS = 'select txid_current()::text as t, (select json_object_agg(name, 
 
 /**
  * Item `n`'s savepoint (not released: it lasts until the commit, one
- * statement fewer an item), and the epochs as the item starts, in one round
- * trip (two statements of the simple protocol: PGlite's `exec`, pg's `query`
- * without parameters).
+ * statement fewer an item), the item's number as the transaction-local
+ * setting `cms.event_scope`, and the epochs as the item starts, in one
+ * round trip (statements of the simple protocol: PGlite's `exec`, pg's
+ * `query` without parameters). The core's lifecycle-event triggers (core
+ * migration 0020) keep each item's events apart by the setting, as if the
+ * item had committed alone; a rollback to the savepoint undoes it with the
+ * rest, and the commit ends it.
  */
 async function openItem (client: Client, n: number, withEpochs: boolean): Promise<Readonly<Record<string, string>> | undefined> {
-  const text = `savepoint batch_item_${n}${withEpochs ? `; ${EPOCHS}` : ''}`
+  const text = `savepoint batch_item_${n}; select set_config('cms.event_scope', '${n}', true)${withEpochs ? `; ${EPOCHS}` : ''}`
   const results = await simple(client, text)
   return withEpochs ? ownView(results) : undefined
 }

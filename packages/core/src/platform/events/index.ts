@@ -46,7 +46,11 @@
  * excluded), user.deleted; comment.created, comment.approved,
  * comment.spammed, comment.trashed, comment.deleted (core migration 0008:
  * `{id, post, parent, status|from, author}`). One event per topic and
- * object per transaction.
+ * object per transaction, and per item of a batch's shared transaction
+ * (core migration 0020: the item's `cms.event_scope`), so a batch's
+ * requests have the events they would have had sent one by one; an
+ * object may have several events of one topic in one transaction, each
+ * its own row, in the order written.
  */
 import { sql } from 'drizzle-orm'
 import { epochToken } from '@cms/rest'

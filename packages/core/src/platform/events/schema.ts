@@ -14,13 +14,20 @@ export const cmsEvents = pgTable('cms_events', {
   topic: text('topic').notNull(),
   objectId: bigint('object_id', { mode: 'number' }).notNull(),
   payload: jsonb('payload').notNull(),
-  /** The writing transaction: one event per topic and object per transaction. */
+  /** The writing transaction. */
   txid: bigint('txid', { mode: 'number' }).notNull().default(sql`txid_current()`),
+  /**
+   * The part of it the event belongs to: the setting `cms.event_scope` when
+   * the trigger ran (a batch item's number, set with its savepoint:
+   * @cms/store's joined.ts), '' without one. One event per topic and object
+   * per transaction and scope (core migration 0020).
+   */
+  scope: text('scope').notNull().default(''),
   created: timestamp('created', { withTimezone: true }).notNull().defaultNow(),
   /** A worker holds the event until then; after, another may take it (a worker that stopped). */
   leaseUntil: timestamp('lease_until', { withTimezone: true })
 }, (t) => [
-  uniqueIndex('cms_events_once').on(t.txid, t.topic, t.objectId),
+  uniqueIndex('cms_events_once').on(t.txid, t.scope, t.topic, t.objectId),
   index('cms_events_created').on(t.created)
 ])
 
