@@ -23,6 +23,7 @@ import { copyPgliteTemplate } from './template.js'
 import { compiledRowMapper, type SelectedField } from './row-mapper.js'
 import { pgliteSerializers } from './pglite-params.js'
 import { bindLongParamsApart } from './pg-bind.js'
+import { EPOCHS_COLUMN, epochsOf } from './epochs.js'
 import { frameOf, joinedSnapshot, nestIn, routedClient } from './joined.js'
 
 export { pgliteSettings }
@@ -561,13 +562,11 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
   let horizonQuery: { execute: () => Promise<unknown> } | undefined
   const readSnapshot = async (): Promise<Snapshot | undefined> => {
     if (withEpochs) {
-      snapshotQuery ??= db._.session.prepareQuery(dialect.sqlToQuery(sql`select pg_current_snapshot()::text as h,
-        (select json_object_agg(name, value::text) from cms_epochs) as e`), undefined, 'store_snapshot', false)
+      snapshotQuery ??= db._.session.prepareQuery(dialect.sqlToQuery(sql`select pg_current_snapshot()::text as h, ${sql.raw(EPOCHS_COLUMN)} as e`), undefined, 'store_snapshot', false)
       try {
-        const row = ((await snapshotQuery.execute()) as { rows: Array<{ h: string, e: Record<string, string> | string | null }> }).rows[0]
+        const row = ((await snapshotQuery.execute()) as { rows: Array<{ h: string, e: unknown }> }).rows[0]
         if (row === undefined) return undefined
-        const epochs = typeof row.e === 'string' ? JSON.parse(row.e) as Record<string, string> : row.e ?? {}
-        return { horizon: row.h, epochs }
+        return { horizon: row.h, epochs: epochsOf(row.e) }
       } catch (err) {
         // 42P01: no such table (drizzle wraps the driver's error). Any other failure: nothing can be read.
         const e = err as { code?: string, cause?: { code?: string } }

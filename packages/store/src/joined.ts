@@ -32,6 +32,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { EPOCHS_COLUMN, epochsOf } from './epochs.js'
 
 // db.ts's types, said again here: db.ts imports this file (its routed clients).
 type Tx = Parameters<Parameters<PgDatabase<PgQueryResultHKT>['transaction']>[0]>[0]
@@ -171,8 +172,8 @@ export async function inOneTransaction<T> (store: Store, fn: (join: JoinedRun) =
         item: async (run, failed) => {
           const item: Item = { open: true, stood: false, after: [], sent: false }
           items.push(item)
-          const name = sql.raw(`batch_item_${items.length}`)
-          item.epochs = await openItem(client, items.length, withEpochs)
+          const savepoint = `batch_item_${items.length}`
+          item.epochs = await openItem(client, savepoint, items.length, withEpochs)
           try {
             const value = await frames.run({ driver, client, tx, item }, run)
             item.open = false
@@ -181,7 +182,7 @@ export async function inOneTransaction<T> (store: Store, fn: (join: JoinedRun) =
             return { value, stood: true }
           } catch (err) {
             item.open = false
-            await tx.execute(sql`rollback to savepoint ${name}`)
+            await tx.execute(sql`rollback to savepoint ${sql.raw(savepoint)}`)
             return err instanceof RolledBack ? { value: err.value as any, stood: false } : { error: err, stood: false }
           }
         }
@@ -197,7 +198,7 @@ export async function inOneTransaction<T> (store: Store, fn: (join: JoinedRun) =
 }
 
 /** The transaction's view of the epochs: each by name, those it renewed itself (valued its own id) left out. */
-const EPOCHS = 'select txid_current()::text as t, (select json_object_agg(name, value::text) from cms_epochs) as e'
+const EPOCHS = `select txid_current()::text as t, ${EPOCHS_COLUMN} as e`
 
 /**
  * Item `n`'s savepoint (not released: it lasts until the commit, one
@@ -209,8 +210,8 @@ const EPOCHS = 'select txid_current()::text as t, (select json_object_agg(name, 
  * item had committed alone; a rollback to the savepoint undoes it with the
  * rest, and the commit ends it.
  */
-async function openItem (client: Client, n: number, withEpochs: boolean): Promise<Readonly<Record<string, string>> | undefined> {
-  const text = `savepoint batch_item_${n}; select set_config('cms.event_scope', '${n}', true)${withEpochs ? `; ${EPOCHS}` : ''}`
+async function openItem (client: Client, savepoint: string, n: number, withEpochs: boolean): Promise<Readonly<Record<string, string>> | undefined> {
+  const text = `savepoint ${savepoint}; select set_config('cms.event_scope', '${n}', true)${withEpochs ? `; ${EPOCHS}` : ''}`
   const results = await simple(client, text)
   return withEpochs ? ownView(results) : undefined
 }
@@ -236,9 +237,8 @@ async function simple (client: Client, text: string): Promise<Rows[]> {
 function ownView (results: readonly Rows[]): Readonly<Record<string, string>> {
   const row = results[results.length - 1]?.rows[0] ?? {}
   const own = String(row.t)
-  const all = (typeof row.e === 'string' ? JSON.parse(row.e) : row.e ?? {}) as Record<string, string>
   const view: Record<string, string> = {}
-  for (const [name, value] of Object.entries(all)) if (value !== own) view[name] = value
+  for (const [name, value] of Object.entries(epochsOf(row.e))) if (value !== own) view[name] = value
   return view
 }
 
