@@ -114,6 +114,16 @@ export function readCache<T> (store: Store, name: string, budget: number, weigh?
 }
 
 /**
+ * A value read from the site options (`load`), once per request and kept
+ * across requests while the settings epoch stays (writes to options renew
+ * it, core migration 0014): no statement while nobody changed an option,
+ * and read afresh after a change. Shared between requests: not to be changed.
+ */
+export async function keptBySettings<T> (store: Store, req: RestRequest, name: string, load: () => Promise<T>): Promise<T> {
+  return await req.memo(name, async () => await readCache<T>(store, name, 1).getUnder(await req.epoch('settings'), name, load))
+}
+
+/**
  * A rough weight of a JSON-like value in bytes, for a cache's budget: the
  * length of its strings and keys, and a few bytes for every other value.
  */

@@ -4,10 +4,10 @@
  * pipeline as the caller (its own permission checks, in-process or on the
  * service that serves its namespace), and the answers come back side by
  * side with HTTP 207. Consecutive requests whose endpoint joins the batch's
- * transaction (`batchTransaction`: the core's post-type writes, run
- * in-process) run in one transaction, each behind a savepoint, and commit
- * once (`joined`); the others (a namespace served elsewhere, media, comments,
- * packages' routes) commit on their own, as each request did before.
+ * transaction (`batchTransaction`: the core's post-type and comment
+ * writes, run in-process) run in one transaction, each behind a savepoint,
+ * and commit once (`joined`); the others (a namespace served elsewhere,
+ * media, packages' routes) commit on their own, as each request did before.
  */
 import { Type } from '@sinclair/typebox'
 import { endpoint, Enum, everyone, kernelErrors, Raw, RestResponse, route, type DispatchResponse, type HeaderValue, type RestRequest, type RouteDecl } from '@cms/rest'

@@ -15,7 +15,7 @@ import {
   RestError, secret, type EndpointExample, type Links, type Params, type Principal, type RelativeRouteDecl, type RestRequest
 } from '@cms/rest'
 import { getOptions } from '@cms/store'
-import { readCache } from '../base/read-cache.js'
+import { keptBySettings } from '../base/read-cache.js'
 import type { ContentServices as Services } from '../content/services.js'
 import {
   canEdit, canRead, formatGmt, formatLocal, getPost, metaResponse, parseRequestDate, permalink, requestSettings, textParam, type PostRow
@@ -226,18 +226,15 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
   }
   const formatOne = async (row: CommentRow, req: RestRequest): Promise<Record<string, unknown>> => (await format([row], req))[0]!
 
-  // Options, once per request and kept while the settings epoch stays (writes to options renew it, core
-  // migration 0014), as the site settings are (requestSettings): a comment written or shown reads none
-  // while nobody changed them.
+  // Options kept by the settings epoch, as the site settings are (requestSettings): a comment written or
+  // shown reads none while nobody changed them.
   const discussionDisplay = async (req: RestRequest): Promise<{ smilies: boolean, avatars: boolean }> =>
-    await req.memo('comments:display', async () => await readCache<{ smilies: boolean, avatars: boolean }>(store, 'comments:display', 1)
-      .getUnder(await req.epoch('settings'), 'display', async () => {
-        const o = await getOptions(store, ['use_smilies', 'show_avatars'])
-        return { smilies: Number(o.use_smilies) === 1, avatars: Number(o.show_avatars) === 1 }
-      }))
+    await keptBySettings(store, req, 'comments:display', async () => {
+      const o = await getOptions(store, ['use_smilies', 'show_avatars'])
+      return { smilies: Number(o.use_smilies) === 1, avatars: Number(o.show_avatars) === 1 }
+    })
   const discussion = async (req: RestRequest): Promise<Record<string, string | number>> =>
-    await req.memo('comments:discussion', async () => await readCache<Record<string, string | number>>(store, 'comments:discussion', 1)
-      .getUnder(await req.epoch('settings'), 'discussion', async () => await discussionSettings(store)))
+    await keptBySettings(store, req, 'comments:discussion', async () => await discussionSettings(store))
 
   /**
    * A post a request names, read once per request: the permission, the
