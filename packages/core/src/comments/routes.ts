@@ -18,7 +18,7 @@ import { getOptions } from '@cms/store'
 import { keptBySettings } from '../base/read-cache.js'
 import type { ContentServices as Services } from '../content/services.js'
 import {
-  canEdit, canRead, formatGmt, formatLocal, getPost, metaResponse, parseRequestDate, permalink, requestSettings, textParam, type PostRow
+  canEdit, canRead, formatGmt, formatLocal, metaResponse, parseRequestDate, permalink, readPostFor, requestSettings, textParam, type PostRow
 } from '../content/index.js'
 import { metaSchema, parseMetaParam } from '../platform/meta.js'
 import { textPool } from '../text/text-pool.js'
@@ -239,10 +239,11 @@ export function commentRoutes (services: Services): RelativeRouteDecl[] {
   /**
    * A post a request names, read once per request: the permission, the
    * handler and the answer's links of one request read the same row (a
-   * comment's write changes none of what they read of it).
+   * comment's write changes none of what they read of it); a read request's
+   * through the posts' own cache (readPostFor).
    */
   const postOf = async (req: RestRequest, id: number): Promise<PostRow | undefined> =>
-    await req.memo(`comments:post:${id}`, async () => await getPost(store, id))
+    await req.memo(`comments:post:${id}`, async () => await readPostFor(store, req, id))
 
   // --- list ---------------------------------------------------------------------
 
