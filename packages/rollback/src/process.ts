@@ -292,8 +292,10 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
               message: result.message
             }
           } catch (err) {
-            // Another rollback's request: its maintenance and state are its own.
-            if ((err as { code?: string }).code === 'rollback_in_progress') throw err
+            // Another rollback's request, or a request that found the package busy (a concurrent step of this
+            // rollback, an upgrade): the maintenance and state are the running operation's, kept while it runs.
+            const code = (err as { code?: string }).code
+            if (code === 'rollback_in_progress' || code === 'package_operation_in_progress') throw err
             // Any failure lifts maintenance mode: the installed version is still the working one.
             await maintenance.disable(holder(type, slug))
             const data = await existing(type, slug)

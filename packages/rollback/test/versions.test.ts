@@ -2,7 +2,8 @@
  * rollback/v1 through HTTP on a real database and content directory: the
  * versions fetch-info offers (the source's and the archived ones; without
  * a source, the archives and the installed version, as the real product's
- * premium path lists them).
+ * premium path lists them), and a step that finds the package busy with
+ * another operation leaving the running rollback's maintenance on.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -60,4 +61,30 @@ t.test('fetch-info with a package source: its versions and the archived ones, in
   const info = (await h.call('GET', '/rollback/v1/fetch-info', { as: admin, query: { type: 'plugin', slug: 'extra' } })).body.data
   t.same([info.currentVersion, info.isPro, info.hasVersions], ['1.0.0', false, true])
   t.same(Object.keys(info.versions), ['1.0.0', '2.0.0'], 'the source\'s 1.0.0 and the archived 2.0.0 (the version rolled back from)')
+})
+
+t.test('a step that finds the package busy leaves the running rollback\'s maintenance on', async (t) => {
+  const source = await sourceDir([{ type: 'plugin', slug: 'extra', version: '1.0.0', zip: await packageZip('extra', '1.0.0') }])
+  const { h, registry, admin } = await setup(t, { CMS_PACKAGE_SOURCE: source })
+  const step = async (s: string): Promise<any> =>
+    await h.call('POST', '/rollback/v1/process-rollback', { as: admin, body: { type: 'plugin', slug: 'extra', version: '1.0.0', step: s } })
+  const maintenanceOn = async (): Promise<boolean> => (await h.call('GET', '/cms/v2/posts')).status === 503
+  for (const s of ['maintenance-mode', 'download-asset', 'validate-package']) t.equal((await step(s)).status, 200, s)
+  t.ok(await maintenanceOn())
+  // Another operation on the package holds it (a second replace-asset of the same rollback, an upgrade...).
+  let release: () => void = () => {}
+  const held = new Promise<void>((resolve) => { release = resolve })
+  let entered: () => void = () => {}
+  const inside = new Promise<void>((resolve) => { entered = resolve })
+  const holder = registry.lock('plugin', 'extra', 'upgrade', async () => { entered(); await held })
+  await inside
+  const busy = await step('replace-asset')
+  t.same([busy.status, busy.body.code], [409, 'package_operation_in_progress'])
+  t.ok(await maintenanceOn(), 'the site stays in maintenance while the other operation runs')
+  release()
+  await holder
+  const done = await step('replace-asset')
+  t.equal(done.status, 200, 'the step runs once the package is free')
+  t.notOk(await maintenanceOn(), 'and lifts maintenance')
+  t.equal((await step('cleanup')).status, 200)
 })
