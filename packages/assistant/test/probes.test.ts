@@ -26,4 +26,25 @@ t.test('assistant probes', async (t) => {
     t.equal((await h.call('POST', `${S}/settings/fine`, { as: admin, body: { value: fine } })).status, 200, 'as deep as a body may nest is kept')
     t.equal((await h.call('GET', `${S}/settings/fine`, { as: admin })).status, 200)
   })
+
+  t.test('snippet files: a fully qualified call of a forbidden function (\\system) is refused like the bare one', async (t) => {
+    const made = await h.call('POST', `${S}/snippets`, { as: admin, body: { title: 'Qualified' } })
+    const id: number = made.body.id
+    for (const content of ['<?php \\system("id");', '<?php echo 1; \\Shell_Exec ("id");', '<?php $f = \\eval("1;");']) {
+      const saved = await h.call('PUT', `${S}/snippets/${id}/files`, { as: admin, body: { files: [{ name: 'main.php', content }] } })
+      t.same([saved.status, saved.body.code], [400, 'forbidden_function'], content)
+      const checked = await h.call('POST', `${S}/snippets/validate`, { as: admin, body: { files: [{ name: 'main.php', content }] } })
+      t.same([checked.status, checked.body.code], [400, 'forbidden_function'], `validate: ${content}`)
+    }
+    // Over 256 KiB of PHP the scan runs in the sandbox thread: the same pattern there.
+    const filler = `<?php\n${'// filler line of a large snippet\n'.repeat(2800)}`
+    const large = [{ name: 'main.php', content: filler }, { name: 'b.php', content: filler }, { name: 'c.php', content: `${filler}\\passthru("id");` }]
+    const big = await h.call('PUT', `${S}/snippets/${id}/files`, { as: admin, body: { files: large } })
+    t.same([big.status, big.body.code, big.body.data?.details], [400, 'forbidden_function', { file: 'c.php', function: 'passthru' }])
+    t.same(await h.store.execute(`select name from assistant_snippet_files where snippet_id = ${id}`), [], 'nothing written')
+    for (const content of ['<?php $pdo->exec("select 1");', '<?php Lib\\system(1);', '<?php my_system(1);']) {
+      const ok = await h.call('PUT', `${S}/snippets/${id}/files`, { as: admin, body: { files: [{ name: 'main.php', content }] } })
+      t.equal(ok.status, 200, `not the global function: ${content}`)
+    }
+  })
 })
