@@ -47,4 +47,21 @@ t.test('assistant probes', async (t) => {
       t.equal(ok.status, 200, `not the global function: ${content}`)
     }
   })
+
+  t.test('snippets/{id}: an id past the column\'s range is an unknown snippet (404), as the core\'s posts answer', async (t) => {
+    const huge = '99999999999999999999'
+    const calls: Array<[string, string, Record<string, unknown> | undefined]> = [
+      ['GET', `${S}/snippets/${huge}/files`, undefined],
+      ['GET', `${S}/snippets/${huge}/files/main.php`, undefined],
+      ['PUT', `${S}/snippets/${huge}/files`, { files: [{ name: 'main.php', content: '<?php echo 1;' }] }],
+      ['POST', `${S}/snippets/${huge}/artifact`, { artifact_id: 'abc-123' }],
+      ['POST', `${S}/snippets/${huge}/publish`, undefined],
+      ['DELETE', `${S}/snippets/${huge}`, undefined],
+      ['DELETE', `${S}/snippets/2147483648`, undefined]
+    ]
+    for (const [method, path, body] of calls) {
+      const res = await h.call(method, path, { as: admin, ...(body === undefined ? {} : { body }) })
+      t.same([res.status, res.body.code, res.body.data?.status], [404, 'snippet_not_found', 404], `${method} ${path}`)
+    }
+  })
 })
