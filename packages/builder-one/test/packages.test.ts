@@ -74,3 +74,28 @@ t.test('a package whose entries clash (a file and a directory of one name): 400,
   t.same((await readdir(join(content, 'themes'))).sort(), ['theme-a'], 'no staging directory left')
   t.same((await readdir(join(content, 'plugins'))).filter((n) => n.startsWith('.')), [], 'no staging directory left')
 })
+
+t.test('a package with overlong entry names: 400 before a byte is written', async (t) => {
+  const content = await scratchDir('one-long')
+  const source = await scratchDir('one-long-source')
+  await mkdir(join(source, 'themes'), { recursive: true })
+  const manifest = (slug: string): string => JSON.stringify({ name: slug, version: '1.0.0', slug })
+  const themes: Record<string, string> = {
+    'long-file': `${'a'.repeat(300)}.css`,
+    'long-dir': `${'d'.repeat(300)}/x.css`,
+    'long-path': `${Array.from({ length: 25 }, () => 'd'.repeat(200)).join('/')}/x.css`,
+    'long-utf8': `${'é'.repeat(200)}.css`
+  }
+  for (const [slug, name] of Object.entries(themes)) {
+    await writeFile(join(source, `themes/${slug}.1.0.0.zip`), await zipOf({ [`${slug}/manifest.json`]: manifest(slug), [`${slug}/${name}`]: 'x' }))
+  }
+  await writeFile(join(source, 'index.json'), JSON.stringify({ plugins: {}, themes: Object.fromEntries(Object.keys(themes).map((s) => [s, ['1.0.0']])) }))
+  const h = await testApp({ packages: [registryPackage, builderOnePackage], namespaces: ['cms/v2', 'builder-one/v1'], contentDir: content, env: { CMS_PACKAGE_SOURCE: source } })
+  t.teardown(h.close)
+  const admin = await h.caller('administrator')
+  for (const slug of Object.keys(themes)) {
+    const res = await h.call('POST', `${O}/themes`, { as: admin, body: { slug } })
+    t.same([res.status, res.body.code], [400, 'rest_invalid_package'], slug)
+  }
+  t.same((await readdir(join(content, 'themes'))).sort(), ['theme-a'], 'nothing installed, no staging directory left')
+})

@@ -45,9 +45,15 @@ async function openZip (file: string): Promise<ZipFile> {
   })
 }
 
-/** A name that stays inside the root: relative, no `..`, no NUL, no drive letter. */
+/** Longest entry name, and longest part of one (the file systems' NAME_MAX), in UTF-8 bytes. */
+const NAME_MAX_BYTES = 1024
+const PART_MAX_BYTES = 255
+
+/** A name that stays inside the root and can be written: relative, no `..`, no NUL, no drive letter, not overlong. */
 function checkName (name: string): void {
   if (name.includes('\0')) throw invalid('an entry name contains a NUL character')
+  if (Buffer.byteLength(name) > NAME_MAX_BYTES) throw invalid(`the entry "${name.slice(0, 100)}…" has a name longer than ${NAME_MAX_BYTES} bytes`)
+  if (name.split('/').some((part) => Buffer.byteLength(part) > PART_MAX_BYTES)) throw invalid(`the entry "${name.slice(0, 100)}…" has a part of its name longer than ${PART_MAX_BYTES} bytes`)
   if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) throw invalid(`the entry "${name.slice(0, 200)}" has an absolute name`)
   if (name.split('/').includes('..')) throw invalid(`the entry "${name.slice(0, 200)}" leaves the package directory`)
 }
