@@ -132,6 +132,16 @@ export async function setMeta (db: Queryable, postId: number, set: Record<string
 
 export interface PostTerms { category: TermRow[], post_tag: TermRow[] }
 
+/**
+ * What a post's answer shows of a term: its id and taxonomy (`categories`,
+ * `tags`), its slug (the class list) and its name (their order). A new
+ * post's answer reads no more of them (`cms_insert_post`, migration 0021).
+ */
+export type PostTerm = Pick<TermRow, 'id' | 'taxonomy' | 'slug' | 'name'>
+
+/** A post's terms by taxonomy as its answer uses them (PostTerms are these and more). */
+export interface AnsweredTerms { category: PostTerm[], post_tag: PostTerm[] }
+
 /** Terms of each post, by taxonomy, ordered by name as the core lists them. */
 export async function getPostTerms (db: Db, ids: number[]): Promise<Map<number, PostTerms>> {
   const out = new Map<number, PostTerms>(ids.map((id) => [id, { category: [], post_tag: [] }]))
@@ -340,7 +350,7 @@ export async function insertNewPost (
   db: Db, row: PostRow, opts: {
     terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string, utf8?: LongTextBytes | undefined, meta?: Record<string, unknown> | undefined
   }
-): Promise<{ id: number, slug: string, terms: TermRow[] }> {
+): Promise<{ id: number, slug: string, terms: PostTerm[] }> {
   const record: Record<string, unknown> = {}
   for (const [key, column] of POST_COLUMNS) {
     if (LONG_TEXT_COLUMNS.has(column.name)) continue
@@ -362,7 +372,7 @@ export async function insertNewPost (
     ? sql``
     : sql`meta as (insert into ${postMeta} (post_id, key, value) select (w.written->>'id')::int, x.key, x.value
       from w, (values ${sql.join(meta.map(([key, value]) => sql`(${key}::text, ${sql.param(value, postMeta.value)}::jsonb)`), sql`, `)}) as x (key, value)),`
-  const rows = await executeNamed<{ written: { id: number, slug: string, terms: TermRow[] } | null }>(db, meta.length === 0 ? 'content_insert_post' : `content_insert_post_meta${meta.length}`,
+  const rows = await executeNamed<{ written: { id: number, slug: string, terms: PostTerm[] } | null }>(db, meta.length === 0 ? 'content_insert_post' : `content_insert_post_meta${meta.length}`,
     sql`with w as (select cms_insert_post(${JSON.stringify(record)}::jsonb || ${texts}, ${SLUG_LOCK_CLASS}, ${opts.checkSlug}, ${opts.hierarchical},
       ${t === undefined ? null : sql.param([...t.ids])}::int[], ${t?.fallbackCategory ?? 0}, ${opts.guidPrefix}) as written),
     ${metaPart}
