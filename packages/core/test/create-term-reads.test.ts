@@ -8,6 +8,7 @@
 // shows.
 import t from 'tap'
 import { sql } from 'drizzle-orm'
+import type { Tx } from '@cms/store'
 import { withContentUsers } from './fixtures/content/harness.js'
 import { testApp } from '../src/testing.js'
 import { insertNewPost, type PostRow } from '../src/content/post-store.js'
@@ -48,12 +49,13 @@ const deltaScans = sql`select (pg_stat_get_xact_numscans('term_count_deltas'::re
   + pg_stat_get_xact_numscans('term_count_deltas_term_idx'::regclass))::int as n`
 
 /** How often `work` scans term_count_deltas, in a transaction rolled back after it. */
-async function scansOf<T> (work: (tx: Parameters<Parameters<typeof h.store.transaction>[0]>[0]) => Promise<T>): Promise<{ scans: number, value: T }> {
+async function scansOf<T> (work: (tx: Tx) => Promise<T>): Promise<{ scans: number, value: T }> {
+  const scans = async (tx: Tx): Promise<number> => ((await tx.execute(deltaScans)) as unknown as { rows: Array<{ n: number }> }).rows[0]!.n
   let out!: { scans: number, value: T }
   await h.store.transaction(async (tx) => {
-    const before = (await tx.execute<{ n: number }>(deltaScans)).rows[0]!.n
+    const before = await scans(tx)
     const value = await work(tx)
-    const after = (await tx.execute<{ n: number }>(deltaScans)).rows[0]!.n
+    const after = await scans(tx)
     out = { scans: after - before, value }
     throw new RolledBack()
   }).catch((err: unknown) => { if (!(err instanceof RolledBack)) throw err })
