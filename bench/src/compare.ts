@@ -27,7 +27,7 @@ import { observe } from './observe.js'
 const { values: opts } = parseArgs({
   options: {
     other: { type: 'string' },
-    scenarios: { type: 'string', default: 'list-signed-in,list-signed-in-fresh,list-uncached,create,list,single,index,batch' },
+    scenarios: { type: 'string', default: 'list-signed-in,list-signed-in-fresh,list-uncached,list-unseen,create,list,single,index,batch' },
     rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     connections: { type: 'string', default: '20' },
@@ -68,6 +68,9 @@ const SCENARIOS: Record<string, Scenario> = {
   'list-signed-in-fresh': (base, auth) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10&nocache=[<id>]`, headers: { authorization: auth }, idReplacement: true, connections }),
   // Anonymous with a parameter that never repeats (autocannon puts a fresh id in place of [<id>]): no kept answer ever matches.
   'list-uncached': (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10&nocache=[<id>]`, idReplacement: true, connections }),
+  // Anonymous, a query never asked before each time (it excludes a post id that does not exist): since 2026-11-29
+  // `list-uncached` finds the page its query read (the page kept by its query, not its address); this one makes it.
+  'list-unseen': (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, pathOf: (n) => `/index.php?rest_route=/cms/v2/posts&per_page=10&exclude=${1_000_000_000 + n}`, connections }),
   create: (base, auth) => ({
     url: `${base}/index.php?rest_route=/cms/v2/posts`,
     method: 'POST',

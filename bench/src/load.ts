@@ -33,6 +33,14 @@ export interface LoadOptions {
   connections: number
   /** Stop after this many requests (before the duration ends). */
   amount?: number
+  /** The path of the n-th request (from 1), where each must differ in a way `[<id>]` cannot write (a number). */
+  pathOf?: (n: number) => string
+}
+
+/** autocannon's request setup giving each request the path of its number. */
+function numbered (pathOf: (n: number) => string): (req: { path?: string }) => { path?: string } {
+  let n = 0
+  return (req) => ({ ...req, path: pathOf(++n) })
 }
 
 export async function measure (opts: LoadOptions): Promise<Measurement> {
@@ -45,7 +53,8 @@ export async function measure (opts: LoadOptions): Promise<Measurement> {
     duration: opts.duration,
     ...(opts.amount === undefined ? {} : { amount: opts.amount }),
     connections: opts.connections,
-    pipelining: 1
+    pipelining: 1,
+    ...(opts.pathOf === undefined ? {} : { requests: [{ setupRequest: numbered(opts.pathOf) }] })
   })
   return {
     requestsPerSec: result.requests.average,

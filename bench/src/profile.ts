@@ -48,6 +48,9 @@ const SCENARIOS: Record<string, (base: string, auth: string) => Omit<LoadOptions
   // Anonymous, answered from the kept answers while nothing is committed: what a cached read costs.
   list: (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, connections }),
   'list-uncached': (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10&nocache=[<id>]`, idReplacement: true, connections }),
+  // Anonymous, a query never asked before each time (it excludes a post id that does not exist): since 2026-11-29
+  // `list-uncached` finds the page its query read (the page kept by its query, not its address); this one makes it.
+  'list-unseen': (base) => ({ url: `${base}/index.php?rest_route=/cms/v2/posts&per_page=10`, pathOf: (n) => `/index.php?rest_route=/cms/v2/posts&per_page=10&exclude=${1_000_000_000 + n}`, connections }),
   create: (base, auth) => ({
     url: `${base}/index.php?rest_route=/cms/v2/posts`,
     method: 'POST',

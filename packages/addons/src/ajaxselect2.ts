@@ -39,9 +39,12 @@ function lookupOf (req: RestRequest<any>): Lookup {
   const p = req.params as Record<string, unknown>
   const s = p.s ?? ''
   if (typeof s !== 'string' || s.length > SEARCH_MAX) throw invalidParam('s', `s must be a string of at most ${SEARCH_MAX} characters.`)
+  // `ids` given, even empty, is a lookup of those ids only: an empty list (`ids=`, as the builder's
+  // control sends for a field with nothing saved) matches nothing, as in the product.
   let ids: number[] | undefined
-  if (p.ids !== undefined && p.ids !== '') {
-    const parts = Array.isArray(p.ids) ? p.ids : typeof p.ids === 'string' ? p.ids.split(',') : [p.ids]
+  if (p.ids !== undefined) {
+    const parts = (Array.isArray(p.ids) ? p.ids : typeof p.ids === 'string' ? p.ids.split(',') : [p.ids])
+      .filter((v: unknown) => !(typeof v === 'string' && v.trim() === ''))
     if (parts.length > IDS_MAX) throw invalidParam('ids', `ids names at most ${IDS_MAX} items.`)
     ids = parts.map((v) => {
       const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d{1,10}\s*$/.test(v) ? Number(v) : NaN
@@ -64,6 +67,7 @@ export function ajaxSelect2Routes (api: PackageApi, menuStore: Menus): RelativeR
 
   /** Posts of some types as the caller may read them, a page of `perPage`. */
   async function postsLookup (req: RestRequest<any>, q: Lookup, type: string, perPage: number, extra: { status?: string[], meta?: MetaClause[] } = {}): Promise<Answer> {
+    if (q.ids?.length === 0) return paged([], false)
     const { posts, total } = await api.content.posts({
       type,
       status: extra.status ?? ['publish'],
@@ -97,6 +101,7 @@ export function ajaxSelect2Routes (api: PackageApi, menuStore: Menus): RelativeR
     get_taxonomies: async (_req, q) => {
       const slug = q.slug ?? 'category'
       if (!types().taxonomies.has(slug)) throw addonsErrors.invalid_query_slug()
+      if (q.ids?.length === 0) return paged([], false)
       const perPage = 10
       const rows = await api.content.terms({
         taxonomy: slug,
@@ -109,6 +114,7 @@ export function ajaxSelect2Routes (api: PackageApi, menuStore: Menus): RelativeR
       return paged(rows.slice(0, perPage).map((t) => ({ id: t.id, text: t.name })), rows.length > perPage)
     },
     get_users: async (req, q) => {
+      if (q.ids?.length === 0) return paged([], false)
       const perPage = 15
       const full = req.user.can('list_users')
       const { users, total } = await listUsers(api.services.store, {
@@ -139,6 +145,7 @@ export function ajaxSelect2Routes (api: PackageApi, menuStore: Menus): RelativeR
       return { results: { post: keys, page: keys } }
     },
     get_menus: async (_req, q) => {
+      if (q.ids?.length === 0) return paged([], false)
       const perPage = 15
       const rows = await menuStore.list({ ...(q.ids !== undefined ? { include: q.ids } : { search: q.s }), limit: perPage + 1, offset: (q.page - 1) * perPage })
       return paged(rows.slice(0, perPage).map((m) => ({ id: m.id, text: m.name })), rows.length > perPage)

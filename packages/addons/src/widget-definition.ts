@@ -1,9 +1,11 @@
 /**
  * The declared schema of a custom widget's definition (the widget builder,
  * seo-rollback-assistant-addons.md §4.3): what `save` accepts and stores.
- * HTML, CSS and JavaScript are kept as strings, as sent, and never run by
- * the service. Every limit is checked before anything is written; a member
- * that breaks one is a `400 rest_invalid_param` naming its path
+ * HTML, CSS and JavaScript are kept as strings, never run by the service,
+ * cleaned as the product cleans them (PHP tags out of the markup, tags out
+ * of the CSS, `</script>` out of the JavaScript). Every limit is checked
+ * before anything is written; a member that breaks one is a
+ * `400 rest_invalid_param` naming its path
  * (`tabs.content[0].controls[1].type`). Where the real product silently
  * drops a section or control without a key, this refuses it (a key is a
  * required name). Unknown members are not stored.
@@ -18,8 +20,11 @@ export const CONTROL_TYPES = [
   'text_shadow', 'background', 'date_time', 'hidden', 'heading', 'divider', 'raw_html'
 ] as const
 
-/** Languages of a `code` control's editor. */
-export const CODE_LANGUAGES = ['html', 'css', 'javascript', 'json', 'text', 'xml', 'markdown'] as const
+/** Languages of a `code` control's editor: the product's list (and `xml`). */
+export const CODE_LANGUAGES = [
+  'html', 'css', 'sass', 'scss', 'javascript', 'json', 'less', 'markdown', 'php', 'python', 'mysql', 'sql',
+  'svg', 'text', 'twig', 'typescript', 'xml'
+] as const
 
 const TABS = ['content', 'style', 'advanced'] as const
 
@@ -79,9 +84,46 @@ function oneOf<T extends string> (v: unknown, path: string, allowed: readonly T[
   return v as T
 }
 
+/** A number, or a numeric string as a form field sends it (the product casts with floatval). */
 function num (v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return fail(path, 'is not of type number.')
-  return v as number
+  const n = typeof v === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(v) ? Number(v) : v
+  if (typeof n !== 'number' || !Number.isFinite(n)) return fail(path, 'is not of type number.')
+  return n
+}
+
+/**
+ * What the product does to the code it writes into the widget's files:
+ * the markup loses PHP open and close tags (in this order, as its
+ * str_replace), the CSS every tag (script and style elements with their
+ * content, then any other tag; trimmed), the JavaScript every `</script>`.
+ * Linear: each pass is one walk of the text.
+ */
+export function stripPhpTags (markup: string): string {
+  let out = markup
+  for (const tag of ['<?php', '<?=', '<?', '?>']) out = out.split(tag).join('')
+  return out
+}
+
+export function stripCssTags (css: string): string {
+  let out = css
+  for (const name of ['script', 'style']) {
+    const lower = out.toLowerCase()
+    let kept = ''
+    let from = 0
+    for (let at = lower.indexOf(`<${name}`, from); at >= 0; at = lower.indexOf(`<${name}`, from)) {
+      const close = lower.indexOf(`</${name}>`, lower.indexOf('>', at) + 1)
+      // An element left open stays (its opening tag goes with the other tags below); none later closes either.
+      if (lower.indexOf('>', at) < 0 || close < 0) break
+      kept += out.slice(from, at)
+      from = close + name.length + 3
+    }
+    out = kept + out.slice(from)
+  }
+  return out.replace(/<[^\s>][^>]*(?:>|$)/g, '').trim()
+}
+
+export function stripScriptClose (js: string): string {
+  return js.split('</script>').join('')
 }
 
 function list (v: unknown, path: string, max: number): unknown[] {
@@ -144,10 +186,12 @@ function control (v: unknown, path: string, keys: Set<string>): Control {
     if (value !== undefined && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') fail(`${path}.condition.value`, 'is not a string, number or boolean.')
     out.condition = { key: ck, value: value ?? '' }
   }
-  for (const n of ['slider_min', 'slider_max', 'slider_step'] as const) if (c[n] !== undefined) out[n] = num(c[n], `${path}.${n}`)
+  for (const n of ['slider_min', 'slider_max', 'slider_step'] as const) if (c[n] !== undefined && c[n] !== null && c[n] !== '') out[n] = num(c[n], `${path}.${n}`)
   if (c.no_units !== undefined) {
-    if (typeof c.no_units !== 'boolean') fail(`${path}.no_units`, 'is not of type boolean.')
-    out.no_units = c.no_units
+    // As the product reads it: any non-empty scalar is true ("1", 1, "yes"); false, 0, "0", "" and null are false.
+    const v = c.no_units
+    if (v !== null && typeof v === 'object') fail(`${path}.no_units`, 'is not of type boolean.')
+    out.no_units = !(v === false || v === null || v === 0 || v === '' || v === '0')
   }
   if (c.allowed_dimensions !== undefined) out.allowed_dimensions = oneOf(c.allowed_dimensions, `${path}.allowed_dimensions`, ['vertical', 'horizontal'])
   if (c.language !== undefined) out.language = oneOf(c.language, `${path}.language`, CODE_LANGUAGES)
@@ -200,9 +244,9 @@ export function parseDefinition (body: unknown, id: number, now: Date): WidgetDa
     icon,
     categories: [category],
     push_id: id,
-    markup: str(b.markup, 'markup', LIMITS.code),
-    css: str(b.css, 'css', LIMITS.code),
-    js: str(b.js, 'js', LIMITS.code),
+    markup: stripPhpTags(str(b.markup, 'markup', LIMITS.code)),
+    css: stripCssTags(str(b.css, 'css', LIMITS.code)),
+    js: stripScriptClose(str(b.js, 'js', LIMITS.code)),
     css_includes: urls(b.css_includes, 'css_includes'),
     js_includes: urls(b.js_includes, 'js_includes'),
     tabs

@@ -58,10 +58,12 @@ export const executionCheck: ExecutionCheck = async () => undefined
 
 /**
  * The PHP functions the notes forbid (§3.2), as calls (`eval (`, `Exec(`),
- * not methods (`->exec(`, `::exec(`) or longer names (`my_system(`).
- * Linear: a literal alternation, then whitespace, then `(`.
+ * fully qualified ones too (`\system(` is the global function), not methods
+ * (`->exec(`, `::exec(`), longer names (`my_system(`) or functions of a
+ * namespace (`Lib\exec(`). Linear: a literal alternation, then whitespace,
+ * then `(`.
  */
-const FORBIDDEN = /(?<![\w$>:\\])(eval|exec|shell_exec|system|passthru|proc_open|popen|pcntl_exec|assert|create_function)\s*\(/i
+const FORBIDDEN = /(?<![\w$>:])(?<!\w\\)(eval|exec|shell_exec|system|passthru|proc_open|popen|pcntl_exec|assert|create_function)\s*\(/i
 /** Sets up to this many bytes of PHP are scanned on the request thread; larger ones with the JavaScript parse, off it. */
 const INLINE_BYTES = 256 * 1024
 

@@ -19,6 +19,21 @@ import { getQuickJS } from 'quickjs-emscripten'
 
 const OUTPUT_CAP = 1024 * 1024
 const ERRORS_CAP = 100
+/** Deepest nesting of a value handed out of the sandbox (as deep as a request body may nest): deeper ones are not copied out. */
+const DEPTH_MAX = 512
+/** The nesting of a value, measured inside the sandbox without recursion (cycles counted once), stopping past `max`. */
+const DEPTH_OF = `(function (v, max) {
+  const seen = new Set(); const stack = [[v, 1]]; let deepest = 0
+  while (stack.length > 0) {
+    const [x, d] = stack.pop()
+    if (x === null || typeof x !== 'object' || seen.has(x)) continue
+    seen.add(x)
+    if (d > deepest) deepest = d
+    if (deepest > max) return deepest
+    for (const k of Object.keys(x)) stack.push([x[k], d + 1])
+  }
+  return deepest
+})`
 
 async function execute ({ code, timeoutMs, memoryBytes }) {
   const QuickJS = await getQuickJS()
@@ -39,8 +54,21 @@ async function execute ({ code, timeoutMs, memoryBytes }) {
   const vm = runtime.newContext()
   let output = ''
   const errors = []
+  // Values leave the sandbox only when they nest at most DEPTH_MAX levels: copying a deeper one out
+  // (its JSON inside QuickJS, then here) overflowed a stack and ended the thread with no answer.
+  const depthOf = vm.unwrapResult(vm.evalCode(DEPTH_OF, 'depth.js'))
+  const limitHandle = vm.newNumber(DEPTH_MAX)
+  const tooDeep = (h) => {
+    const r = vm.callFunction(depthOf, vm.undefined, h, limitHandle)
+    if (r.error !== undefined) { r.error.dispose(); return true }
+    const d = vm.getNumber(r.value)
+    r.value.dispose()
+    return d > DEPTH_MAX
+  }
+  const TOO_DEEP = `[a value nested deeper than ${DEPTH_MAX} levels]`
+  const dumpSafe = (h) => tooDeep(h) ? TOO_DEEP : vm.dump(h)
   const text = (args) => args.map((h) => {
-    const v = vm.dump(h)
+    const v = dumpSafe(h)
     return typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)
   }).join(' ')
   const consoleObject = vm.newObject()
@@ -74,13 +102,13 @@ async function execute ({ code, timeoutMs, memoryBytes }) {
   if (result.error === undefined && !interrupted) {
     const jobs = runtime.executePendingJobs()
     if (jobs.error !== undefined) {
-      if (errors.length < ERRORS_CAP) errors.push({ type: 'Error', message: String(vm.dump(jobs.error)?.message ?? 'a queued job failed'), file: 'code', line: null })
+      if (errors.length < ERRORS_CAP) errors.push({ type: 'Error', message: String(dumpSafe(jobs.error)?.message ?? 'a queued job failed'), file: 'code', line: null })
       jobs.error.dispose()
     }
   }
   const answer = { success: true, return_value: null, output, errors, execution_time_ms: 0, requires_reload: 'none' }
   if (result.error !== undefined) {
-    const err = vm.dump(result.error)
+    const err = dumpSafe(result.error)
     result.error.dispose()
     answer.success = false
     if (interrupted) {
@@ -94,9 +122,23 @@ async function execute ({ code, timeoutMs, memoryBytes }) {
       answer.error_message = typeof err?.message === 'string' ? err.message : String(err)
     }
   } else {
-    const value = vm.dump(result.value)
+    // A promise is answered by its outcome once the queued jobs ran (dumping the promise itself
+    // freed its handle, and the dispose after it threw: every async function's result was a 500).
+    const state = vm.getPromiseState(result.value)
+    if (state.notAPromise === true || state.type === 'fulfilled') {
+      const value = dumpSafe(state.value)
+      if (value === TOO_DEEP && errors.length < ERRORS_CAP) errors.push({ type: 'Warning', message: `The return value nests deeper than ${DEPTH_MAX} levels and is not returned.`, file: 'code', line: null })
+      answer.return_value = value === undefined || value === TOO_DEEP ? null : value
+    } else if (state.type === 'rejected') {
+      const err = dumpSafe(state.error)
+      answer.success = false
+      answer.error_class = typeof err?.name === 'string' ? err.name : 'Error'
+      answer.error_message = typeof err?.message === 'string' ? err.message : String(err)
+    } else if (errors.length < ERRORS_CAP) {
+      errors.push({ type: 'Warning', message: 'The code returned a promise that did not settle.', file: 'code', line: null })
+    }
+    if (state.notAPromise !== true) (state.type === 'fulfilled' ? state.value : state.error)?.dispose?.()
     result.value.dispose()
-    answer.return_value = value === undefined ? null : value
   }
   if (interrupted && answer.success) {
     // Stopped in a queued promise callback.
@@ -107,6 +149,8 @@ async function execute ({ code, timeoutMs, memoryBytes }) {
   answer.output = output
   answer.execution_time_ms = Math.round((performance.now() - started) * 100) / 100
   try {
+    depthOf.dispose()
+    limitHandle.dispose()
     vm.dispose()
     runtime.dispose()
   } catch {

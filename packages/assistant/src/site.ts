@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { access, constants } from 'node:fs/promises'
 import { Type } from '@sinclair/typebox'
 import { eq, sql } from 'drizzle-orm'
-import { endpoint, invalidParam, Raw, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, invalidParam, Raw, RestError, route, scanJson, type RelativeRouteDecl } from '@cms/rest'
 import { adminLink, type PackageApi } from '@cms/core'
 import { dbOf, getOptions, OptionError, setOption, validateOption } from '@cms/store'
 import { mayManageOptions, mayUseAssistant } from './access.js'
@@ -95,6 +95,10 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
             let text: string
             if (typeof given === 'string') {
               if (given.length > SETTING_MAX_BYTES) throw assistantErrors.setting_too_large()
+              // JSON text nests as deep as a request body may (the kernel's limit), else it could
+              // not be answered back (nor read again): `413 rest_too_much_text`, nothing stored.
+              const shape = scanJson(given)
+              if (shape instanceof RestError) throw shape
               try { JSON.parse(given) } catch { throw assistantErrors.invalid_json() }
               text = given
             } else {

@@ -41,9 +41,15 @@ function isUniqueViolation (err: unknown): boolean {
   return false
 }
 
+/** Ids past the column's range name no snippet: `404 snippet_not_found`, as any unknown id (not a 400 from the database). */
+function knownId (id: number): number {
+  if (!Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647) throw assistantErrors.snippet_not_found()
+  return id
+}
+
 export function snippetStore (services: { readonly store: Store }) {
   async function lockedRow (tx: Tx, id: number): Promise<SnippetRow> {
-    const [row] = await tx.select().from(snippets).where(eq(snippets.id, id)).for('update')
+    const [row] = await tx.select().from(snippets).where(eq(snippets.id, knownId(id))).for('update')
     if (row === undefined) throw assistantErrors.snippet_not_found()
     return row
   }
@@ -68,7 +74,7 @@ export function snippetStore (services: { readonly store: Store }) {
     },
 
     async get (id: number): Promise<SnippetRow> {
-      const [row] = await services.store.db.select().from(snippets).where(eq(snippets.id, id))
+      const [row] = await services.store.db.select().from(snippets).where(eq(snippets.id, knownId(id)))
       if (row === undefined) throw assistantErrors.snippet_not_found()
       return row
     },
@@ -90,7 +96,7 @@ export function snippetStore (services: { readonly store: Store }) {
     },
 
     async remove (id: number): Promise<void> {
-      const gone = await services.store.db.delete(snippets).where(eq(snippets.id, id)).returning({ id: snippets.id })
+      const gone = await services.store.db.delete(snippets).where(eq(snippets.id, knownId(id))).returning({ id: snippets.id })
       if (gone.length === 0) throw assistantErrors.snippet_not_found()
     },
 

@@ -133,6 +133,18 @@ t.test('execution on: JavaScript in the sandbox', async (t) => {
     return res.body
   }
 
+  t.test('a promise is answered by its outcome; a value nested too deep is not copied out (never a 500)', async (t) => {
+    t.match(await run('(async () => { await null; return { ok: 1 } })()'), { success: true, return_value: { ok: 1 }, errors: [] }, 'an async function\'s result')
+    t.match(await run('Promise.resolve(3)'), { success: true, return_value: 3 })
+    t.match(await run('Promise.reject(new RangeError("no"))'), { success: false, return_value: null, error_class: 'RangeError', error_message: 'no' })
+    t.match(await run('new Promise(() => {})'), { success: true, return_value: null, errors: [{ type: 'Warning', message: 'The code returned a promise that did not settle.' }] })
+    const deep = 'let a = {}; for (let i = 0; i < 3000; i++) a = { a }; '
+    t.match(await run(`${deep}a`), { success: true, return_value: null, errors: [{ type: 'Warning', message: /deeper than 512 levels/ }] })
+    t.match(await run(`${deep}console.log(a); 1`), { success: true, return_value: 1, output: '[a value nested deeper than 512 levels]\n' })
+    t.match(await run(`${deep}throw a`), { success: false, error_message: '[a value nested deeper than 512 levels]' })
+    t.match(await run('let a = {}; for (let i = 0; i < 500; i++) a = { a }; a'), { success: true, return_value: { a: { a: {} } } }, '500 levels are answered')
+  })
+
   t.test('a result and console output', async (t) => {
     const r = await run('console.log("hello", {a: 1}); console.warn("careful"); const x = [1, 2, 3].map((n) => n * 2); x')
     t.match(r, { success: true, return_value: [2, 4, 6], output: 'hello {"a":1}\n', errors: [{ type: 'Warning', message: 'careful' }], requires_reload: 'none' })

@@ -17,7 +17,8 @@
  *   POST plugins/{slug}/activate      `manage_options` (`unauthorized` / `forbidden`); not installed `404 not_found`
  *   POST plugins/{slug}/deactivate    the same
  *   POST plugins/{slug}/upgrade       `update_plugins` (and `activate_plugins` for `status: active`): the
- *                                     newest version of the source, the status kept or made active
+ *                                     newest version of the source, the status kept or made active; none
+ *                                     newer than the installed one `400 bad_request` (nothing replaced)
  *   POST plugins/{slug}/migration/run       `manage_options`, then the ladder: not installed 404, inactive
  *                                     `400 bad_request`, the site not connected `403 rest_forbidden`,
  *                                     too old `409 migration_exception`, its own connection without
@@ -154,8 +155,13 @@ export function pluginRoutes (registry: PackageRegistry, state: OneState): Relat
     }, 'Upgrade a supported plugin to the newest version of the package source',
     both(needs('update_plugins', oneErrors.rest_cannot_update_plugin), mayActivate, wantsActive),
     async (req) => {
-      await installed(req.params.slug)
-      return await itemOf(await registryCall('Plugin', async () => await registry.upgrade('plugin', req.params.slug, { activate: req.params.status === 'active', actor: actor(req) }), () => oneErrors.bad_request()))
+      const p = await installed(req.params.slug)
+      // The source asked here (its failures keep their 503 / 502): only a version newer than the installed one is
+      // an upgrade (the core's upgrader: "at the latest version"), never a move back to an older one.
+      const to = (await registry.source.versions('plugin', p.slug)).at(-1)?.version
+      if (to === undefined) throw oneErrors.not_found(undefined, 'Plugin not found in the package source.')
+      if (compareVersions(to, p.version) <= 0) throw oneErrors.bad_request(undefined, 'The plugin is at the latest version.')
+      return await itemOf(await registryCall('Plugin', async () => await registry.upgrade('plugin', req.params.slug, { version: to, activate: req.params.status === 'active', actor: actor(req) }), () => oneErrors.bad_request()))
     }),
     slugRoute('/plugins/{slug}/migration/run', {
       slug: migrationSlugArg,

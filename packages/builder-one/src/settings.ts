@@ -10,7 +10,7 @@
  * Administrators only (`manage_options`).
  */
 import { Type, type TSchema } from '@sinclair/typebox'
-import { endpoint, isPlainObject, route, type RelativeRouteDecl } from '@cms/rest'
+import { endpoint, invalidParam, isPlainObject, RestError, route, type RelativeRouteDecl } from '@cms/rest'
 import type { PackageApi, PackageOption } from '@cms/core'
 import { mayManageOptions } from './access.js'
 import type { OneState } from './state.js'
@@ -61,7 +61,15 @@ export function settingsRoutes (api: PackageApi, state: OneState): RelativeRoute
           for (const [key, value] of Object.entries(body)) {
             const option = writable.get(snakeCase(key))
             // Checked before anything is written: one bad value writes nothing.
-            if (option !== undefined) changes.push([option, api.services.options.check(option.name, value)])
+            if (option === undefined) continue
+            try {
+              changes.push([option, api.services.options.check(option.name, value)])
+            } catch (err) {
+              // Named as the client sent it (camelCase), not by the option's stored name.
+              if (!(err instanceof RestError) || err.code !== 'rest_invalid_param') throw err
+              const why = String((err.data.params as Record<string, unknown> | undefined)?.[option.name] ?? '').replace(/^Invalid value for option [\w-]+: /, '')
+              throw invalidParam(key, `${key} is invalid: ${why}`)
+            }
           }
           if (changes.length > 0) {
             await store.transaction(async (tx) => {

@@ -298,7 +298,7 @@ t.test('with the connect service, the feed and a package source', async (t) => {
     t.equal(await option(h, 'builder_one_onboarding_completed'), true)
     t.equal(await option(h, 'builder_one_something_else'), undefined)
     const bad = await h.call('POST', `${O}/settings`, { as: admin, body: { shareUsageData: true, onboardingCompleted: 'yes' } })
-    t.same([bad.status, bad.body.code], [400, 'rest_invalid_param'])
+    t.same([bad.status, bad.body.code, Object.keys(bad.body.data.params)], [400, 'rest_invalid_param', ['onboardingCompleted']], 'named as sent')
     t.equal(await option(h, 'builder_one_share_usage_data'), undefined, 'one bad value writes nothing')
     t.same((await h.call('PUT', `${O}/settings`, { as: admin, body: { shareUsageData: true } })).body.shareUsageData, true)
     t.equal((await h.call('GET', `${O}/settings`, { as: editor })).status, 403)

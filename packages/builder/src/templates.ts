@@ -3,9 +3,11 @@
  * local template library. GET answers `{templates, config}`: the local
  * templates (types page, section, container) newest first when `source` is
  * `local` or absent (the only source this service has; any other source
- * lists nothing), and `config` per template type (the real product's
- * remote feed is not fetched: a fixed object). POST saves a template: a
- * library post with `_builder_template_type`, `_builder_data` (the content
+ * lists nothing), published ones only, and `config` per template type (the
+ * real product's remote feed is not fetched: a fixed object). POST saves a
+ * template: a library post, published when the caller may publish
+ * (`publish_posts`) and pending review otherwise (a contributor's), titled
+ * "(no title)" when no title is given, with `_builder_template_type`, `_builder_data` (the content
  * as JSON, its strings filtered for writers without `unfiltered_html`) and
  * `_builder_page_settings`, and answers the template item. Both need
  * `edit_posts`.
@@ -126,11 +128,14 @@ export function templateRoutes (api: PackageApi): RelativeRouteDecl[] {
           }
           // The column's text of a long one made in the pool too (a trusted writer's content is not filtered).
           if (typeof content === 'string') content = await textPool.storedJson(content) ?? content
-          const title = req.params.title ?? ''
+          // As the real library saves: "(no title)" for an empty title; published only by a user who may publish,
+          // else pending review (a contributor's template does not reach everyone's library).
+          const title = req.params.title === undefined || req.params.title === '' ? '(no title)' : req.params.title
+          const publish = api.services.types.postTypes.get(LIBRARY_TYPE)?.capabilities.publish_posts ?? 'publish_posts'
           const post = await api.content.createPost({
             type: LIBRARY_TYPE,
             title: filtered ? String((await filterStrings(title) as { value: unknown }).value) : title,
-            status: 'publish',
+            status: req.user.can(publish) ? 'publish' : 'pending',
             author: req.user.id,
             siteUrl: req.siteUrl,
             meta: { _builder_template_type: req.params.type, _builder_edit_mode: 'builder', _builder_data: content, _builder_page_settings: settings }

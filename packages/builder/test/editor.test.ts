@@ -184,11 +184,17 @@ t.test('editor helpers', async (t) => {
       body: { type: 'section', title: 'Hero', content: [{ id: 'a1', elType: 'widget', widgetType: 'html', settings: { html: '<script>x()</script><p>Hi</p>', link: { url: 'javascript:alert(1)' } } }] }
     })
     t.equal(saved.status, 200, JSON.stringify(saved.body))
-    t.match(saved.body, { template_id: Number, source: 'local', type: 'section', title: 'Hero', thumbnail: false, date: Number, status: 'publish', hasPageSettings: false, tags: [] })
+    t.match(saved.body, { template_id: Number, source: 'local', type: 'section', title: 'Hero', thumbnail: false, date: Number, status: 'pending', hasPageSettings: false, tags: [] }, "a contributor's template waits for review")
     const meta = await h.store.execute<{ key: string, value: unknown }>(`select key, value from post_meta where post_id = ${Number(saved.body.template_id)} order by key`)
     const byKey = Object.fromEntries(meta.map((m) => [m.key, m.value]))
     t.equal(byKey._builder_template_type, 'section')
     t.same(JSON.parse(byKey._builder_data as string)[0].settings, { html: '<p>Hi</p>', link: { url: '' } }, "a contributor's data filtered")
+    const pendingListed = await h.call('GET', '/builder/v1/template-library/templates', { as: admin })
+    t.notOk(pendingListed.body.templates.some((x: any) => x.template_id === saved.body.template_id), "a contributor's pending template is not in the library")
+    const untitled = await h.call('POST', '/builder/v1/template-library/templates', { as: author, body: { type: 'page' } })
+    t.match(untitled.body, { title: '(no title)', status: 'publish' }, 'an author publishes; no title: "(no title)"')
+    const published = await h.call('POST', '/builder/v1/template-library/templates', { as: author, body: { type: 'section', title: 'Hero' } })
+    t.equal(published.body.status, 'publish')
     // Issue 27: the human dates are made by one formatter kept, not by toLocaleDateString (ICU's format built each
     // call, two a template). Counted, never timed.
     const toLocale = Date.prototype.toLocaleDateString
@@ -202,9 +208,9 @@ t.test('editor helpers', async (t) => {
     }
     t.equal(list.status, 200)
     t.equal(localized, 0, 'no toLocaleDateString a template')
-    const when = new Date(Number(saved.body.date) * 1000)
+    const when = new Date(Number(published.body.date) * 1000)
     t.equal(list.body.templates[0].human_date, toLocale.call(when, 'en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }), 'the date written as before')
-    t.same(list.body.templates.map((x: any) => x.template_id), [saved.body.template_id], 'the kit is not a template')
+    t.same(list.body.templates.map((x: any) => x.template_id), [published.body.template_id, untitled.body.template_id], 'the published templates, newest first; the kit is not a template')
     t.type(list.body.config, 'object')
     t.same((await h.call('GET', '/builder/v1/template-library/templates', { as: contributor, query: { source: 'remote' } })).body.templates, [])
     const badType = await h.call('POST', '/builder/v1/template-library/templates', { as: contributor, body: { type: 'header', title: 'X' } })

@@ -52,6 +52,24 @@ function checkName (name: string): void {
   if (name.split('/').includes('..')) throw invalid(`the entry "${name.slice(0, 200)}" leaves the package directory`)
 }
 
+/**
+ * Names that cannot all be written, refused from the central directory
+ * (before a byte is written, and by `inspectZip` too): a name twice, or a
+ * file with another file under its name (`a` and `a/b`, in either order).
+ */
+function checkClashes (names: readonly string[]): void {
+  const seen = new Set<string>()
+  for (const name of names) {
+    if (seen.has(name)) throw invalid(`the entry ${name.slice(0, 200)} appears twice`)
+    seen.add(name)
+  }
+  for (const name of names) {
+    for (let at = name.indexOf('/'); at !== -1; at = name.indexOf('/', at + 1)) {
+      if (seen.has(name.slice(0, at))) throw invalid(`the entry ${name.slice(0, 200)} clashes with the file ${name.slice(0, Math.min(at, 200))}`)
+    }
+  }
+}
+
 /** Reads and checks the central directory; the caller closes `zip`. */
 async function readDirectory (file: string, limits: ZipLimits): Promise<Opened> {
   const zip = await openZip(file)
@@ -84,6 +102,7 @@ async function readDirectory (file: string, limits: ZipLimits): Promise<Opened> 
       .filter((e) => !e.fileName.endsWith('/'))
       .map((entry) => ({ entry, name: posix.normalize(entry.fileName.slice(single.length)) }))
       .filter((f) => f.name !== '' && f.name !== '.')
+    checkClashes(files.map((f) => f.name))
     return { zip, files, root: single.slice(0, -1) }
   } catch (err) {
     zip.close()

@@ -47,6 +47,8 @@ async function sha256Of (file: string): Promise<string> {
 export interface Archives {
   /** The archive of a version, when its file is still there. */
   find: (type: PackageType, slug: string, version: string) => Promise<ArchiveRow | undefined>
+  /** The versions of a package whose archive file is still there (each once). */
+  versions: (type: PackageType, slug: string) => Promise<string[]>
   /** Zips the installed version (unless an archive of it exists) and records it. */
   backup: (type: PackageType, slug: string, userId: number) => Promise<{ created: boolean, archive: ArchiveRow }>
   pathOf: (row: ArchiveRow) => string
@@ -79,6 +81,13 @@ export function archiveStore (store: Store, contentDir: string, registry: Packag
         .orderBy(desc(rollbackArchives.id))
       for (const row of rows) if (await exists(row)) return row
       return undefined
+    },
+    versions: async (type, slug) => {
+      const rows = await store.db.select().from(rollbackArchives)
+        .where(and(eq(rollbackArchives.type, type), eq(rollbackArchives.slug, slug)))
+      const out = new Set<string>()
+      for (const row of rows) if (!out.has(row.version) && await exists(row)) out.add(row.version)
+      return [...out]
     },
     backup: async (type, slug, userId) => {
       const installed = await registry.get(type, slug)

@@ -15,6 +15,11 @@
  *   replace-asset     the registry's atomic swap; maintenance lifted after it
  *   cleanup           maintenance off, scratch files and state removed (also the abort; always succeeds)
  *
+ * fetch-info lists the versions the package source offers and those kept
+ * as archives (download-asset uses an archive as it is); without a source,
+ * the archives and the installed version (`isPro`, the real product's
+ * premium path).
+ *
  * Who may: `update_plugins` for plugins, `update_themes` for themes
  * (process-rollback as in the real product; fetch-info and rollback-steps,
  * nonce-only there, the same: CONVENTIONS §4).
@@ -25,7 +30,7 @@ import { check, denied, endpoint, Enum, route, who, type RelativeRouteDecl, type
 import { Type } from '@sinclair/typebox'
 import { resolveInside, type MaintenanceMode } from '@cms/core'
 import type { Store } from '@cms/store'
-import { VERSION_PATTERN, type PackageRegistry, type PackageType } from '@cms/registry'
+import { compareVersions, VERSION_PATTERN, type PackageRegistry, type PackageType } from '@cms/registry'
 import type { Archives } from './archives.js'
 import { rollbackErrors } from './errors.js'
 import { rollbackState } from './schema.js'
@@ -208,9 +213,15 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
         handler: async (req) => {
           const type = req.params.type as PackageType
           const p = await installedOr404(type, req.params.slug)
-          const offered = registry.source.configured() ? await registry.source.versions(type, p.slug) : []
+          const configured = registry.source.configured()
+          const offered = configured ? await registry.source.versions(type, p.slug) : []
+          const listed = new Map<string, string | null>(offered.map((v) => [v.version, v.url]))
+          // The archived versions too: download-asset takes them from their archive (the real product's premium
+          // path, which without a package source lists the archives and the installed version).
+          for (const v of await archives.versions(type, p.slug)) if (!listed.has(v)) listed.set(v, null)
+          if (!configured && !listed.has(p.version)) listed.set(p.version, null)
           const versions: Record<string, { file: string, downloadUrl: string | null, released: null }> = {}
-          for (const v of offered) versions[v.version] = { file: `${p.slug}.${v.version}.zip`, downloadUrl: v.url, released: null }
+          for (const v of [...listed.keys()].sort(compareVersions)) versions[v] = { file: `${p.slug}.${v}.zip`, downloadUrl: listed.get(v) ?? null, released: null }
           const manifest = p.manifest
           const text = (key: string): string => typeof manifest[key] === 'string' ? manifest[key] : ''
           return {
@@ -222,8 +233,9 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
               currentVersion: p.version,
               author: text('author'),
               versions,
-              isPro: !registry.source.configured(),
-              hasVersions: offered.length > 0,
+              isPro: !configured,
+              // Something to roll to: a version besides the installed one.
+              hasVersions: Object.keys(versions).some((v) => v !== p.version),
               description: text('description'),
               pluginURI: text('uri'),
               authorURI: text('authorUri'),
@@ -280,8 +292,10 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
               message: result.message
             }
           } catch (err) {
-            // Another rollback's request: its maintenance and state are its own.
-            if ((err as { code?: string }).code === 'rollback_in_progress') throw err
+            // Another rollback's request, or a request that found the package busy (a concurrent step of this
+            // rollback, an upgrade): the maintenance and state are the running operation's, kept while it runs.
+            const code = (err as { code?: string }).code
+            if (code === 'rollback_in_progress' || code === 'package_operation_in_progress') throw err
             // Any failure lifts maintenance mode: the installed version is still the working one.
             await maintenance.disable(holder(type, slug))
             const data = await existing(type, slug)

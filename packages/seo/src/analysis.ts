@@ -9,9 +9,17 @@
  *   - the core's lifecycle events (delivered after commit, never lost) only
  *     mark the post due in `seo_analysis` (one upsert) and wake the worker;
  *   - the worker (a background job of the package, any replica) takes due
- *     rows with `FOR UPDATE SKIP LOCKED` and a lease, and runs the analysis
- *     in a `piscina` pool of worker threads (`seo_analysis_threads`, default
- *     1), so requests are never waiting on it;
+ *     rows with `FOR UPDATE SKIP LOCKED` and a lease (`state = 'running'`),
+ *     and runs the analysis in a `piscina` pool of worker threads
+ *     (`seo_analysis_threads`, default 1), so requests are never waiting on it;
+ *   - one analysis of a post at a time, the newest input last: a post marked
+ *     due while it is analysed (written again, or `cms seo analyze` in
+ *     another process) goes back to `pending`, and the analysis under way,
+ *     finishing, leaves it so (released, not `done`), so the newer input is
+ *     analysed next; every step after the claim holds only while the lease
+ *     is still the one it took (`lease_until` as claimed), and the scores
+ *     are written under a renewed lease, so an analysis whose lease ran out
+ *     and was taken over never writes over the newer one's scores;
  *   - an input whose hash matches the last analysed one is not analysed
  *     again (a status change, a write of the scores themselves);
  *   - a failure is recorded (`state = 'failed'`, `last_error`, `attempts`)
@@ -57,6 +65,8 @@ export const ANALYSED_TYPES = ['post', 'page']
 const CLAIM = 20
 /** How long a worker holds the rows it took. */
 const LEASE_S = 300
+/** How often `settle` looks again at posts another process is analysing. */
+const SETTLE_POLL_MS = 500
 /** First retry delay; doubles per failed attempt up to MAX_RETRY_S. */
 const RETRY_S = 30
 const MAX_RETRY_S = 3600
@@ -93,11 +103,25 @@ export interface Analyser {
   dueCount: () => Promise<number>
   /** Analyses every due post now (as the worker does); answers how many were analysed and failed. */
   runDue: (onProgress?: (done: number) => void) => Promise<{ analysed: number, failed: number, skipped: number }>
+  /**
+   * Sees these posts (marked due with `force`) analysed: runs what is due
+   * here (`runDue`), and while another process holds one of them (the
+   * service's worker analysing it) looks again every half second, running
+   * what that leaves due, for at most `timeoutMs` (default: a lease and a
+   * half minute). Answers how they ended, whoever analysed them: `analysed`
+   * (done), `failed`, `skipped` (no longer queued: deleted, or not a type
+   * analysed) and `waiting` (still due or under way at the timeout).
+   */
+  settle: (ids: readonly number[], opts?: { onProgress?: (done: number) => void, onWait?: (open: number) => void, timeoutMs?: number }) =>
+  Promise<{ analysed: number, failed: number, skipped: number, waiting: number }>
   /** Starts the background worker; answers what stops it. */
   start: (log: (message: string, err?: unknown) => void) => () => Promise<void>
   /** Closes the thread pool. */
   close: () => Promise<void>
 }
+
+/** A row the worker took: its post, the hash last analysed, failed attempts, and the lease (the claim's token). */
+interface Claimed { postId: number, hash: string, attempts: number, lease: string }
 
 export interface AnalyserOptions {
   store: () => Store
@@ -152,19 +176,26 @@ export function createAnalyser (opts: AnalyserOptions): Analyser {
     }
   }
 
-  const claim = async (): Promise<Array<{ postId: number, hash: string, attempts: number }>> => {
-    const rows = await opts.store().execute<{ post_id: string | number, input_hash: string, attempts: number }>(sql`
-      update seo_analysis set lease_until = now() + make_interval(secs => ${LEASE_S})
+  /**
+   * Takes due rows: `running` under a lease, whose value (as text, to the
+   * microsecond) is the claim's token. A `running` row whose lease ran out
+   * (its worker died or stalled) is due again.
+   */
+  const claim = async (): Promise<Claimed[]> => {
+    const rows = await opts.store().execute<{ post_id: string | number, input_hash: string, attempts: number, lease: string }>(sql`
+      update seo_analysis set state = 'running', lease_until = now() + make_interval(secs => ${LEASE_S})
       where post_id in (
         select post_id from seo_analysis
-        where state in ('pending', 'failed') and not_before <= now() and (lease_until is null or lease_until < now())
+        where state in ('pending', 'failed', 'running') and not_before <= now() and (lease_until is null or lease_until < now())
         order by not_before, post_id limit ${CLAIM} for update skip locked)
-      returning post_id, input_hash, attempts`)
-    return rows.map((r) => ({ postId: Number(r.post_id), hash: r.input_hash, attempts: r.attempts }))
+      returning post_id, input_hash, attempts, lease_until::text as lease`)
+    return rows.map((r) => ({ postId: Number(r.post_id), hash: r.input_hash, attempts: r.attempts, lease: r.lease }))
   }
 
-  const one = async (row: { postId: number, hash: string, attempts: number }): Promise<'analysed' | 'failed' | 'skipped'> => {
+  const one = async (row: Claimed): Promise<'analysed' | 'failed' | 'skipped'> => {
     const store = opts.store()
+    // The claim's lease: each write below holds only while the row still carries it (not taken over after it ran out).
+    let lease = row.lease
     try {
       const found = await opts.content.post(row.postId)
       if (found === undefined || !ANALYSED_TYPES.includes(found.post.type)) {
@@ -174,10 +205,18 @@ export function createAnalyser (opts: AnalyserOptions): Analyser {
       const input = await inputOf(found)
       const hash = inputHash(input)
       if (hash === row.hash) {
-        await store.execute(sql`update seo_analysis set state = 'done', lease_until = null, updated_at = now() where post_id = ${row.postId}`)
+        // Marked due again meanwhile: left pending (its input is read afresh next time).
+        await store.execute(sql`update seo_analysis set state = case when state = 'running' then 'done' else state end, lease_until = null, updated_at = now()
+          where post_id = ${row.postId} and lease_until = ${lease}::timestamptz`)
         return 'skipped'
       }
       const result = await analyse(input)
+      // The scores are written under the lease renewed, or not at all: a lease that ran out while the analysis
+      // ran may have been taken by another analysis, of a newer input, whose scores these must not replace.
+      const [held] = await store.execute<{ lease: string }>(sql`update seo_analysis set lease_until = now() + make_interval(secs => ${LEASE_S})
+        where post_id = ${row.postId} and lease_until = ${lease}::timestamptz returning lease_until::text as lease`)
+      if (held === undefined) return 'skipped'
+      lease = held.lease
       const set: Record<string, unknown> = {
         [SEO.contentScore]: String(result.readability),
         [SEO.inclusiveScore]: String(result.inclusive)
@@ -188,14 +227,23 @@ export function createAnalyser (opts: AnalyserOptions): Analyser {
       if (result.seo === null) remove.push(SEO.linkdex)
       else set[SEO.linkdex] = String(result.seo)
       await opts.content.updateMeta(row.postId, set, remove, { touch: false })
-      await store.execute(sql`update seo_analysis set state = 'done', input_hash = ${hash}, attempts = 0, last_error = '', lease_until = null, updated_at = now() where post_id = ${row.postId}`)
+      // Done, unless marked due while analysed: then left pending for the newer input (with the hash of what was
+      // analysed, so an unchanged input is skipped next time; a forced mark keeps its empty hash).
+      await store.execute(sql`update seo_analysis set state = case when state = 'running' then 'done' else state end,
+        input_hash = case when state <> 'running' and input_hash = '' then '' else ${hash} end,
+        attempts = 0, last_error = '', lease_until = null, updated_at = now()
+        where post_id = ${row.postId} and lease_until = ${lease}::timestamptz`)
       await opts.afterAnalysis?.(row.postId)
       return 'analysed'
     } catch (err) {
       const delay = Math.min(MAX_RETRY_S, RETRY_S * 2 ** Math.min(row.attempts, 12))
       const message = String((err as Error)?.message ?? err).slice(0, 500)
-      await store.execute(sql`update seo_analysis set state = 'failed', attempts = attempts + 1, last_error = ${message},
-        not_before = now() + make_interval(secs => ${delay}), lease_until = null, updated_at = now() where post_id = ${row.postId}`)
+      // A post marked due again meanwhile stays pending (its newer input is tried at once).
+      await store.execute(sql`update seo_analysis set state = case when state = 'running' then 'failed' else state end,
+        attempts = case when state = 'running' then attempts + 1 else attempts end, last_error = ${message},
+        not_before = case when state = 'running' then now() + make_interval(secs => ${delay}) else not_before end,
+        lease_until = null, updated_at = now()
+        where post_id = ${row.postId} and lease_until = ${lease}::timestamptz`)
       return 'failed'
     }
   }
@@ -237,6 +285,24 @@ export function createAnalyser (opts: AnalyserOptions): Analyser {
       // One run at a time in this process (the worker and a direct call share it).
       running ??= runAll(onProgress).finally(() => { running = undefined })
       return await running
+    },
+    async settle (ids, o = {}) {
+      const wanted = sql.param([...new Set(ids)])
+      const deadline = Date.now() + (o.timeoutMs ?? (LEASE_S + 30) * 1000)
+      for (;;) {
+        await analyser.runDue(o.onProgress)
+        // Still due (released by another process meanwhile) or held by another process.
+        const [open] = await opts.store().execute<{ n: string | number }>(sql`select count(*) as n from seo_analysis
+          where post_id = any(${wanted}::bigint[]) and state in ('pending', 'running')`)
+        if (Number(open?.n ?? 0) === 0 || Date.now() >= deadline) break
+        o.onWait?.(Number(open?.n))
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS))
+      }
+      const rows = await opts.store().execute<{ state: string, n: string | number }>(sql`select state, count(*) as n from seo_analysis
+        where post_id = any(${wanted}::bigint[]) group by state`)
+      const n = (...states: string[]): number => rows.filter((r) => states.includes(r.state)).reduce((sum, r) => sum + Number(r.n), 0)
+      const queued = n('done', 'failed', 'pending', 'running')
+      return { analysed: n('done'), failed: n('failed'), skipped: new Set(ids).size - queued, waiting: n('pending', 'running') }
     },
     start (log) {
       const state = { stopped: false }

@@ -3,7 +3,11 @@
  * server-side analysis (analysis.ts), in the same worker pool and queue the
  * service uses, with a progress bar on a terminal. `--all` re-analyses
  * every post and page (even those whose text did not change); `--post ID`
- * one; without either, whatever is due (new, changed or failed).
+ * one; without either, whatever is due (new, changed or failed). With
+ * `--all` or `--post` the command ends once those posts are analysed: one
+ * the running service is analysing right then (its lease) is waited for,
+ * and analysed again after it (the text may have changed since that
+ * analysis read it), here or by the service, whichever takes it first.
  */
 import { parseArgs } from 'node:util'
 import { CommandUsageError, type PackageCommand } from '@cms/core'
@@ -16,7 +20,9 @@ const usage = `Usage:
 
 Scores (SEO with a focus keyphrase, readability, inclusive language) and the
 reading time are stored as the _seo_* post meta, as the service does after
-each write. Threads: the seo_analysis_threads option (cms option set).
+each write. With --all or --post it ends once those posts are analysed (a
+post the running service is analysing is waited for, then analysed again).
+Threads: the seo_analysis_threads option (cms option set).
 
 Flags:
   -h, --help  show this help`
@@ -59,6 +65,8 @@ export const seoCommands: readonly PackageCommand[] = [{
       })
       try {
         let total = 0
+        /** The posts asked for (--post, --all), seen analysed before the command ends. */
+        const asked: number[] = []
         if (post !== undefined) {
           const found = await services.content.post(post)
           if (found === undefined || !ANALYSED_TYPES.includes(found.post.type)) {
@@ -66,12 +74,14 @@ export const seoCommands: readonly PackageCommand[] = [{
             return 1
           }
           await analyser.enqueue([post], { force: true })
+          asked.push(post)
           total = 1
         } else if (values.all === true) {
           // Page by page in id order, so memory does not grow with the number of posts.
           for (let page = 1; ; page++) {
             const { posts } = await services.content.posts({ type: ANALYSED_TYPES, status: STATUSES, orderby: 'id', order: 'asc', perPage: 100, page })
             await analyser.enqueue(posts.map((p) => p.id), { force: true })
+            for (const p of posts) asked.push(p.id)
             total += posts.length
             if (posts.length < 100) break
           }
@@ -79,9 +89,19 @@ export const seoCommands: readonly PackageCommand[] = [{
           total = await analyser.dueCount()
         }
         ctx.progress(bar(0, total))
-        const counts = await analyser.runDue((done) => { ctx.progress(bar(Math.min(done, total), total)) })
-        ctx.out(`analysed ${counts.analysed}, unchanged ${counts.skipped}, failed ${counts.failed}`)
-        return counts.failed > 0 ? 1 : 0
+        const onProgress = (done: number): void => { ctx.progress(bar(Math.min(done, total), total)) }
+        if (post === undefined && values.all !== true) {
+          const counts = await analyser.runDue(onProgress)
+          ctx.out(`analysed ${counts.analysed}, unchanged ${counts.skipped}, failed ${counts.failed}`)
+          return counts.failed > 0 ? 1 : 0
+        }
+        const counts = await analyser.settle(asked, {
+          onProgress,
+          onWait: (open) => { ctx.progress(`waiting for ${open} ${open === 1 ? 'post' : 'posts'} the service is analysing`) }
+        })
+        const waiting = counts.waiting > 0 ? `, still under way ${counts.waiting}` : ''
+        ctx.out(`analysed ${counts.analysed}, unchanged ${counts.skipped}, failed ${counts.failed}${waiting}`)
+        return counts.failed > 0 || counts.waiting > 0 ? 1 : 0
       } finally {
         await analyser.close()
       }

@@ -10,7 +10,7 @@ import { bigint, bigserial, boolean, index, integer, pgTable, text, timestamp, u
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' })
 
-/** One row per post whose scores are due or failed (analysis.ts): the worker's queue. */
+/** One row per post whose scores are due, under way or failed (analysis.ts): the worker's queue (`state`: pending, running under `lease_until`, done, failed). */
 export const seoAnalysis = pgTable('seo_analysis', {
   postId: bigint('post_id', { mode: 'number' }).primaryKey(),
   state: text('state').notNull().default('pending'),

@@ -2,7 +2,9 @@
  * Part 2: scores computed on the server. Posts written through cms/v2 are
  * analysed after the lifecycle events are delivered, in the worker pool,
  * and their scores stored as post meta; fixture posts whose outcome is
- * known; a failed analysis recorded and retried; `cms seo analyze`.
+ * known; a failed analysis recorded and retried; `cms seo analyze`; two
+ * analyses of one post ordered by hand (a held analysis): the newer input
+ * wins, and the CLI waits for the service's analysis under way.
  */
 import { readFileSync } from 'node:fs'
 import t from 'tap'
@@ -137,5 +139,99 @@ t.test('analysis on the server', async (t) => {
     t.equal(await command!.run(['analyze', '--post', '999999'], ctx), 1)
     await t.rejects(command!.run(['analyze', '--post', 'x'], ctx), { name: 'CommandUsageError' })
     await t.rejects(command!.run(['analyse'], ctx), { name: 'CommandUsageError' })
+  })
+
+  /** A promise and what settles it: the tests below order two analyses with it, not with time. */
+  const gate = (): { promise: Promise<void>, open: () => void } => {
+    let open!: () => void
+    const promise = new Promise<void>((resolve) => { open = resolve })
+    return { promise, open }
+  }
+  /** An analyser standing for another worker (another replica, or the service beside the CLI) whose first analysis waits for `release`. */
+  const heldAnalyser = (release: Promise<void>) => {
+    const inside = gate()
+    const keywords: string[] = []
+    const analyser = createAnalyser({
+      store: () => h.store,
+      content: services.content,
+      threads: async () => 1,
+      analyse: async (input) => {
+        keywords.push(input.keyword)
+        if (keywords.length === 1) {
+          inside.open()
+          await release
+        }
+        // The SEO score stands for the input: the keyphrase's length.
+        return { seo: input.keyword.length, readability: 50, inclusive: 50, readingTime: 1 }
+      }
+    })
+    return { analyser, keywords, inside: inside.promise }
+  }
+  const stateOf = async (id: number): Promise<string | undefined> =>
+    (await h.store.execute<{ state: string }>(`select state from seo_analysis where post_id = ${id}`))[0]?.state
+
+  t.test('a post written while it is analysed is analysed again: the newer input\'s scores are the last written', async (t) => {
+    const post = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Rye', status: 'publish', content: '<p>Rye bread.</p>', meta: { _seo_focuskw: 'one' } } })
+    await services.events.drain()
+    const release = gate()
+    const slow = heldAnalyser(release.promise)
+    const run = slow.analyser.runDue()
+    await slow.inside // the analysis of the first input is under way
+    await h.call('POST', `/cms/v2/posts/${post.body.id}`, { as: author, body: { meta: { _seo_focuskw: 'three' } } })
+    await services.events.drain() // marked due again
+    release.open()
+    t.same(await run, { analysed: 2, failed: 0, skipped: 0 }, 'the run takes the post again once the first analysis ends')
+    t.same(slow.keywords, ['one', 'three'], 'the newer input analysed after the older one')
+    t.equal((await metaOf(post.body.id))._seo_linkdex, '5', 'the scores are the newer input\'s')
+    t.equal(await stateOf(post.body.id), 'done')
+    t.same(await slow.analyser.runDue(), { analysed: 0, failed: 0, skipped: 0 }, 'nothing left due')
+  })
+
+  t.test('an analysis whose lease ran out and was taken over does not write over the newer analysis', async (t) => {
+    const post = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Spelt', status: 'publish', content: '<p>Spelt bread.</p>', meta: { _seo_focuskw: 'one' } } })
+    await services.events.drain()
+    const release = gate()
+    const stalled = heldAnalyser(release.promise)
+    const run = stalled.analyser.runDue()
+    await stalled.inside
+    await h.call('POST', `/cms/v2/posts/${post.body.id}`, { as: author, body: { meta: { _seo_focuskw: 'three' } } })
+    await services.events.drain()
+    // The stalled analysis outlives its lease: another worker takes the post and analyses the newer input.
+    await h.store.execute(`update seo_analysis set lease_until = now() - interval '1 second' where post_id = ${post.body.id}`)
+    const other = heldAnalyser(Promise.resolve())
+    t.same(await other.analyser.runDue(), { analysed: 1, failed: 0, skipped: 0 })
+    t.same(other.keywords, ['three'])
+    release.open()
+    t.same(await run, { analysed: 0, failed: 0, skipped: 1 }, 'the stalled analysis ends without writing')
+    t.equal((await metaOf(post.body.id))._seo_linkdex, '5', 'the newer input\'s scores stay')
+    t.equal(await stateOf(post.body.id), 'done')
+  })
+
+  t.test('cms seo analyze --post while the service analyses the post: waits, and ends with the post analysed', async (t) => {
+    const post = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Sourdough', status: 'publish', content: '<p>Sourdough bread at home.</p>', meta: { _seo_focuskw: 'sourdough bread' } } })
+    await services.events.drain()
+    // The service's worker has taken the post (created a moment ago) and is analysing it.
+    const release = gate()
+    const service = heldAnalyser(release.promise)
+    const working = service.analyser.runDue()
+    await service.inside
+    const lines: string[] = []
+    const waits: string[] = []
+    const ctx: PackageCommandContext = {
+      env: {},
+      out: (text) => { lines.push(text) },
+      // Once the command says it waits for the service, the service's analysis ends.
+      progress: (text) => { if (text.startsWith('waiting')) { waits.push(text); release.open() } },
+      withServices: async <T>(fn: (s: Services) => Promise<T>) => await fn(services)
+    }
+    const code = await seoCommands[0]!.run(['analyze', '--post', String(post.body.id)], ctx)
+    const meta = await metaOf(post.body.id)
+    release.open() // (without the wait, the service's analysis is still held here)
+    await working
+    t.equal(code, 0)
+    t.same(waits.slice(0, 1), ['waiting for 1 post the service is analysing'], 'it said what it waits for')
+    t.equal(lines.at(-1), 'analysed 1, unchanged 0, failed 0')
+    t.match(meta, { _seo_linkdex: /^\d+$/, _seo_content_score: /^\d+$/ }, 'when the command ends, the post\'s scores are there')
+    t.equal(await stateOf(post.body.id), 'done', 'and it is not due')
   })
 })

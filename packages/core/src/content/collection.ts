@@ -23,7 +23,7 @@ import { canEdit, capObject, fieldsOf } from './post-format.js'
 import { readRule, runListQuery, type ListQuery } from './post-query.js'
 import { deletePostFully, getPost, type PostRow } from './post-store.js'
 import { ANY_STATUSES, permalink, type SiteSettings } from './post-types.js'
-import { itemLoader, postCache, requestSettings, totalCache, type ItemLoader } from './request-reads.js'
+import { itemLoader, pageCache, postCache, requestSettings, totalCache, type ItemLoader } from './request-reads.js'
 
 /** What the docs and the permission matrix say of an endpoint: its summary and who passes its check. */
 export interface EndpointText {
@@ -163,6 +163,7 @@ export function defineCollection<D> (config: CollectionConfig<D>): Collection {
   const { services, type, caps, view, write, access } = config
   const { store, fields } = services
   const totalsFor = totalCache(store)
+  const pageFor = pageCache(store)
   const loader = itemLoader(store, type)
   const settingsOf = async (req: RestRequest): Promise<SiteSettings> => await requestSettings(store, req, services.meta)
 
@@ -242,7 +243,8 @@ export function defineCollection<D> (config: CollectionConfig<D>): Collection {
       offset: p.offset
     }
     const q: ListQuery = config.query === undefined ? common : { ...common, ...await config.query(req, common) }
-    const { rows, total, extras } = await runListQuery(store, q, totalsFor(req), view.detailsInPage === true)
+    const withExtras = view.detailsInPage === true
+    const { rows, total, extras } = await pageFor(req, q, withExtras, async () => await runListQuery(store, q, totalsFor(req), withExtras))
     // Kept for what this page's embeds (term lists naming each post) and later reads ask for.
     if (req.method === 'GET') for (const row of rows) await postCache(store).keepRead(req, `post:${row.id}`, row)
     const info = { total, perPage: p.per_page, page: q.page }

@@ -7,8 +7,8 @@
 import type { RestRequest } from '@cms/rest'
 import type { Store } from '@cms/store'
 import type { MetaRegistry } from '../platform/meta.js'
-import type { KnownTotal, TotalCache } from './post-query.js'
-import { getPost, idOf, type PostRow } from './post-store.js'
+import type { KnownTotal, ListQuery, TotalCache } from './post-query.js'
+import { getPost, idOf, type PostExtrasRow, type PostRow } from './post-store.js'
 import { siteSettings, type SiteSettings } from './post-types.js'
 import { jsonWeight, readCache, type ReadCache } from '../base/read-cache.js'
 
@@ -60,6 +60,28 @@ export async function requestSettings (store: Store, req: RestRequest, meta: Met
     const shown = meta.visible(await req.registry.off(req))
     return shown === settings.meta ? settings : { ...settings, meta: shown }
   })
+}
+
+/** A list's page as its query read it: the rows, the total and (asked with extras) each row's extras. */
+export interface ListPage { rows: PostRow[], total: number, extras?: Map<number, PostExtrasRow> }
+
+/**
+ * List pages by the query their arguments made, reused by GET requests
+ * while nothing is committed (read-cache.ts). The key is the query, not the
+ * address: an argument the route ignores (a cache-busting `nocache=<n>`),
+ * arguments in another order or spelled otherwise find the page that query
+ * read. The core CMS keeps its query results the same way in a persistent
+ * object cache (keyed by the query's variables, dropped by its last-changed
+ * stamp); here a commit anywhere is what drops them. The caller's rights are
+ * in the query (`readable`), so only callers who would read the same rows
+ * share a page. Shared between requests: not to be changed.
+ */
+export function pageCache (store: Store): (req: RestRequest, q: ListQuery, withExtras: boolean, read: () => Promise<ListPage>) => Promise<ListPage> {
+  // Weighed by their text: a page of long posts weighs what its contents do.
+  const pages = readCache<ListPage>(store, 'pages', 8 * 1024 * 1024, (page) => jsonWeight(page.rows) + (page.extras === undefined ? 0 : jsonWeight([...page.extras.values()])))
+  return async (req, q, withExtras, read) => req.method === 'GET'
+    ? await pages.get(req, `${withExtras ? 'extras' : 'rows'}\0${JSON.stringify(q)}`, read)
+    : await read()
 }
 
 /** List totals, reused by read requests while nothing is committed. */
