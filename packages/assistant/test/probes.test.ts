@@ -64,4 +64,12 @@ t.test('assistant probes', async (t) => {
       t.same([res.status, res.body.code, res.body.data?.status], [404, 'snippet_not_found', 404], `${method} ${path}`)
     }
   })
+
+  t.test('cms-options: an unset site address reads as the service\'s, as the core\'s settings and the site description', async (t) => {
+    const site = await h.call('GET', '/')
+    const settings = await h.call('GET', '/cms/v2/settings', { as: admin })
+    const options = await h.call('GET', `${S}/cms-options`, { as: admin })
+    t.ok(site.body.url !== '', 'the site description has an address')
+    t.same([options.body.options.url, settings.body.url], [site.body.url, site.body.url])
+  })
 })
