@@ -70,6 +70,10 @@ t.test('a batch\'s items read options and activation by the transaction\'s epoch
     // 10 before (one an item; 34 statements in all, 25 after). The activation's read is the registry's
     // (not in this app): the gateway's bench:profile --scenario batch counts it.
     t.ok(reads(log.texts, 'options') <= 1, `options read ${reads(log.texts, 'options')} times for 10 items (statements: ${log.texts.length})`)
+    // The request's horizon only: the shared transaction knows from the store that the database keeps epochs
+    // (2 before 2026-11-29: it read a snapshot of its own to learn it).
+    const snapshots = log.texts.filter((text) => /^\s*select pg_current_snapshot\(\)/i.test(text)).length
+    t.equal(snapshots, 1, 'one snapshot for the batch request')
   })
 
   await t.test('an option an earlier item changed is what the next item reads', async (t) => {

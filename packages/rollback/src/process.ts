@@ -123,6 +123,23 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
   }
 
   type Result = { meta: Record<string, unknown>, message: string }
+
+  /** The download-asset step's work, under the package's lock: the state read there, its scratch directory reused. */
+  async function download (type: PackageType, slug: string, version: string, userId: number): Promise<Result> {
+    const data = await stateFor(type, slug, version, userId)
+    const scratch = data.scratch ?? await registry.scratchDir()
+    // The version was checked against its pattern; the name is still confined to the scratch directory.
+    const file = await resolveInside(scratch, `${slug}.${version}.zip`)
+    await rm(file, { force: true })
+    await save(type, slug, { ...data, scratch, package: undefined, validated: false })
+    // An archived version is used as it is (the real product's premium path); else the package source.
+    const archived = await archives.find(type, slug, version)
+    if (archived !== undefined) await copyFile(archives.pathOf(archived), file)
+    else await registry.source.download(type, slug, version, file)
+    await save(type, slug, { ...data, scratch, package: file, validated: false })
+    return { meta: { source: archived === undefined ? 'package-source' : 'archive' }, message: `Downloaded version ${version}.` }
+  }
+
   const steps: Record<Step, (type: PackageType, slug: string, version: string, userId: number) => Promise<Result>> = {
     'maintenance-mode': async (type, slug, version, userId) => {
       const p = await installedOr404(type, slug)
@@ -135,18 +152,10 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
     },
     'download-asset': async (type, slug, version, userId) => {
       await installedOr404(type, slug)
-      const data = await stateFor(type, slug, version, userId)
-      const scratch = data.scratch ?? await registry.scratchDir()
-      // The version was checked against its pattern; the name is still confined to the scratch directory.
-      const file = await resolveInside(scratch, `${slug}.${version}.zip`)
-      await rm(file, { force: true })
-      await save(type, slug, { ...data, scratch, package: undefined, validated: false })
-      // An archived version is used as it is (the real product's premium path); else the package source.
-      const archived = await archives.find(type, slug, version)
-      if (archived !== undefined) await copyFile(archives.pathOf(archived), file)
-      else await registry.source.download(type, slug, version, file)
-      await save(type, slug, { ...data, scratch, package: file, validated: false })
-      return { meta: { source: archived === undefined ? 'package-source' : 'archive' }, message: `Downloaded version ${version}.` }
+      await stateFor(type, slug, version, userId)
+      // One download of a package at a time (the registry's lock; another answers 409): concurrent ones each made
+      // a scratch directory and only the last was recorded, the others (a package each) left behind for good.
+      return await registry.lock(type, slug, 'rollback', async () => await download(type, slug, version, userId))
     },
     'backup-asset': async (type, slug, version, userId) => {
       await stateFor(type, slug, version, userId)

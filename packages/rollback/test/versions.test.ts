@@ -2,10 +2,11 @@
  * rollback/v1 through HTTP on a real database and content directory: the
  * versions fetch-info offers (the source's and the archived ones; without
  * a source, the archives and the installed version, as the real product's
- * premium path lists them), and a step that finds the package busy with
- * another operation leaving the running rollback's maintenance on.
+ * premium path lists them), a step that finds the package busy with
+ * another operation leaving the running rollback's maintenance on, and
+ * concurrent downloads of one rollback leaving no scratch files behind.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { definePackage } from '@cms/core'
@@ -87,4 +88,21 @@ t.test('a step that finds the package busy leaves the running rollback\'s mainte
   t.equal(done.status, 200, 'the step runs once the package is free')
   t.notOk(await maintenanceOn(), 'and lifts maintenance')
   t.equal((await step('cleanup')).status, 200)
+})
+
+t.test('concurrent download-asset requests of one rollback leave one scratch directory, removed by cleanup', async (t) => {
+  const source = await sourceDir([{ type: 'plugin', slug: 'extra', version: '1.0.0', zip: await packageZip('extra', '1.0.0') }])
+  const { h, content, admin } = await setup(t, { CMS_PACKAGE_SOURCE: source })
+  const step = async (s: string): Promise<any> =>
+    await h.call('POST', '/rollback/v1/process-rollback', { as: admin, body: { type: 'plugin', slug: 'extra', version: '1.0.0', step: s } })
+  const scratch = async (): Promise<string[]> => await readdir(join(content, '.registry/tmp')).catch(() => [])
+  t.equal((await step('maintenance-mode')).status, 200)
+  const all = await Promise.all(Array.from({ length: 5 }, async () => await step('download-asset')))
+  const statuses = all.map((r) => r.status)
+  t.ok(statuses.includes(200), 'one download ran')
+  t.same(statuses.filter((s) => s !== 200).map(() => 409), statuses.filter((s) => s !== 200), 'the others found the package busy')
+  t.equal((await scratch()).length, 1, 'one scratch directory, the recorded one')
+  t.equal((await step('validate-package')).status, 200)
+  t.equal((await step('cleanup')).status, 200)
+  t.same(await scratch(), [], 'cleanup removes it: nothing left behind')
 })

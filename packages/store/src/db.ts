@@ -23,7 +23,7 @@ import { copyPgliteTemplate } from './template.js'
 import { compiledRowMapper, type SelectedField } from './row-mapper.js'
 import { pgliteSerializers } from './pglite-params.js'
 import { bindLongParamsApart } from './pg-bind.js'
-import { EPOCHS_COLUMN, epochsOf } from './epochs.js'
+import { EPOCHS_COLUMN, epochsKnownKey, epochsOf } from './epochs.js'
 import { frameOf, joinedSnapshot, nestIn, routedClient } from './joined.js'
 
 export { pgliteSettings }
@@ -171,7 +171,7 @@ export const commitHooksKey: unique symbol = Symbol.for('@cms/store.commitHooks'
  */
 export type CommitHook = (tx: Tx) => Promise<(() => void) | undefined> | undefined
 
-type StoreWithDriver = Store & { [driverKey]?: StoreDriver, [epochsKey]?: () => void, [commitHooksKey]?: CommitHook[] }
+type StoreWithDriver = Store & { [driverKey]?: StoreDriver, [epochsKey]?: () => void, [epochsKnownKey]?: () => boolean | undefined, [commitHooksKey]?: CommitHook[] }
 
 /**
  * Adds a commit hook to a store's transactions (the store knows nothing of
@@ -550,13 +550,16 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
       return locals.get(slot) as T
     },
     [driverKey]: driver,
-    [epochsKey]: () => { withEpochs = true },
+    [epochsKey]: () => { withEpochs = true; epochsFound = undefined },
+    [epochsKnownKey]: () => epochsFound,
     [commitHooksKey]: hooks,
   }
   const locals = new Map<StoreSlot<unknown>, unknown>()
   let pendingSnapshot: Promise<Snapshot | undefined> | undefined
   // Until a statement finds no epochs table (a database the core has not migrated); migrate() sets it again.
   let withEpochs = true
+  // What a snapshot found: the table read (true) or missing (false); unknown until one was read.
+  let epochsFound: boolean | undefined
   // Built once: they are asked on every anonymous read of a kept answer.
   let snapshotQuery: { execute: () => Promise<unknown> } | undefined
   let horizonQuery: { execute: () => Promise<unknown> } | undefined
@@ -566,12 +569,14 @@ function makeStore (driver: StoreDriver, close: () => Promise<void>, transaction
       try {
         const row = ((await snapshotQuery.execute()) as { rows: Array<{ h: string, e: unknown }> }).rows[0]
         if (row === undefined) return undefined
+        epochsFound = true
         return { horizon: row.h, epochs: epochsOf(row.e) }
       } catch (err) {
         // 42P01: no such table (drizzle wraps the driver's error). Any other failure: nothing can be read.
         const e = err as { code?: string, cause?: { code?: string } }
         if ((e.code ?? e.cause?.code) !== '42P01') return undefined
         withEpochs = false
+        epochsFound = false
       }
     }
     horizonQuery ??= db._.session.prepareQuery(dialect.sqlToQuery(sql`select pg_current_snapshot()::text as h`), undefined, 'store_horizon', false)

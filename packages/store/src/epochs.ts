@@ -13,3 +13,15 @@ export const EPOCHS_COLUMN = '(select json_object_agg(name, value::text) from cm
 export function epochsOf (value: unknown): Record<string, string> {
   return (typeof value === 'string' ? JSON.parse(value) : value ?? {}) as Record<string, string>
 }
+
+/** @internal Where a store says whether its database has the epochs table, once a snapshot found out (db.ts). */
+export const epochsKnownKey: unique symbol = Symbol.for('@cms/store.epochsKnown')
+
+/**
+ * Whether the store's database has the epochs table: true or false once a
+ * snapshot read found out (and migrations ran since none did), undefined
+ * before (the caller asks a snapshot).
+ */
+export function epochsKnown (store: object): boolean | undefined {
+  return (store as { [epochsKnownKey]?: () => boolean | undefined })[epochsKnownKey]?.()
+}

@@ -32,7 +32,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import { EPOCHS_COLUMN, epochsOf } from './epochs.js'
+import { EPOCHS_COLUMN, epochsKnown, epochsOf } from './epochs.js'
 
 // db.ts's types, said again here: db.ts imports this file (its routed clients).
 type Tx = Parameters<Parameters<PgDatabase<PgQueryResultHKT>['transaction']>[0]>[0]
@@ -162,7 +162,8 @@ export async function inOneTransaction<T> (store: Store, fn: (join: JoinedRun) =
   if (driver === undefined) return await fn(ALONE)
   if (frameOf(driver) !== undefined) throw new Error('a shared transaction is open in this context already')
   // Whether the database keeps epochs (the core's migration 0013): then each item reads them with its savepoint.
-  const withEpochs = Object.keys((await store.snapshot())?.epochs ?? {}).length > 0
+  // Known once any snapshot of the store was read (a request's horizon, its credentials): no statement then.
+  const withEpochs = epochsKnown(store) ?? Object.keys((await store.snapshot())?.epochs ?? {}).length > 0
   const items: Item[] = []
   let result: T
   try {
