@@ -40,8 +40,8 @@ const FONTS: Record<string, string> = {
   Inter: 'googlefonts',
   'Playfair Display': 'googlefonts'
 }
-/** Post types and the capability that edits them. */
-const EDIT_CAPABILITY: Record<string, string> = { post: 'edit_posts', page: 'edit_pages' }
+/** The capability that edits posts of a registered type: pages theirs, the others (posts, media, library templates) the posts'. */
+const editCapability = (type: string): string => type === 'page' ? 'edit_pages' : 'edit_posts'
 
 const kitUrl = (req: RestRequest<any>): string => req.siteUrl !== '' ? req.siteUrl : req.baseUrl
 
@@ -185,8 +185,10 @@ export function builderSiteRoutes (api: PackageApi, builder: BuilderService): Re
         summary: 'The page templates of the active theme for a post type',
         response: Type.Object({ success: Type.Boolean(), data: Type.Object({ post_type: Type.String(), templates: Type.Object({}, { additionalProperties: true }) }) }),
         permission: check((req) => {
-          const cap = EDIT_CAPABILITY[String(req.params.post_type ?? 'page')]
-          return cap !== undefined && req.user.can(cap) ? true : denied(assistantErrors.rest_forbidden(), req.user.id)
+          const type = String(req.params.post_type ?? 'page')
+          // An unknown post type is refused (the product's rule), whoever asks.
+          const known = api.services.types.postTypes.has(type)
+          return known && req.user.can(editCapability(type)) ? true : denied(assistantErrors.rest_forbidden(), req.user.id)
         }, who.can('edit_pages', '§3.6 page templates: the post type\'s edit capability (pages: edit_pages)')),
         // The themes this service runs declare no page templates: the default one only.
         handler: (req) => ({ success: true, data: { post_type: req.params.post_type, templates: {} } })

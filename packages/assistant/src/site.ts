@@ -132,7 +132,12 @@ export function siteRoutes (api: PackageApi): RelativeRouteDecl[] {
           summary: 'The site options the assistant may read and write',
           response: Type.Object({ success: Type.Boolean(), message: Type.String(), options: Type.Object({}, { additionalProperties: true, description: 'Option name -> value.' }) }),
           permission: mayManageOptions,
-          handler: async () => ({ success: true, message: 'Site settings retrieved successfully.', options: await getOptions(store(), OPTION_WHITELIST) })
+          handler: async (req) => {
+            const options = await getOptions(store(), OPTION_WHITELIST)
+            // An unset site address is the service's own, as the core's settings and the site description answer it.
+            if (options.url === '') options.url = req.baseUrl
+            return { success: true, message: 'Site settings retrieved successfully.', options }
+          }
         }),
         endpoint({
           methods: ['POST'],

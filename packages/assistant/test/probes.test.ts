@@ -64,4 +64,25 @@ t.test('assistant probes', async (t) => {
       t.same([res.status, res.body.code, res.body.data?.status], [404, 'snippet_not_found', 404], `${method} ${path}`)
     }
   })
+
+  t.test('cms-options: an unset site address reads as the service\'s, as the core\'s settings and the site description', async (t) => {
+    const site = await h.call('GET', '/')
+    const settings = await h.call('GET', '/cms/v2/settings', { as: admin })
+    const options = await h.call('GET', `${S}/cms-options`, { as: admin })
+    t.ok(site.body.url !== '', 'the site description has an address')
+    t.same([options.body.options.url, settings.body.url], [site.body.url, site.body.url])
+  })
+
+  t.test('page-templates: every registered post type, with its edit capability (not only posts and pages)', async (t) => {
+    const contributor = await h.caller('contributor')
+    for (const type of ['attachment', 'builder_library']) {
+      const res = await h.call('GET', `${S}/page-templates`, { as: admin, query: { post_type: type } })
+      t.same([res.status, res.body.data?.post_type], [200, type], type)
+    }
+    t.equal((await h.call('GET', `${S}/page-templates`, { as: contributor, query: { post_type: 'builder_library' } })).status, 200, 'edit_posts edits library templates')
+    t.equal((await h.call('GET', `${S}/page-templates`, { as: contributor })).status, 403, 'pages need edit_pages')
+    for (const type of ['nope', '__proto__', 'constructor']) {
+      t.equal((await h.call('GET', `${S}/page-templates`, { as: admin, query: { post_type: type } })).status, 403, `unknown: ${type}`)
+    }
+  })
 })

@@ -1,4 +1,4 @@
-export { openStore, onCommit, dbOf, executeNamed, executeShaped, prepareShaped, storeSlot, StoreLockedError } from './db.js'
+export { openStore, onCommit, dbOf, executeNamed, prepareNamed, executeShaped, prepareShaped, storeSlot, StoreLockedError } from './db.js'
 export { inOneTransaction, afterJoinedCommit, JoinedCommitError } from './joined.js'
 export type { JoinedOutcome, JoinedRun } from './joined.js'
 export type { CommitHook, Db, Tx, Queryable, Store, StoreKind, StoreSlot, OpenStoreOptions, Snapshot } from './db.js'

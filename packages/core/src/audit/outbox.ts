@@ -114,19 +114,30 @@ export function carryOn (store: Store): boolean {
  * result) says something was written; its object id is the written one's.
  * Its text never changes (a named statement): when `alone` is false (the
  * statement runs in a transaction, whose commit carries the row) or no
- * write is in progress, its parameters are null and it inserts nothing.
- * Call `done` once the statement wrote: the row is then committed.
+ * write is in progress, its parameters (`key`, `entry`) are null and it
+ * inserts nothing. Call `done` once the statement wrote: the row is then
+ * committed.
  */
-export function outboxPart (alone: boolean): { cte: SQL, done: () => void } {
+export function outboxPart (alone: boolean): { cte: SQL, key: string | null, entry: string | null, done: () => void } {
   const pending = alone ? uncarried() : undefined
   const key = pending?.key ?? null
   const entry = pending === undefined ? null : rowOf(pending.provisional())
   return {
-    cte: sql`outboxed as (insert into audit_outbox (key, entry)
-      select ${key}::uuid, ${entry}::jsonb || jsonb_build_object('object_id', w.written->>'id') from w
-      where w.written is not null and ${key}::uuid is not null on conflict (key) do nothing)`,
+    cte: outboxCte(key, entry),
+    key,
+    entry,
     done: () => { if (pending !== undefined) pending.carried = true }
   }
+}
+
+/**
+ * {@link outboxPart}'s CTE with its two parameters given: values, or
+ * `sql.placeholder`s for a statement built once (the same text).
+ */
+export function outboxCte (key: unknown, entry: unknown): SQL {
+  return sql`outboxed as (insert into audit_outbox (key, entry)
+      select ${key}::uuid, ${entry}::jsonb || jsonb_build_object('object_id', w.written->>'id') from w
+      where w.written is not null and ${key}::uuid is not null on conflict (key) do nothing)`
 }
 
 /**

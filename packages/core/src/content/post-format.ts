@@ -7,7 +7,7 @@ import { parseFields, rel, restUrl, wantsField, type Link, type Links, type Prin
 import type { Store } from '@cms/store'
 import { formatGmt, formatLocal } from '../base/dates.js'
 import { metaResponse } from '../platform/meta.js'
-import { postExtras, uniquePostSlug, type PostRow, type PostTerms, type RevisionStats } from './post-store.js'
+import { postExtras, uniquePostSlug, type AnsweredTerms, type PostRow, type RevisionStats } from './post-store.js'
 import { permalink, type PostType, type SiteSettings } from './post-types.js'
 import { hasBlocksSliced } from '../text/render.js'
 import { keptContent, keptExcerpt, keptTitle, renderedContent, renderedExcerpt, renderedTitle } from './render-cache.js'
@@ -16,7 +16,8 @@ import { textPool } from '../text/text-pool.js'
 
 export interface PostExtras {
   meta: Record<string, unknown>
-  terms: PostTerms
+  /** What the answer shows of the terms (a read's full rows, or a create's cms_insert_post gave). */
+  terms: AnsweredTerms
   revisions: RevisionStats
 }
 

@@ -2,11 +2,11 @@
  * Reads and writes of posts and what hangs off them (meta, terms,
  * revisions). Every function takes the store's `db` or a transaction.
  */
-import { and, asc, desc, eq, getTableColumns, inArray, is, ne, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, desc, eq, getTableColumns, inArray, is, ne, sql, type SQL } from 'drizzle-orm'
 import { PgTransaction } from 'drizzle-orm/pg-core'
-import { dbOf, executeNamed, storeSlot, type Queryable, type Store } from '@cms/store'
+import { dbOf, executeNamed, prepareNamed, storeSlot, type Queryable, type Store } from '@cms/store'
 import { Utf8Text } from '@cms/store/columns'
-import { outboxPart } from '../audit/outbox.js'
+import { outboxCte, outboxPart } from '../audit/outbox.js'
 import { postMeta, posts, termRelationships, terms } from './schema.js'
 import { isReservedSlug, truncateSlug } from '../text/slugs.js'
 import { anyOf } from './sql-lists.js'
@@ -61,7 +61,9 @@ function prepare (d: ReturnType<typeof dbOf>) {
       rank: sql<number>`row_number() over (partition by ${posts.parent} order by ${posts.dateGmt} desc, ${posts.id} desc)`.mapWith(Number)
     }).from(posts).where(and(eq(posts.type, 'revision'), sql`${posts.parent} = any(${ids}::int[])`)).prepare('content_revision_stats'),
     // Meta, terms (by name, then id) and revision stats of many posts in one statement.
-    extras: d.select({ id: sql<number>`p.id`, ...extrasColumns() }).from(sql`unnest(${ids}::int[]) as p (id)`).prepare('content_post_extras')
+    extras: d.select({ id: sql<number>`p.id`, ...extrasColumns() }).from(sql`unnest(${ids}::int[]) as p (id)`).prepare('content_post_extras'),
+    // A new post without meta (insertNewPost): its text built once, its parameters sent.
+    insertPost: prepareNamed<InsertedRow>(d, 'content_insert_post', insertPostSql(INSERT_POST_PLACEHOLDERS, sql``))
   }
 }
 
@@ -131,6 +133,16 @@ export async function setMeta (db: Queryable, postId: number, set: Record<string
 }
 
 export interface PostTerms { category: TermRow[], post_tag: TermRow[] }
+
+/**
+ * What a post's answer shows of a term: its id and taxonomy (`categories`,
+ * `tags`), its slug (the class list) and its name (their order). A new
+ * post's answer reads no more of them (`cms_insert_post`, migration 0021).
+ */
+export type PostTerm = Pick<TermRow, 'id' | 'taxonomy' | 'slug' | 'name'>
+
+/** A post's terms by taxonomy as its answer uses them (PostTerms are these and more). */
+export interface AnsweredTerms { category: PostTerm[], post_tag: PostTerm[] }
 
 /** Terms of each post, by taxonomy, ordered by name as the core lists them. */
 export async function getPostTerms (db: Db, ids: number[]): Promise<Map<number, PostTerms>> {
@@ -277,8 +289,47 @@ export async function claimPostSlug (tx: Queryable, slug: string, post: { id: nu
   await dbOf(tx).execute(sql`select pg_advisory_xact_lock(${SLUG_LOCK_CLASS}, hashtext(${`${post.type}:${slug}`}))`)
   return await uniquePostSlug(tx, slug, post)
 }
+
 /** First key of the slug locks (the migration lock uses the one-key form). */
 const SLUG_LOCK_CLASS = 0x736c7567
+
+/** The parameters of a new post's statement (`insertPostSql`): values, or placeholders of the same names. */
+interface InsertPostArgs {
+  record: unknown
+  title: unknown
+  content: unknown
+  excerpt: unknown
+  checkSlug: unknown
+  hierarchical: unknown
+  termIds: unknown
+  fallbackCategory: unknown
+  guidPrefix: unknown
+  outboxKey: unknown
+  outboxEntry: unknown
+}
+
+type InsertedRow = { written: { id: number, slug: string, terms: PostTerm[] } | null }
+
+/**
+ * A new post's statement (`cms_insert_post`, its meta, the audit outbox's
+ * row), with `a`'s values as its parameters, or its placeholders: either
+ * way the same text, so the statement kept per store (`insertPost`, built
+ * once) and one built per call (in a transaction, or with meta) share its
+ * name on a connection.
+ */
+function insertPostSql (a: InsertPostArgs, metaPart: SQL): SQL {
+  return sql`with w as (select cms_insert_post(${sql.param(a.record)}::jsonb || jsonb_strip_nulls(jsonb_build_object('title', ${sql.param(a.title)}::text, 'content', ${sql.param(a.content)}::text, 'excerpt', ${sql.param(a.excerpt)}::text)), ${SLUG_LOCK_CLASS}, ${sql.param(a.checkSlug)}, ${sql.param(a.hierarchical)},
+      ${sql.param(a.termIds)}::int[], ${sql.param(a.fallbackCategory)}, ${sql.param(a.guidPrefix)}) as written),
+    ${metaPart}
+    ${outboxCte(a.outboxKey, a.outboxEntry)}
+    select written from w`
+}
+
+/** {@link insertPostSql}'s parameters as placeholders of their own names. */
+const INSERT_POST_PLACEHOLDERS = Object.fromEntries(
+  ['record', 'title', 'content', 'excerpt', 'checkSlug', 'hierarchical', 'termIds', 'fallbackCategory', 'guidPrefix', 'outboxKey', 'outboxEntry']
+    .map((name) => [name, sql.placeholder(name)])
+) as unknown as InsertPostArgs
 
 /** The terms a new post gets: ids checked to exist, the default category when no categories were given. */
 export interface NewPostTerms { ids: readonly number[], fallbackCategory: number }
@@ -306,12 +357,11 @@ const LONG_TEXT_COLUMNS = new Set(['title', 'content', 'excerpt'])
  */
 export type LongTextBytes = Partial<Record<'title' | 'content' | 'excerpt', { text: string, bytes: Buffer }>>
 
-const longText = (row: PostRow, column: 'title' | 'content' | 'excerpt', utf8: LongTextBytes | undefined): string | SQLWrapper | null => {
-  const entry = POST_COLUMNS.find(([, c]) => c.name === column)
-  const value = entry === undefined ? undefined : row[entry[0] as keyof PostRow]
+const longText = (row: PostRow, column: 'title' | 'content' | 'excerpt', utf8: LongTextBytes | undefined): string | Utf8Text | null => {
+  const value = row[column]
   if (typeof value !== 'string') return null
   const made = utf8?.[column]
-  return made !== undefined && made.text === value ? sql.param(new Utf8Text(made.text, made.bytes)) : value
+  return made !== undefined && made.text === value ? new Utf8Text(made.text, made.bytes) : value
 }
 
 /**
@@ -340,34 +390,45 @@ export async function insertNewPost (
   db: Db, row: PostRow, opts: {
     terms?: NewPostTerms, checkSlug: boolean, hierarchical: boolean, guidPrefix: string, utf8?: LongTextBytes | undefined, meta?: Record<string, unknown> | undefined
   }
-): Promise<{ id: number, slug: string, terms: TermRow[] }> {
+): Promise<{ id: number, slug: string, terms: PostTerm[] }> {
   const record: Record<string, unknown> = {}
   for (const [key, column] of POST_COLUMNS) {
     if (LONG_TEXT_COLUMNS.has(column.name)) continue
     const value = row[key as keyof PostRow]
     record[column.name] = value instanceof Date ? value.toISOString() : value
   }
-  // A column left out (null) stays out of the record, as an undefined value left it out of the JSON.
-  const texts = sql`jsonb_strip_nulls(jsonb_build_object('title', ${longText(row, 'title', opts.utf8)}::text, 'content', ${longText(row, 'content', opts.utf8)}::text, 'excerpt', ${longText(row, 'excerpt', opts.utf8)}::text))`
   const t = opts.terms
   // On the store the statement is its own transaction: it carries the audit entry of the write in
   // progress (audit/outbox.ts), in the same statement; in a transaction, its commit carries it.
   const alone = !is(db, PgTransaction)
   const outbox = outboxPart(alone)
+  const args: InsertPostArgs = {
+    // A column left out (null) stays out of the record, as an undefined value left it out of the JSON.
+    record: JSON.stringify(record),
+    title: longText(row, 'title', opts.utf8),
+    content: longText(row, 'content', opts.utf8),
+    excerpt: longText(row, 'excerpt', opts.utf8),
+    checkSlug: opts.checkSlug,
+    hierarchical: opts.hierarchical,
+    termIds: t === undefined ? null : [...t.ids],
+    fallbackCategory: t?.fallbackCategory ?? 0,
+    guidPrefix: opts.guidPrefix,
+    outboxKey: outbox.key,
+    outboxEntry: outbox.entry
+  }
   // Its meta in the same statement: one named statement per number of keys, each value a parameter
   // of its own encoded by the column (as setMeta's insert sends it).
   const meta = Object.entries(opts.meta ?? {})
   if (meta.length > INSERT_META_KEYS) throw new RangeError(`insertNewPost: at most ${INSERT_META_KEYS} meta keys (setMeta for more)`)
-  const metaPart = meta.length === 0
-    ? sql``
-    : sql`meta as (insert into ${postMeta} (post_id, key, value) select (w.written->>'id')::int, x.key, x.value
-      from w, (values ${sql.join(meta.map(([key, value]) => sql`(${key}::text, ${sql.param(value, postMeta.value)}::jsonb)`), sql`, `)}) as x (key, value)),`
-  const rows = await executeNamed<{ written: { id: number, slug: string, terms: TermRow[] } | null }>(db, meta.length === 0 ? 'content_insert_post' : `content_insert_post_meta${meta.length}`,
-    sql`with w as (select cms_insert_post(${JSON.stringify(record)}::jsonb || ${texts}, ${SLUG_LOCK_CLASS}, ${opts.checkSlug}, ${opts.hierarchical},
-      ${t === undefined ? null : sql.param([...t.ids])}::int[], ${t?.fallbackCategory ?? 0}, ${opts.guidPrefix}) as written),
-    ${metaPart}
-    ${outbox.cte}
-    select written from w`)
+  // Without meta, on the store (the usual create): the statement built once per store, sent with its parameters.
+  const kept = meta.length === 0 ? statements(db)?.insertPost : undefined
+  const rows = kept !== undefined
+    ? await kept({ ...args })
+    : await executeNamed<InsertedRow>(db, meta.length === 0 ? 'content_insert_post' : `content_insert_post_meta${meta.length}`,
+      insertPostSql(args, meta.length === 0
+        ? sql``
+        : sql`meta as (insert into ${postMeta} (post_id, key, value) select (w.written->>'id')::int, x.key, x.value
+      from w, (values ${sql.join(meta.map(([key, value]) => sql`(${key}::text, ${sql.param(value, postMeta.value)}::jsonb)`), sql`, `)}) as x (key, value)),`))
   const written = rows[0]?.written ?? undefined
   if (written === undefined) throw new Error('cms_insert_post answered nothing')
   outbox.done()

@@ -18,7 +18,7 @@ import { MOVE_MIN_CHARS } from '../text/moved-strings.js'
 import { parseMetaParam, storedValues, type MetaChanges } from '../platform/meta.js'
 import {
   createsLoop, existingTermIds, getMeta, getPost, recountTerms, setMeta, setPostTerms, termIdsOfPost,
-  claimPostSlug, insertNewPost, INSERT_META_KEYS, longTextsSet, type LongTextBytes, type NewPostRow, type PostRow, type TermRow
+  claimPostSlug, insertNewPost, INSERT_META_KEYS, longTextsSet, type LongTextBytes, type NewPostRow, type PostRow, type PostTerm
 } from './post-store.js'
 import { allowedTemplates, FLOATING_STATUSES, permalink, permalinkPrefix, type PostType, type SiteSettings } from './post-types.js'
 import { saveRevisionIfChanged } from './revision-store.js'
@@ -313,8 +313,8 @@ function insertedMeta (prepared: PreparedPost): Record<string, unknown> | undefi
 
 export interface Written {
   post: PostRow
-  /** A new post's terms, as read after the write (undefined on update, or without terms). */
-  newTerms: TermRow[] | undefined
+  /** A new post's terms as its answer shows them (cms_insert_post's id, taxonomy, slug and name); undefined on update, or without terms. */
+  newTerms: PostTerm[] | undefined
 }
 
 /** As savePost; returns the post as written. */
@@ -335,7 +335,7 @@ export async function writePost (
   if (known !== '') return await insertPost(store, spec, prepared, settings, newPostRow(spec, prepared, known, now), true, meta)
   return await store.transaction(async (tx) => {
     let post: PostRow
-    let newTerms: TermRow[] | undefined
+    let newTerms: PostTerm[] | undefined
     if (existing === undefined) {
       ({ post, newTerms } = await insertPostInTransaction(tx, spec, prepared, settings, now, meta))
     } else {
