@@ -14,34 +14,14 @@ import { testApp } from '../src/testing.js'
 import { insertNewPost, type PostRow } from '../src/content/post-store.js'
 import { runWrite } from '../src/audit/outbox.js'
 import type { AuditEntry } from '../src/audit/entry.js'
+import { newPostRow } from './fixtures/content/post-row.js'
 
 const h = await withContentUsers(await testApp({ namespaces: ['cms/v2'] }))
 t.teardown(() => h.app.close())
 const { admin } = h.users
 const cat = (await h.call('POST', '/cms/v2/categories', { as: admin, body: { name: 'Built' } })).body.id as number
 
-const row = (title: string): PostRow => ({
-  id: 0,
-  type: 'post',
-  author: admin.id,
-  status: 'publish',
-  dateGmt: new Date(),
-  modifiedGmt: new Date(),
-  slug: title.toLowerCase().replace(/\s+/g, '-'),
-  title,
-  content: 'Body',
-  excerpt: '',
-  password: '',
-  parent: 0,
-  menuOrder: 0,
-  commentStatus: 'open',
-  pingStatus: 'open',
-  format: 'standard',
-  sticky: false,
-  template: '',
-  featuredMedia: 0,
-  guid: ''
-})
+const row = (title: string): PostRow => newPostRow(admin.id, title)
 const opts = { terms: { ids: [cat], fallbackCategory: 0 }, checkSlug: true, hierarchical: false, guidPrefix: 'http://cms.test/?p=' }
 
 /** The statements drizzle's dialect walked (sqlToQuery: built text and parameters) while `work` ran. */

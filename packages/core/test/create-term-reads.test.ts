@@ -12,6 +12,7 @@ import type { Tx } from '@cms/store'
 import { withContentUsers } from './fixtures/content/harness.js'
 import { testApp } from '../src/testing.js'
 import { insertNewPost, type PostRow } from '../src/content/post-store.js'
+import { newPostRow } from './fixtures/content/post-row.js'
 
 const h = await withContentUsers(await testApp({ namespaces: ['cms/v2'] }))
 t.teardown(() => h.app.close())
@@ -21,28 +22,7 @@ const cat = (await h.call('POST', '/cms/v2/categories', { as: admin, body: { nam
 const tags = [] as number[]
 for (const name of ['Beta', 'Alpha']) tags.push((await h.call('POST', '/cms/v2/tags', { as: admin, body: { name } })).body.id as number)
 
-const row = (title: string, status: string): PostRow => ({
-  id: 0,
-  type: 'post',
-  author: admin.id,
-  status,
-  dateGmt: new Date(),
-  modifiedGmt: new Date(),
-  slug: title.toLowerCase().replace(/\s+/g, '-'),
-  title,
-  content: 'Body',
-  excerpt: '',
-  password: '',
-  parent: 0,
-  menuOrder: 0,
-  commentStatus: 'open',
-  pingStatus: 'open',
-  format: 'standard',
-  sticky: false,
-  template: '',
-  featuredMedia: 0,
-  guid: ''
-})
+const row = (title: string, status: string): PostRow => newPostRow(admin.id, title, status)
 
 /** Scans of term_count_deltas (the table's and its index's) so far in the current transaction. */
 const deltaScans = sql`select (pg_stat_get_xact_numscans('term_count_deltas'::regclass)

@@ -13,6 +13,7 @@ import { testDatabaseUrl } from '@cms/store/testing'
 import { withContentUsers } from './fixtures/content/harness.js'
 import { testApp } from '../src/testing.js'
 import { insertNewPost, type PostRow } from '../src/content/post-store.js'
+import { newPostRow } from './fixtures/content/post-row.js'
 
 if (testDatabaseUrl() === undefined) {
   t.pass('PostgreSQL only (CMS_TEST_DATABASE_URL): PGlite has one connection, so nothing is ever in flight beside a write')
@@ -25,28 +26,7 @@ if (testDatabaseUrl() === undefined) {
   const cat = (await call('POST', '/cms/v2/categories', { as: admin, body: { name: 'Busy' } })).body.id as number
   const tag = (await call('POST', '/cms/v2/tags', { as: admin, body: { name: 'Busy tag' } })).body.id as number
 
-  const row = (title: string): PostRow => ({
-    id: 0,
-    type: 'post',
-    author: admin.id,
-    status: 'publish',
-    dateGmt: new Date(),
-    modifiedGmt: new Date(),
-    slug: title.toLowerCase().replace(/\s+/g, '-'),
-    title,
-    content: 'Body',
-    excerpt: '',
-    password: '',
-    parent: 0,
-    menuOrder: 0,
-    commentStatus: 'open',
-    pingStatus: 'open',
-    format: 'standard',
-    sticky: false,
-    template: '',
-    featuredMedia: 0,
-    guid: ''
-  })
+  const row = (title: string): PostRow => newPostRow(admin.id, title)
 
   /** Backends of this database waiting for a lock some other backend holds. */
   const blocked = async (): Promise<number> => {
