@@ -265,14 +265,18 @@ export async function executeShaped<T> (query: { prepare: (name: string) => { ex
 }
 
 /**
- * {@link executeShaped}'s statement, built and named but not run: its
- * parameters are part of it, so it may run again as is, by any number of
- * requests at once, without building the query again (what a caller keeping
- * the statements of frequent queries needs).
+ * {@link executeShaped}'s statement, built and named but not run: it may
+ * run again, by any number of requests at once, without building the query
+ * again (what a caller keeping the statements of frequent queries needs).
+ * Its parameters are part of it, or, where the query names them with
+ * `sql.placeholder(name)`, given to each run (`execute(values)`): one
+ * statement then serves every value of a filter. `named: false` runs it
+ * unnamed, parsed and planned with its values on every run (for filters
+ * whose best plan depends on the value, such as a search's words).
  */
-export function prepareShaped<T> (query: { prepare: (name: string) => { execute: () => Promise<T> } }, prefix: string): { execute: () => Promise<T> } {
+export function prepareShaped<T> (query: { prepare: (name: string) => { execute: (values?: Record<string, unknown>) => Promise<T> } }, prefix: string, opts: { named?: boolean } = {}): { execute: (values?: Record<string, unknown>) => Promise<T> } {
   const prepared = query.prepare(prefix) as {
-    execute: () => Promise<T>
+    execute: (values?: Record<string, unknown>) => Promise<T>
     queryString?: unknown
     queryConfig?: { name?: string }
     rawQueryConfig?: { name?: string }
@@ -280,7 +284,7 @@ export function prepareShaped<T> (query: { prepare: (name: string) => { execute:
     joinsNotNullableMap?: Record<string, boolean>
     customResultMapper?: unknown
   }
-  const name = typeof prepared.queryString === 'string' ? shapeName(prefix, prepared.queryString) : undefined
+  const name = opts.named !== false && typeof prepared.queryString === 'string' ? shapeName(prefix, prepared.queryString) : undefined
   if (prepared.queryConfig !== undefined && prepared.rawQueryConfig !== undefined) {
     prepared.queryConfig.name = name
     prepared.rawQueryConfig.name = name
