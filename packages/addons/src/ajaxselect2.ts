@@ -108,6 +108,8 @@ export function ajaxSelect2Routes (api: PackageApi, menuStore: Menus): RelativeR
         ...(q.ids !== undefined ? { include: q.ids } : {}),
         ...(q.s !== '' && q.ids === undefined ? { search: q.s } : {}),
         hideEmpty: true,
+        // By name, as the product's term query sorts by default (saved selections too).
+        orderby: 'name',
         perPage: perPage + 1,
         offset: (q.page - 1) * perPage
       })

@@ -95,6 +95,14 @@ t.test('terms, taxonomies, custom fields, templates, menus', async (t) => {
   await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Filed', status: 'publish', categories: [used.body.id] } })
   const terms = await h.call('GET', `${S}/get_taxonomies`, { as: editor, query: { query_slug: 'category', s: 'news' } })
   t.same(terms.body.results, [{ id: used.body.id, text: 'Used news' }], 'only terms some published post carries')
+  // Created out of name order: the product's term query sorts by name (case-insensitive here, then id), not by id.
+  const zebra = await h.call('POST', '/cms/v2/categories', { as: admin, body: { name: 'Zebra' } })
+  const apple = await h.call('POST', '/cms/v2/categories', { as: admin, body: { name: 'apple' } })
+  await h.call('POST', '/cms/v2/posts', { as: admin, body: { title: 'Filed too', status: 'publish', categories: [zebra.body.id, apple.body.id] } })
+  const byName = await h.call('GET', `${S}/get_taxonomies`, { as: editor, query: { query_slug: 'category' } })
+  t.same(texts(byName.body), ['apple', 'Used news', 'Zebra'], 'terms by name, not by id')
+  const saved = await h.call('GET', `${S}/get_taxonomies`, { as: editor, query: { query_slug: 'category', ids: `${zebra.body.id as number},${apple.body.id as number}` } })
+  t.same(texts(saved.body), ['apple', 'Zebra'], 'saved selections by name too')
   const badTax = await h.call('GET', `${S}/get_taxonomies`, { as: editor, query: { query_slug: 'nope' } })
   t.same([badTax.status, badTax.body.code], [400, 'invalid_query_slug'])
 

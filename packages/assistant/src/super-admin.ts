@@ -12,13 +12,16 @@
  * then the code runs as JavaScript in the QuickJS sandbox of a worker
  * thread (sandbox.ts), never as PHP and never in this process's engine.
  * `list` and `read` see the content directory only: traversal, absolute
- * paths, NUL, encoded variants and symbolic links out are `400 invalid_path`;
+ * paths, NUL, encoded variants and symbolic links out are `400 invalid_path`
+ * (`read` opens the file, never following a link in its last part, and
+ * checks where the opened file is before reading it);
  * at most 1,000 entries (`truncated`); files over 512 KiB `413 file_too_large`.
  * Answers name paths relative to the content directory (its place on the
  * server is not disclosed).
  */
-import { opendir, lstat, open } from 'node:fs/promises'
-import { join } from 'node:path'
+import { constants, type Stats } from 'node:fs'
+import { opendir, lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises'
+import { join, sep } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { check, denied, endpoint, route, RestError, who, type RestRequest, type RelativeRouteDecl } from '@cms/rest'
 import type { PackageApi } from '@cms/core'
@@ -92,6 +95,24 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
       if (err instanceof RestError && err.code === 'rest_invalid_path') throw assistantErrors.invalid_path()
       throw err
     }
+  }
+
+  /**
+   * Whether the opened file is inside the content directory. On Linux, the
+   * descriptor's own path (/proc/self/fd/N names the file it holds, whatever
+   * was renamed or linked since). Elsewhere, the path checked again now the
+   * file is open: its real location inside, and the same file (device and
+   * inode) as the descriptor.
+   */
+  async function openedInside (handle: FileHandle, file: string, opened: Stats): Promise<boolean> {
+    const root = await api.resolveContent('')
+    const inside = (p: string): boolean => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep)
+    const held = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => undefined)
+    if (held !== undefined) return inside(held)
+    const now = await realpath(file).catch(() => undefined)
+    if (now === undefined || !inside(now)) return false
+    const there = await stat(now).catch(() => undefined)
+    return there !== undefined && there.dev === opened.dev && there.ino === opened.ino
   }
 
   return [
@@ -187,12 +208,19 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         permission: mayExecute.probing({ query: { path: 'x' } }),
         handler: async (req) => {
           const file = await resolve(req.params.path)
-          const stat = await lstat(file).catch(() => undefined)
-          if (stat === undefined || !stat.isFile()) throw assistantErrors.not_a_file()
-          if (stat.size > READ_MAX_BYTES) throw assistantErrors.file_too_large({ size: stat.size, max: READ_MAX_BYTES }, `The file is larger than ${READ_MAX_BYTES} bytes.`).withStatus(413)
-          // Read at most the limit, whatever the file grew to since the check.
-          const handle = await open(file, 'r')
+          const checked = await lstat(file).catch(() => undefined)
+          if (checked === undefined || !checked.isFile()) throw assistantErrors.not_a_file()
+          // The check above and the read below must concern the same file: the file is opened first (a
+          // final-component link is not followed; a FIFO swapped in does not block), then what was opened is checked.
+          const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+            throw err.code === 'ELOOP' ? assistantErrors.invalid_path() : err.code === 'ENOENT' || err.code === 'ENOTDIR' ? assistantErrors.not_a_file() : err
+          })
           try {
+            const opened = await handle.stat()
+            if (!opened.isFile()) throw assistantErrors.not_a_file()
+            if (!await openedInside(handle, file, opened)) throw assistantErrors.invalid_path()
+            if (opened.size > READ_MAX_BYTES) throw assistantErrors.file_too_large({ size: opened.size, max: READ_MAX_BYTES }, `The file is larger than ${READ_MAX_BYTES} bytes.`).withStatus(413)
+            // Read at most the limit, whatever the file grew to since the check.
             const buf = Buffer.alloc(READ_MAX_BYTES + 1)
             const { bytesRead } = await handle.read(buf, 0, buf.length, 0)
             if (bytesRead > READ_MAX_BYTES) throw assistantErrors.file_too_large(undefined, `The file is larger than ${READ_MAX_BYTES} bytes.`).withStatus(413)

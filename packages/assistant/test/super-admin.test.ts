@@ -8,7 +8,8 @@
  * and read confined to the content directory (every payload of the
  * security harness's traversal list refused).
  */
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
+import fsp, { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises'
+import { syncBuiltinESMExports } from 'node:module'
 import { join } from 'node:path'
 import t from 'tap'
 import { scratchDir, testApp, type TestApp } from '@cms/testing'
@@ -112,6 +113,41 @@ t.test('execution off (the default)', async (t) => {
         t.same([res.status, res.body.code], [400, 'invalid_path'], `${route} ${JSON.stringify(path)} refused`)
         t.notMatch(res.text, /root:|do not read|\/tmp\//, 'nothing disclosed')
       }
+    }
+
+    // The check and the read concern one file: a link swapped in between them (here by the file system's `open`,
+    // called once the path was checked) is refused, in the last part of the path or in a directory before it.
+    await mkdir(join(h.content, 'docs'))
+    await writeFile(join(h.content, 'docs', 'secret.txt'), 'inside')
+    await writeFile(join(h.content, 'plain.txt'), 'inside')
+    const swaps: Record<string, () => Promise<void>> = {
+      [join(h.content, 'plain.txt')]: async () => {
+        await rename(join(h.content, 'plain.txt'), join(h.content, 'plain.was'))
+        await symlink(join(outside, 'secret.txt'), join(h.content, 'plain.txt'))
+      },
+      [join(h.content, 'docs', 'secret.txt')]: async () => {
+        await rename(join(h.content, 'docs'), join(h.content, 'docs.was'))
+        await symlink(outside, join(h.content, 'docs'))
+      }
+    }
+    const realOpen = fsp.open
+    let opened = 0
+    fsp.open = (async (...args: Parameters<typeof realOpen>) => {
+      const swap = swaps[String(args[0])]
+      if (swap !== undefined) { opened++; await swap() }
+      return await realOpen(...args)
+    }) as typeof realOpen
+    syncBuiltinESMExports()
+    try {
+      for (const path of ['plain.txt', 'docs/secret.txt']) {
+        const res = await h.call('GET', `${S}/super-admin/read`, { as: admin, query: { path }, headers })
+        t.same([res.status, res.body.code], [400, 'invalid_path'], `read ${path}: a link swapped in after the check is refused`)
+        t.notMatch(res.text, /do not read/, 'nothing read outside')
+      }
+      t.equal(opened, 2, 'the swap happened between the check and the open')
+    } finally {
+      fsp.open = realOpen
+      syncBuiltinESMExports()
     }
 
     await mkdir(join(h.content, 'many'))

@@ -8,12 +8,13 @@
  * installed directory renamed to `.old-<slug>-<random>`, the new one renamed
  * to `<slug>`, then the old one removed. A failure before the second rename
  * leaves the previous version in place; a process stopped between the two
- * renames is repaired at the next start (`recover`).
+ * renames is repaired at the next start (`recover`, which also removes the
+ * scratch directories a stopped process left).
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import { resolveInside, type PackageSettings } from '@cms/core'
@@ -46,6 +47,8 @@ export interface RegistryHooks {
 /** A lock older than this is taken over (its process is presumed gone). */
 const LOCK_TTL_MINUTES = 15
 const SCRATCH = '.registry'
+/** A scratch directory untouched this long is a stopped process's (sweepScratch). */
+const SCRATCH_LEASE_MS = 2 * 60 * 60 * 1000
 
 const folderOf = (type: PackageType): string => type === 'plugin' ? 'plugins' : 'themes'
 const random = (): string => randomBytes(6).toString('hex')
@@ -95,11 +98,20 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
   }
 
   async function recover (): Promise<void> {
+    // Another process on the same content directory (a replica) may be mid-operation: a package whose lock
+    // is live keeps its staging and moved-aside directories; the lock's holder removes or renames them. The
+    // locks this call holds (the first operation of a process runs this under its package's lock) are not another's.
+    const mine = held.getStore() ?? new Set<string>()
+    const busy = new Set((await store.execute<{ type: string, slug: string }>(sql`
+      select type, slug from registry_locks where acquired_at >= now() - make_interval(mins => ${LOCK_TTL_MINUTES})`))
+      .map((r) => `${r.type}:${r.slug}`).filter((key) => !mine.has(key)))
     for (const type of ['plugin', 'theme'] as const) {
       const folder = join(contentDir, folderOf(type))
       let names: string[]
       try { names = await readdir(folder) } catch { continue }
       for (const name of names) {
+        const owner = /^\.(?:staging|old)-(.+)-[0-9a-f]{12}$/.exec(name)
+        if (owner !== null && busy.has(`${type}:${owner[1]!}`)) continue
         const staging = /^\.staging-/.test(name)
         const old = /^\.old-(.+)-[0-9a-f]{12}$/.exec(name)
         if (staging) await rm(join(folder, name), { recursive: true, force: true })
@@ -109,6 +121,31 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
           else await rm(join(folder, name), { recursive: true, force: true })
         }
       }
+    }
+    await sweepScratch()
+  }
+
+  /**
+   * Scratch directories (`.registry/tmp/op-*`) a stopped process left: those untouched for SCRATCH_LEASE_MS.
+   * Not by process id: replicas sharing the content directory run in other containers or hosts, where a pid
+   * says nothing (and is reused). By age: a scratch directory lives for one download (a request) or one
+   * rollback, whose state expires an hour after it began (rollback's process.ts), and its time changes when the
+   * zip is written into it; twice that is a lease no live operation outlasts. Only real directories directly
+   * under the scratch root, which must itself be a real directory: a symbolic link is never followed (and
+   * `rm` removes links inside without following them).
+   */
+  async function sweepScratch (): Promise<void> {
+    const base = join(contentDir, SCRATCH)
+    const root = join(base, 'tmp')
+    try {
+      if (!(await lstat(base)).isDirectory() || !(await lstat(root)).isDirectory()) return
+    } catch { return }
+    const before = Date.now() - SCRATCH_LEASE_MS
+    for (const item of await readdir(root, { withFileTypes: true })) {
+      if (!item.isDirectory() || !/^op-[A-Za-z0-9]{6}$/.test(item.name)) continue
+      const dir = join(root, item.name)
+      const st = await lstat(dir).catch(() => undefined)
+      if (st?.isDirectory() === true && st.mtimeMs < before) await rm(dir, { recursive: true, force: true })
     }
   }
 

@@ -8,9 +8,10 @@
  * one operation per package (409), and the operations log.
  */
 import { existsSync } from 'node:fs'
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
+import { sql } from 'drizzle-orm'
 import { definePackage, packageSettingsFromEnv } from '@cms/core'
 import { scratchDir, testApp } from '@cms/testing'
 import { packageRegistry, registryPackage, type PackageRegistry } from '../src/index.js'
@@ -256,10 +257,27 @@ t.test('a failed or interrupted upgrade leaves the old version installed and act
   // the next start puts the old version back.
   await rename(join(content, 'plugins/extra'), join(content, 'plugins/.old-extra-0123456789ab'))
   await mkdir(join(content, 'plugins/.staging-extra-aaaaaaaaaaaa'))
+  // Scratch directories of stopped downloads and rollbacks: one untouched for three hours goes; one just made
+  // (a live operation of a replica sharing the directory) stays, as does a link's target outside the root.
+  const tmp = join(content, '.registry/tmp')
+  await mkdir(join(tmp, 'op-Stale1'), { recursive: true })
+  await writeFile(join(tmp, 'op-Stale1/extra.2.0.0.zip'), 'partial')
+  const threeHoursAgo = new Date(Date.now() - 3 * 60 * 60 * 1000)
+  await utimes(join(tmp, 'op-Stale1'), threeHoursAgo, threeHoursAgo)
+  await mkdir(join(tmp, 'op-Live01'))
+  const outside = await scratchDir('outside')
+  await writeFile(join(outside, 'keep.txt'), 'not the registry\'s')
+  await utimes(outside, threeHoursAgo, threeHoursAgo)
+  await symlink(outside, join(tmp, 'op-Link01'))
+  // A replica's upgrade of hdrftr in progress (its lock live): its staging directory is its own.
+  await h.store.execute(sql`insert into registry_locks (type, slug, token, operation) values ('plugin', 'hdrftr', 'replica', 'upgrade')`)
+  await mkdir(join(content, 'plugins/.staging-hdrftr-bbbbbbbbbbbb'))
   const restarted = createRegistry({ store: h.store, contentDir: content, settings, seeds })
   const back = await restarted.get('plugin', 'extra')
   t.same([back!.version, back!.status], ['1.0.0', 'active'])
-  t.same((await readdir(join(content, 'plugins'))).filter((n) => n.startsWith('.')), [])
+  t.same((await readdir(join(content, 'plugins'))).filter((n) => n.startsWith('.')), ['.staging-hdrftr-bbbbbbbbbbbb'], 'a live lock keeps its package\'s staging')
+  t.same((await readdir(tmp)).sort(), ['op-Link01', 'op-Live01'], 'the stale scratch directory went, the fresh one and the link stayed')
+  t.equal(await readFile(join(outside, 'keep.txt'), 'utf8'), 'not the registry\'s', 'nothing followed out of the root')
 })
 
 t.test('one operation per package at a time', async (t) => {

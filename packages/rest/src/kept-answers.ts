@@ -75,7 +75,7 @@ export class KeptAnswers {
       return
     }
     // The text stays for in-process dispatch (a large answer comes as bytes only: render.ts).
-    if (typeof response.payload === 'string') response.bytes = Buffer.from(response.payload)
+    if (response.bytes === undefined && typeof response.payload === 'string') response.bytes = Buffer.from(response.payload)
     this.kept.set(key, { response, horizon })
   }
 }

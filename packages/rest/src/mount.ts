@@ -16,6 +16,7 @@ import { mergeParams } from './params.js'
 import { routeEntry } from './discovery.js'
 import { API_PREFIX } from './addressing.js'
 import { renderAnswer, send, write } from './render.js'
+import { keepBytes } from './reused-bodies.js'
 import { StreamBody } from './response.js'
 import { assertLinearPatterns } from './patterns.js'
 import { allowHeader, endpointExecutor, requestScope, restRequestOf, type Executor, type PipelineContext } from './pipeline.js'
@@ -93,7 +94,10 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           const outcome = await execute(stream === undefined ? request : Object.assign(request, { bodyStream: bodyStreamOf(request, stream) }))
           // A streamed body left partly unread (refused early) is drained within bounds, or the connection closed.
           if (stream !== undefined && !(await drainRest(request, stream.maxBytes()))) reply.header('Connection', 'close')
-          if (outcome.rendered !== undefined) return write(request, reply, outcome.rendered)
+          if (outcome.rendered !== undefined) {
+            if (outcome.keep !== undefined) outcome.keep.into.keep(outcome.keep.key, outcome.rendered, outcome.keep.horizon)
+            return write(request, reply, outcome.rendered)
+          }
           if (outcome.body instanceof StreamBody) {
             for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value)
             reply.code(outcome.status).type(outcome.body.contentType)
@@ -101,6 +105,7 @@ export function mountRoute (app: FastifyInstance, decl: RouteDecl, ctx: Pipeline
           }
           // A large answer is serialized in the kernel's JSON thread (json-thread.ts).
           const response = await renderAnswer(request, outcome.status, outcome.headers, outcome.body, ep.serialize)
+          if (outcome.reuse !== undefined) keepBytes(outcome.reuse.body, outcome.reuse.key, response)
           if (outcome.keep !== undefined && response.status === 200) outcome.keep.into.keep(outcome.keep.key, response, outcome.keep.horizon)
           return write(request, reply, response)
         }

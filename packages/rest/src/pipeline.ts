@@ -21,7 +21,8 @@ import { tooLargeByLength } from './body-stream.js'
 import { shapeBody } from './shape.js'
 import { errorHead, toRestError } from './error-handler.js'
 import { KeptAnswers } from './kept-answers.js'
-import type { Rendered } from './render.js'
+import { JSON_TYPE, type Rendered } from './render.js'
+import { reusedBytes, reuseKey } from './reused-bodies.js'
 import type { KernelOptions } from './options.js'
 import { patternOf, routePathOf } from './route-path.js'
 import { begunOf, reportWrite } from './writes.js'
@@ -52,8 +53,11 @@ export type Incoming = Pick<FastifyRequest, 'method' | 'url' | 'query' | 'body' 
 
 /** A route's answer before it is written: data to render, or bytes kept from an earlier answer. */
 export type Outcome =
-  | { rendered: Rendered }
-  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, keep?: { into: KeptAnswers, key: string, horizon?: string }, data?: unknown }
+  | { rendered: Rendered, keep?: Keep }
+  | { rendered?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, keep?: Keep, reuse?: { body: object, key: string }, data?: unknown }
+
+/** Where a read's answer is kept (kept-answers.ts), once rendered. */
+interface Keep { into: KeptAnswers, key: string, horizon?: string }
 
 /** Runs one method of one route for a request. */
 export type Executor = (request: Incoming) => Promise<Outcome>
@@ -142,16 +146,24 @@ export function endpointExecutor (decl: RouteDecl, ep: EndpointDecl<any>, method
     const allow = await allowHeader(decl, answered)
     const headers: Record<string, HeaderValue> = { ...result.headers }
     if (allow !== '') headers.Allow = allow
+    // An answer with a part from outside (a remote namespace's, embedded) is not kept.
+    const keep = keeping !== undefined && result.status === 200 && request.outsideAnswer !== true ? { ...keeping, horizon } : undefined
+    // A body the handler answered with before, shaped the same way: its bytes (reused-bodies.ts).
+    const reuse = method === 'GET' && !isHead && result.status === 200 && ep.serialize === undefined && request.dispatched !== true
+      ? reuseKey(result.body, query, answered.params.context, 'ETag' in headers || 'etag' in headers || 'Etag' in headers)
+      : undefined
+    if (reuse !== undefined) {
+      const hit = reusedBytes(result.body as object, reuse)
+      if (hit !== undefined) return { rendered: { status: 200, headers, contentType: JSON_TYPE, payload: undefined, bytes: hit.bytes, etag: hit.etag }, keep }
+    }
     // A streamed body keeps its headers for HEAD too (it is simply not opened).
     let body = isHead && !(result.body instanceof StreamBody) ? null : result.body
     if (!isHead && body !== null && body !== undefined && !(body instanceof StreamBody)) {
       // As the core's `rest_filter_response_fields`: an answer of status 400 or more keeps every field.
       body = await shapeBody(body, decl, answered, result.status >= 400 ? { ...query, _fields: undefined } : query)
     }
-    // An answer with a part from outside (a remote namespace's, embedded) is not kept.
-    const keep = keeping !== undefined && result.status === 200 && request.outsideAnswer !== true ? { ...keeping, horizon } : undefined
     // The write observer sees the handler's data before `_fields` shaped it (its `id`).
-    return { status: result.status, headers, body, keep, ...(method === 'GET' ? {} : { data: result.body }) }
+    return { status: result.status, headers, body, keep, ...(reuse === undefined ? {} : { reuse: { body: result.body as object, key: reuse } }), ...(method === 'GET' ? {} : { data: result.body }) }
   }
 
   // Errors of a matched route carry its Allow header and its representation.

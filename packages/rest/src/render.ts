@@ -29,7 +29,7 @@ type Prepared =
   | { done: Rendered }
   | { done?: undefined, status: number, headers: Record<string, HeaderValue>, body: unknown, pretty: boolean, jsonp?: string }
 
-const JSON_TYPE = 'application/json; charset=UTF-8'
+export const JSON_TYPE = 'application/json; charset=UTF-8'
 
 function prepare (
   request: Pick<FastifyRequest, 'method' | 'query'>,

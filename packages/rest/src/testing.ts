@@ -6,6 +6,7 @@
  * `@cms/core/testing`, which `@cms/testing` builds on).
  */
 import type { FastifyInstance } from 'fastify'
+import { jsonThread } from './json-thread.js'
 
 export interface TestCaller<Role extends string = string> {
   /** The caller's role, or 'anonymous'. */
@@ -61,4 +62,9 @@ export async function call (app: FastifyInstance, method: string, path: string, 
     try { body = JSON.parse(res.body) } catch { body = res.body }
   }
   return { status: res.statusCode, headers: res.headers, body, text: res.body }
+}
+
+/** Answers serialized so far in this process, inline or in the JSON thread: for tests that count rendering (never for timing). */
+export function serializedAnswers (): number {
+  return jsonThread.counts.serializedInline + jsonThread.counts.serializedOff
 }

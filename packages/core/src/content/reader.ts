@@ -108,9 +108,9 @@ export interface ContentReader {
   /**
    * Terms of one or more taxonomies in id order after `idAfter` (at most 100 at a time), or those named by `include`;
    * `search` matches name or slug (as the terms list does), `hideEmpty` leaves out terms no published post carries,
-   * `offset` skips that many.
+   * `offset` skips that many. `orderby: 'name'` sorts by name (case-insensitive, then id), as the terms list's default.
    */
-  terms: (query: { taxonomy: string | readonly string[], idAfter?: number, include?: number[], slug?: string[], perPage?: number, search?: string, hideEmpty?: boolean, offset?: number }) => Promise<TermRow[]>
+  terms: (query: { taxonomy: string | readonly string[], idAfter?: number, include?: number[], slug?: string[], perPage?: number, search?: string, hideEmpty?: boolean, offset?: number, orderby?: 'id' | 'name' }) => Promise<TermRow[]>
   /**
    * A media item (attachment) as the media library knows it: its file's URL
    * under `home`, MIME type, pixel size (images), alt text and caption; no
@@ -217,7 +217,7 @@ export function contentReader (store: () => Store): ContentReader {
         ...(query.search === undefined ? {} : { search: query.search }),
         ...(query.offset === undefined ? {} : { offset: Math.max(0, query.offset) }),
         hideEmpty: query.hideEmpty === true,
-        orderby: 'id',
+        orderby: query.orderby ?? 'id',
         order: 'asc',
         perPage: Math.min(100, Math.max(1, query.perPage ?? 100)),
         page: 1,

@@ -4,8 +4,9 @@
  * (writes read them afresh), and the site settings, reused by every
  * request while the settings epoch stays.
  */
-import type { RestRequest } from '@cms/rest'
-import type { Store } from '@cms/store'
+import { reusedBody, type PageInfo, type RestRequest } from '@cms/rest'
+import { LRUCache } from 'lru-cache'
+import { storeSlot, type Store } from '@cms/store'
 import type { MetaRegistry } from '../platform/meta.js'
 import type { KnownTotal, ListQuery, TotalCache } from './post-query.js'
 import { getPost, idOf, type PostExtrasRow, type PostRow } from './post-store.js'
@@ -83,6 +84,44 @@ export function pageCache (store: Store): (req: RestRequest, q: ListQuery, withE
     ? await pages.get(req, `${withExtras ? 'extras' : 'rows'}\0${JSON.stringify(q)}`, read)
     : await read()
 }
+
+/** A list's page as answered: the items formatted (with the registered fields), what its paging headers need, and its weight for the budget. */
+export interface AnsweredPage { body: Array<Record<string, unknown>>, info: PageInfo, weight: number }
+
+/**
+ * List pages as answered, reused by GET requests while nothing is
+ * committed: the items one caller's arguments were formatted into, keyed by
+ * the caller's rights token (`Principal.keptAs`, as the kernel's kept
+ * answers: a caller without one is never reused), the route, the address's
+ * base, `_fields` and the validated arguments. The same caller asking again
+ * with an argument the route ignores (a cache-busting `nocache=<n>`) or the
+ * arguments in another order skips the query, the visibility checks and the
+ * formatting, and the kernel writes the bytes it made of these items
+ * (`reusedBody`); the paging headers are made for each request (their links
+ * repeat its query). A page is kept the second time its key is made: a query
+ * that never repeats (a search typed letter by letter) holds nothing.
+ */
+export function answeredPages (store: Store): (req: RestRequest, make: () => Promise<AnsweredPage>) => Promise<AnsweredPage> {
+  const pages = readCache<AnsweredPage>(store, 'answered-pages', 8 * 1024 * 1024, (page) => page.weight)
+  const seen = seenKeys(store)
+  return async (req, make) => {
+    const token = req.user.id === 0 ? 'anonymous' : req.user.keptAs
+    if (req.method !== 'GET' || token === undefined) return await make()
+    const key = `${token}\0${req.route}\0${req.baseUrl}\0${JSON.stringify(req.query._fields) ?? ''}\0${JSON.stringify(req.params)}`
+    const hit = await pages.peek(req, key)
+    if (hit !== undefined) return hit
+    const page = await make()
+    if (seen.delete(key)) {
+      reusedBody(page.body)
+      await pages.put(req, key, page)
+    } else seen.set(key, true)
+    return page
+  }
+}
+
+/** Keys of answered pages made once and not kept (see answeredPages). */
+const seenKeys = (store: Store): LRUCache<string, true> => store.local?.(SEEN) ?? new LRUCache<string, true>({ max: 1 })
+const SEEN = storeSlot('content/answered-pages-seen', () => new LRUCache<string, true>({ max: 4096 }))
 
 /** List totals, reused by read requests while nothing is committed. */
 export function totalCache (store: Store): (req: RestRequest) => TotalCache | undefined {

@@ -74,7 +74,9 @@ export interface FieldDefinition<T = unknown> {
   /**
    * The value for one object. `object` is the answer as the route renders
    * it (every core field, before the context and `_fields` filter it; do
-   * not modify it). May be async.
+   * not modify it). May be async. A value read from the database, the
+   * object and the caller: a list's answer is reused for the same caller and
+   * arguments while nothing is committed (as whole answers are kept).
    */
   get: (object: Readonly<Record<string, unknown>>, ctx: FieldReadContext) => T | Promise<T>
   /**
