@@ -11,7 +11,9 @@
  * one shell (harness/doc-shell.ts), starting with the README's `$CMS` and
  * `$AUTH`, so the state a file leaves is the next one's, as for a reader.
  * A block that cannot run here says why in a `<!-- docs-test: not run
- * (reason) -->` marker; they are counted and printed.
+ * (reason) -->` marker; they are counted and printed. A ```console block's
+ * text outputs are checked as well (harness/doc-shell.ts). When a file
+ * fails, the end of the service's log is printed with it.
  * A document marked `<!-- docs-test: profile B -->` runs against a second
  * service (started once, only when such a document exists, beside the first:
  * its own directory and database, its own first administrator), started as
@@ -28,9 +30,11 @@ import { join } from 'node:path'
 import { createTestDatabase, freePort, testDatabaseUrl } from '@cms/store/testing'
 import { blocksOf, docBlocks, type DocBlock } from './harness/doc-blocks.js'
 import { localAddresses, runFileBlocks } from './harness/doc-shell.js'
-import { ROOT, serviceEnv, startService, stopService } from './harness/service.js'
+import { ROOT, serviceEnv, serviceLog, startService, stopService } from './harness/service.js'
 
 const START_COMMAND = 'npx -y pnpm@10.34.8 start'
+/** How much of the service's log a failed file prints (its end). */
+const LOG_SHOWN = 16 * 1024
 
 // The variables the README's walk-through sets; every guide's commands use them.
 const PRELUDE = `CMS=http://127.0.0.1:8080/cms-json
@@ -61,7 +65,7 @@ const starts = blocks.filter((b) => b.marker.kind === 'start')
 /** The documented start of profile B: a block whose settings before the start command choose it. */
 const startsB = blocks.filter((b) => b.text.trim().endsWith(START_COMMAND) && /\bCMS_DEPLOYMENT=B\s/.test(b.text))
 
-interface Started { env: NodeJS.ProcessEnv, cwd: string, rewrite: (text: string) => string, seconds: number }
+interface Started { env: NodeJS.ProcessEnv, cwd: string, rewrite: (text: string) => string, seconds: number, log: () => string }
 
 t.test('the documentation\'s commands run as written', async (t) => {
   t.equal(starts.length, 1, 'one block starts the service (<!-- docs-test: start -->)')
@@ -90,7 +94,7 @@ t.test('the documentation\'s commands run as written', async (t) => {
     const clock = Date.now()
     const service = await startService(env, cwd)
     t.teardown(async () => { await stopService(service) })
-    return { env: { ...env, PORT: undefined }, cwd, rewrite: localAddresses(port, receiverPort), seconds: (Date.now() - clock) / 1000 }
+    return { env: { ...env, PORT: undefined }, cwd, rewrite: localAddresses(port, receiverPort), seconds: (Date.now() - clock) / 1000, log: () => serviceLog(service) }
   }
 
   const profiles = [...new Set(blocks.map((b) => b.profile))]
@@ -135,23 +139,29 @@ t.test('the documentation\'s commands run as written', async (t) => {
       const { failures, curls } = await run(file, runs, profile)
       timings.push(`${file} in ${((Date.now() - clock) / 1000).toFixed(1)} s`)
       t.same(failures, [], `${file}: ${runs.length} blocks, ${curls} curl requests, as written${profile === 'A' ? '' : ` (profile ${profile})`}`)
+      // What the service logged (kept since it started, its end) tells why a command failed.
+      if (failures.length > 0) t.comment(`the service's log (profile ${profile}), its end after ${file}:\n${(await serviceOf(profile)).log().slice(-LOG_SHOWN)}`)
     }
   }
-  // The checks themselves, on a document of their own: a wrong shown output (a console session's),
-  // an error answer and an unset variable are each reported at their line; a marked block is not run.
+  // The checks themselves, on a document of their own: a wrong shown output (a console session's, JSON
+  // and text), an error answer and an unset variable are each reported at their line; a text output
+  // with `...` (any lines, any text) matches; a marked block is not run.
   const selfCheck = blocksOf('self-check.md', [
-    '# Self-check', '', '```console', '$ curl -s "$CMS/cms/v2/posts/1?_fields=id"', '{"id":2}', '```', '',
+    '# Self-check', '', '```console', '$ curl -s "$CMS/cms/v2/posts/1?_fields=id"', '{"id":2}',
+    '$ printf \'analysed 2, unchanged 0\\nmore\\n\'', 'analysed 1, unchanged 0', '...',
+    '$ printf \'a  b\\r\\nreset: 41\\n\\nc\\nd\\n\' \\', '  | cat', 'a  b', 'reset: ...', '...', '```', '',
     '```sh', 'curl -s "$CMS/cms/v2/posts/999999"', 'echo "$UNSET_IN_THE_DOCS"', '```',
     '<!-- docs-test: not run (a synopsis) -->', '```sh', 'cms <placeholder>', '```'
   ].join('\n'))
   t.same(selfCheck.map((b) => b.marker), [{ kind: 'run' }, { kind: 'run' }, { kind: 'not run', reason: 'a synopsis' }], 'the markers are read')
   const self = await run('self-check.md', selfCheck.slice(0, 2), 'A')
   t.match(self.failures, [
-    /^self-check\.md:10: exited 1\n.*UNSET_IN_THE_DOCS: unbound variable/s,
+    /^self-check\.md:18: exited 1\n.*UNSET_IN_THE_DOCS: unbound variable/s,
     /^self-check\.md:5: the output differs from the one shown: \$\.id: shown 2, got 1/,
-    /^self-check\.md:9: answered 404: \{"code":"rest_post_invalid_id"/
-  ], 'the checker reports a wrong output, an error answer and an unset variable, at their lines')
-  t.equal(self.failures.length, 3, 'and nothing else')
+    /^self-check\.md:17: answered 404: \{"code":"rest_post_invalid_id"/,
+    /^self-check\.md:7: the output differs from the one shown: shown "analysed 1, unchanged 0\\n\.\.\.", got "analysed 2, unchanged 0\\nmore"$/
+  ], 'the checker reports a wrong output (JSON or text), an error answer and an unset variable, at their lines')
+  t.equal(self.failures.length, 4, 'and nothing else (the text shown with ... matches)')
   if (b !== undefined) {
     // A profile-B document reaches profile B (a B-only namespace answers there; the same block on A is a 404)
     // and is checked the same way: a wrong shown value is reported at its line.

@@ -72,7 +72,7 @@ t.test('a database of the previous migrations upgrades in place, every row kept'
   t.equal(created.statusCode, 201)
   t.equal(created.json().id, 43, 'ids continue after the old rows')
   const core = await store.execute<{ n: number }>('select count(*)::int as n from drizzle.__migrations_cms_core')
-  t.equal(core[0]!.n, 21, 'the core adopted its six migrations from the shared table, then ran the fifteen made since (0007 lifecycle events, 0008 comments, 0009 rate limits, 0010 webhooks, 0011 audit log, 0012 webhook secret rotation, 0013 credential epoch, 0014 settings and webhook epochs, 0015 audit outbox, 0016 term count deltas, 0017 insert post free slug, 0018 revisions by parent, 0019 term count writers, 0020 lifecycle event scope, 0021 insert post answer terms)')
+  t.equal(core[0]!.n, 23, 'the core adopted its six migrations from the shared table, then ran the seventeen made since (0007 lifecycle events, 0008 comments, 0009 rate limits, 0010 webhooks, 0011 audit log, 0012 webhook secret rotation, 0013 credential epoch, 0014 settings and webhook epochs, 0015 audit outbox, 0016 term count deltas, 0017 insert post free slug, 0018 revisions by parent, 0019 term count writers, 0020 lifecycle event scope, 0021 insert post answer terms, 0022 term count deltas unchecked, 0023 term count fold index scan)')
   t.same(await store.execute('select count(*)::int as n from cms_events where topic = \'post.created\''), [{ n: 1 }], 'the upgraded database records events: the new post')
   const shared = await store.execute<{ n: number }>('select count(*)::int as n from drizzle.__drizzle_migrations')
   t.equal(shared[0]!.n, 7, 'the old table is left as it was')

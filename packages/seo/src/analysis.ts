@@ -101,6 +101,11 @@ export interface Analyser {
   enqueue: (ids: readonly number[], opts?: { force?: boolean }) => Promise<void>
   /** How many posts are due now. */
   dueCount: () => Promise<number>
+  /**
+   * Posts another process is analysing now (a live lease not taken here),
+   * in id order, at most `limit` ids, and how many there are.
+   */
+  heldElsewhere: (limit: number) => Promise<{ ids: number[], total: number }>
   /** Analyses every due post now (as the worker does); answers how many were analysed and failed. */
   runDue: (onProgress?: (done: number) => void) => Promise<{ analysed: number, failed: number, skipped: number }>
   /**
@@ -280,6 +285,13 @@ export function createAnalyser (opts: AnalyserOptions): Analyser {
     async dueCount () {
       const [row] = await opts.store().execute<{ n: string | number }>(sql`select count(*) as n from seo_analysis where state in ('pending', 'failed') and not_before <= now()`)
       return Number(row?.n ?? 0)
+    },
+    async heldElsewhere (limit) {
+      // This process's own runs hold their rows only while `running` is set.
+      await running?.catch(() => {})
+      const rows = await opts.store().execute<{ post_id: string | number, total: string | number }>(sql`
+        select post_id, count(*) over () as total from seo_analysis where lease_until >= now() order by post_id limit ${limit}`)
+      return { ids: rows.map((r) => Number(r.post_id)), total: Number(rows[0]?.total ?? 0) }
     },
     async runDue (onProgress) {
       // One run at a time in this process (the worker and a direct call share it).

@@ -3,7 +3,9 @@
  * server-side analysis (analysis.ts), in the same worker pool and queue the
  * service uses, with a progress bar on a terminal. `--all` re-analyses
  * every post and page (even those whose text did not change); `--post ID`
- * one; without either, whatever is due (new, changed or failed). With
+ * one; without either, whatever is due (new, changed or failed), and the
+ * posts another process (the service) is analysing right then are named as
+ * left to it, not waited for: no post was asked for. With
  * `--all` or `--post` the command ends once those posts are analysed: one
  * the running service is analysing right then (its lease) is waited for,
  * and analysed again after it (the text may have changed since that
@@ -21,11 +23,16 @@ const usage = `Usage:
 Scores (SEO with a focus keyphrase, readability, inclusive language) and the
 reading time are stored as the _seo_* post meta, as the service does after
 each write. With --all or --post it ends once those posts are analysed (a
-post the running service is analysing is waited for, then analysed again).
+post the running service is analysing is waited for, then analysed again);
+without them, posts the service is analysing right then are named as left
+to it ("left to the service N (posts ...)"), not waited for.
 Threads: the seo_analysis_threads option (cms option set).
 
 Flags:
   -h, --help  show this help`
+
+/** How many ids of posts left to the service the plain command names. */
+const HELD_SHOWN = 10
 
 /** Statuses whose posts are analysed by --all. */
 const STATUSES = ['publish', 'future', 'draft', 'pending', 'private']
@@ -92,7 +99,12 @@ export const seoCommands: readonly PackageCommand[] = [{
         const onProgress = (done: number): void => { ctx.progress(bar(Math.min(done, total), total)) }
         if (post === undefined && values.all !== true) {
           const counts = await analyser.runDue(onProgress)
-          ctx.out(`analysed ${counts.analysed}, unchanged ${counts.skipped}, failed ${counts.failed}`)
+          // Not waited for (no post was asked for): the process analysing them finishes them. Said, so "analysed"
+          // is not read as "nothing left".
+          const held = await analyser.heldElsewhere(HELD_SHOWN)
+          const ids = held.ids.join(', ') + (held.total > held.ids.length ? ', …' : '')
+          const left = held.total > 0 ? `, left to the service ${held.total} (${held.total === 1 ? 'post' : 'posts'} ${ids})` : ''
+          ctx.out(`analysed ${counts.analysed}, unchanged ${counts.skipped}, failed ${counts.failed}${left}`)
           return counts.failed > 0 ? 1 : 0
         }
         const counts = await analyser.settle(asked, {

@@ -207,6 +207,30 @@ t.test('analysis on the server', async (t) => {
     t.equal(await stateOf(post.body.id), 'done')
   })
 
+  t.test('plain cms seo analyze while the service analyses a post: not waited for, named as left to the service', async (t) => {
+    const post = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Barley', status: 'publish', content: '<p>Barley bread.</p>' } })
+    await services.events.drain()
+    const release = gate()
+    const service = heldAnalyser(release.promise)
+    const working = service.analyser.runDue()
+    await service.inside
+    const lines: string[] = []
+    const waits: string[] = []
+    const ctx: PackageCommandContext = {
+      env: {},
+      out: (text) => { lines.push(text) },
+      progress: (text) => { if (text.startsWith('waiting')) waits.push(text) },
+      withServices: async <T>(fn: (s: Services) => Promise<T>) => await fn(services)
+    }
+    const code = await seoCommands[0]!.run(['analyze'], ctx)
+    release.open()
+    await working
+    t.equal(code, 0, 'a post the service finishes is no failure')
+    t.same(waits, [], 'no post was asked for: none waited for')
+    t.equal(lines.at(-1), `analysed 0, unchanged 0, failed 0, left to the service 1 (post ${post.body.id as number})`)
+    t.equal(await stateOf(post.body.id), 'done', 'the service finished it')
+  })
+
   t.test('cms seo analyze --post while the service analyses the post: waits, and ends with the post analysed', async (t) => {
     const post = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Sourdough', status: 'publish', content: '<p>Sourdough bread at home.</p>', meta: { _seo_focuskw: 'sourdough bread' } } })
     await services.events.drain()

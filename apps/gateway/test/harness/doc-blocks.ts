@@ -5,7 +5,8 @@
  * (```json, ```ts, ```http, a bare ```) show files, code or output, not
  * commands, and are left alone. A ```console block is a terminal session:
  * its commands are the lines after a `$ ` prompt (and their `\`
- * continuations), every other line is output, shown as `# ...` would be.
+ * continuations), every other line is output, shown as `# ...` would be,
+ * and checked as text when it is not JSON (doc-shell.ts).
  * A document whose blocks need profile B's namespaces says so once, above
  * its first block: `<!-- docs-test: profile B -->` (the test runs them
  * against a second service started as the documentation starts profile B).
@@ -22,6 +23,11 @@ export interface DocBlock {
   line: number
   text: string
   /**
+   * A ```console block's lines (of `text`) that are shown output, not
+   * commands; undefined for other blocks (their outputs are `# {...}` lines).
+   */
+  shown?: boolean[]
+  /**
    * What its marker says: `run` (no marker), `not run` with the reason, `start` (the
    * service's start command: the test starts the service with its settings).
    */
@@ -33,15 +39,18 @@ export interface DocBlock {
 const MARKER = /^<!--\s*docs-test:\s*(.*?)\s*-->$/
 const PROFILE = /^profile ([A-Za-z0-9][A-Za-z0-9_-]*)$/
 
-/** A console session as a script: prompts removed, output lines made comments. */
-function consoleScript (text: string): string {
+/** A console session as a script: prompts removed, output lines made comments (and marked shown). */
+function consoleScript (text: string): { text: string, shown: boolean[] } {
   let continued = false
-  return text.split('\n').map((line) => {
+  const shown: boolean[] = []
+  const script = text.split('\n').map((line) => {
     const command = continued || line.startsWith('$ ')
     const out = command ? line.replace(/^\$ /, continued ? '$ ' : '') : `# ${line}`
     continued = command && line.endsWith('\\')
+    shown.push(!command)
     return out
   }).join('\n')
+  return { text: script, shown }
 }
 
 function markerOf (comment: string, where: string): DocBlock['marker'] {
@@ -74,10 +83,13 @@ export function blocksOf (file: string, source: string): DocBlock[] {
       while (above >= 0 && lines[above]!.trim() === '') above--
       const m = above >= 0 ? MARKER.exec(lines[above]!.trim()) : null
       const own = m !== null && PROFILE.test(m[1]!) ? null : m
+      const body = lines.slice(i + 1, end).join('\n')
+      const session = open[2] === 'console' ? consoleScript(body) : undefined
       blocks.push({
         file,
         line: i + 2,
-        text: open[2] === 'console' ? consoleScript(lines.slice(i + 1, end).join('\n')) : lines.slice(i + 1, end).join('\n'),
+        text: session?.text ?? body,
+        ...(session === undefined ? {} : { shown: session.shown }),
         marker: own === null ? { kind: 'run' } : markerOf(own[1]!, `${file}:${above + 1}`),
         profile: profile ?? 'A'
       })

@@ -8,16 +8,19 @@
  *   output; an answer of 400 or more is a failure unless the output the
  *   document shows after the command is that error (`"data":{"status":404}`);
  * - an output the document shows after a command (`# {...}` or `# [...]`
- *   lines) is matched against what it printed (expected-output.ts).
+ *   lines) is matched against what it printed (expected-output.ts);
+ * - in a ```console block, each command's output goes to a file of its own,
+ *   and the text shown after it (when not JSON) must be what it printed,
+ *   line by line, `...` standing for any lines or any text in a line.
  * The documented addresses are the test's (`localAddresses`); the CLI (`pnpm cms`, `npx -y pnpm@... cms`, `cms`) runs
  * as `node scripts/cms.mjs`, what the root package.json's script runs, without
  * pnpm's own start; any other pnpm command is refused (its block needs a marker).
  */
 import { execFile } from 'node:child_process'
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DocBlock } from './doc-blocks.js'
-import { mismatch, parseShown } from './expected-output.js'
+import { mismatch, parseShown, textMismatch } from './expected-output.js'
 
 /** Seconds a command may take: curl's --max-time; the CLI's timeout. */
 const CURL_SECONDS = 20
@@ -39,6 +42,7 @@ interface Call { line: number, status: number, output: string }
 
 const PRELUDE = String.raw`
 set -eEuo pipefail
+exec 7>&1
 trap 'echo "__docs_test_failed $? $LINENO ${'$'}{BASH_LINENO[*]} :: $BASH_COMMAND" >&2' ERR
 curl () {
   local line=${'$'}{BASH_LINENO[0]} out rc status
@@ -108,12 +112,27 @@ export async function runFileBlocks (blocks: DocBlock[], opts: ShellOptions): Pr
   push(PRELUDE, 'the test\'s prelude')
   push(opts.prelude, 'the test\'s prelude')
   const lineOf = new Map<number, { block: DocBlock, offset: number }>()
+  // A console block's commands print into a file each (out.N), for the text shown after them.
+  const captures: Array<{ file: string, shown: string[], where: string }> = []
   for (const block of blocks) {
     const lines = opts.rewrite(block.text).split('\n')
+    const shown = block.shown
     lines.forEach((l, i) => {
+      const command = shown !== undefined && shown[i] === false
+      const first = command && (i === 0 || shown[i - 1] === true || !lines[i - 1]!.endsWith('\\'))
+      if (first) {
+        captures.push({ file: join(dir, `out.${captures.length}`), shown: [], where: '' })
+        push(`exec >"${captures.at(-1)!.file}"`, 'the test\'s capture of a console command')
+      }
+      if (shown?.[i] === true && captures.length > 0) {
+        const c = captures.at(-1)!
+        if (c.where === '') c.where = `${block.file}:${block.line + i}`
+        c.shown.push(l.replace(/^# ?/, ''))
+      }
       lineOf.set(script.length + 1, { block, offset: i })
       script.push(l)
       docLine.push(`${block.file}:${block.line + i}`)
+      if (command && !l.endsWith('\\')) push('exec >&7', 'the test\'s capture of a console command')
     })
   }
   const file = join(dir, 'script.sh')
@@ -173,6 +192,15 @@ export async function runFileBlocks (blocks: DocBlock[], opts: ShellOptions): Pr
   for (const call of calls) {
     if (checked.has(call) || call.status < 400) continue
     failures.push(`${docLine[call.line - 1]}: answered ${call.status}: ${call.output.slice(0, 500)}`)
+  }
+  // A console block's text output (JSON is checked above, against the curl before it): against what its command printed.
+  for (const c of captures) {
+    const first = c.shown.find((l) => l.trim() !== '')
+    if (first === undefined || /^\s*[[{]/.test(first)) continue
+    // A command that did not run because an earlier one failed is reported once, above.
+    if (!existsSync(c.file)) continue
+    const m = textMismatch(c.shown, readFileSync(c.file, 'utf8'))
+    if (m !== undefined) failures.push(`${c.where}: the output differs from the one shown: ${m}`)
   }
   return { failures, curls: calls.length }
 }

@@ -55,3 +55,21 @@ export function mismatch (shown: unknown, actual: unknown, path = '$'): string |
   }
   return shown === actual ? undefined : found()
 }
+
+/**
+ * Where a command's printed text differs from the text a ```console block
+ * shows after it, or undefined when it matches. Line by line, blank lines
+ * and trailing spaces (a header's `\r`) left out on both sides, spaces
+ * matching any run of spaces and tabs (a tab-separated table is shown
+ * aligned); a shown line `...` stands for any number of lines, `...` within
+ * a line for any text (`ratelimit-reset: ...`: what changes every run).
+ */
+export function textMismatch (shown: readonly string[], printed: string): string | undefined {
+  const lines = (text: string): string[] => text.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '')
+  const want = lines(shown.join('\n'))
+  const got = lines(printed.slice(0, 65_536))
+  const literal = (part: string): string => part.split(/[ \t]+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[ \\t]+')
+  const pattern = want.map((l) => l === '...' ? '(?:[^\\n]*\\n)*?' : `${l.split('...').map(literal).join('[^\\n]*')}\\n`).join('')
+  if (new RegExp(`^${pattern}$`).test(got.map((l) => `${l}\n`).join(''))) return undefined
+  return `shown ${JSON.stringify(want.join('\n'))}, got ${JSON.stringify(got.join('\n').slice(0, 500))}`
+}

@@ -26,6 +26,15 @@ export function serviceEnv (dataDir: string | undefined, port: number, extra: No
   return e
 }
 
+/** How much of a started service's log is kept (its end). */
+const LOG_KEPT = 64 * 1024
+const logs = new WeakMap<ChildProcess, () => string>()
+
+/** The end of a service's log (stdout and stderr, as they came), kept since it started. */
+export function serviceLog (child: ChildProcess): string {
+  return logs.get(child)?.() ?? ''
+}
+
 /**
  * Runs the start command from `cwd` (default: the repository root) with `--dir` naming the
  * repository, so relative settings resolve against `cwd` as they would for a user starting
@@ -33,12 +42,16 @@ export function serviceEnv (dataDir: string | undefined, port: number, extra: No
  */
 export async function startService (env: NodeJS.ProcessEnv, cwd: string = ROOT): Promise<ChildProcess> {
   // Its own process group, like a terminal job: Ctrl-C or SIGTERM reaches npx, pnpm and node at once.
-  const child = spawn('npx', [...PNPM, '--dir', ROOT, 'start'], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true })
-  let stderr = ''
-  child.stderr?.on('data', (d) => { stderr += String(d) })
+  const child = spawn('npx', [...PNPM, '--dir', ROOT, 'start'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  // Its log (both streams, the last LOG_KEPT characters), for a test to print when it fails.
+  let log = ''
+  const keep = (d: Buffer): void => { log = (log + String(d)).slice(-LOG_KEPT) }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
+  logs.set(child, () => log)
   const deadline = Date.now() + 200_000
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`service exited early: ${stderr}`)
+    if (child.exitCode !== null) throw new Error(`service exited early: ${log}`)
     try {
       const res = await fetch(`http://127.0.0.1:${env.PORT}/readyz`)
       if (res.ok) return child
@@ -46,7 +59,7 @@ export async function startService (env: NodeJS.ProcessEnv, cwd: string = ROOT):
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
   process.kill(-child.pid!, 'SIGKILL')
-  throw new Error(`service did not become ready: ${stderr}`)
+  throw new Error(`service did not become ready: ${log}`)
 }
 
 /** Sends SIGTERM to the job; true when every process of it ended (within 2 minutes: only a true hang takes that long). */

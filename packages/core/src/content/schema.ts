@@ -88,7 +88,8 @@ export const termRelationships = pgTable('term_relationships', {
  * them, as it commits (migration 0019's deferred trigger).
  */
 export const termCountDeltas = pgTable('term_count_deltas', {
-  termId: integer('term_id').notNull().references(() => terms.id, { onDelete: 'cascade' }),
+  // No foreign key (core migration 0022): a term's changes go with it by a trigger on terms.
+  termId: integer('term_id').notNull(),
   delta: integer('delta').notNull()
 }, (t) => [
   index('term_count_deltas_term_idx').on(t.termId)
