@@ -5,9 +5,11 @@
  * arguments), and in every folder under it, each subfolder and each file
  * beside them is one node, and an import from a file under one node of a
  * file under another is an edge (type-only imports, re-exports and dynamic
- * imports too: a cycle of types still ties the folders together). madge
- * finds cycles among files; this finds them among the folders, the seams a
- * package is split along (docs/architecture.md, "Layers of the core").
+ * imports too: a cycle of types still ties the folders together): the
+ * seams a package is split along (docs/architecture.md, "Layers of the
+ * core"). A cycle among files is one too: its files split among two or more
+ * nodes of the deepest folder holding them all, and the walk between those
+ * nodes closes (two files of one folder are two nodes of it).
  * Prints each cycle's nodes with the imports that make its edges, and
  * exits 1 when there is one.
  *
