@@ -8,13 +8,13 @@
 // still builds its own (same text, same name on a connection).
 import t from 'tap'
 import { sql } from 'drizzle-orm'
-import { PgDialect } from 'drizzle-orm/pg-core'
 import { withContentUsers } from './fixtures/content/harness.js'
 import { testApp } from '../src/testing.js'
 import { insertNewPost, type PostRow } from '../src/content/post-store.js'
 import { runWrite } from '../src/audit/outbox.js'
 import type { AuditEntry } from '../src/audit/entry.js'
 import { newPostRow } from './fixtures/content/post-row.js'
+import { dialectWalks } from './fixtures/dialect-walks.js'
 
 const h = await withContentUsers(await testApp({ namespaces: ['cms/v2'] }))
 t.teardown(() => h.app.close())
@@ -24,27 +24,11 @@ const cat = (await h.call('POST', '/cms/v2/categories', { as: admin, body: { nam
 const row = (title: string): PostRow => newPostRow(admin.id, title)
 const opts = { terms: { ids: [cat], fallbackCategory: 0 }, checkSlug: true, hierarchical: false, guidPrefix: 'http://cms.test/?p=' }
 
-/** The statements drizzle's dialect walked (sqlToQuery: built text and parameters) while `work` ran. */
-async function builds<T> (work: () => Promise<T>): Promise<{ texts: string[], value: T }> {
-  const texts: string[] = []
-  const proto = PgDialect.prototype as unknown as { sqlToQuery: (this: PgDialect, ...args: unknown[]) => { sql: string } }
-  const original = proto.sqlToQuery
-  proto.sqlToQuery = function (this: PgDialect, ...args: unknown[]) {
-    const built = original.apply(this, args)
-    texts.push(built.sql)
-    return built
-  }
-  try {
-    return { texts, value: await work() }
-  } finally {
-    proto.sqlToQuery = original
-  }
-}
 const creates = (texts: string[]): number => texts.filter((s) => /cms_insert_post\(/.test(s)).length
 
 t.test('a create on the store builds no statement after the first', async (t) => {
   await insertNewPost(h.store, row('Built first'), opts)
-  const { texts, value } = await builds(async () => {
+  const { texts, value } = await dialectWalks(async () => {
     const out = []
     for (let i = 0; i < 5; i++) out.push(await insertNewPost(h.store, row(`Built again ${i}`), opts))
     return out
@@ -75,7 +59,7 @@ t.test('the audit outbox row is still carried by the kept statement', async (t) 
     fields: ['title'],
     values: {}
   }
-  const { texts, value } = await builds(async () => await runWrite(() => entry, async (pending) => {
+  const { texts, value } = await dialectWalks(async () => await runWrite(() => entry, async (pending) => {
     const written = await insertNewPost(h.store, row('Built audited'), opts)
     return { written, key: pending.key, carried: pending.carried }
   }))
@@ -85,18 +69,18 @@ t.test('the audit outbox row is still carried by the kept statement', async (t) 
 })
 
 t.test('in a transaction, or with meta, the statement is built as before (the same text)', async (t) => {
-  const kept = await builds(async () => await insertNewPost(h.store, row('Built kept'), opts))
+  const kept = await dialectWalks(async () => await insertNewPost(h.store, row('Built kept'), opts))
   t.equal(creates(kept.texts), 0)
-  const inTx = await builds(async () => await h.store.transaction(async (tx) => await insertNewPost(tx, row('Built in tx'), opts)))
+  const inTx = await dialectWalks(async () => await h.store.transaction(async (tx) => await insertNewPost(tx, row('Built in tx'), opts)))
   t.equal(creates(inTx.texts), 1, 'built in a transaction')
-  const withMeta = await builds(async () => await insertNewPost(h.store, row('Built with meta'), { ...opts, meta: { color: 'blue' } }))
+  const withMeta = await dialectWalks(async () => await insertNewPost(h.store, row('Built with meta'), { ...opts, meta: { color: 'blue' } }))
   t.equal(creates(withMeta.texts), 1, 'built with meta')
   // The text a transaction builds is the kept statement's: one name, one text on a connection.
   // A store of its own, whose statements are made (once) while the walks are counted.
   const other = await testApp({ namespaces: ['cms/v2'] })
   t.teardown(() => other.app.close())
-  const first = await builds(async () => await insertNewPost(other.store, row('Built elsewhere'), { ...opts, terms: undefined }))
+  const first = await dialectWalks(async () => await insertNewPost(other.store, row('Built elsewhere'), { ...opts, terms: undefined }))
   t.equal(creates(first.texts), 1, 'the kept statement built once, by the store\'s first create')
-  const built = await builds(async () => await other.store.transaction(async (tx) => await insertNewPost(tx, row('Built text'), { ...opts, terms: undefined })))
+  const built = await dialectWalks(async () => await other.store.transaction(async (tx) => await insertNewPost(tx, row('Built text'), { ...opts, terms: undefined })))
   t.equal(built.texts.find((s) => /cms_insert_post\(/.test(s)), first.texts.find((s) => /cms_insert_post\(/.test(s)), 'the same text')
 })

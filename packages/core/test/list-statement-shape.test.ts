@@ -8,9 +8,9 @@
 // name and one prepared statement a connection on PostgreSQL), never timed;
 // and each answer is the one of its own values (rows and X-CMS-Total).
 import t from 'tap'
-import { PgDialect } from 'drizzle-orm/pg-core'
 import { statementsDuring } from '@cms/store/testing'
 import { withContentUsers } from './fixtures/content/harness.js'
+import { dialectWalks } from './fixtures/dialect-walks.js'
 import { testApp } from '../src/testing.js'
 
 const h = await withContentUsers(await testApp({ namespaces: ['cms/v2'] }))
@@ -26,19 +26,8 @@ for (const title of ['Alpha shape', 'Beta shape', 'Gamma shape']) {
 
 /** The texts drizzle's dialect walked (built statements, and the shapes' keys) while `work` ran, and the statements sent. */
 async function walked (work: () => Promise<void>): Promise<{ walks: string[], sent: string[] }> {
-  const walks: string[] = []
-  const proto = PgDialect.prototype as unknown as { sqlToQuery: (this: PgDialect, ...args: unknown[]) => { sql: string } }
-  const original = proto.sqlToQuery
-  proto.sqlToQuery = function (this: PgDialect, ...args: unknown[]) {
-    const built = original.apply(this, args)
-    walks.push(built.sql)
-    return built
-  }
-  try {
-    return { walks, sent: await statementsDuring(h.store, work) }
-  } finally {
-    proto.sqlToQuery = original
-  }
+  const { texts, value } = await dialectWalks(async () => await statementsDuring(h.store, work))
+  return { walks: texts, sent: value }
 }
 /** A statement's text (a select, or a page with its CTE), not a shape's key (a filter and its ordering). */
 const statements = (texts: string[]): string[] => texts.filter((s) => /^\s*(select|with)\b/i.test(s))

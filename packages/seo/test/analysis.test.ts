@@ -33,6 +33,13 @@ t.test('analysis on the server', async (t) => {
   const h = await testApp({ packages: [seoPackage], namespaces: ['cms/v2', 'seo/v1'] })
   t.teardown(h.close)
   const services = h.platform.services
+  /** The CLI's context over this app's services: what a command prints goes to `lines`, its progress lines to `progress`. */
+  const cliContext = (lines: string[], progress: (text: string) => void = () => {}): PackageCommandContext => ({
+    env: {},
+    out: (text) => { lines.push(text) },
+    progress,
+    withServices: async <T>(fn: (s: Services) => Promise<T>) => await fn(services)
+  })
   const analyser = seoAnalyserOf(h.platform)
   const author = await h.caller('author')
   const settle = async (): Promise<void> => {
@@ -123,12 +130,7 @@ t.test('analysis on the server', async (t) => {
 
   t.test('cms seo analyze', async (t) => {
     const lines: string[] = []
-    const ctx: PackageCommandContext = {
-      env: {},
-      out: (text) => { lines.push(text) },
-      progress: () => {},
-      withServices: async <T>(fn: (s: Services) => Promise<T>) => await fn(services)
-    }
+    const ctx = cliContext(lines)
     const [command] = seoCommands
     t.equal(await command!.run(['analyze', '--post', String(wall.body.id)], ctx), 0)
     t.match(lines.at(-1), /^analysed 1, unchanged 0, failed 0$/, '--post analyses the one post again')
@@ -216,12 +218,7 @@ t.test('analysis on the server', async (t) => {
     await service.inside
     const lines: string[] = []
     const waits: string[] = []
-    const ctx: PackageCommandContext = {
-      env: {},
-      out: (text) => { lines.push(text) },
-      progress: (text) => { if (text.startsWith('waiting')) waits.push(text) },
-      withServices: async <T>(fn: (s: Services) => Promise<T>) => await fn(services)
-    }
+    const ctx = cliContext(lines, (text) => { if (text.startsWith('waiting')) waits.push(text) })
     const code = await seoCommands[0]!.run(['analyze'], ctx)
     release.open()
     await working
@@ -241,13 +238,8 @@ t.test('analysis on the server', async (t) => {
     await service.inside
     const lines: string[] = []
     const waits: string[] = []
-    const ctx: PackageCommandContext = {
-      env: {},
-      out: (text) => { lines.push(text) },
-      // Once the command says it waits for the service, the service's analysis ends.
-      progress: (text) => { if (text.startsWith('waiting')) { waits.push(text); release.open() } },
-      withServices: async <T>(fn: (s: Services) => Promise<T>) => await fn(services)
-    }
+    // Once the command says it waits for the service, the service's analysis ends.
+    const ctx = cliContext(lines, (text) => { if (text.startsWith('waiting')) { waits.push(text); release.open() } })
     const code = await seoCommands[0]!.run(['analyze', '--post', String(post.body.id)], ctx)
     const meta = await metaOf(post.body.id)
     release.open() // (without the wait, the service's analysis is still held here)
