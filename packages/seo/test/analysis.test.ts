@@ -169,6 +169,14 @@ t.test('analysis on the server', async (t) => {
     })
     return { analyser, keywords, inside: inside.promise }
   }
+  /** The service beside the CLI, inside its analysis of the post just written until `release` opens. */
+  const serviceAnalysing = async () => {
+    const release = gate()
+    const service = heldAnalyser(release.promise)
+    const working = service.analyser.runDue()
+    await service.inside
+    return { release, working }
+  }
   const stateOf = async (id: number): Promise<string | undefined> =>
     (await h.store.execute<{ state: string }>(`select state from seo_analysis where post_id = ${id}`))[0]?.state
 
@@ -212,10 +220,7 @@ t.test('analysis on the server', async (t) => {
   t.test('plain cms seo analyze while the service analyses a post: not waited for, named as left to the service', async (t) => {
     const post = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Barley', status: 'publish', content: '<p>Barley bread.</p>' } })
     await services.events.drain()
-    const release = gate()
-    const service = heldAnalyser(release.promise)
-    const working = service.analyser.runDue()
-    await service.inside
+    const { release, working } = await serviceAnalysing()
     const lines: string[] = []
     const waits: string[] = []
     const ctx = cliContext(lines, (text) => { if (text.startsWith('waiting')) waits.push(text) })
@@ -232,10 +237,7 @@ t.test('analysis on the server', async (t) => {
     const post = await h.call('POST', '/cms/v2/posts', { as: author, body: { title: 'Sourdough', status: 'publish', content: '<p>Sourdough bread at home.</p>', meta: { _seo_focuskw: 'sourdough bread' } } })
     await services.events.drain()
     // The service's worker has taken the post (created a moment ago) and is analysing it.
-    const release = gate()
-    const service = heldAnalyser(release.promise)
-    const working = service.analyser.runDue()
-    await service.inside
+    const { release, working } = await serviceAnalysing()
     const lines: string[] = []
     const waits: string[] = []
     // Once the command says it waits for the service, the service's analysis ends.
