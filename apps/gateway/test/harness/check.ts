@@ -50,12 +50,15 @@ export interface CheckOptions {
 /**
  * The 5xx answers the conventions document for client requests: trashing
  * what cannot be trashed (501, as the core answers), an outside service
- * that is not configured (503) or failed (502). Anything else is a fault.
+ * that is not configured (503) or failed (502), and an anonymous content
+ * read while maintenance mode is on (503: an administrator's request may
+ * turn it on, as a rollback's first step does, and a fuzz run sends such
+ * requests). Anything else is a fault.
  */
 export const DOCUMENTED_5XX: Record<number, string[]> = {
   501: ['rest_trash_not_supported'],
   502: ['rest_upstream_error'],
-  503: ['rest_upstream_unconfigured']
+  503: ['rest_upstream_unconfigured', 'rest_maintenance']
 }
 
 export function checkResponse (res: HttpResponse, opts: CheckOptions = {}): Verdict {
