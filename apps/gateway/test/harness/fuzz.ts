@@ -399,35 +399,63 @@ const withKey = (name: string, value: string, rest: Record<string, unknown> = {}
  * meta key at the top), query keys (plain, and bracketed as `qs` parses them:
  * `name[x]`, `filter[name]`), the global `_fields` and `_embed` lists, and
  * form-encoded bracket keys (these last, read by the kernel for every route
- * alike, when `generic`).
+ * alike, when `generic`). `slot` is what the place writes (an argument, the
+ * top-level key the name itself makes, a global list): places of different
+ * slots can share a request. `alone` places never share one: a path
+ * variable (a name there is another address), a form body (another
+ * encoding).
  */
-function prototypePlaces (target: Target, generic: boolean): Array<{ where: string, place: (name: string) => Placed }> {
-  const out: ReturnType<typeof prototypePlaces> = []
+interface Place { where: string, slot: string, alone: boolean, place: (name: string) => Placed }
+
+function prototypePlaces (target: Target, generic: boolean): Place[] {
+  const out: Place[] = []
   const read = target.method === 'GET' || target.method === 'DELETE'
-  for (const v of target.vars) out.push({ where: `{${v}}`, place: (name) => ({ vars: { [v]: name } }) })
+  for (const v of target.vars) out.push({ where: `{${v}}`, slot: `{${v}}`, alone: true, place: (name) => ({ vars: { [v]: name } }) })
   for (const a of bodyArgs(target)) {
     const items = (a.schema.items ?? {}) as JsonSchema
-    if (isStringSchema(a.schema)) out.push({ where: a.name, place: (name) => ({ params: { [a.name]: name } }) })
-    else if (a.schema.type === 'array' && isStringSchema(items)) out.push({ where: `${a.name}[]`, place: (name) => ({ params: { [a.name]: [name] } }) })
+    if (isStringSchema(a.schema)) out.push({ where: a.name, slot: a.name, alone: false, place: (name) => ({ params: { [a.name]: name } }) })
+    else if (a.schema.type === 'array' && isStringSchema(items)) out.push({ where: `${a.name}[]`, slot: a.name, alone: false, place: (name) => ({ params: { [a.name]: [name] } }) })
     else if (a.schema.type === 'object') {
       // As a key (JSON.parse makes `__proto__` an own key), and as a key inside that key's value.
-      out.push({ where: `${a.name}{key}`, place: (name) => ({ params: { [a.name]: JSON.parse(withKey(name, '"x"')) as unknown } }) })
-      out.push({ where: `${a.name}{key:{key}}`, place: (name) => ({ params: { [a.name]: JSON.parse(withKey(name, withKey(name, '"x"'))) as unknown } }) })
-      if (read) out.push({ where: `${a.name}[key]`, place: (name) => ({ query: `${encodeURIComponent(a.name)}[${encodeURIComponent(name)}]=x` }) })
+      out.push({ where: `${a.name}{key}`, slot: a.name, alone: false, place: (name) => ({ params: { [a.name]: JSON.parse(withKey(name, '"x"')) as unknown } }) })
+      out.push({ where: `${a.name}{key:{key}}`, slot: a.name, alone: false, place: (name) => ({ params: { [a.name]: JSON.parse(withKey(name, withKey(name, '"x"'))) as unknown } }) })
+      if (read) out.push({ where: `${a.name}[key]`, slot: a.name, alone: false, place: (name) => ({ query: `${encodeURIComponent(a.name)}[${encodeURIComponent(name)}]=x` }) })
     }
   }
   // The kernel reads these for every route alike: sent to one read and one write of each route family.
   if (!generic) return out
-  out.push({ where: '?key', place: (name) => ({ query: `${encodeURIComponent(name)}=x` }) })
-  out.push({ where: '?key[x]', place: (name) => ({ query: `${encodeURIComponent(name)}[polluted]=x` }) })
-  out.push({ where: '?filter[key]', place: (name) => ({ query: `filter[${encodeURIComponent(name)}]=x` }) })
-  out.push({ where: '_fields', place: (name) => ({ query: `_fields=${encodeURIComponent(`id,${name},${name}.x`)}` }) })
-  out.push({ where: '_embed', place: (name) => ({ query: `_embed=${encodeURIComponent(name)}` }) })
+  out.push({ where: '?key', slot: 'key', alone: false, place: (name) => ({ query: `${encodeURIComponent(name)}=x` }) })
+  out.push({ where: '?key[x]', slot: 'key', alone: false, place: (name) => ({ query: `${encodeURIComponent(name)}[polluted]=x` }) })
+  out.push({ where: '?filter[key]', slot: 'filter', alone: false, place: (name) => ({ query: `filter[${encodeURIComponent(name)}]=x` }) })
+  out.push({ where: '_fields', slot: '_fields', alone: false, place: (name) => ({ query: `_fields=${encodeURIComponent(`id,${name},${name}.x`)}` }) })
+  out.push({ where: '_embed', slot: '_embed', alone: false, place: (name) => ({ query: `_embed=${encodeURIComponent(name)}` }) })
   if (!read) {
-    out.push({ where: 'body{key}', place: (name) => ({ body: (params) => withKey(name, '{"polluted":"x"}', params) }) })
-    out.push({ where: 'form key[x]', place: (name) => ({ form: `${encodeURIComponent(name)}[polluted]=x&${encodeURIComponent(name)}=x` }) })
+    out.push({ where: 'body{key}', slot: 'key', alone: false, place: (name) => ({ body: (params) => withKey(name, '{"polluted":"x"}', params) }) })
+    out.push({ where: 'form key[x]', slot: 'form', alone: true, place: (name) => ({ form: `${encodeURIComponent(name)}[polluted]=x&${encodeURIComponent(name)}=x` }) })
   }
   return out
+}
+
+/** The arguments a `rest_invalid_param` answer names as invalid (none for any other answer). */
+function invalidArguments (res: HttpResponse): string[] {
+  try {
+    const body = JSON.parse(res.body) as { code?: unknown, data?: { params?: unknown } }
+    const params = body.data?.params
+    return body.code === 'rest_invalid_param' && typeof params === 'object' && params !== null ? Object.keys(params) : []
+  } catch {
+    return []
+  }
+}
+
+/** The places in as few groups as share a request: no two of one slot, an `alone` place by itself (first fit, in order). */
+function sharedRequests (places: Place[]): Place[][] {
+  const groups: Place[][] = []
+  for (const p of places) {
+    const group = p.alone ? undefined : groups.find((g) => !g[0]!.alone && g.every((q) => q.slot !== p.slot))
+    if (group === undefined) groups.push([p])
+    else group.push(p)
+  }
+  return groups
 }
 
 /** Names that a polluted prototype would show: none may appear on a fresh object. */
@@ -439,47 +467,82 @@ function pollution (): string[] {
 }
 
 /**
- * Every prototype name in every place of every target (alone, the other
- * arguments valid): each answered as the fuzz checks answers (no 500: a
- * name is a key like any other, unknown or refused), and afterwards no
- * prototype of this process (which the injected requests ran in) was
- * changed.
+ * Every prototype name in every place of every target (the other arguments
+ * valid): each answered as the fuzz checks answers (no 500: a name is a key
+ * like any other, unknown or refused), and afterwards no prototype of this
+ * process (which the injected requests ran in) was changed. A name goes to
+ * every place of a group in one request (`sharedRequests`); when that
+ * request is refused as invalid (400) or fails the check, each place of the
+ * group is sent the name alone, so a refusal of one place hides nothing the
+ * others would reach, and a failure names its place.
  */
 export async function runPrototypeSweep (opts: { app: FastifyInstance, targets: Target[], headers: Record<string, string> }): Promise<{ requests: number, problems: string[] }> {
   const problems: string[] = []
   let requests = 0
+  const send = async (target: Target, placed: Placed[]): Promise<{ req: HttpRequest, res: HttpResponse, problem?: string }> => {
+    const vars = Object.fromEntries(target.vars.map((v) => [v, sampleVar(target.decl.vars![v]!)]))
+    const params: Record<string, unknown> = {}
+    for (const a of bodyArgs(target)) if (a.required) params[a.name] = validValue(a.schema, a.name)
+    for (const p of placed) { Object.assign(vars, p.vars); Object.assign(params, p.params) }
+    const body = placed.find((p) => p.body !== undefined)?.body
+    const form = placed.find((p) => p.form !== undefined)?.form
+    const path = fillPath(target.decl.path, vars)
+    const read = target.method === 'GET' || target.method === 'DELETE'
+    const query = [read ? encodeParams(params) : '', ...placed.map((p) => p.query ?? '')].filter((q) => q !== '').join('&')
+    const req: HttpRequest = read
+      ? { method: target.method, url: urlOf(path, query), headers: opts.headers }
+      : form !== undefined
+        ? { method: target.method, url: urlOf(path, query), headers: { ...opts.headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: [encodeParams(params), form].filter((q) => q !== '').join('&') }
+        : { method: target.method, url: urlOf(path, query), headers: { ...opts.headers, 'content-type': 'application/json' }, payload: body === undefined ? JSON.stringify(params) : body(params) }
+    let res: HttpResponse
+    try {
+      res = await inject(opts.app, req)
+    } catch (err) {
+      res = { status: 0, headers: {}, body: `inject threw: ${String(err)}` }
+    }
+    requests++
+    const verdict = res.status === 0 ? { ok: false, problem: res.body } : checkResponse(res, { head: isHead(req) })
+    return { req, res, problem: verdict.ok ? undefined : verdict.problem }
+  }
+  /**
+   * One name in a group of places. Refused as invalid arguments, the places
+   * the answer names are done (the validation of one argument does not
+   * depend on the others: alone, each is refused the same way) and the
+   * others go on together; any other refusal or a failed check sends each
+   * place alone, so nothing the others would reach is hidden and a failure
+   * names its place.
+   */
+  const sweep = async (target: Target, places: Place[], name: string): Promise<void> => {
+    const shared = await send(target, places.map((p) => p.place(name)))
+    const report = (where: string, sent: { req: HttpRequest, problem?: string }): void => {
+      problems.push(`${target.key} ${where}=${name}: ${sent.problem!}\n    ${describe(sent.req)}`)
+    }
+    if (places.length === 1 || (shared.problem === undefined && shared.res.status !== 400)) {
+      if (shared.problem !== undefined) report(places.map((p) => p.where).join(' '), shared)
+      return
+    }
+    const named = shared.problem === undefined ? invalidArguments(shared.res) : []
+    const left = places.filter((p) => !named.includes(p.slot))
+    if (left.length < places.length) {
+      if (left.length > 0) await sweep(target, left, name)
+      return
+    }
+    let found = false
+    for (const p of places) {
+      const alone = await send(target, [p.place(name)])
+      if (alone.problem !== undefined) { report(p.where, alone); found = true }
+    }
+    // A failure only the places together make is reported as that request.
+    if (shared.problem !== undefined && !found) report(places.map((p) => p.where).join(' '), shared)
+  }
   // A route family: a namespace and its first path segment (`/cms/v2/posts`); its first read and first write take the generic places.
   const families = new Set<string>()
   for (const target of opts.targets) {
     const family = `${target.decl.path.split('/').slice(0, 4).join('/')} ${target.method === 'GET' || target.method === 'DELETE' ? 'read' : 'write'}`
     const generic = !families.has(family)
     families.add(family)
-    for (const { where, place } of prototypePlaces(target, generic)) {
-      for (const name of PROTOTYPE_NAMES) {
-        const placed = place(name)
-        const vars = Object.fromEntries(target.vars.map((v) => [v, sampleVar(target.decl.vars![v]!)]))
-        Object.assign(vars, placed.vars)
-        const params: Record<string, unknown> = {}
-        for (const a of bodyArgs(target)) if (a.required) params[a.name] = validValue(a.schema, a.name)
-        Object.assign(params, placed.params)
-        const path = fillPath(target.decl.path, vars)
-        const read = target.method === 'GET' || target.method === 'DELETE'
-        const query = [read ? encodeParams(params) : '', placed.query ?? ''].filter((q) => q !== '').join('&')
-        const req: HttpRequest = read
-          ? { method: target.method, url: urlOf(path, query), headers: opts.headers }
-          : placed.form !== undefined
-            ? { method: target.method, url: urlOf(path, query), headers: { ...opts.headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: [encodeParams(params), placed.form].filter((q) => q !== '').join('&') }
-            : { method: target.method, url: urlOf(path, query), headers: { ...opts.headers, 'content-type': 'application/json' }, payload: placed.body === undefined ? JSON.stringify(params) : placed.body(params) }
-        let res: HttpResponse
-        try {
-          res = await inject(opts.app, req)
-        } catch (err) {
-          res = { status: 0, headers: {}, body: `inject threw: ${String(err)}` }
-        }
-        requests++
-        const verdict = res.status === 0 ? { ok: false, problem: res.body } : checkResponse(res, { head: isHead(req) })
-        if (!verdict.ok) problems.push(`${target.key} ${where}=${name}: ${verdict.problem!}\n    ${describe(req)}`)
-      }
+    for (const group of sharedRequests(prototypePlaces(target, generic))) {
+      for (const name of PROTOTYPE_NAMES) await sweep(target, group, name)
     }
   }
   const polluted = pollution()
