@@ -24,18 +24,75 @@
  * (`../migrations`, a worker `.mjs` beside it) hold there too; files that are
  * not TypeScript (.mjs workers, .json data) are copied as they are.
  *
+ * One build runs at a time per checkout (a lock under node_modules/.cache/cms,
+ * `lockBuild`): a second waits, then compiles what is still stale (nothing).
+ *
  * Then, in a checkout, the embedded database's migrated template
  * (apps/cli/src/pglite-template.ts, in a child process) when something was
  * compiled or there is none: a new data directory is copied from it instead
  * of running initdb and every migration. CMS_PGLITE_TEMPLATES=off skips it.
  */
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { files, packageDirs, root, stalePackages, stampOf, stampPath, workspaceTargets } from './dist-state.mjs'
 
 const rewrite = process.argv.includes('--exports')
 const mode = rewrite ? 'exports' : 'checkout'
+
+/** A lock whose holder's pid is unknown (not written yet) or whose age passed this is another's no longer. */
+const LOCK_UNNAMED_MS = 10_000
+const LOCK_MAX_MS = 30 * 60 * 1000
+
+/** Whether the lock directory's holder still runs (its pid answers; a lock too old is taken over). */
+function lockHeld (lock) {
+  let since
+  try { since = statSync(lock).mtimeMs } catch { return false }
+  if (Date.now() - since > LOCK_MAX_MS) return false
+  let pid
+  try { pid = Number(readFileSync(join(lock, 'pid'), 'utf8')) } catch { return Date.now() - since < LOCK_UNNAMED_MS }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
+/**
+ * One build at a time per checkout: two starters finding dist/ stale at once
+ * (the docs test starts profiles A and B together; replicas of `pnpm start`)
+ * both ran this script, and each removed the dist/ the other was writing
+ * (ENOENT). The lock is a directory (made atomically) holding its holder's
+ * pid under node_modules/.cache/cms; it goes when this process exits, and a
+ * holder that is gone (its pid answers no more) or 30 minutes old is taken
+ * over. A starter that waited finds the packages built and compiles nothing.
+ */
+function lockBuild () {
+  const lock = join(root, 'node_modules', '.cache', 'cms', 'build-dist.lock')
+  mkdirSync(dirname(lock), { recursive: true })
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  let told = false
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      process.on('exit', () => { rmSync(lock, { recursive: true, force: true }) })
+      writeFileSync(join(lock, 'pid'), String(process.pid))
+      return
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err
+    }
+    if (!lockHeld(lock)) {
+      rmSync(lock, { recursive: true, force: true })
+      continue
+    }
+    if (!told) process.stdout.write('build-dist: waiting for the build another process runs\n')
+    told = true
+    Atomics.wait(pause, 0, 0, 100)
+  }
+}
+
+lockBuild()
 
 const force = process.argv.includes('--force') || rewrite
 const todo = force ? packageDirs() : stalePackages(mode)

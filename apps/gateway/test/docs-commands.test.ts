@@ -30,6 +30,7 @@ import { join } from 'node:path'
 import { createTestDatabase, freePort, testDatabaseUrl } from '@cms/store/testing'
 import { blocksOf, docBlocks, type DocBlock } from './harness/doc-blocks.js'
 import { localAddresses, runFileBlocks } from './harness/doc-shell.js'
+import { mismatch, parseShown } from './harness/expected-output.js'
 import { ROOT, serviceEnv, serviceLog, startService, stopService } from './harness/service.js'
 
 const START_COMMAND = 'npx -y pnpm@10.34.8 start'
@@ -150,18 +151,25 @@ t.test('the documentation\'s commands run as written', async (t) => {
     '# Self-check', '', '```console', '$ curl -s "$CMS/cms/v2/posts/1?_fields=id"', '{"id":2}',
     '$ printf \'analysed 2, unchanged 0\\nmore\\n\'', 'analysed 1, unchanged 0', '...',
     '$ printf \'a  b\\r\\nreset: 41\\n\\nc\\nd\\n\' \\', '  | cat', 'a  b', 'reset: ...', '...', '```', '',
+    '```sh', 'curl -s "$CMS/cms/v2/posts/1?_fields=id"', '# "shown as a string..."', '```', '',
     '```sh', 'curl -s "$CMS/cms/v2/posts/999999"', 'echo "$UNSET_IN_THE_DOCS"', '```',
     '<!-- docs-test: not run (a synopsis) -->', '```sh', 'cms <placeholder>', '```'
   ].join('\n'))
-  t.same(selfCheck.map((b) => b.marker), [{ kind: 'run' }, { kind: 'run' }, { kind: 'not run', reason: 'a synopsis' }], 'the markers are read')
-  const self = await run('self-check.md', selfCheck.slice(0, 2), 'A')
+  t.same(selfCheck.map((b) => b.marker), [{ kind: 'run' }, { kind: 'run' }, { kind: 'run' }, { kind: 'not run', reason: 'a synopsis' }], 'the markers are read')
+  const self = await run('self-check.md', selfCheck.slice(0, 3), 'A')
   t.match(self.failures, [
-    /^self-check\.md:18: exited 1\n.*UNSET_IN_THE_DOCS: unbound variable/s,
+    /^self-check\.md:23: exited 1\n.*UNSET_IN_THE_DOCS: unbound variable/s,
     /^self-check\.md:5: the output differs from the one shown: \$\.id: shown 2, got 1/,
-    /^self-check\.md:17: answered 404: \{"code":"rest_post_invalid_id"/,
+    /^self-check\.md:18: the output differs from the one shown: \$: shown "shown as a string\.\.\.", got \{"id":1\}/,
+    /^self-check\.md:22: answered 404: \{"code":"rest_post_invalid_id"/,
     /^self-check\.md:7: the output differs from the one shown: shown "analysed 1, unchanged 0\\n\.\.\.", got "analysed 2, unchanged 0\\nmore"$/
-  ], 'the checker reports a wrong output (JSON or text), an error answer and an unset variable, at their lines')
-  t.equal(self.failures.length, 4, 'and nothing else (the text shown with ... matches)')
+  ], 'the checker reports a wrong output (JSON, a JSON string or text), an error answer and an unset variable, at their lines')
+  t.equal(self.failures.length, 5, 'and nothing else (the text shown with ... matches)')
+  // A JSON string shown with `...` (addons.md's mega menu: HTML whose attributes change): any text there.
+  const panel = parseShown('"<div class=\\"a\\"><div ...><h3>Our breads</h3></div></div>"')
+  t.equal(mismatch(panel, '<div class="a"><div class="b c"><h3>Our breads</h3></div></div>'), undefined, 'a JSON string with ... matches any text there')
+  t.match(mismatch(panel, '<div class="a"><div class="b"><h3>Our cakes</h3></div></div>'), /^\$: shown /, 'and not a string that differs elsewhere')
+  t.equal(mismatch(parseShown('"whsec_..."'), 'whsec_abc'), undefined, 'a prefix as before')
   if (b !== undefined) {
     // A profile-B document reaches profile B (a B-only namespace answers there; the same block on A is a 404)
     // and is checked the same way: a wrong shown value is reported at its line.

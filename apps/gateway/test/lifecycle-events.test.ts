@@ -144,6 +144,63 @@ t.test('two workers on one database deliver each event once; a failing listener 
   t.same(seen.map((e) => [e.topic, e.objectId]), [['post.created', post]])
 })
 
+/** Rows of cms_events read (sequential and by index) so far, as the server's statistics count them. */
+const eventRowsRead = async (store: Store): Promise<number> => {
+  await store.execute('select pg_stat_force_next_flush()')
+  await store.execute('select 1')
+  return Number((await store.execute<{ n: string | number }>("select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) as n from pg_stat_user_tables where relname = 'cms_events'"))[0]!.n)
+}
+
+t.test('a drain reads the events from the oldest pending one on, not every event kept (issue 35)', async (t) => {
+  const store = await openTestStore({ migrate: 'later' })
+  t.teardown(() => store.close())
+  const seen: Seen = []
+  const app = await instance(store, seen, 'one')
+  t.teardown(() => app.close())
+  const admin = await createCaller(store, 'administrator')
+  // 300 events delivered and kept (the retention is 7 days).
+  await store.execute("insert into cms_events (topic, object_id, payload) select 'post.updated', 1000000 + g, jsonb_build_object('id', 1000000 + g) from generate_series(1, 300) g")
+  t.equal(await drain(app), 300)
+  await drain(app)
+  // The statistics autovacuum keeps: with them the range from the floor on is read by the index.
+  await store.execute('analyze cms_events')
+  await store.execute('analyze cms_event_deliveries')
+
+  const created = await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'New', status: 'draft' } })
+  t.equal(created.status, 201)
+  seen.length = 0
+  const before = await eventRowsRead(store)
+  t.equal(await drain(app), 1)
+  const read = await eventRowsRead(store) - before
+  t.same(seen.map((e) => [e.topic, e.objectId]), [['post.created', created.body.id]])
+  // Before: every event kept, at every claim (305 rows here).
+  t.ok(read <= 10, `rows of cms_events read by the drain: ${read}`)
+
+  if (store.kind === 'pg') {
+    // An event of a transaction that began before others committed theirs and commits after
+    // they were delivered is still delivered: the floor never passes a transaction in progress.
+    let release!: () => void
+    const held = new Promise<void>((resolve) => { release = resolve })
+    let begun!: () => void
+    const started = new Promise<void>((resolve) => { begun = resolve })
+    const late = store.transaction(async (tx) => {
+      await tx.execute("insert into cms_events (topic, object_id, payload) values ('post.updated', 2000001, '{\"id\": 2000001}'::jsonb)")
+      begun()
+      await held
+    })
+    await started
+    seen.length = 0
+    const other = await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Other', status: 'draft' } })
+    t.equal(await drain(app), 1)
+    t.same(seen.map((e) => e.objectId), [other.body.id])
+    release()
+    await late
+    seen.length = 0
+    t.equal(await drain(app), 1)
+    t.same(seen.map((e) => [e.topic, e.objectId]), [['post.updated', 2000001]])
+  }
+})
+
 const eventCount = async (store: Store, where = 'true'): Promise<number> =>
   Number((await store.execute<{ n: string | number }>(`select count(*) as n from cms_events where ${where}`))[0]!.n)
 

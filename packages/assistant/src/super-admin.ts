@@ -13,8 +13,9 @@
  * thread (sandbox.ts), never as PHP and never in this process's engine.
  * `list` and `read` see the content directory only: traversal, absolute
  * paths, NUL, encoded variants and symbolic links out are `400 invalid_path`
- * (`read` opens the file, never following a link in its last part, and
- * checks where the opened file is before reading it);
+ * (both open first, never following a link in the last part, check
+ * where the opened file or directory is, then read or list what they
+ * opened);
  * at most 1,000 entries (`truncated`); files over 512 KiB `413 file_too_large`.
  * Answers name paths relative to the content directory (its place on the
  * server is not disclosed).
@@ -36,6 +37,20 @@ const TOKEN_TTL_S = 24 * 3600
 export const LIST_MAX = 1000
 export const READ_MAX_BYTES = 524_288
 const FLAG_VALUES = ['', 'active', 'disabled'] as const
+
+/**
+ * Where the process's open descriptors are named by number (Linux's
+ * /proc/self/fd); null where there is none, and `list` and `read` check the
+ * opened file by its path's real location instead (a test sets null to take
+ * that way on Linux).
+ */
+export const descriptors: { dir: string | null } = { dir: '/proc/self/fd' }
+
+/** Whether `path` is now the file `opened` (device and inode). */
+async function same (path: string, opened: Stats): Promise<boolean> {
+  const there = await stat(path).catch(() => undefined)
+  return there !== undefined && there.dev === opened.dev && there.ino === opened.ino
+}
 
 /**
  * A path from a request, checked before it reaches the file system: no
@@ -98,21 +113,23 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
   }
 
   /**
-   * Whether the opened file is inside the content directory. On Linux, the
+   * Whether the opened file is inside the content directory, answered as a
+   * path that names it (undefined when it is not inside). On Linux, the
    * descriptor's own path (/proc/self/fd/N names the file it holds, whatever
-   * was renamed or linked since). Elsewhere, the path checked again now the
-   * file is open: its real location inside, and the same file (device and
-   * inode) as the descriptor.
+   * was renamed or linked since), answered as such. Elsewhere, the path
+   * checked again now the file is open: its real location inside, and the
+   * same file (device and inode) as the descriptor; that real location is
+   * answered.
    */
-  async function openedInside (handle: FileHandle, file: string, opened: Stats): Promise<boolean> {
+  async function openedInside (handle: FileHandle, file: string, opened: Stats): Promise<string | undefined> {
     const root = await api.resolveContent('')
     const inside = (p: string): boolean => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep)
-    const held = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => undefined)
-    if (held !== undefined) return inside(held)
+    const own = descriptors.dir === null ? undefined : `${descriptors.dir}/${handle.fd}`
+    const held = own === undefined ? undefined : await realpath(own).catch(() => undefined)
+    if (held !== undefined) return inside(held) ? own : undefined
     const now = await realpath(file).catch(() => undefined)
-    if (now === undefined || !inside(now)) return false
-    const there = await stat(now).catch(() => undefined)
-    return there !== undefined && there.dev === opened.dev && there.ino === opened.ino
+    if (now === undefined || !inside(now)) return undefined
+    return await same(now, opened) ? now : undefined
   }
 
   return [
@@ -174,24 +191,39 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
         permission: mayExecute.probing({ query: { path: '.' } }),
         handler: async (req) => {
           const dir = await resolve(req.params.path)
-          const stat = await lstat(dir).catch(() => undefined)
-          if (stat === undefined || !stat.isDirectory()) throw assistantErrors.not_a_directory()
+          // Opened first (a final-component link is not followed, nothing but a directory is opened), then what
+          // was opened is checked, and listed through its descriptor: a link swapped in is never followed.
+          const held = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(async (err: NodeJS.ErrnoException) => {
+            // A link in the last part fails the open (ELOOP, or ENOTDIR with O_DIRECTORY): named as the link it is.
+            const link = err.code === 'ELOOP' || (err.code === 'ENOTDIR' && (await lstat(dir).catch(() => undefined))?.isSymbolicLink() === true)
+            throw link ? assistantErrors.invalid_path() : err.code === 'ENOENT' || err.code === 'ENOTDIR' ? assistantErrors.not_a_directory() : err
+          })
           const entries: Array<{ name: string, type: 'dir' | 'file' | 'link', size: number | null }> = []
           let truncated = false
-          // Read entry by entry: a huge directory costs no more than 1,001 entries.
-          const handle = await opendir(dir)
           try {
-            for await (const e of handle) {
-              if (entries.length === LIST_MAX) {
-                truncated = true
-                break
+            const opened = await held.stat()
+            if (!opened.isDirectory()) throw assistantErrors.not_a_directory()
+            const base = await openedInside(held, dir, opened)
+            if (base === undefined) throw assistantErrors.invalid_path()
+            // Read entry by entry: a huge directory costs no more than 1,001 entries.
+            const handle = await opendir(base)
+            try {
+              for await (const e of handle) {
+                if (entries.length === LIST_MAX) {
+                  truncated = true
+                  break
+                }
+                const type = e.isDirectory() ? 'dir' : e.isSymbolicLink() ? 'link' : 'file'
+                const size = type === 'file' ? (await lstat(join(base, e.name)).catch(() => undefined))?.size ?? null : null
+                entries.push({ name: e.name, type, size })
               }
-              const type = e.isDirectory() ? 'dir' : e.isSymbolicLink() ? 'link' : 'file'
-              const size = type === 'file' ? (await lstat(join(dir, e.name)).catch(() => undefined))?.size ?? null : null
-              entries.push({ name: e.name, type, size })
+            } finally {
+              await handle.close().catch(() => {})
             }
+            // Without descriptor paths the directory was listed by its real location: still the one opened.
+            if (!await same(base, opened)) throw assistantErrors.invalid_path()
           } finally {
-            await handle.close().catch(() => {})
+            await held.close()
           }
           entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
           return { path: shown(req.params.path), entries, truncated }
@@ -218,7 +250,7 @@ export function superAdminRoutes (api: PackageApi, config: AssistantConfig): Rel
           try {
             const opened = await handle.stat()
             if (!opened.isFile()) throw assistantErrors.not_a_file()
-            if (!await openedInside(handle, file, opened)) throw assistantErrors.invalid_path()
+            if (await openedInside(handle, file, opened) === undefined) throw assistantErrors.invalid_path()
             if (opened.size > READ_MAX_BYTES) throw assistantErrors.file_too_large({ size: opened.size, max: READ_MAX_BYTES }, `The file is larger than ${READ_MAX_BYTES} bytes.`).withStatus(413)
             // Read at most the limit, whatever the file grew to since the check.
             const buf = Buffer.alloc(READ_MAX_BYTES + 1)

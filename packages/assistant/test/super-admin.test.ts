@@ -15,6 +15,7 @@ import t from 'tap'
 import { scratchDir, testApp, type TestApp } from '@cms/testing'
 import { builderPackage } from '@cms/builder'
 import { assistantPackage } from '../src/index.js'
+import { descriptors } from '../src/super-admin.js'
 
 const S = '/assistant/v1'
 // The security harness's payloads (copied from apps/gateway/test/data/traversal.txt).
@@ -130,13 +131,47 @@ t.test('execution off (the default)', async (t) => {
         await symlink(outside, join(h.content, 'docs'))
       }
     }
+    // `list` the same, for a directory: the last part (lists) or a directory before it (lists/deep). Whichever of
+    // `open` and `opendir` the route calls first with the path swaps the link in.
+    await mkdir(join(h.content, 'lists'))
+    await mkdir(join(h.content, 'lists', 'deep'))
+    await writeFile(join(h.content, 'lists', 'deep', 'inner.txt'), 'inside')
+    await mkdir(join(outside, 'deep'))
+    await writeFile(join(outside, 'deep', 'outer.txt'), 'do not list')
+    const listSwaps: Record<string, () => Promise<void>> = {
+      [join(h.content, 'lists')]: async () => {
+        await rename(join(h.content, 'lists'), join(h.content, 'lists.was'))
+        await symlink(outside, join(h.content, 'lists'))
+      },
+      [join(h.content, 'lists', 'deep')]: async () => {
+        await rename(join(h.content, 'lists'), join(h.content, 'lists.was'))
+        await symlink(outside, join(h.content, 'lists'))
+      }
+    }
+    const putBack = async (): Promise<void> => {
+      await fsp.rm(join(h.content, 'lists'), { force: true })
+      await rename(join(h.content, 'lists.was'), join(h.content, 'lists'))
+    }
     const realOpen = fsp.open
+    const realOpendir = fsp.opendir
     let opened = 0
+    const swapFirst = async (path: unknown): Promise<void> => {
+      const swap = swaps[String(path)] ?? listSwaps[String(path)]
+      if (swap !== undefined) {
+        opened++
+        delete swaps[String(path)]
+        delete listSwaps[String(path)]
+        await swap()
+      }
+    }
     fsp.open = (async (...args: Parameters<typeof realOpen>) => {
-      const swap = swaps[String(args[0])]
-      if (swap !== undefined) { opened++; await swap() }
+      await swapFirst(args[0])
       return await realOpen(...args)
     }) as typeof realOpen
+    fsp.opendir = (async (...args: Parameters<typeof realOpendir>) => {
+      await swapFirst(args[0])
+      return await realOpendir(...args)
+    }) as typeof realOpendir
     syncBuiltinESMExports()
     try {
       for (const path of ['plain.txt', 'docs/secret.txt']) {
@@ -144,10 +179,58 @@ t.test('execution off (the default)', async (t) => {
         t.same([res.status, res.body.code], [400, 'invalid_path'], `read ${path}: a link swapped in after the check is refused`)
         t.notMatch(res.text, /do not read/, 'nothing read outside')
       }
-      t.equal(opened, 2, 'the swap happened between the check and the open')
+      for (const path of ['lists', 'lists/deep']) {
+        const res = await h.call('GET', `${S}/super-admin/list`, { as: admin, query: { path }, headers })
+        t.same([res.status, res.body.code], [400, 'invalid_path'], `list ${path}: a link swapped in after the check is refused`)
+        t.notMatch(res.text, /secret|outer/, 'nothing listed outside')
+        await putBack()
+      }
+      t.equal(opened, 4, 'the swap happened between the check and the open')
     } finally {
       fsp.open = realOpen
+      fsp.opendir = realOpendir
       syncBuiltinESMExports()
+    }
+    t.same((await h.call('GET', `${S}/super-admin/list`, { as: admin, query: { path: 'lists/deep' }, headers })).body.entries, [{ name: 'inner.txt', type: 'file', size: 6 }], 'listed when nothing is swapped')
+
+    // Where the process has no descriptor paths (/proc/self/fd), the opened file is checked by its path's real
+    // location and identity: the same answers.
+    descriptors.dir = null
+    try {
+      t.same((await h.call('GET', `${S}/super-admin/read`, { as: admin, query: { path: 'docs.was/secret.txt' }, headers })).body, { path: 'docs.was/secret.txt', size: 6, content: 'inside' }, 'without /proc: a file inside is read')
+      t.same((await h.call('GET', `${S}/super-admin/list`, { as: admin, query: { path: 'lists/deep' }, headers })).body.entries, [{ name: 'inner.txt', type: 'file', size: 6 }], 'without /proc: a directory inside is listed')
+      // A directory before the last part is a link out (made after the path was resolved: resolveContent would refuse it).
+      const swappedAfterResolve = async (route: string, path: string, dir: string): Promise<any> => {
+        const realOpenNow = fsp.open
+        fsp.open = (async (...args: Parameters<typeof realOpen>) => {
+          if (String(args[0]).startsWith(join(h.content, dir) + '/') || String(args[0]) === join(h.content, dir)) {
+            fsp.open = realOpenNow
+            syncBuiltinESMExports()
+            await rename(join(h.content, dir), join(h.content, `${dir}.was2`))
+            await symlink(outside, join(h.content, dir))
+          }
+          return await realOpenNow(...args)
+        }) as typeof realOpen
+        syncBuiltinESMExports()
+        try {
+          return await h.call('GET', `${S}/super-admin/${route}`, { as: admin, query: { path }, headers })
+        } finally {
+          fsp.open = realOpenNow
+          syncBuiltinESMExports()
+          await fsp.rm(join(h.content, dir), { force: true })
+          await rename(join(h.content, `${dir}.was2`), join(h.content, dir))
+        }
+      }
+      await mkdir(join(h.content, 'docs.was', 'deep'))
+      await writeFile(join(h.content, 'docs.was', 'secret.txt'), 'inside')
+      const read = await swappedAfterResolve('read', 'docs.was/secret.txt', 'docs.was')
+      t.same([read.status, read.body.code], [400, 'invalid_path'], 'without /proc: a read through a link swapped in is refused')
+      t.notMatch(read.text, /do not read/)
+      const list = await swappedAfterResolve('list', 'docs.was/deep', 'docs.was')
+      t.same([list.status, list.body.code], [400, 'invalid_path'], 'without /proc: a list through a link swapped in is refused')
+      t.notMatch(list.text, /outer/)
+    } finally {
+      descriptors.dir = '/proc/self/fd'
     }
 
     await mkdir(join(h.content, 'many'))

@@ -42,11 +42,15 @@ export interface RegistryDeps {
 export interface RegistryHooks {
   /** After a package is unpacked beside its target, before it is renamed into place. */
   afterUnpack?: (type: PackageType, slug: string, staging: string) => Promise<void>
+  /** A seed package written beside its target, before it is renamed into place. */
+  beforeSeedPlace?: (type: PackageType, slug: string, staging: string) => Promise<void>
 }
 
 /** A lock older than this is taken over (its process is presumed gone). */
 const LOCK_TTL_MINUTES = 15
 const SCRATCH = '.registry'
+/** How long a starting process waits before asking again for a seed package another one is placing. */
+const SEED_WAIT_MS = 50
 /** A scratch directory untouched this long is a stopped process's (sweepScratch). */
 const SCRATCH_LEASE_MS = 2 * 60 * 60 * 1000
 
@@ -74,20 +78,37 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
   const prepare = async (): Promise<void> => { ready ??= recover().then(seed); await ready.catch((err: unknown) => { ready = undefined; throw err }) }
 
   async function seed (): Promise<void> {
-    for (const p of deps.seeds) {
-      if (!unplaced(p.type, p.slug)) continue
-      const target = dirOf(p.type, p.slug)
-      if (existsSync(target)) {
-        await markSeeded(p.type, p.slug)
-        continue
+    for (const p of deps.seeds) if (unplaced(p.type, p.slug)) await seedOne(p)
+  }
+
+  /**
+   * One seed package placed, under its package's lock: processes starting at once over one content
+   * directory (replicas) place it once, and the staging directory is a busy one to the others' `recover`.
+   * A process finding the lock held waits for its holder (until the package is placed or the lock free).
+   */
+  async function seedOne (p: SeedPackage): Promise<void> {
+    for (;;) {
+      try {
+        await lock(p.type, p.slug, 'install', async () => {
+          if (!unplaced(p.type, p.slug)) return
+          const target = dirOf(p.type, p.slug)
+          if (!existsSync(target)) {
+            const staging = join(dirname(target), `.staging-${p.slug}-${random()}`)
+            for (const [name, text] of Object.entries(seedFiles(p))) {
+              await mkdir(dirname(join(staging, name)), { recursive: true })
+              await writeFile(join(staging, name), text)
+            }
+            await hooks.beforeSeedPlace?.(p.type, p.slug, staging)
+            await rename(staging, target)
+          }
+          await markSeeded(p.type, p.slug)
+        })
+        return
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'package_operation_in_progress') throw err
+        if (!unplaced(p.type, p.slug)) return
+        await new Promise((resolve) => setTimeout(resolve, SEED_WAIT_MS))
       }
-      const staging = join(dirname(target), `.staging-${p.slug}-${random()}`)
-      for (const [name, text] of Object.entries(seedFiles(p))) {
-        await mkdir(dirname(join(staging, name)), { recursive: true })
-        await writeFile(join(staging, name), text)
-      }
-      await rename(staging, target)
-      await markSeeded(p.type, p.slug)
     }
   }
 
@@ -102,13 +123,17 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
     // is live keeps its staging and moved-aside directories; the lock's holder removes or renames them. The
     // locks this call holds (the first operation of a process runs this under its package's lock) are not another's.
     const mine = held.getStore() ?? new Set<string>()
+    // The directories first, then the locks: a staging directory seen was made under a lock taken before it,
+    // so that lock is in the list (or released, its directory renamed or removed by then).
+    const folders: Array<[PackageType, string, string[]]> = []
+    for (const type of ['plugin', 'theme'] as const) {
+      const folder = join(contentDir, folderOf(type))
+      try { folders.push([type, folder, await readdir(folder)]) } catch {}
+    }
     const busy = new Set((await store.execute<{ type: string, slug: string }>(sql`
       select type, slug from registry_locks where acquired_at >= now() - make_interval(mins => ${LOCK_TTL_MINUTES})`))
       .map((r) => `${r.type}:${r.slug}`).filter((key) => !mine.has(key)))
-    for (const type of ['plugin', 'theme'] as const) {
-      const folder = join(contentDir, folderOf(type))
-      let names: string[]
-      try { names = await readdir(folder) } catch { continue }
+    for (const [type, folder, names] of folders) {
       for (const name of names) {
         const owner = /^\.(?:staging|old)-(.+)-[0-9a-f]{12}$/.exec(name)
         if (owner !== null && busy.has(`${type}:${owner[1]!}`)) continue
@@ -290,6 +315,9 @@ export function createRegistry (deps: RegistryDeps, hooks: RegistryHooks = {}): 
 
   /** Runs an operation under the package's lock and writes its outcome to the log. */
   async function logged (type: PackageType, slug: string, operation: Operation, actor: Actor, run: (note: { from: string | null, to: string | null }) => Promise<{ result: InstalledPackage, message: string }>): Promise<InstalledPackage> {
+    // The start's seed before the package's lock: a seed waits for a seed package another process holds, and
+    // two first operations each holding one the other waits for would wait for good.
+    await prepare()
     return await lock(type, slug, operation, async () => {
       const note = { from: null as string | null, to: null as string | null }
       try {

@@ -73,6 +73,37 @@ t.test('a fresh site has the seed packages installed and active', async (t) => {
   await rejects(t, registry.activate('plugin', 'missing', { actor }), 'package_not_installed', 404)
 })
 
+t.test('two processes starting at once over one directory and database place each seed package once', async (t) => {
+  const { h } = await setup(t, {}, ['cms/v2', 'probe/v1'])
+  const content = await scratchDir('content')
+  const seeds = seedPackagesFor(() => false)
+  const settings = packageSettingsFromEnv({})
+  // Each placement pauses before its rename, long enough for the other process to reach the same package.
+  const placing = new Map<string, number>()
+  const placed: string[] = []
+  let overlap = 0
+  const hooks = {
+    beforeSeedPlace: async (type: string, slug: string): Promise<void> => {
+      const key = `${type}:${slug}`
+      placing.set(key, (placing.get(key) ?? 0) + 1)
+      if (placing.get(key)! > 1) overlap++
+      placed.push(key)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      placing.set(key, placing.get(key)! - 1)
+    }
+  }
+  const a = createRegistry({ store: h.store, contentDir: content, settings, seeds }, hooks)
+  const b = createRegistry({ store: h.store, contentDir: content, settings, seeds }, hooks)
+  const [listA, listB] = await Promise.all([a.list(), b.list()])
+  const summary = (list: typeof listA): string[] => list.map((p) => `${p.type}:${p.slug}:${p.version}:${p.status}`)
+  t.same(summary(listA), seeds.map((p) => `${p.type}:${p.slug}:0.1.0:active`).sort(), 'the first process lists every seed package')
+  t.same(summary(listB), summary(listA), 'and so does the second')
+  t.equal(overlap, 0, 'never two placements of one package at once')
+  t.same(placed.sort(), seeds.map((p) => `${p.type}:${p.slug}`).sort(), 'each seed package placed once')
+  t.same((await readdir(join(content, 'plugins'))).filter((n) => n.startsWith('.')), [], 'no staging directory left')
+  t.same(await h.store.execute('select type, slug from registry_locks'), [], 'no lock left')
+})
+
 t.test('profile B seeds the plugins of its other namespaces', async (t) => {
   const served = new Set(['assistant/v1', 'theme-helper/v1'])
   t.same(seedPackagesFor((ns) => served.has(ns)).map((p) => p.slug), ['builder', 'addons', 'seo', 'hdrftr', 'rollback', 'assistant', 'theme-helper', 'theme-a'])

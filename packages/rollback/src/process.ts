@@ -5,7 +5,9 @@
  * A rollback is six requests to process-rollback, one per step; what a step
  * produces for the next is kept in `rollback_state` per type and slug (an
  * abandoned rollback expires after an hour; one rollback per package at a
- * time). Unlike the real product, a step that fails answers a 4xx in the
+ * time). Maintenance mode lasts ten minutes at most and never past the
+ * rollback's lease; a window that ended so takes the expired state with it
+ * (the maintenance read's `onLapse`). Unlike the real product, a step that fails answers a 4xx in the
  * error shape, never 200 with `success: false`, and lifts maintenance mode:
  *
  *   maintenance-mode  on while the package is active (always succeeds)
@@ -46,6 +48,7 @@ export const STEPS = [
 
 type Step = typeof STEPS[number]['id']
 const STATE_TTL_MS = 60 * 60 * 1000
+const MAINTENANCE_SECONDS = 600
 
 interface StateData {
   /** Scratch directory of this rollback (from registry.scratchDir). */
@@ -94,18 +97,25 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
     }
   }
 
-  /** The rollback of this package: its state, made when absent; another version's live rollback is a 409. */
-  async function stateFor (type: string, slug: string, version: string, userId: number): Promise<StateData> {
+  // A window that ends by itself (its lease passed while the client was away) takes its rollback's state
+  // with it, at the first read of maintenance after: no statement on the requests between.
+  maintenance.onLapse(async (h) => { if (h.startsWith('rollback:')) await expire() })
+
+  /** The rollback of this package: its state and the end of its lease, made when absent; another version's live rollback is a 409. */
+  async function leaseFor (type: string, slug: string, version: string, userId: number): Promise<{ data: StateData, expiresAt: Date }> {
     const [row] = await store.db.select().from(rollbackState).where(and(eq(rollbackState.type, type), eq(rollbackState.slug, slug)))
     if (row !== undefined) {
       if (row.version !== version) throw rollbackErrors.rollback_in_progress({ type, slug, version: row.version })
-      return row.data as StateData
+      return { data: row.data as StateData, expiresAt: row.expiresAt }
     }
     const data: StateData = {}
-    const inserted = await store.db.insert(rollbackState).values({ type, slug, version, userId, data, expiresAt: new Date(Date.now() + STATE_TTL_MS) }).onConflictDoNothing().returning()
+    const expiresAt = new Date(Date.now() + STATE_TTL_MS)
+    const inserted = await store.db.insert(rollbackState).values({ type, slug, version, userId, data, expiresAt }).onConflictDoNothing().returning()
     if (inserted.length === 0) throw rollbackErrors.rollback_in_progress({ type, slug })
-    return data
+    return { data, expiresAt }
   }
+
+  const stateFor = async (type: string, slug: string, version: string, userId: number): Promise<StateData> => (await leaseFor(type, slug, version, userId)).data
 
   async function save (type: string, slug: string, data: StateData): Promise<void> {
     await store.db.update(rollbackState).set({ data }).where(and(eq(rollbackState.type, type), eq(rollbackState.slug, slug)))
@@ -143,10 +153,13 @@ export function processRoutes (deps: ProcessDeps): RelativeRouteDecl[] {
   const steps: Record<Step, (type: PackageType, slug: string, version: string, userId: number) => Promise<Result>> = {
     'maintenance-mode': async (type, slug, version, userId) => {
       const p = await installedOr404(type, slug)
-      const data = await stateFor(type, slug, version, userId)
+      const { data, expiresAt } = await leaseFor(type, slug, version, userId)
       if (p.status !== 'active') return { meta: { maintenance_status: 'skipped_inactive' }, message: 'The package is not active: maintenance mode is not needed.' }
       const already = data.maintenance === true
-      await maintenance.enable(holder(type, slug), { message: `Rolling back ${p.name}` })
+      // Ten minutes (the real product's marker), never past the rollback's lease: a client that went away
+      // leaves no maintenance behind it, whatever request comes next (the window's end is in its file).
+      const seconds = Math.max(1, Math.min(MAINTENANCE_SECONDS, Math.ceil((expiresAt.getTime() - Date.now()) / 1000)))
+      await maintenance.enable(holder(type, slug), { seconds, message: `Rolling back ${p.name}` })
       await save(type, slug, { ...data, maintenance: true })
       return { meta: { maintenance_status: already ? 'already_active' : 'enabled' }, message: already ? 'Maintenance mode is already active.' : 'Maintenance mode enabled.' }
     },

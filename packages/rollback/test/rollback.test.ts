@@ -219,6 +219,26 @@ t.test('profile A: a rollback, its archives, its failures', async (t) => {
     t.notOk(await maintenanceOn())
   })
 
+  t.test('a rollback whose client went away: its maintenance ends with its lease, and its state goes', async (t) => {
+    t.equal((await step('download-asset')).status, 200)
+    const scratch = (await h.store.execute<{ data: { scratch: string } }>("select data from rollback_state where slug = 'extra'"))[0]!.data.scratch
+    t.ok(existsSync(scratch), 'the rollback has its scratch directory')
+    // Five seconds of the hour left when maintenance mode begins.
+    await h.store.execute("update rollback_state set expires_at = now() + interval '5 seconds'")
+    t.same((await step('maintenance-mode')).body.data.meta, { maintenance_status: 'enabled' })
+    t.ok(await maintenanceOn(), 'maintenance on')
+    // No further rollback request: anonymous reads alone see it lifted (the wait only ends a hang; the window is 5 s).
+    const waitFor = async (check: () => Promise<boolean>): Promise<boolean> => {
+      for (let i = 0; i < 600 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      return await check()
+    }
+    t.ok(await waitFor(async () => !(await maintenanceOn())), 'maintenance ends with the lease')
+    // The next reads of maintenance (an anonymous read each) find the window ended: its rollback's state goes.
+    t.ok(await waitFor(async () => !(await maintenanceOn()) && (await h.store.execute('select 1 from rollback_state')).length === 0), 'the expired state is removed')
+    t.notOk(existsSync(scratch), 'with its scratch directory')
+    t.same(await readdir(join(content, '.maintenance')), [], 'and its maintenance file')
+  })
+
   t.test('arguments and permissions', async (t) => {
     const bad = await h.call('POST', '/rollback/v1/process-rollback', { as: admin, body: { type: 'plugin', slug: 'unknown', version: '1', step: 'cleanup' } })
     t.same([bad.status, bad.body.code], [400, 'rest_invalid_param'])

@@ -7,8 +7,8 @@
  * - every curl goes through a wrapper that records its HTTP status and
  *   output; an answer of 400 or more is a failure unless the output the
  *   document shows after the command is that error (`"data":{"status":404}`);
- * - an output the document shows after a command (`# {...}` or `# [...]`
- *   lines) is matched against what it printed (expected-output.ts);
+ * - an output the document shows after a command (`# {...}`, `# [...]` or
+ *   a JSON string, `# "..."`) is matched against what it printed (expected-output.ts);
  * - in a ```console block, each command's output goes to a file of its own,
  *   and the text shown after it (when not JSON) must be what it printed,
  *   line by line, `...` standing for any lines or any text in a line.
@@ -169,7 +169,7 @@ export async function runFileBlocks (blocks: DocBlock[], opts: ShellOptions): Pr
     const at = lineOf.get(s)
     if (at === undefined) continue
     if (at.offset === 0) from = s - 1
-    const shownText = /^\s*#\s*([[{].*)$/.exec(script[s - 1]!)?.[1]
+    const shownText = /^\s*#\s*([[{"].*)$/.exec(script[s - 1]!)?.[1]
     if (shownText === undefined) continue
     const where = docLine[s - 1]!
     const shown = parseShown(shownText)
@@ -196,7 +196,7 @@ export async function runFileBlocks (blocks: DocBlock[], opts: ShellOptions): Pr
   // A console block's text output (JSON is checked above, against the curl before it): against what its command printed.
   for (const c of captures) {
     const first = c.shown.find((l) => l.trim() !== '')
-    if (first === undefined || /^\s*[[{]/.test(first)) continue
+    if (first === undefined || /^\s*[[{"]/.test(first)) continue
     // A command that did not run because an earlier one failed is reported once, above.
     if (!existsSync(c.file)) continue
     const m = textMismatch(c.shown, readFileSync(c.file, 'utf8'))

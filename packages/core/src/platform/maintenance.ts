@@ -5,7 +5,10 @@
  * usual. Each holder is a small file under `<content dir>/.maintenance/`
  * with the time it ends, so every replica sharing the content directory
  * sees it and a holder that stops never locks the site for longer than its
- * window. Read at most once a second per process.
+ * window. Read at most once a second per process; a read that finds a
+ * holder's window ended tells the `onLapse` listeners (once per window and
+ * process, then once a minute while its file stays), so a package cleans what the window stood for without a
+ * statement of its own on every request.
  */
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -21,6 +24,12 @@ export interface MaintenanceMode {
   remaining: () => Promise<number>
   /** The same without waiting when the value was read within the last second; undefined when a read is due. */
   known: () => number | undefined
+  /**
+   * Calls `listener` with the holder of each window a read finds ended, once per window and process, and
+   * again each minute while its file stays (a rollback's lease passed: its state goes, the file with it).
+   * Errors of the listener are its own (ignored here).
+   */
+  onLapse: (listener: (holder: string) => Promise<void>) => void
 }
 
 export const maintenanceErrors = declareErrors({
@@ -29,6 +38,8 @@ export const maintenanceErrors = declareErrors({
 
 const DEFAULT_SECONDS = 600
 const READ_EVERY_MS = 1000
+/** A window's file left after its end (its holder's work not yet expired) is told again this often. */
+const TELL_AGAIN_MS = 60_000
 
 export function maintenanceMode (contentDir: string): MaintenanceMode {
   const dir = join(contentDir, '.maintenance')
@@ -36,15 +47,28 @@ export function maintenanceMode (contentDir: string): MaintenanceMode {
   // The last value read, and when its read began; one read at a time is shared by every caller.
   let cached: { at: number, until: number } | undefined
   let reading: Promise<number> | undefined
+  const listeners: Array<(holder: string) => Promise<void>> = []
+  // The ended windows told, by file name and end (a holder enabled again is a new window): when to tell again.
+  const told = new Map<string, number>()
+
+  function lapsed (name: string, at: number, now: number): void {
+    const key = `${name}@${at}`
+    if (listeners.length === 0 || (told.get(key) ?? 0) > now) return
+    told.set(key, now + TELL_AGAIN_MS)
+    const holder = decodeURIComponent(name.replace(/\.json$/, ''))
+    for (const listener of listeners) listener(holder).catch(() => {})
+  }
 
   async function readUntil (): Promise<number> {
     let names: string[]
     try { names = await readdir(dir) } catch { return 0 }
     let until = 0
+    const now = Date.now()
     for (const name of names) {
       try {
         const at = Date.parse((JSON.parse(await readFile(join(dir, name), 'utf8')) as { until?: string }).until ?? '')
         if (at > until) until = at
+        if (at <= now) lapsed(name, at, now)
       } catch {}
     }
     return until
@@ -88,7 +112,8 @@ export function maintenanceMode (contentDir: string): MaintenanceMode {
       }
     },
     remaining: async () => secondsUntil(fresh() ? cached!.until : await reread()),
-    known: () => fresh() ? secondsUntil(cached!.until) : undefined
+    known: () => fresh() ? secondsUntil(cached!.until) : undefined,
+    onLapse: (listener) => { listeners.push(listener) }
   }
 }
 

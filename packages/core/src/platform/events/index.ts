@@ -113,6 +113,13 @@ export class LifecycleEvents {
   /** Those that run in this process. */
   private readonly listeners: Registered[] = []
   private draining: Promise<number> | undefined
+  /**
+   * The transaction (`txid`) from which events may still be pending for this process's listeners
+   * (see `claim`); back to 0 when a listener is added.
+   */
+  private floor = '0'
+  /** Listeners added so far: a floor worked out before the last one is not kept. */
+  private listenersAdded = 0
   readonly leaseMs: number
   readonly pollMs: number
   readonly retentionMs: number
@@ -153,6 +160,8 @@ export class LifecycleEvents {
     if (found === undefined) throw new Error(`listener ${key} is not declared`)
     if (this.listeners.some((l) => l.key === key)) throw new Error(`listener ${key} is given twice`)
     this.listeners.push({ key, owner, topic: found.topic, handler })
+    this.floor = '0'
+    this.listenersAdded++
   }
 
   /** Whether any listener runs here. */
@@ -293,31 +302,63 @@ export class LifecycleEvents {
     }
   }
 
-  /** Takes (leases) the next pending events for this process's listeners, with their deliveries so far. */
+  /**
+   * Takes (leases) the next pending events for this process's listeners, with their deliveries so far.
+   *
+   * Only events written by transactions from `floor` on are looked at (the `cms_events_once` index
+   * leads with `txid`): below it every event had been handled by these listeners when the floor was
+   * set. The statement moves the floor to the transaction of the oldest event still pending for them
+   * (leased, locked or failed ones included), or, with none pending, to its snapshot's `xmin`: every
+   * transaction before that had ended, so any event it wrote was visible to the statement. An event
+   * written later has a later transaction than that. So the events kept (7 days by default) and their
+   * deliveries are not read again at every poll: before, each claim read every event kept (a
+   * sequential scan) and every delivery (a hashed subplan), at every poll of every process.
+   */
   private async claim (): Promise<{ events: LifecycleEvent[], done: Set<string> }> {
     if (this.listeners.length === 0) return { events: [], done: new Set() }
     const names = this.listeners.map((l) => l.key)
     const topics = this.listeners.map((l) => l.topic)
+    const floor = this.floor
+    const added = this.listenersAdded
     return await this.store().transaction(async (tx) => {
-      const rows = await tx.execute(sql`
-        select e.id, e.topic, e.object_id, e.payload, e.created from cms_events e
-        where (e.lease_until is null or e.lease_until < now())
-          and exists (
+      const pending = sql`exists (
             select 1 from unnest(${sql.param(names)}::text[], ${sql.param(topics)}::text[]) as l(name, topic)
             where l.topic = e.topic
-              and not exists (select 1 from cms_event_deliveries d where d.event_id = e.id and d.listener = l.name))
-        order by e.id
-        limit ${this.batch}
-        for update of e skip locked`)
-      const list = rowsOf<{ id: string | number, topic: LifecycleTopic, object_id: string | number, payload: Record<string, unknown>, created: string | Date }>(rows)
-      if (list.length === 0) return { events: [], done: new Set<string>() }
-      const ids = list.map((r) => Number(r.id))
-      await tx.execute(sql`update cms_events set lease_until = now() + make_interval(secs => ${this.leaseMs / 1000}) where id = any(${sql.param(ids)}::bigint[])`)
-      const delivered = rowsOf<{ event_id: string | number, listener: string }>(await tx.execute(sql`select event_id, listener from cms_event_deliveries where event_id = any(${sql.param(ids)}::bigint[])`))
-      return {
-        events: list.map((r) => ({ id: Number(r.id), topic: r.topic, objectId: Number(r.object_id), payload: r.payload, created: new Date(r.created) })),
-        done: new Set(delivered.map((d) => `${Number(d.event_id)} ${d.listener}`))
+              and not exists (select 1 from cms_event_deliveries d where d.event_id = e.id and d.listener = l.name))`
+      const rows = await tx.execute(sql`
+        with taken as (
+          select e.id, e.topic, e.object_id, e.payload, e.created from cms_events e
+          where e.txid >= ${floor}::bigint
+            and (e.lease_until is null or e.lease_until < now())
+            and ${pending}
+          order by e.id
+          limit ${this.batch}
+          for update of e skip locked)
+        select f.floor, t.* from
+          (select least(txid_snapshot_xmin(txid_current_snapshot()),
+            (select min(e.txid) from cms_events e where e.txid >= ${floor}::bigint and ${pending}))::text as floor) f
+          left join taken t on true
+        order by t.id`)
+      const all = rowsOf<{ floor: string, id: string | number | null, topic: LifecycleTopic, object_id: string | number, payload: Record<string, unknown>, created: string | Date }>(rows)
+      // Kept once the transaction commits (a claim rolled back moves nothing).
+      const next = all[0]?.floor
+      const list = all.filter((r) => r.id !== null)
+      const done = new Set<string>()
+      if (list.length > 0) {
+        const ids = list.map((r) => Number(r.id))
+        await tx.execute(sql`update cms_events set lease_until = now() + make_interval(secs => ${this.leaseMs / 1000}) where id = any(${sql.param(ids)}::bigint[])`)
+        const delivered = rowsOf<{ event_id: string | number, listener: string }>(await tx.execute(sql`select event_id, listener from cms_event_deliveries where event_id = any(${sql.param(ids)}::bigint[])`))
+        for (const d of delivered) done.add(`${Number(d.event_id)} ${d.listener}`)
       }
+      return {
+        next,
+        events: list.map((r) => ({ id: Number(r.id), topic: r.topic, objectId: Number(r.object_id), payload: r.payload, created: new Date(r.created) })),
+        done
+      }
+    }).then(({ next, events, done }) => {
+      // Only forward, and only for the listeners it was worked out for.
+      if (next !== undefined && added === this.listenersAdded && BigInt(next) > BigInt(this.floor)) this.floor = next
+      return { events, done }
     })
   }
 }
