@@ -27,7 +27,7 @@ PACKAGES=(packages/rest packages/store packages/core "${EXTENSIONS[@]}" apps/cli
 DB_PACKAGES=(packages/store packages/core "${EXTENSIONS[@]}" apps/cli apps/gateway)
 # The whole plan runs through scripts/test-run.mjs: the static checks and
 # every test file of every suite, in one pool of as many jobs as the machine
-# has cores (CMS_TEST_JOBS to change it; one more while the cores sit idle,
+# has cores (CMS_TEST_JOBS to change it; up to two more while those running leave a core idle,
 # CMS_TEST_FILL=0 to keep to that number), longest first. Each suite prints its
 # block (failures with tap's diagnostics, skips, counts, time) when its last
 # file is done; every file's log is kept under the logs directory.

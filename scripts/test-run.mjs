@@ -52,8 +52,8 @@
  *
  * Jobs start longest first (the last durations of this machine, in the
  * temporary directory, else scripts/test-durations.json), so no long file is
- * left for the end. While the cores sit idle (jobs waiting on timers,
- * children or the database server), one job more runs ("idle cores" below). Each suite prints its block when its last file is done:
+ * left for the end. While the jobs running leave a core idle (waiting on
+ * timers, children or the database server), more run ("idle cores" below). Each suite prints its block when its last file is done:
  * the failures with tap's diagnostics, the skips, its counts and time. The
  * totals go to <logs>/totals ("passed failed skipped"); test-all.sh prints
  * the final line.
@@ -468,18 +468,27 @@ if (!TSX) {
   if (process.env.CMS_TEST_COMPILED !== '0') compiledTests = readJson(join(ROOT, 'node_modules', '.cms-test', 'manifest.json')).files ?? {}
 }
 
-// ---- idle cores: one job more -------------------------------------------------
+// ---- idle cores: jobs more ------------------------------------------------------
 //
 // A job that waits (its timers, a child process, the browser, the database server's
-// work) leaves its core idle: on 2 cores about 7 % of the run's core time was idle,
-// most of it where two such jobs ran together. When the machine's cores were idle
-// for most of the last two ticks (/proc/stat: any process's idleness, so a busy
-// machine never gets more), one more job starts, at most FILL beyond JOBS at a time.
-// CMS_TEST_FILL=0 keeps exactly JOBS.
-const FILL = process.env.CMS_TEST_FILL === '0' ? 0 : 1
+// work) leaves its core idle. Run by CPU seconds, the batches gather such files:
+// on 2 cores a batch of them took 77 s for 20 s of CPU, and the cores were busy
+// about 83 % of the run. So beyond JOBS, up to FILL more jobs start while the jobs
+// running are expected to leave a core's share free: each job's share is its CPU
+// over its wall seconds in the last run (scripts/test-cpu.json and
+// test-durations.json, or this machine's), counted as a whole core from 0.6 up
+// (the database server's work for it is in neither figure) and for a job never
+// timed. The first queued job that fits starts. And when /proc/stat shows the
+// machine's cores idle for two 2-second ticks (another process's work counts as
+// busy), the next job starts whatever the shares say. CMS_TEST_FILL=0 keeps JOBS.
+const FILL = process.env.CMS_TEST_FILL === '0' ? 0 : 2
 const IDLE_TICK_MS = 2000
-/** The idle share of the cores over the last tick that counts as idle (0.35 of 2 cores: most of one). */
+/** The idle share of the cores over a tick that counts as idle (0.35 of 2 cores: most of one). */
 const IDLE_SHARE = 0.35
+/** A job at least this busy in its last run is counted as a whole core. */
+const BUSY = 0.6
+/** The least a job counts for (a file whose children's CPU its figure misses looks idle). */
+const MIN_SHARE = 0.25
 let lastTimes
 let idleTicks = 0
 /** Whether the cores were idle for the last two ticks (false where /proc/stat cannot be read). */
@@ -496,6 +505,15 @@ function coresIdle () {
   return idleTicks >= 2
 }
 
+/** The share of a core a job is expected to keep busy (see above). */
+function shareOf (job) {
+  const files = job.kind === 'batch' ? job.files : [job]
+  const timed = files.every((f) => cpuHistory[f.key] !== undefined || (f.kind === 'file' && cpuByFile.has(`${f.suite.dir} ${f.file}`)))
+  if (!timed) return 1
+  const ratio = files.reduce((sum, f) => sum + cpuEstimate(f), 0) / Math.max(0.1, estimate(job))
+  return ratio >= BUSY ? 1 : Math.max(MIN_SHARE, ratio)
+}
+
 const planned = BATCH ? batched(jobs) : [...jobs]
 planned.sort((a, b) => estimate(b) - estimate(a))
 const queue = [...planned]
@@ -503,18 +521,29 @@ const inFlight = new Set()
 const durations = {}
 const cpuSeconds = {}
 const startedAt = Date.now()
-const startNext = () => {
-  const p = start(queue.shift()).then((result) => { inFlight.delete(p); return result })
+/** The expected share of each job running (shareOf), by its promise. */
+const shares = new Map()
+const startAt = (i) => {
+  const [job] = queue.splice(i, 1)
+  const p = start(job).then((result) => { inFlight.delete(p); shares.delete(p); return result })
   inFlight.add(p)
+  shares.set(p, shareOf(job))
 }
 let filled = 0
 while (queue.length > 0 || inFlight.size > 0) {
-  while (inFlight.size < JOBS && queue.length > 0) startNext()
+  while (inFlight.size < JOBS && queue.length > 0) startAt(0)
+  while (inFlight.size < JOBS + FILL && queue.length > 0) {
+    const busy = [...shares.values()].reduce((sum, x) => sum + x, 0)
+    const fits = queue.findIndex((job) => busy + shareOf(job) <= JOBS)
+    if (fits < 0) break
+    startAt(fits)
+    filled++
+  }
   let timer
   const result = await Promise.race([...inFlight, new Promise((resolve) => { timer = setTimeout(resolve, IDLE_TICK_MS, null) })])
   clearTimeout(timer)
   if (result === null) {
-    if (coresIdle() && inFlight.size < JOBS + FILL && queue.length > 0) { startNext(); filled++; idleTicks = 0 }
+    if (coresIdle() && inFlight.size < JOBS + FILL && queue.length > 0) { startAt(0); filled++; idleTicks = 0 }
     continue
   }
   if (result.job.kind === 'batch') {
@@ -539,5 +568,5 @@ writeFileSync(join(LOGS, 'cpu.json'), JSON.stringify(cpuSeconds, null, 1))
 const cpuTotal = Object.values(cpuSeconds).reduce((sum, x) => sum + (x.batch === undefined ? x.cpu : 0), 0)
 const batches = planned.filter((job) => job.kind === 'batch')
 const inBatches = batches.reduce((sum, job) => sum + job.files.length, 0)
-process.stdout.write(`${jobs.length} jobs${batches.length > 0 ? ` (${inBatches} files in ${batches.length} batches)` : ''}, ${JOBS} at a time${filled > 0 ? ` (one more ${filled} times, the cores idle)` : ''}: ${Math.round((Date.now() - startedAt) / 1000)} s${TIME === null ? '' : `, ${Math.round(cpuTotal)} s of CPU`}\n`)
+process.stdout.write(`${jobs.length} jobs${batches.length > 0 ? ` (${inBatches} files in ${batches.length} batches)` : ''}, ${JOBS} at a time${filled > 0 ? ` (${filled} started beside them, the cores idle)` : ''}: ${Math.round((Date.now() - startedAt) / 1000)} s${TIME === null ? '' : `, ${Math.round(cpuTotal)} s of CPU`}\n`)
 writeFileSync(join(LOGS, 'totals'), `${passed} ${failed} ${skipped}\n`)
