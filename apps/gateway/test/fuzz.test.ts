@@ -35,13 +35,14 @@
  * was changed. Throughout, the operations log is read: no raw TypeError may
  * reach it.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { Writable } from 'node:stream'
 import { profilesUnderTest, testTarget } from './harness/target.js'
 import { gatewayApp } from './helpers.js'
 import { createCaller } from '@cms/core/testing'
+import type { CmsPackage } from '@cms/core'
 import { anonymous } from '@cms/rest/testing'
-import { targetsOf } from './harness/routes.js'
+import { targetsOf, type Target } from './harness/routes.js'
 import { PROTOTYPE_NAMES, runAdversarialSweep, runFuzz, runPrototypeSweep, type FuzzStats } from './harness/fuzz.js'
 import { QUADRATIC_NAMESPACE, quadraticPackage } from './fixtures/quadratic-package.js'
 import { PROTOTYPE_FAULT_NAMESPACE, prototypeFaultPackage } from './fixtures/prototype-fault-package.js'
@@ -130,15 +131,21 @@ for (const profile of profilesUnderTest()) {
   })
 }
 
+/** Profile A with a fixture package beside it, and the fixture's route `key` as the one target (checked). */
+async function fixtureTarget (t: Test, pkg: CmsPackage, key: string): Promise<{ h: Awaited<ReturnType<typeof gatewayApp>>, fixture: Target[] }> {
+  const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' }, packages: [pkg] })
+  t.teardown(h.close)
+  const fixture = targetsOf(h.app).filter((target) => target.key === key)
+  t.equal(fixture.length, 1, 'the fixture route is a target')
+  return { h, fixture }
+}
+
 // The harness checked, in process only: against a deployment (CMS_TEST_TARGET) requests go to it, which serves
 // no fixture, and the check of the harness would only repeat this one.
 if (testTarget() === undefined) {
   t.test('the adversarial sweep\'s CPU bound finds a route quadratic in a run of spaces', async (t) => {
-    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' }, packages: [quadraticPackage] })
-    t.teardown(h.close)
     const key = `POST /${QUADRATIC_NAMESPACE}/echo`
-    const fixture = targetsOf(h.app).filter((target) => target.key === key)
-    t.equal(fixture.length, 1, 'the fixture route is a target')
+    const { h, fixture } = await fixtureTarget(t, quadraticPackage, key)
     // The data file's first string, 40,000 spaces: 8e8 steps there (about 2 s of CPU: 60,000 took 4.7 s; plain
     // text of that length costs microseconds), held to the issue's 200 ms.
     const sweep = await runAdversarialSweep({ app: h.app, targets: fixture, headers: anonymous.headers, bodySize: 40_000, queryRoom: 7000, cpuBoundMs: 200 })
@@ -147,11 +154,7 @@ if (testTarget() === undefined) {
   })
 
   t.test('the prototype sweep finds a route that fails on a name in one of the places it sends together', async (t) => {
-    const h = await gatewayApp({ env: { CMS_DEPLOYMENT: 'A' }, packages: [prototypeFaultPackage] })
-    t.teardown(h.close)
-    const key = `POST /${PROTOTYPE_FAULT_NAMESPACE}/lookup`
-    const fixture = targetsOf(h.app).filter((target) => target.key === key)
-    t.equal(fixture.length, 1, 'the fixture route is a target')
+    const { h, fixture } = await fixtureTarget(t, prototypeFaultPackage, `POST /${PROTOTYPE_FAULT_NAMESPACE}/lookup`)
     const sweep = await runPrototypeSweep({ app: h.app, targets: fixture, headers: anonymous.headers })
     // label, note, shelf and when share a request (with a query key, `filter`, `_fields` and `_embed`): `when` is refused
     // (a date), the others go on together, fail, and are each sent alone.

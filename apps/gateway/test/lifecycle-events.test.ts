@@ -7,7 +7,7 @@
  * delivered events are pruned after their retention; the poll interval,
  * lease and retention are settings.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { definePackage, LIFECYCLE_TOPICS, type LifecycleEvent } from '@cms/core'
 import { openTestStore } from '@cms/store/testing'
 import type { Store } from '@cms/store'
@@ -54,13 +54,18 @@ const drain = async (app: FastifyInstance): Promise<number> => {
   return await count() - before
 }
 
-t.test('each change is delivered once, after commit', async (t) => {
+/** A fresh database and one gateway whose package listens (as `one`), with an administrator; closed after `t`. */
+async function oneListener (t: Test): Promise<{ store: Store, seen: Seen, app: FastifyInstance, admin: Awaited<ReturnType<typeof createCaller>> }> {
   const store = await openTestStore({ migrate: 'later' })
   t.teardown(() => store.close())
   const seen: Seen = []
   const app = await instance(store, seen, 'one')
   t.teardown(() => app.close())
-  const admin = await createCaller(store, 'administrator')
+  return { store, seen, app, admin: await createCaller(store, 'administrator') }
+}
+
+t.test('each change is delivered once, after commit', async (t) => {
+  const { store, seen, app, admin } = await oneListener(t)
 
   const created = await call(app, 'POST', '/cms/v2/posts', { as: admin, body: { title: 'Draft', status: 'draft' } })
   t.equal(created.status, 201)
@@ -152,12 +157,7 @@ const eventRowsRead = async (store: Store): Promise<number> => {
 }
 
 t.test('a drain reads the events from the oldest pending one on, not every event kept (issue 35)', async (t) => {
-  const store = await openTestStore({ migrate: 'later' })
-  t.teardown(() => store.close())
-  const seen: Seen = []
-  const app = await instance(store, seen, 'one')
-  t.teardown(() => app.close())
-  const admin = await createCaller(store, 'administrator')
+  const { store, seen, app, admin } = await oneListener(t)
   // 300 events delivered and kept (the retention is 7 days).
   await store.execute("insert into cms_events (topic, object_id, payload) select 'post.updated', 1000000 + g, jsonb_build_object('id', 1000000 + g) from generate_series(1, 300) g")
   t.equal(await drain(app), 300)
