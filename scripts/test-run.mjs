@@ -517,30 +517,28 @@ function shareOf (job) {
 const planned = BATCH ? batched(jobs) : [...jobs]
 planned.sort((a, b) => estimate(b) - estimate(a))
 const queue = [...planned]
-const inFlight = new Set()
+/** The jobs running, by promise: the share of a core each is expected to keep busy (shareOf). */
+const inFlight = new Map()
 const durations = {}
 const cpuSeconds = {}
 const startedAt = Date.now()
-/** The expected share of each job running (shareOf), by its promise. */
-const shares = new Map()
 const startAt = (i) => {
   const [job] = queue.splice(i, 1)
-  const p = start(job).then((result) => { inFlight.delete(p); shares.delete(p); return result })
-  inFlight.add(p)
-  shares.set(p, shareOf(job))
+  const p = start(job).then((result) => { inFlight.delete(p); return result })
+  inFlight.set(p, shareOf(job))
 }
 let filled = 0
 while (queue.length > 0 || inFlight.size > 0) {
   while (inFlight.size < JOBS && queue.length > 0) startAt(0)
   while (inFlight.size < JOBS + FILL && queue.length > 0) {
-    const busy = [...shares.values()].reduce((sum, x) => sum + x, 0)
+    const busy = [...inFlight.values()].reduce((sum, x) => sum + x, 0)
     const fits = queue.findIndex((job) => busy + shareOf(job) <= JOBS)
     if (fits < 0) break
     startAt(fits)
     filled++
   }
   let timer
-  const result = await Promise.race([...inFlight, new Promise((resolve) => { timer = setTimeout(resolve, IDLE_TICK_MS, null) })])
+  const result = await Promise.race([...inFlight.keys(), new Promise((resolve) => { timer = setTimeout(resolve, IDLE_TICK_MS, null) })])
   clearTimeout(timer)
   if (result === null) {
     if (coresIdle() && inFlight.size < JOBS + FILL && queue.length > 0) { startAt(0); filled++; idleTicks = 0 }
